@@ -1,0 +1,85 @@
+"""Cost of the frame-evaluation hook on call-heavy code that has nothing to accelerate.
+
+Runs a call-heavy program (recursive fib, and a small object-heavy workload) in fresh
+processes, with no hook and with `STAGEPY=1` (hook enabled, replacing nothing), and
+prints the minimum wall time of each and their ratio.
+
+    python benchmarks/hook_overhead.py [--runs 7] [--python PY ...]
+
+A benchmark, not a test: the figures go to docs/benchmarks.md.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import textwrap
+
+WORKLOAD = textwrap.dedent("""
+    import time
+
+    def fib(n):
+        return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+    class Vec:
+        __slots__ = ("x", "y")
+        def __init__(self, x, y):
+            self.x = x
+            self.y = y
+        def add(self, o):
+            return Vec(self.x + o.x, self.y + o.y)
+        def norm2(self):
+            return self.x * self.x + self.y * self.y
+
+    def objects(n):
+        acc = Vec(0, 0)
+        d = {}
+        for i in range(n):
+            v = Vec(i, -i)
+            acc = acc.add(v)
+            d[i % 97] = v.norm2()
+        return acc.norm2() + sum(d.values())
+
+    t0 = time.perf_counter()
+    fib(27)
+    t1 = time.perf_counter()
+    objects(300_000)
+    t2 = time.perf_counter()
+    print(f"{t1 - t0:.6f} {t2 - t1:.6f}")
+""")
+
+
+def run(python, env_extra, runs):
+    env = dict(os.environ)
+    env.pop("STAGEPY", None)
+    env.update(env_extra)
+    best = [float("inf"), float("inf")]
+    for _ in range(runs):
+        out = subprocess.run([python, "-c", WORKLOAD], env=env, capture_output=True, text=True, check=True)
+        a, b = map(float, out.stdout.split())
+        best = [min(best[0], a), min(best[1], b)]
+    return best
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--python", nargs="*", default=[sys.executable])
+    args = ap.parse_args()
+    print("| Python | workload | no hook (s) | STAGEPY=1 (s) | ratio |")
+    print("|---|---|---|---|---|")
+    for py in args.python:
+        ver = subprocess.run([py, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+        # Interleave the two configurations so machine noise hits both alike.
+        plain, hooked = [float("inf")] * 2, [float("inf")] * 2
+        for _ in range(args.runs):
+            p = run(py, {}, 1)
+            h = run(py, {"STAGEPY": "1"}, 1)
+            plain = [min(a, b) for a, b in zip(plain, p)]
+            hooked = [min(a, b) for a, b in zip(hooked, h)]
+        for i, name in enumerate(["fib(27)", "objects(3e5)"]):
+            print(f"| {ver} | {name} | {plain[i]:.4f} | {hooked[i]:.4f} | {hooked[i] / plain[i]:.3f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""stagepy: plain Python loop nests run as native code, with the results CPython gives.
+
+    import stagepy
+    stagepy.enable()          # or:  with stagepy.enable(): ...
+    ...                       # loop nests in code that runs from here on are accelerated
+    stagepy.print_report()
+
+or, with no change to the program:  STAGEPY=1 python script.py   /   python -m stagepy script.py
+"""
+from . import _hook
+
+__version__ = "0.1.0"
+__all__ = ["enable", "disable", "enabled", "report", "print_report", "hook_stats"]
+
+
+class _Activation:
+    """What enable() returns: truthy when the hook is on; as a context manager it turns
+    the hook off again on exit if this enable() call was the one that turned it on."""
+
+    def __init__(self, turned_on):
+        self._turned_on = turned_on
+
+    def __bool__(self):
+        return _hook.is_enabled()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self._turned_on:
+            disable()
+        return False
+
+    def __repr__(self):
+        return f"<stagepy {'enabled' if _hook.is_enabled() else 'disabled'}>"
+
+
+def enable():
+    """Turn stagepy on for code that starts running from now on (idempotent).
+
+    On an interpreter stagepy cannot hook, warns and does nothing."""
+    return _Activation(_hook.enable())
+
+
+def disable():
+    """Turn stagepy off (idempotent). Code already replaced keeps its native loop nests."""
+    _hook.disable()
+
+
+def enabled():
+    """Whether the hook is enabled."""
+    return _hook.is_enabled()
+
+
+def hook_stats():
+    """Counters of the frame-evaluation hook (frames seen, swaps, step-asides, errors)."""
+    c = _hook.core()
+    return c.hook_stats() if c is not None and c.HOOK_SUPPORTED else {}
+
+
+def report():
+    """One dict per loop nest seen (see docs/report.md)."""
+    from . import _report
+    return _report.report()
+
+
+def print_report(file=None):
+    """Print the report as a table (to stderr by default)."""
+    from . import _report
+    _report.print_report(file)
