@@ -1,6 +1,207 @@
-"""Loop-nest rewriting (filled in by the native-kernel work): in, a code object; out, a
-replacement in which each liftable loop nest first calls the runtime, or None."""
+"""Loop-nest rewriting.
+
+In: a code object (its nested code constants already replaced). Out: a replacement in
+which every `for ... in range(...)` loop that stagepy lifts is preceded by a call into the
+runtime, or None when there is nothing to rewrite.
+
+The inserted code, before the loop's `range(...)` evaluation:
+
+        r = <Nest>()                       # runs the whole nest natively, or declines
+        if r is None: goto ORIGINAL        # declined: the original loop runs
+        if r == 0:    goto AFTER_LOOP      # done: locals were written back
+        if r == k:    goto RESUME_k        # native code stopped before a statement that
+                                           # must run in CPython (an error, an overflow...)
+    ORIGINAL: <the original loop, unchanged>
+    ...
+    RESUME_k: (at the end of the code) push the iterators of the enclosing for loops,
+              positioned where native code stopped, and jump to the statement.
+
+Line numbers, exception-table entries and positions of the original instructions are kept,
+so tracebacks and coverage still point at the user's lines.
+"""
+import os
+import sys
+import sysconfig
+
+from . import _bytecode as B
+from . import _hook
+
+PY = sys.version_info[:2]
+_EQ = B.dis.cmp_op.index("==")
+
+
+def _library_dirs():
+    dirs = set()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        p = sysconfig.get_paths().get(key)
+        if p:
+            dirs.add(os.path.realpath(p))
+    dirs.add(os.path.realpath(os.path.dirname(os.path.dirname(__file__))))  # stagepy itself
+    return tuple(sorted(dirs))
+
+
+_LIB_DIRS = _library_dirs()
+
+
+def is_user_file(filename):
+    """Whether loops in this file belong to the user (listed in the report even when they
+    stay interpreted) rather than to the standard library or an installed package."""
+    if not filename or filename.startswith("<frozen"):
+        return False
+    if filename.startswith("<"):
+        return True
+    real = os.path.realpath(filename)
+    return not any(real.startswith(d + os.sep) for d in _LIB_DIRS)
+
+
+def _code_info(core, code, instrs):
+    return core.CodeInfo(
+        B.normalize(code, instrs), B.normalize_consts(code.co_consts), bool(code.co_flags & 0x1),
+        code.co_filename, code.co_qualname, code.co_firstlineno, PY[0] * 100 + PY[1])
 
 
 def rewrite(code):
-    return None
+    core = _hook.core()
+    if core is None or not hasattr(core, "Nest"):
+        return None
+    instrs = B.decode(code)
+    loops = B.candidate_loops(code, instrs)
+    if not loops:
+        return None
+    user = is_user_file(code.co_filename)
+    info = _code_info(core, code, instrs)
+    plans = []
+    for lp in loops:
+        exit_off = instrs[lp.exit].offset if lp.exit < len(instrs) else -1
+        nest = core.Nest(info, instrs[lp.entry].offset, instrs[lp.header].offset, exit_off, lp.depth, user)
+        if nest.ok or user:
+            plans.append((lp, nest))
+    if not plans:
+        return None
+    return _insert(code, instrs, plans, core)
+
+
+def _jump_if(kind):
+    """The forward conditional jump named for this version."""
+    if PY >= (3, 12):
+        return {"none": "POP_JUMP_IF_NONE", "true": "POP_JUMP_IF_TRUE"}[kind]
+    return {"none": "POP_JUMP_FORWARD_IF_NONE", "true": "POP_JUMP_FORWARD_IF_TRUE"}[kind]
+
+
+def _compare_eq_arg():
+    if PY >= (3, 13):
+        return (_EQ << 5) | 16
+    if PY >= (3, 12):
+        return _EQ << 4
+    return _EQ
+
+
+def _call0(callee_const, pos):
+    """Instructions calling co_consts[callee_const]() (leaves the result on the stack)."""
+    mk = B.make
+    if PY >= (3, 13):
+        seq = [mk("LOAD_CONST", callee_const, pos), mk("PUSH_NULL", None, pos)]
+    else:
+        seq = [mk("PUSH_NULL", None, pos), mk("LOAD_CONST", callee_const, pos)]
+    if PY < (3, 12):
+        seq.append(mk("PRECALL", 0, pos))
+    seq.append(mk("CALL", 0, pos))
+    return seq
+
+
+def _insert(code, instrs, plans, core):
+    mk = B.make
+    consts = list(code.co_consts)
+
+    def const(value):
+        consts.append(value)
+        return len(consts) - 1
+
+    # Each instruction's exception handler (target instruction, depth, lasti) or None.
+    handler = [None] * len(instrs)
+    for first, last, target, depth, lasti in B.exception_entries_by_index(code, instrs):
+        for k in range(first, last):
+            handler[k] = (instrs[target], depth, lasti)
+
+    by_entry = {lp.entry: (lp, nest) for lp, nest in plans}
+    resume_iters = const(core._resume_iters)
+    zero = const(0)
+    out, out_handler, tail, tail_handler = [], [], [], []
+    for k, ins in enumerate(instrs):
+        if k in by_entry:
+            lp, nest = by_entry[k]
+            pos = instrs[lp.header].positions
+            h = handler[k]
+            nest_k = const(nest)
+            fallback = ins  # the original loop's first instruction
+            done_pop = mk("POP_TOP", None, pos)
+            seq = _call0(nest_k, pos)
+            seq += [mk("COPY", 1, pos), mk(_jump_if("none"), 0, pos, target=None)]
+            none_jump = seq[-1]
+            seq += [mk("COPY", 1, pos), mk("LOAD_CONST", zero, pos), mk("COMPARE_OP", _compare_eq_arg(), pos),
+                    mk(_jump_if("true"), 0, pos)]
+            seq[-1].extra = ("target", done_pop)
+            for r, (offset, n_iters, reenter) in enumerate(nest.resumes, start=1):
+                tramp_first = mk("POP_TOP", None, pos)
+                seq += [mk("COPY", 1, pos), mk("LOAD_CONST", const(r), pos),
+                        mk("COMPARE_OP", _compare_eq_arg(), pos), mk(_jump_if("true"), 0, pos)]
+                seq[-1].extra = ("target", tramp_first)
+                target = _index_at(instrs, offset)
+                tramp = [tramp_first] + _call0(resume_iters, pos)
+                tramp.append(mk("UNPACK_SEQUENCE", n_iters, pos) if n_iters else mk("POP_TOP", None, pos))
+                jump = mk("JUMP_BACKWARD", 0, pos)
+                jump.extra = ("target", instrs[target])
+                tramp.append(jump)
+                tail += tramp
+                tail_handler += [h] * len(tramp)
+            # Nothing else can come back; treat it like None.
+            seq.append(mk("JUMP_FORWARD", 0, pos))
+            seq[-1].extra = ("target", "fallback_pop")
+            fallback_pop = mk("POP_TOP", None, pos)
+            seq[-1].extra = ("target", fallback_pop)
+            none_jump.extra = ("target", fallback_pop)
+            after = instrs[lp.exit] if lp.exit < len(instrs) else None
+            if after is None:
+                raise ValueError("loop without an instruction after it")
+            done_jump = mk("JUMP_FORWARD", 0, pos)
+            done_jump.extra = ("target", after)
+            seq += [done_pop, done_jump, fallback_pop]
+            out += seq
+            out_handler += [h] * len(seq)
+        out.append(ins)
+        out_handler.append(handler[k])
+    final = out + tail
+    final_handler = out_handler + tail_handler
+    # Resolve targets: original instructions keep theirs (as objects), inserted ones
+    # name their target object in .extra.
+    pos_of = {id(x): i for i, x in enumerate(final)}
+    old_targets = {id(ins): ins.target for ins in instrs}
+    for x in final:
+        if x.extra and x.extra[0] == "target":
+            x.target = pos_of[id(x.extra[1])]
+            x.extra = None
+        elif id(x) in old_targets and old_targets[id(x)] is not None:
+            x.target = pos_of[id(instrs[old_targets[id(x)]])]
+    # Exception table from per-instruction handlers.
+    entries = []
+    k = 0
+    while k < len(final):
+        h = final_handler[k]
+        j = k
+        while j < len(final) and final_handler[j] == h:
+            j += 1
+        if h is not None:
+            entries.append((k, j, pos_of[id(h[0])], h[1], h[2]))
+        k = j
+    max_iters = max((n for _, nest in plans for (_, n, _) in nest.resumes), default=0)
+    new = B.assemble(code, final, entries, consts=consts, stacksize=code.co_stacksize + 3 + max_iters)
+    for _, nest in plans:
+        nest.set_owner(new)
+    return new
+
+
+def _index_at(instrs, offset):
+    for k, ins in enumerate(instrs):
+        if ins.offset == offset:
+            return k
+    raise ValueError(f"no instruction at offset {offset}")

@@ -1,0 +1,697 @@
+// See lift.h.
+#include "analysis/lift.h"
+
+#include <map>
+#include <optional>
+
+#include "analysis/cfg.h"
+
+namespace stagepy::analysis {
+namespace {
+
+using ir::Expr;
+using ir::Stmt;
+
+// A value on the symbolic stack.
+struct SVal {
+  enum class K : uint8_t {
+    Expr,       // an IR expression
+    Null,       // PUSH_NULL / the NULL half of a global or method load
+    Iter,       // the iterator of active For `loop`
+    RangeIter,  // GET_ITER applied to a call: callee(args...)
+    Next,       // the value FOR_ITER just produced for loop `loop`
+    Opaque,     // a value below the nest (an enclosing interpreted loop's iterator)
+  } k = K::Expr;
+  Expr e;
+  int loop = -1;
+  Expr callee;
+  std::vector<Expr> args;
+  bool shared = false;  // duplicated by COPY: discarding it evaluates nothing
+  int origin = -1;
+};
+
+SVal of(Expr e) {
+  SVal v;
+  v.k = SVal::K::Expr;
+  v.e = std::move(e);
+  return v;
+}
+SVal special(SVal::K k, int loop = -1) {
+  SVal v;
+  v.k = k;
+  v.loop = loop;
+  return v;
+}
+
+struct State {
+  std::vector<SVal> stack;
+  std::vector<ir::Effect> pending;  // effects of the open Seg
+  std::map<int, Expr> shadow;       // values assigned in the open Seg
+  int stmt_start = -1;              // offset where the current statement began
+  int stmt_line = -1;
+  bool stmt_reenter = false;        // the statement start is "re-enter this iteration"
+  int pending_resume = -1;
+  bool pending_resume_reenter = false;
+  int nest_line_of_pending = -1;
+  bool after_loop_store = false;    // the last instruction stored a for loop's variable
+  std::vector<int> popped_iters;    // For loops whose iterator this path popped (break)
+};
+
+struct Ctx {
+  int cfg_loop;
+  int ir_loop;
+  bool is_for;
+  int header;
+  int follow;
+  int base;  // stack depth at statement boundaries inside this loop
+  int var = -1;
+  int header_offset = -1;
+};
+
+[[noreturn]] void fail(const std::string& why, int line) { throw LiftError{why, line}; }
+
+std::string friendly(const Instr& in) {
+  switch (in.op) {
+    case Op::RETURN_VALUE: case Op::RETURN_CONST: return "returns from inside the loop";
+    case Op::RAISE_VARARGS: case Op::RERAISE: case Op::LOAD_ASSERTION_ERROR:
+      return "raises an exception (raise or assert) inside the loop";
+    case Op::KW_NAMES: case Op::CALL_KW: case Op::CALL_FUNCTION_EX: return "calls with keyword or unpacked arguments";
+    case Op::BUILD_LIST: case Op::LIST_APPEND: case Op::LIST_EXTEND: return "builds a list";
+    case Op::BUILD_MAP: return "builds a dict";
+    case Op::BUILD_SET: return "builds a set";
+    case Op::BUILD_SLICE: case Op::BINARY_SLICE: case Op::STORE_SLICE: return "uses a slice";
+    case Op::STORE_ATTR: return "assigns an attribute";
+    case Op::DELETE_FAST: case Op::DELETE_NAME: case Op::DELETE_GLOBAL: case Op::DELETE_DEREF:
+    case Op::DELETE_SUBSCR: return "uses del";
+    case Op::LOAD_CLOSURE: case Op::MAKE_FUNCTION: return "defines a function or lambda";
+    case Op::LOAD_FAST_AND_CLEAR: return "uses a comprehension";
+    case Op::YIELD_VALUE: return "yields";
+    case Op::IMPORT_NAME: return "imports";
+    case Op::FORMAT_VALUE: case Op::BUILD_STRING: return "formats a string";
+    case Op::BEFORE_WITH: return "uses a with statement";
+    case Op::PUSH_EXC_INFO: return "uses try/except";
+    case Op::CONTAINS_OP: return "uses `in`";
+    default: return "uses the bytecode " + in.opname;
+  }
+}
+
+class Lifter {
+ public:
+  Lifter(const CodeInfo& code, const LoopSpec& spec) : code_(code), spec_(spec), g_(build_cfg(code, spec)) {}
+
+  ir::Nest run() {
+    State st;
+    for (int i = 0; i < spec_.entry_depth; i++) st.stack.push_back(special(SVal::K::Opaque));
+    std::vector<Stmt> out;
+    lift_from(g_.entry, -1, st, out, false);
+    flush(st, out);
+    if (out.size() != 1 || out[0]->kind != ir::StmtNode::Kind::For)
+      fail("the loop's range() call is part of a larger statement", line_at(spec_.header_offset));
+    nest_.root = ir::make_block(std::move(out));
+    nest_.entry_offset = spec_.entry_offset;
+    nest_.exit_offset = spec_.exit_offset;
+    nest_.stack_depth = spec_.entry_depth;
+    nest_.line = line_at(spec_.header_offset);
+    int end_line = nest_.line;
+    for (int i = g_.first_instr; i < g_.end_instr; i++) end_line = std::max(end_line, code_.instrs[i].line);
+    nest_.end_line = end_line;
+    return std::move(nest_);
+  }
+
+ private:
+  const CodeInfo& code_;
+  const LoopSpec& spec_;
+  RegionCFG g_;
+  ir::Nest nest_;
+  std::map<std::pair<int, std::string>, int> var_ids_;
+  std::map<std::pair<int, bool>, int> resume_ids_;
+  std::vector<Ctx> active_;
+
+  int line_at(int offset) const {
+    for (auto& in : code_.instrs)
+      if (in.offset == offset) return in.line;
+    return -1;
+  }
+
+  int base() const { return active_.empty() ? spec_.entry_depth : active_.back().base; }
+
+  // ------------------------------------------------------------ variables, resumes
+  int var_of(ir::Var::Storage storage, int index, const std::string& name) {
+    std::string key = (storage == ir::Var::Storage::Fast || storage == ir::Var::Storage::Cell)
+                          ? std::to_string(index) : name;
+    auto k = std::make_pair((int)storage, key);
+    auto it = var_ids_.find(k);
+    if (it != var_ids_.end()) return it->second;
+    ir::Var v;
+    v.name = name;
+    v.storage = storage;
+    v.index = index;
+    nest_.vars.push_back(v);
+    int id = (int)nest_.vars.size() - 1;
+    var_ids_[k] = id;
+    return id;
+  }
+
+  int var_for(const Instr& in) {
+    switch (in.op) {
+      case Op::LOAD_FAST: case Op::LOAD_FAST_CHECK: case Op::STORE_FAST:
+        return var_of(ir::Var::Storage::Fast, in.iarg, in.sarg);
+      case Op::LOAD_DEREF: case Op::STORE_DEREF:
+        return var_of(ir::Var::Storage::Cell, in.iarg, in.sarg);
+      case Op::LOAD_GLOBAL: case Op::STORE_GLOBAL:
+        return var_of(ir::Var::Storage::Global, -1, in.sarg);
+      default:
+        return var_of(ir::Var::Storage::Name, -1, in.sarg);
+    }
+  }
+
+  int resume(const State& st) {
+    if (st.stmt_start < 0) fail("a statement without a start", st.stmt_line);
+    auto k = std::make_pair(st.stmt_start, st.stmt_reenter);
+    auto it = resume_ids_.find(k);
+    if (it != resume_ids_.end()) return it->second;
+    ir::ResumePoint r;
+    r.offset = st.stmt_start;
+    r.line = st.stmt_line;
+    r.reenter = st.stmt_reenter;
+    for (auto& c : active_)
+      if (c.is_for) r.loops.push_back(c.ir_loop);
+    nest_.resumes.push_back(r);
+    int id = (int)nest_.resumes.size() - 1;
+    resume_ids_[k] = id;
+    return id;
+  }
+
+  // ------------------------------------------------------------ segments
+  void flush(State& st, std::vector<Stmt>& out) {
+    if (st.pending.empty()) return;
+    State tmp = st;
+    tmp.stmt_start = st.pending_resume;
+    tmp.stmt_reenter = st.pending_resume_reenter;
+    int r = resume(tmp);
+    out.push_back(ir::make_seg(std::move(st.pending), r, st.nest_line_of_pending));
+    st.pending.clear();
+    st.shadow.clear();
+  }
+
+  void add_effect(State& st, ir::Effect e, int line) {
+    if (st.pending.empty()) {
+      st.pending_resume = st.stmt_start;
+      st.pending_resume_reenter = st.stmt_reenter;
+      st.nest_line_of_pending = line;
+    }
+    st.pending.push_back(std::move(e));
+  }
+
+  // Called before each instruction: a statement boundary when only the enclosing loops'
+  // iterators are on the stack.
+  void boundary(const Instr& in, bool first_half, State& st, std::vector<Stmt>& out) {
+    if ((int)st.stack.size() != base()) return;
+    if (!first_half) {
+      // Inside a superinstruction: not a point CPython can resume at. Right after a
+      // for loop's variable store, re-entering the iteration is equivalent.
+      if (st.pending.empty() && st.after_loop_store) {
+        st.stmt_start = active_.back().header_offset;
+        st.stmt_reenter = true;
+        st.stmt_line = in.line;
+      }
+      return;
+    }
+    flush(st, out);
+    st.stmt_start = in.offset;
+    st.stmt_reenter = false;
+    st.stmt_line = in.line;
+  }
+
+  // ------------------------------------------------------------ stack helpers
+  SVal pop(State& st, const Instr& in) {
+    if ((int)st.stack.size() <= 0) fail("stack underflow at " + in.opname, in.line);
+    SVal v = st.stack.back();
+    st.stack.pop_back();
+    return v;
+  }
+  Expr pop_expr(State& st, const Instr& in) {
+    SVal v = pop(st, in);
+    if (v.k != SVal::K::Expr) fail("unexpected stack value for " + in.opname, in.line);
+    return v.e;
+  }
+  Expr load(int var, State& st, int origin) {
+    nest_.vars[var].read = true;
+    auto it = st.shadow.find(var);
+    if (it != st.shadow.end()) return it->second;
+    return ir::make_load(var, origin);
+  }
+
+  Expr const_expr(const Const& c, int origin, int line) {
+    ir::ConstValue v;
+    switch (c.kind) {
+      case Const::Kind::None: v.kind = ir::ConstValue::Kind::None; break;
+      case Const::Kind::Bool: v.kind = ir::ConstValue::Kind::Bool; v.b = c.i != 0; break;
+      case Const::Kind::Int: v.kind = ir::ConstValue::Kind::Int; v.i = c.i; break;
+      case Const::Kind::Float: v.kind = ir::ConstValue::Kind::Float; v.f = c.f; break;
+      case Const::Kind::Tuple: {
+        std::vector<Expr> elems;
+        for (auto& e : c.elems) elems.push_back(const_expr(e, origin, line));
+        return ir::make_tuple(std::move(elems), origin);
+      }
+      case Const::Kind::Other: fail("uses a constant of a type stagepy does not handle (str, bytes, big int...)", line);
+    }
+    return ir::make_const(v, origin);
+  }
+
+  // ------------------------------------------------------------ one instruction
+  void step(const Instr& in, State& st, std::vector<Stmt>& out) {
+    const int o = in.offset;
+    switch (in.op) {
+      case Op::LOAD_FAST: case Op::LOAD_FAST_CHECK: case Op::LOAD_DEREF: case Op::LOAD_NAME:
+        st.stack.push_back(of(load(var_for(in), st, o)));
+        break;
+      case Op::LOAD_GLOBAL: {
+        SVal v = of(load(var_for(in), st, o));
+        bool null = in.flags & 1;
+        if (null && code_.version < 313) st.stack.push_back(special(SVal::K::Null));
+        st.stack.push_back(v);
+        if (null && code_.version >= 313) st.stack.push_back(special(SVal::K::Null));
+        break;
+      }
+      case Op::LOAD_CONST:
+        if (in.iarg < 0 || in.iarg >= (int)code_.consts.size()) fail("bad constant index", in.line);
+        st.stack.push_back(of(const_expr(code_.consts[in.iarg], o, in.line)));
+        break;
+      case Op::LOAD_ATTR: {
+        Expr obj = pop_expr(st, in);
+        SVal v = of(ir::make_attr(obj, in.sarg, o));
+        bool null = in.flags & 1;
+        if (null && code_.version < 313) st.stack.push_back(special(SVal::K::Null));
+        st.stack.push_back(v);
+        if (null && code_.version >= 313) st.stack.push_back(special(SVal::K::Null));
+        break;
+      }
+      case Op::PUSH_NULL: st.stack.push_back(special(SVal::K::Null)); break;
+      case Op::STORE_FAST: case Op::STORE_DEREF: case Op::STORE_NAME: case Op::STORE_GLOBAL: {
+        SVal v = pop(st, in);
+        int var = var_for(in);
+        nest_.vars[var].assigned = true;
+        if (v.k == SVal::K::Next) {
+          if (active_.empty() || active_.back().ir_loop != v.loop || active_.back().var >= 0)
+            fail("a for loop variable stored in an unexpected place", in.line);
+          active_.back().var = var;
+          st.after_loop_store = true;
+          return;
+        }
+        if (v.k != SVal::K::Expr) fail("stores a value stagepy cannot follow", in.line);
+        ir::Effect e;
+        e.kind = ir::Effect::Kind::Assign;
+        e.var = var;
+        e.value = v.e;
+        e.origin = o;
+        add_effect(st, e, in.line);
+        st.shadow[var] = v.e;
+        break;
+      }
+      case Op::BINARY_OP: {
+        Expr b = pop_expr(st, in), a = pop_expr(st, in);
+        std::string s = in.sarg;
+        bool inplace = s.size() >= 2 && s.back() == '=' && s != "==";
+        if (inplace) s.pop_back();
+        static const std::map<std::string, ir::BinOp> ops = {
+            {"+", ir::BinOp::Add}, {"-", ir::BinOp::Sub}, {"*", ir::BinOp::Mul}, {"/", ir::BinOp::TrueDiv},
+            {"//", ir::BinOp::FloorDiv}, {"%", ir::BinOp::Mod}, {"**", ir::BinOp::Pow}, {"<<", ir::BinOp::LShift},
+            {">>", ir::BinOp::RShift}, {"&", ir::BinOp::And}, {"|", ir::BinOp::Or}, {"^", ir::BinOp::Xor},
+            {"@", ir::BinOp::MatMul}};
+        auto it = ops.find(s);
+        if (it == ops.end()) fail("uses the operator " + in.sarg, in.line);
+        st.stack.push_back(of(ir::make_binary(it->second, a, b, inplace, o)));
+        break;
+      }
+      case Op::BINARY_SUBSCR: {
+        Expr idx = pop_expr(st, in), obj = pop_expr(st, in);
+        for (auto& e : st.pending)
+          if (e.kind == ir::Effect::Kind::Store)
+            fail("reads an element after writing one in the same statement", in.line);
+        st.stack.push_back(of(ir::make_subscript(obj, idx, o)));
+        break;
+      }
+      case Op::STORE_SUBSCR: {
+        Expr idx = pop_expr(st, in), obj = pop_expr(st, in), val = pop_expr(st, in);
+        ir::Effect e;
+        e.kind = ir::Effect::Kind::Store;
+        e.base = obj;
+        e.index = idx;
+        e.value = val;
+        e.origin = o;
+        add_effect(st, e, in.line);
+        break;
+      }
+      case Op::COMPARE_OP: {
+        Expr b = pop_expr(st, in), a = pop_expr(st, in);
+        static const std::map<std::string, ir::CmpOp> ops = {
+            {"<", ir::CmpOp::LT}, {"<=", ir::CmpOp::LE}, {"==", ir::CmpOp::EQ},
+            {"!=", ir::CmpOp::NE}, {">", ir::CmpOp::GT}, {">=", ir::CmpOp::GE}};
+        auto it = ops.find(in.sarg);
+        if (it == ops.end()) fail("uses the comparison " + in.sarg, in.line);
+        Expr c = ir::make_compare(it->second, a, b, o);
+        if (in.flags & 2) c = ir::make_truth(c, o);
+        st.stack.push_back(of(c));
+        break;
+      }
+      case Op::IS_OP: {
+        Expr b = pop_expr(st, in), a = pop_expr(st, in);
+        st.stack.push_back(of(ir::make_compare(in.iarg ? ir::CmpOp::IsNot : ir::CmpOp::Is, a, b, o)));
+        break;
+      }
+      case Op::UNARY_NEGATIVE: st.stack.push_back(of(ir::make_unary(ir::UnOp::Neg, pop_expr(st, in), o))); break;
+      case Op::UNARY_POSITIVE: st.stack.push_back(of(ir::make_unary(ir::UnOp::Pos, pop_expr(st, in), o))); break;
+      case Op::UNARY_INVERT: st.stack.push_back(of(ir::make_unary(ir::UnOp::Invert, pop_expr(st, in), o))); break;
+      case Op::UNARY_NOT: st.stack.push_back(of(ir::make_unary(ir::UnOp::Not, pop_expr(st, in), o))); break;
+      case Op::CALL_INTRINSIC_1:
+        if (in.sarg != "INTRINSIC_UNARY_POSITIVE") fail("uses " + in.sarg, in.line);
+        st.stack.push_back(of(ir::make_unary(ir::UnOp::Pos, pop_expr(st, in), o)));
+        break;
+      case Op::TO_BOOL: st.stack.push_back(of(ir::make_truth(pop_expr(st, in), o))); break;
+      case Op::CALL: {
+        int n = in.iarg;
+        std::vector<Expr> args(n);
+        for (int i = n - 1; i >= 0; i--) args[i] = pop_expr(st, in);
+        SVal b = pop(st, in), a = pop(st, in);
+        Expr callee;
+        if (a.k == SVal::K::Null && b.k == SVal::K::Expr) callee = b.e;
+        else if (b.k == SVal::K::Null && a.k == SVal::K::Expr) callee = a.e;
+        else fail("calls a method", in.line);
+        st.stack.push_back(of(ir::make_call(callee, std::move(args), {}, o)));
+        break;
+      }
+      case Op::BUILD_TUPLE: {
+        int n = in.iarg;
+        std::vector<Expr> elems(n);
+        for (int i = n - 1; i >= 0; i--) elems[i] = pop_expr(st, in);
+        st.stack.push_back(of(ir::make_tuple(std::move(elems), o)));
+        break;
+      }
+      case Op::UNPACK_SEQUENCE: {
+        Expr v = pop_expr(st, in);
+        int n = in.iarg;
+        if (v->kind == ir::ExprNode::Kind::Tuple && (int)v->args.size() == n) {
+          for (int i = n - 1; i >= 0; i--) st.stack.push_back(of(v->args[i]));
+        } else {
+          for (int i = n - 1; i >= 0; i--) {
+            ir::ConstValue k;
+            k.kind = ir::ConstValue::Kind::Int;
+            k.i = i;
+            SVal s = of(ir::make_subscript(v, ir::make_const(k, o), o));
+            s.shared = true;
+            st.stack.push_back(s);
+          }
+        }
+        break;
+      }
+      case Op::POP_TOP: {
+        SVal v = pop(st, in);
+        if (v.k == SVal::K::Iter) {
+          st.popped_iters.push_back(v.loop);
+        } else if (v.k == SVal::K::Expr && !v.shared) {
+          ir::Effect e;
+          e.kind = ir::Effect::Kind::Eval;
+          e.value = v.e;
+          e.origin = o;
+          add_effect(st, e, in.line);
+        } else if (v.k != SVal::K::Expr && v.k != SVal::K::Null) {
+          fail("discards a value stagepy cannot follow", in.line);
+        }
+        break;
+      }
+      case Op::COPY: {
+        int n = in.iarg;
+        if (n < 1 || n > (int)st.stack.size()) fail("bad COPY", in.line);
+        SVal& src = st.stack[st.stack.size() - n];
+        src.shared = true;
+        SVal c = src;
+        st.stack.push_back(c);
+        break;
+      }
+      case Op::SWAP: {
+        int n = in.iarg;
+        if (n < 2 || n > (int)st.stack.size()) fail("bad SWAP", in.line);
+        std::swap(st.stack.back(), st.stack[st.stack.size() - n]);
+        break;
+      }
+      case Op::GET_ITER: {
+        Expr v = pop_expr(st, in);
+        if (v->kind != ir::ExprNode::Kind::Call) fail("loops over something other than range()", in.line);
+        SVal r = special(SVal::K::RangeIter);
+        r.callee = v->args[0];
+        r.args.assign(v->args.begin() + 1, v->args.end());
+        r.origin = v->origin;
+        st.stack.push_back(r);
+        break;
+      }
+      case Op::END_FOR:
+        fail("unexpected END_FOR", in.line);
+      default:
+        fail(friendly(in), in.line);
+    }
+  }
+
+  // ------------------------------------------------------------ structuring
+  // Lifts from block `b` until `stop` (or until every path has left through break or
+  // continue). Returns whether control reaches `stop` (falls through).
+  bool lift_from(int b, int stop, State& st, std::vector<Stmt>& out, bool entering_header) {
+    while (true) {
+      if (b == stop && !entering_header) {
+        if ((int)st.stack.size() == base()) flush(st, out);
+        return true;
+      }
+      if (!entering_header) {
+        for (int k = (int)active_.size() - 1; k >= 0; k--) {
+          Ctx& c = active_[k];
+          if (b == c.header) {
+            if ((int)st.stack.size() != c.base) fail("continue with values on the stack", -1);
+            flush(st, out);
+            out.push_back(ir::make_continue(c.ir_loop, st.stmt_line));
+            return false;
+          }
+          if (b == c.follow) {
+            int expect = c.base - (c.is_for ? 1 : 0);
+            if ((int)st.stack.size() != expect) fail("break with values on the stack", -1);
+            if (c.is_for && (st.popped_iters.empty() || st.popped_iters.back() != c.ir_loop))
+              fail("leaves a for loop without dropping its iterator", -1);
+            if (c.is_for) st.popped_iters.pop_back();
+            flush(st, out);
+            out.push_back(ir::make_break(c.ir_loop, st.stmt_line));
+            return false;
+          }
+        }
+        if (b == RegionCFG::kExitBlock) {
+          flush(st, out);
+          return true;
+        }
+        if (b < 0) fail("control flow stagepy cannot structure", -1);
+        int l = g_.loop_of_header[b];
+        if (l >= 0) {
+          b = lift_loop(l, st, out);
+          if (b == -1) return false;
+          continue;
+        }
+      }
+      entering_header = false;
+
+      const Block& blk = g_.blocks[b];
+      int stop_at = blk.last;
+      if (blk.term == Block::Term::Jump || blk.term == Block::Term::Cond) stop_at = blk.last - 1;
+      if (blk.term == Block::Term::ForIter) fail("unexpected FOR_ITER", -1);
+      for (int i = blk.first; i < stop_at; i++) {
+        const Instr& in = code_.instrs[i];
+        bool first_half = i == 0 || code_.instrs[i - 1].offset != in.offset;
+        boundary(in, first_half, st, out);
+        step(in, st, out);
+        if (in.op != Op::STORE_FAST && in.op != Op::STORE_NAME && in.op != Op::STORE_DEREF &&
+            in.op != Op::STORE_GLOBAL)
+          st.after_loop_store = false;
+      }
+      if (blk.term == Block::Term::Stop) fail(friendly(code_.instrs[blk.last - 1]), code_.instrs[blk.last - 1].line);
+      if (blk.term == Block::Term::Fall) {
+        b = blk.succ[0];
+        continue;
+      }
+      const Instr& term = code_.instrs[blk.last - 1];
+      bool first_half = blk.last - 1 == 0 || code_.instrs[blk.last - 2].offset != term.offset;
+      boundary(term, first_half, st, out);
+      if (blk.term == Block::Term::Jump) {
+        b = blk.succ[0];
+        continue;
+      }
+      // A two-way branch.
+      std::optional<int> next = branch(b, term, st, out, stop);
+      if (!next) return false;
+      b = *next;
+      if (b == stop) {
+        if ((int)st.stack.size() == base()) flush(st, out);
+        return true;
+      }
+    }
+  }
+
+  // Lifts the two arms of the branch ending block `b`; returns where to continue, or
+  // nothing when neither arm falls through.
+  std::optional<int> branch(int b, const Instr& term, State& st, std::vector<Stmt>& out, int outer_stop) {
+    const Block& blk = g_.blocks[b];
+    int taken = blk.succ[0], fall = blk.succ[1];
+    State st_t = st, st_f = st;  // arm states: "condition true" and "condition false"
+    Expr cond;
+    int t_target, f_target;
+    const int o = term.offset;
+    auto none_const = [&]() {
+      ir::ConstValue v;
+      v.kind = ir::ConstValue::Kind::None;
+      return ir::make_const(v, o);
+    };
+    switch (term.op) {
+      case Op::POP_JUMP_IF_FALSE: case Op::POP_JUMP_FORWARD_IF_FALSE: case Op::POP_JUMP_BACKWARD_IF_FALSE:
+        cond = ir::make_truth(pop_expr(st_t, term), o);
+        pop(st_f, term);
+        t_target = fall, f_target = taken;
+        break;
+      case Op::POP_JUMP_IF_TRUE: case Op::POP_JUMP_FORWARD_IF_TRUE: case Op::POP_JUMP_BACKWARD_IF_TRUE:
+        cond = ir::make_truth(pop_expr(st_t, term), o);
+        pop(st_f, term);
+        t_target = taken, f_target = fall;
+        break;
+      case Op::POP_JUMP_IF_NONE: case Op::POP_JUMP_FORWARD_IF_NONE: case Op::POP_JUMP_BACKWARD_IF_NONE:
+        cond = ir::make_compare(ir::CmpOp::Is, pop_expr(st_t, term), none_const(), o);
+        pop(st_f, term);
+        t_target = taken, f_target = fall;
+        break;
+      case Op::POP_JUMP_IF_NOT_NONE: case Op::POP_JUMP_FORWARD_IF_NOT_NONE: case Op::POP_JUMP_BACKWARD_IF_NOT_NONE:
+        cond = ir::make_compare(ir::CmpOp::IsNot, pop_expr(st_t, term), none_const(), o);
+        pop(st_f, term);
+        t_target = taken, f_target = fall;
+        break;
+      case Op::JUMP_IF_FALSE_OR_POP:  // false: jump keeping the value; true: pop, fall through
+        cond = ir::make_truth(st.stack.back().e, o);
+        pop(st_t, term);
+        t_target = fall, f_target = taken;
+        break;
+      case Op::JUMP_IF_TRUE_OR_POP:
+        cond = ir::make_truth(st.stack.back().e, o);
+        pop(st_f, term);
+        t_target = taken, f_target = fall;
+        break;
+      default:
+        fail("unexpected branch " + term.opname, term.line);
+    }
+    if (!cond) fail("a condition stagepy cannot follow", term.line);
+    if (!st.pending.empty()) fail("assigns inside a condition (:=)", term.line);
+    int m = g_.merge_point(b);
+    if (m == -1 && outer_stop >= 0) m = -1;
+    const int saved_start = st.stmt_start;
+    const bool saved_reenter = st.stmt_reenter;
+    const int saved_line = st.stmt_line;
+    std::vector<Stmt> out_t, out_f;
+    bool ft = lift_from(t_target, m, st_t, out_t, false);
+    bool ff = lift_from(f_target, m, st_f, out_f, false);
+    if (ft && ff && out_t.empty() && out_f.empty() && st_t.pending.empty() && st_f.pending.empty() &&
+        st_t.stack.size() == st_f.stack.size() && (int)st_t.stack.size() > base()) {
+      // A conditional expression (x if c else y, and, or, chained comparisons).
+      std::vector<SVal> merged;
+      for (size_t i = 0; i < st_t.stack.size(); i++) {
+        const SVal& a = st_t.stack[i];
+        const SVal& c = st_f.stack[i];
+        if (a.k == SVal::K::Expr && c.k == SVal::K::Expr) {
+          if (a.e == c.e) merged.push_back(a);
+          else merged.push_back(of(ir::make_cond(cond, a.e, c.e, o)));
+        } else if (a.k == c.k && a.loop == c.loop && a.k != SVal::K::RangeIter) {
+          merged.push_back(a);
+        } else {
+          fail("a conditional expression stagepy cannot follow", term.line);
+        }
+      }
+      st.stack = std::move(merged);
+      st.stmt_start = saved_start;
+      st.stmt_reenter = saved_reenter;
+      st.stmt_line = saved_line;
+      st.popped_iters = st_t.popped_iters;
+      if (m < 0) fail("a conditional expression whose arms do not meet", term.line);
+      return m;
+    }
+    for (auto* s : {&st_t, &st_f})
+      if (!s->pending.empty()) fail("a conditional stagepy cannot structure", term.line);
+    if ((ft && (int)st_t.stack.size() != base()) || (ff && (int)st_f.stack.size() != base()))
+      fail("a conditional stagepy cannot structure", term.line);
+    State cond_state = st;
+    cond_state.stmt_start = saved_start;
+    cond_state.stmt_reenter = saved_reenter;
+    cond_state.stmt_line = saved_line;
+    int r = resume(cond_state);
+    out.push_back(ir::make_if(cond, ir::make_block(std::move(out_t)), ir::make_block(std::move(out_f)), r, saved_line));
+    if (!ft && !ff) return std::nullopt;
+    st.stack = ft ? st_t.stack : st_f.stack;
+    st.popped_iters = ft ? st_t.popped_iters : st_f.popped_iters;
+    st.shadow.clear();
+    if (m < 0) return std::nullopt;
+    return m;
+  }
+
+  // Lifts loop `l` (its header reached from outside); returns the block after it, or -1.
+  int lift_loop(int l, State& st, std::vector<Stmt>& out) {
+    const Loop& L = g_.loops[l];
+    int ir_loop = (int)nest_.loops.size();
+    ir::LoopInfo info;
+    info.is_for = L.is_for;
+    const Block& hb = g_.blocks[L.header];
+    info.header_offset = code_.instrs[L.is_for ? hb.last - 1 : hb.first].offset;
+    info.line = code_.instrs[L.is_for ? hb.last - 1 : hb.first].line;
+    nest_.loops.push_back(info);
+    std::vector<Stmt> body;
+    if (L.is_for) {
+      if (st.stack.empty() || st.stack.back().k != SVal::K::RangeIter)
+        fail("a for loop over something other than range()", info.line);
+      if (!st.pending.empty()) fail("assigns inside a for statement's range() (:=)", info.line);
+      SVal r = st.stack.back();
+      st.stack.pop_back();
+      int rp = resume(st);
+      int for_line = st.stmt_line;
+      State inner = st;
+      inner.stack.push_back(special(SVal::K::Iter, ir_loop));
+      Ctx c{l, ir_loop, true, L.header, L.follow, (int)inner.stack.size()};
+      c.header_offset = info.header_offset;
+      inner.stack.push_back(special(SVal::K::Next, ir_loop));
+      active_.push_back(c);
+      lift_from(hb.succ[1], -1, inner, body, false);
+      int var = active_.back().var;
+      active_.pop_back();
+      if (var < 0) fail("a for loop whose variable stagepy cannot follow", info.line);
+      if (r.args.empty() || r.args.size() > 3) fail("range() with " + std::to_string(r.args.size()) + " arguments", info.line);
+      out.push_back(ir::make_for(var, r.callee, r.args, ir::make_block(std::move(body)), ir_loop, rp, for_line));
+    } else {
+      if ((int)st.stack.size() != base()) fail("a while loop inside an expression", info.line);
+      flush(st, out);
+      State inner = st;
+      Ctx c{l, ir_loop, false, L.header, L.follow, base()};
+      c.header_offset = info.header_offset;
+      active_.push_back(c);
+      lift_from(L.header, -1, inner, body, true);
+      active_.pop_back();
+      out.push_back(ir::make_while(ir::make_block(std::move(body)), ir_loop, info.line));
+    }
+    st.shadow.clear();
+    return L.follow == -1 ? -1 : L.follow;
+  }
+};
+
+}  // namespace
+
+LiftResult lift_nest(const CodeInfo& code, const LoopSpec& spec) {
+  LiftResult r;
+  try {
+    Lifter lifter(code, spec);
+    r.nest = lifter.run();
+    r.ok = true;
+  } catch (const LiftError& e) {
+    r.ok = false;
+    r.reason = e.reason;
+    r.reason_line = e.line;
+  }
+  return r;
+}
+
+}  // namespace stagepy::analysis

@@ -1,0 +1,25 @@
+// Lifting: in, a code object's normalized bytecode and one candidate `for ... in range`
+// loop; out, the loop nest as IR (ir::Nest), or the reason it stays interpreted.
+//
+// The region's control flow (cfg.h) is structured back into for/while/if/break/continue
+// by following natural loops and the merge points of branches; straight-line bytecode is
+// executed symbolically on a stack of IR expressions, so every expression keeps
+// CPython's evaluation order and every store becomes an Effect of a Seg.
+#pragma once
+#include <string>
+
+#include "analysis/bytecode.h"
+#include "ir/ir.h"
+
+namespace stagepy::analysis {
+
+struct LiftResult {
+  bool ok = false;
+  std::string reason;  // why not, in a user's words
+  int reason_line = -1;
+  ir::Nest nest;
+};
+
+LiftResult lift_nest(const CodeInfo& code, const LoopSpec& spec);
+
+}  // namespace stagepy::analysis

@@ -1,0 +1,12 @@
+// Dispatch of one loop-nest execution: read the frame's variables, find or build the
+// specialization for their types, run the kernel, write the variables back.
+#pragma once
+#include <Python.h>
+
+#include "hook/nest_runtime.h"
+
+namespace stagepy::runtime {
+
+PyObject* dispatch(NestState& s);  // None, 0 or k (see nest_runtime.h); NULL with an exception
+
+}  // namespace stagepy::runtime

@@ -1,0 +1,45 @@
+// See nest_runtime.h.
+#include "hook/nest_runtime.h"
+
+#include "hook/dispatch.h"
+#include "hook/nest_object.h"
+#include "hook/py_ref.h"
+
+namespace stagepy::runtime {
+namespace {
+std::vector<std::shared_ptr<NestState>>& registry() {
+  static auto* r = new std::vector<std::shared_ptr<NestState>>();  // lives to the end of the process
+  return *r;
+}
+}  // namespace
+
+void register_nest(const std::shared_ptr<NestState>& s) { registry().push_back(s); }
+
+PyObject* nest_record(const NestState& s) {
+  const char* status = s.native_calls > 0 ? s.last_target.c_str() : "interpreted";
+  std::string reason = s.native_calls > 0 && s.declined == 0 && s.bailouts == 0 ? "" : s.status_reason;
+  return Py_BuildValue(
+      "{s:s,s:s,s:i,s:s,s:s,s:K,s:K,s:K,s:K,s:d,s:d,s:i,s:O,s:O}", "file", s.filename.c_str(), "function",
+      s.function.c_str(), "line", s.line, "status", status, "reason", reason.c_str(), "calls", s.calls,
+      "native_calls", s.native_calls, "bailouts", s.bailouts, "declined", s.declined, "compile_s", s.compile_s,
+      "native_s", s.native_s, "specializations", s.compiles, "lifted", s.lift.ok ? Py_True : Py_False, "user",
+      s.user ? Py_True : Py_False);
+}
+
+PyObject* nest_records() {
+  PyRef list = PyRef::steal(PyList_New(0));
+  if (!list) return nullptr;
+  for (auto& s : registry()) {
+    if (s->calls == 0) continue;
+    PyRef r = PyRef::steal(nest_record(*s));
+    if (!r || PyList_Append(list.get(), r.get()) < 0) return nullptr;
+  }
+  return list.release();
+}
+
+PyObject* nest_vectorcall(PyObject* self, PyObject* const*, size_t nargsf, PyObject* kwnames) {
+  auto& s = *((NestObject*)self)->state;
+  return dispatch(s);
+}
+
+}  // namespace stagepy::runtime

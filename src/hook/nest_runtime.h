@@ -1,0 +1,46 @@
+// Runtime state of one loop nest and the dispatch that runs it: in, a call from the
+// rewritten bytecode (the frame is the caller's); out, None (declined: the original
+// loop runs), 0 (the nest ran natively; its variables were written back) or k (native
+// code stopped before resume point k-1; _resume_iters() hands over the iterators).
+#pragma once
+#include <Python.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/bytecode.h"
+#include "analysis/lift.h"
+
+namespace stagepy::runtime {
+
+struct Specialization;  // a compiled kernel for one guard key (dispatch.cpp)
+
+struct NestState {
+  NestState();
+  ~NestState();  // defined where Specialization is complete
+  std::shared_ptr<analysis::CodeInfo> code;
+  analysis::LiftResult lift;
+  std::string filename, function;
+  int line = -1;
+  bool user = true;
+  const void* owner = nullptr;  // identity of the code object that calls this nest (never dereferenced)
+  int owner_nlocalsplus = -1;
+
+  // Counters for the report.
+  unsigned long long calls = 0, native_calls = 0, bailouts = 0, declined = 0;
+  double compile_s = 0, native_s = 0, dispatch_s = 0;
+  std::string status_reason;       // why the last call stayed interpreted
+  std::string last_target = "interpreted";
+
+  std::vector<std::unique_ptr<Specialization>> specs;
+  int compiles = 0;                // specializations compiled (the recompile limit counts these)
+  bool gave_up = false;            // recompile limit reached
+};
+
+void register_nest(const std::shared_ptr<NestState>& s);
+PyObject* nest_record(const NestState& s);   // new dict (see docs/report.md)
+PyObject* nest_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames);
+PyObject* resume_iters(PyObject*, PyObject*); // the iterators of the last resume on this thread
+
+}  // namespace stagepy::runtime

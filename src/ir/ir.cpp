@@ -1,0 +1,150 @@
+// Constructors for the loop-nest IR (see ir.h).
+#include "ir/ir.h"
+
+namespace stagepy::ir {
+
+const char* binop_name(BinOp op) {
+  static const char* n[] = {"+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "@"};
+  return n[static_cast<int>(op)];
+}
+const char* unop_name(UnOp op) {
+  static const char* n[] = {"-", "+", "~", "not "};
+  return n[static_cast<int>(op)];
+}
+const char* cmpop_name(CmpOp op) {
+  static const char* n[] = {"<", "<=", "==", "!=", ">", ">=", "is", "is not"};
+  return n[static_cast<int>(op)];
+}
+
+namespace {
+std::shared_ptr<ExprNode> node(ExprNode::Kind k, int origin) {
+  auto e = std::make_shared<ExprNode>();
+  e->kind = k;
+  e->origin = origin;
+  e->type = types::unknown();
+  return e;
+}
+std::shared_ptr<StmtNode> snode(StmtNode::Kind k, int line) {
+  auto s = std::make_shared<StmtNode>();
+  s->kind = k;
+  s->line = line;
+  return s;
+}
+}  // namespace
+
+Expr make_const(ConstValue v, int origin) {
+  auto e = node(ExprNode::Kind::Const, origin);
+  e->value = v;
+  return e;
+}
+Expr make_load(int var, int origin) {
+  auto e = node(ExprNode::Kind::Load, origin);
+  e->var = var;
+  return e;
+}
+Expr make_attr(Expr obj, std::string name, int origin) {
+  auto e = node(ExprNode::Kind::Attr, origin);
+  e->name = std::move(name);
+  e->args = {std::move(obj)};
+  return e;
+}
+Expr make_subscript(Expr base, Expr index, int origin) {
+  auto e = node(ExprNode::Kind::Subscript, origin);
+  e->args = {std::move(base), std::move(index)};
+  return e;
+}
+Expr make_tuple(std::vector<Expr> elems, int origin) {
+  auto e = node(ExprNode::Kind::Tuple, origin);
+  e->args = std::move(elems);
+  return e;
+}
+Expr make_binary(BinOp op, Expr a, Expr b, bool inplace, int origin) {
+  auto e = node(ExprNode::Kind::Binary, origin);
+  e->binop = op;
+  e->inplace = inplace;
+  e->args = {std::move(a), std::move(b)};
+  return e;
+}
+Expr make_unary(UnOp op, Expr a, int origin) {
+  auto e = node(ExprNode::Kind::Unary, origin);
+  e->unop = op;
+  e->args = {std::move(a)};
+  return e;
+}
+Expr make_compare(CmpOp op, Expr a, Expr b, int origin) {
+  auto e = node(ExprNode::Kind::Compare, origin);
+  e->cmpop = op;
+  e->args = {std::move(a), std::move(b)};
+  return e;
+}
+Expr make_truth(Expr a, int origin) {
+  if (a->kind == ExprNode::Kind::Truth) return a;
+  auto e = node(ExprNode::Kind::Truth, origin);
+  e->args = {std::move(a)};
+  return e;
+}
+Expr make_call(Expr callee, std::vector<Expr> args, std::vector<std::string> kwnames, int origin) {
+  auto e = node(ExprNode::Kind::Call, origin);
+  e->args.reserve(args.size() + 1);
+  e->args.push_back(std::move(callee));
+  for (auto& a : args) e->args.push_back(std::move(a));
+  e->kwnames = std::move(kwnames);
+  return e;
+}
+Expr make_cond(Expr c, Expr t, Expr f, int origin) {
+  auto e = node(ExprNode::Kind::Cond, origin);
+  e->args = {std::move(c), std::move(t), std::move(f)};
+  return e;
+}
+Expr with_type(const Expr& e, TypeRef type) {
+  auto c = std::make_shared<ExprNode>(*e);
+  c->type = std::move(type);
+  return c;
+}
+
+Stmt make_block(std::vector<Stmt> stmts) {
+  auto s = snode(StmtNode::Kind::Block, 0);
+  s->body = std::move(stmts);
+  return s;
+}
+Stmt make_seg(std::vector<Effect> effects, int resume, int line) {
+  auto s = snode(StmtNode::Kind::Seg, line);
+  s->effects = std::move(effects);
+  s->resume = resume;
+  return s;
+}
+Stmt make_if(Expr cond, Stmt then_s, Stmt else_s, int resume, int line) {
+  auto s = snode(StmtNode::Kind::If, line);
+  s->cond = std::move(cond);
+  s->body = {std::move(then_s), std::move(else_s)};
+  s->resume = resume;
+  return s;
+}
+Stmt make_for(int var, Expr callee, std::vector<Expr> range_args, Stmt body, int loop, int resume, int line) {
+  auto s = snode(StmtNode::Kind::For, line);
+  s->var = var;
+  s->range_callee = std::move(callee);
+  s->args = std::move(range_args);
+  s->body = {std::move(body)};
+  s->loop = loop;
+  s->resume = resume;
+  return s;
+}
+Stmt make_while(Stmt body, int loop, int line) {
+  auto s = snode(StmtNode::Kind::While, line);
+  s->body = {std::move(body)};
+  s->loop = loop;
+  return s;
+}
+Stmt make_break(int loop, int line) {
+  auto s = snode(StmtNode::Kind::Break, line);
+  s->loop = loop;
+  return s;
+}
+Stmt make_continue(int loop, int line) {
+  auto s = snode(StmtNode::Kind::Continue, line);
+  s->loop = loop;
+  return s;
+}
+
+}  // namespace stagepy::ir

@@ -1,0 +1,184 @@
+// The loop-nest IR.
+//
+// The lifter (src/analysis) produces it from a code object's bytecode, untyped; the
+// specializer (src/specialize) returns a typed copy for one set of run-time types; the
+// backends turn the typed copy into machine code. Nodes are immutable and shared; passes
+// are free functions IR -> IR.
+//
+// Python semantics are kept exactly:
+//  * Exprs are pure, but may fail (an IndexError, an int overflow, a division by zero...).
+//  * A Seg is one bytecode "statement": the span between two points where CPython's value
+//    stack holds nothing but the enclosing loops' iterators. All its expressions are
+//    evaluated before any of its effects is applied, so a failure anywhere in a Seg can
+//    hand control back to CPython at the Seg's `resume` point with nothing half done.
+//  * If and For also carry a resume point: the evaluation of their condition / range().
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/types.h"
+
+namespace stagepy::ir {
+
+// ---------------------------------------------------------------- variables
+// A Python variable the nest reads or writes, and where CPython keeps it.
+struct Var {
+  enum class Storage : uint8_t {
+    Fast,    // a fast local (LOAD_FAST/STORE_FAST): frame slot `index`
+    Cell,    // a cell or free variable (LOAD_DEREF/STORE_DEREF): the cell in slot `index`
+    Name,    // LOAD_NAME/STORE_NAME (module and class bodies): f_locals, then globals, builtins
+    Global,  // LOAD_GLOBAL/STORE_GLOBAL: globals, then builtins
+  };
+  std::string name;
+  Storage storage = Storage::Fast;
+  int index = -1;  // Fast/Cell: localsplus index
+  bool assigned = false;  // the nest stores to it (so it is written back)
+  bool read = false;      // the nest reads it
+};
+
+// ---------------------------------------------------------------- expressions
+enum class BinOp : uint8_t {
+  Add, Sub, Mul, TrueDiv, FloorDiv, Mod, Pow, LShift, RShift, And, Or, Xor, MatMul
+};
+enum class UnOp : uint8_t { Neg, Pos, Invert, Not };
+enum class CmpOp : uint8_t { LT, LE, EQ, NE, GT, GE, Is, IsNot };
+const char* binop_name(BinOp op);   // "+", "-", ...
+const char* unop_name(UnOp op);
+const char* cmpop_name(CmpOp op);
+
+struct ExprNode;
+using Expr = std::shared_ptr<const ExprNode>;
+
+struct ConstValue {
+  enum class Kind : uint8_t { None, Bool, Int, Float } kind = Kind::None;
+  bool b = false;
+  int64_t i = 0;
+  double f = 0.0;
+};
+
+struct ExprNode {
+  enum class Kind : uint8_t {
+    Const,      // value
+    Load,       // var: read a Python variable
+    Attr,       // args[0].name
+    Subscript,  // args[0][args[1]]
+    Tuple,      // (args...)
+    Binary,     // args[0] binop args[1]   (inplace: the augmented form, a += b)
+    Unary,      // unop args[0]
+    Compare,    // args[0] cmpop args[1]
+    Truth,      // bool(args[0]) as a jump or TO_BOOL would take it
+    Call,       // args[0](args[1:]); kwnames for keyword arguments at the end
+    Cond,       // args[1] if args[0] else args[2]   (lazy; args[0] is a truth value)
+  };
+  Kind kind;
+  TypeRef type;        // Unknown until specialized
+  int origin = -1;     // bytecode offset of the instruction it came from (for errors)
+  ConstValue value;    // Const
+  int var = -1;        // Load: index into Nest::vars
+  std::string name;    // Attr
+  BinOp binop = BinOp::Add;
+  bool inplace = false;
+  UnOp unop = UnOp::Neg;
+  CmpOp cmpop = CmpOp::LT;
+  std::vector<std::string> kwnames;  // Call
+  std::vector<Expr> args;
+};
+
+// Constructors (untyped; `origin` is the bytecode offset).
+Expr make_const(ConstValue v, int origin = -1);
+Expr make_load(int var, int origin = -1);
+Expr make_attr(Expr obj, std::string name, int origin = -1);
+Expr make_subscript(Expr base, Expr index, int origin = -1);
+Expr make_tuple(std::vector<Expr> elems, int origin = -1);
+Expr make_binary(BinOp op, Expr a, Expr b, bool inplace, int origin = -1);
+Expr make_unary(UnOp op, Expr a, int origin = -1);
+Expr make_compare(CmpOp op, Expr a, Expr b, int origin = -1);
+Expr make_truth(Expr a, int origin = -1);
+Expr make_call(Expr callee, std::vector<Expr> args, std::vector<std::string> kwnames, int origin = -1);
+Expr make_cond(Expr c, Expr t, Expr f, int origin = -1);
+// A copy of `e` with `type` set.
+Expr with_type(const Expr& e, TypeRef type);
+
+// ---------------------------------------------------------------- statements
+struct StmtNode;
+using Stmt = std::shared_ptr<const StmtNode>;
+
+// One effect of a Seg: a variable assignment, a subscript store, or an expression
+// statement evaluated for its errors only (its value is discarded).
+struct Effect {
+  enum class Kind : uint8_t { Assign, Store, Eval } kind = Kind::Assign;
+  int var = -1;    // Assign: the Python variable
+  Expr base;       // Store: the container ...
+  Expr index;      // ... and the subscript
+  Expr value;
+  int origin = -1; // bytecode offset of the STORE_* instruction
+};
+
+struct StmtNode {
+  enum class Kind : uint8_t {
+    Block,     // body...
+    Seg,       // effects, resume
+    If,        // cond, body[0] (then), body[1] (else), resume
+    For,       // var = range(args...) over body[0], resume (evaluation of range())
+    While,     // loop forever over body[0]; left by Break
+    Break,     // leaves loop `loop`
+    Continue,  // next iteration of loop `loop`
+  };
+  Kind kind;
+  std::vector<Stmt> body;        // Block: statements; If: {then, else}; For/While: {body}
+  std::vector<Effect> effects;   // Seg
+  Expr cond;                     // If
+  std::vector<Expr> args;        // For: range() arguments (1 to 3)
+  Expr range_callee;             // For: the object called (must be builtins.range)
+  int var = -1;                  // For: the loop variable
+  int loop = -1;                 // For/While: this loop's id; Break/Continue: target loop
+  int resume = -1;               // Seg/If/For: index into Nest::resumes
+  int line = 0;                  // source line of the statement
+  // Filled in by the specializer for For: peeled first iteration (body[1]) if the
+  // types change in the first iteration; see specialize/type_infer.
+  bool peeled = false;
+};
+
+Stmt make_block(std::vector<Stmt> stmts);
+Stmt make_seg(std::vector<Effect> effects, int resume, int line);
+Stmt make_if(Expr cond, Stmt then_s, Stmt else_s, int resume, int line);
+Stmt make_for(int var, Expr callee, std::vector<Expr> range_args, Stmt body, int loop, int resume, int line);
+Stmt make_while(Stmt body, int loop, int line);
+Stmt make_break(int loop, int line);
+Stmt make_continue(int loop, int line);
+
+// ---------------------------------------------------------------- the nest
+// Where CPython can take over: the bytecode offset of a statement start, with the
+// iterators of the enclosing `for` loops (outermost first) on its value stack.
+// With `reenter`, CPython restarts the current iteration of the innermost For instead:
+// `offset` is its FOR_ITER and the iterator is positioned on the current value (used
+// where a statement start falls inside a superinstruction, as 3.13's
+// STORE_FAST_LOAD_FAST right after FOR_ITER).
+struct ResumePoint {
+  int offset = 0;                // bytecode offset (bytes) in the original code
+  std::vector<int> loops;        // ids of the enclosing For loops, outermost first
+  int line = 0;
+  bool reenter = false;
+};
+
+struct LoopInfo {
+  bool is_for = true;
+  int header_offset = 0;  // FOR_ITER (for) or first body instruction (while)
+  int line = 0;
+};
+
+struct Nest {
+  Stmt root;                        // a Block holding the outermost For
+  std::vector<Var> vars;
+  std::vector<ResumePoint> resumes;
+  std::vector<LoopInfo> loops;
+  int entry_offset = 0;             // where the runtime call goes: start of the range() evaluation
+  int exit_offset = 0;              // the first instruction after the loop
+  int stack_depth = 0;              // values on CPython's stack at entry (outer iterators)
+  int line = 0;                     // line of the `for`
+  int end_line = 0;
+};
+
+}  // namespace stagepy::ir

@@ -1,0 +1,223 @@
+// See types.h.
+#include "ir/types.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace stagepy {
+
+const char* dtype_name(DType d) {
+  static const char* n[] = {"bool", "int8", "int16", "int32", "int64", "uint8",
+                            "uint16", "uint32", "uint64", "float32", "float64"};
+  return n[static_cast<int>(d)];
+}
+int dtype_size(DType d) {
+  static const int s[] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8};
+  return s[static_cast<int>(d)];
+}
+bool dtype_is_int(DType d) { return d != DType::Bool && !dtype_is_float(d); }
+bool dtype_is_signed(DType d) {
+  return d == DType::Int8 || d == DType::Int16 || d == DType::Int32 || d == DType::Int64;
+}
+bool dtype_is_float(DType d) { return d == DType::Float32 || d == DType::Float64; }
+
+const char* builtin_name(Builtin b) {
+  static const char* n[] = {
+      "<none>", "range", "len", "abs", "min", "max", "int", "float", "bool", "round",
+      "math.sqrt", "math.exp", "math.log", "math.log2", "math.log10", "math.sin", "math.cos",
+      "math.tan", "math.asin", "math.acos", "math.atan", "math.sinh", "math.cosh", "math.tanh",
+      "math.fabs", "math.floor", "math.ceil", "math.trunc", "math.atan2", "math.pow", "math.hypot",
+      "math.copysign", "math.fmod", "math.isnan", "math.isinf", "math.isfinite", "math.expm1",
+      "math.log1p",
+      "numpy.sqrt", "numpy.exp", "numpy.log", "numpy.sin", "numpy.cos", "numpy.tan", "numpy.abs",
+      "numpy.floor", "numpy.ceil", "numpy.arctan2", "numpy.hypot", "numpy.minimum", "numpy.maximum",
+      "numpy.fabs", "numpy.tanh", "numpy.arctan", "numpy.log2", "numpy.log10", "numpy.expm1",
+      "numpy.log1p", "numpy.sinh", "numpy.cosh", "numpy.arcsin", "numpy.arccos", "numpy.power",
+      "numpy.isnan", "numpy.isinf", "numpy.isfinite"};
+  static_assert(sizeof(n) / sizeof(n[0]) == static_cast<size_t>(Builtin::Count_), "builtin names");
+  return n[static_cast<int>(b)];
+}
+
+std::string Type::str() const {
+  switch (kind) {
+    case Kind::Unknown: return "?";
+    case Kind::Unbound: return "unbound";
+    case Kind::None: return "None";
+    case Kind::PyBool: return "bool";
+    case Kind::PyInt: return "int";
+    case Kind::PyFloat: return "float";
+    case Kind::NpScalar: return std::string("np.") + (dtype == DType::Bool ? "bool_" : dtype_name(dtype));
+    case Kind::Array: {
+      std::string s = std::string("array(") + dtype_name(dtype) + ", " + std::to_string(ndim) + "d";
+      if (layout == CContig) s += ", C";
+      if (layout == FContig) s += ", F";
+      if (!writeable) s += ", readonly";
+      return s + ")";
+    }
+    case Kind::Tuple: {
+      std::string s = "(";
+      for (size_t i = 0; i < elems.size(); i++) s += (i ? ", " : "") + elems[i]->str();
+      return s + (elems.size() == 1 ? ",)" : ")");
+    }
+    case Kind::Module: return "module " + name;
+    case Kind::Callable: return builtin_name(builtin);
+    case Kind::Union: {
+      std::string s;
+      for (size_t i = 0; i < elems.size(); i++) s += (i ? " | " : "") + elems[i]->str();
+      return s;
+    }
+  }
+  return "?";
+}
+
+bool Type::operator==(const Type& o) const {
+  if (kind != o.kind) return false;
+  switch (kind) {
+    case Kind::NpScalar: return dtype == o.dtype;
+    case Kind::Array: return dtype == o.dtype && ndim == o.ndim && layout == o.layout && writeable == o.writeable;
+    case Kind::Module: return name == o.name;
+    case Kind::Callable: return builtin == o.builtin;
+    case Kind::Tuple:
+    case Kind::Union:
+      if (elems.size() != o.elems.size()) return false;
+      for (size_t i = 0; i < elems.size(); i++)
+        if (*elems[i] != *o.elems[i]) return false;
+      return true;
+    default: return true;
+  }
+}
+
+size_t Type::hash() const {
+  size_t h = static_cast<size_t>(kind) * 1000003u;
+  auto mix = [&](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+  mix(static_cast<size_t>(dtype));
+  mix(static_cast<size_t>(ndim));
+  mix(static_cast<size_t>(layout));
+  mix(writeable);
+  mix(static_cast<size_t>(builtin));
+  mix(std::hash<std::string>()(name));
+  for (auto& e : elems) mix(e->hash());
+  return h;
+}
+
+bool Type::is_scalar() const {
+  switch (kind) {
+    case Kind::PyBool:
+    case Kind::PyInt:
+    case Kind::PyFloat:
+    case Kind::NpScalar: return true;
+    case Kind::Union: return true;
+    default: return false;
+  }
+}
+
+Repr repr_of(const Type& t) {
+  switch (t.kind) {
+    case Type::Kind::PyBool: return Repr::I1;
+    case Type::Kind::PyInt: return Repr::I64;
+    case Type::Kind::PyFloat: return Repr::F64;
+    case Type::Kind::NpScalar:
+      switch (t.dtype) {
+        case DType::Bool: return Repr::I1;
+        case DType::Int8: case DType::UInt8: return Repr::I8;
+        case DType::Int16: case DType::UInt16: return Repr::I16;
+        case DType::Int32: case DType::UInt32: return Repr::I32;
+        case DType::Int64: case DType::UInt64: return Repr::I64;
+        case DType::Float32: return Repr::F32;
+        case DType::Float64: return Repr::F64;
+      }
+      return Repr::None;
+    case Type::Kind::Union: return t.elems.empty() ? Repr::None : repr_of(*t.elems[0]);
+    default: return Repr::None;
+  }
+}
+
+namespace types {
+namespace {
+TypeRef simple(Type::Kind k) {
+  auto t = std::make_shared<Type>();
+  t->kind = k;
+  return t;
+}
+}  // namespace
+
+TypeRef unknown() { static TypeRef t = simple(Type::Kind::Unknown); return t; }
+TypeRef unbound() { static TypeRef t = simple(Type::Kind::Unbound); return t; }
+TypeRef none() { static TypeRef t = simple(Type::Kind::None); return t; }
+TypeRef py_bool() { static TypeRef t = simple(Type::Kind::PyBool); return t; }
+TypeRef py_int() { static TypeRef t = simple(Type::Kind::PyInt); return t; }
+TypeRef py_float() { static TypeRef t = simple(Type::Kind::PyFloat); return t; }
+TypeRef np_scalar(DType d) {
+  static TypeRef cache[11];
+  auto& c = cache[static_cast<int>(d)];
+  if (!c) {
+    auto t = std::make_shared<Type>();
+    t->kind = Type::Kind::NpScalar;
+    t->dtype = d;
+    c = t;
+  }
+  return c;
+}
+TypeRef array(DType d, int ndim, Type::Layout layout, bool writeable) {
+  auto t = std::make_shared<Type>();
+  t->kind = Type::Kind::Array;
+  t->dtype = d;
+  t->ndim = ndim;
+  t->layout = layout;
+  t->writeable = writeable;
+  return t;
+}
+TypeRef tuple(std::vector<TypeRef> elems) {
+  auto t = std::make_shared<Type>();
+  t->kind = Type::Kind::Tuple;
+  t->elems = std::move(elems);
+  return t;
+}
+TypeRef module(const std::string& name) {
+  auto t = std::make_shared<Type>();
+  t->kind = Type::Kind::Module;
+  t->name = name;
+  return t;
+}
+TypeRef callable(Builtin b) {
+  auto t = std::make_shared<Type>();
+  t->kind = Type::Kind::Callable;
+  t->builtin = b;
+  return t;
+}
+
+bool same(const TypeRef& a, const TypeRef& b) { return a == b || (a && b && *a == *b); }
+
+TypeRef unite(const std::vector<TypeRef>& members) {
+  std::vector<TypeRef> flat;
+  for (auto& m : members) {
+    if (m->kind == Type::Kind::Union) {
+      for (auto& e : m->elems) flat.push_back(e);
+    } else {
+      flat.push_back(m);
+    }
+  }
+  std::vector<TypeRef> uniq;
+  for (auto& m : flat) {
+    bool seen = false;
+    for (auto& u : uniq) seen = seen || *u == *m;
+    if (!seen) uniq.push_back(m);
+  }
+  if (uniq.empty()) return nullptr;
+  if (uniq.size() == 1) return uniq[0];
+  // Only types whose values behave identically in every operation that does not leave
+  // native code may share a variable: float/np.float64 (IEEE doubles either way; they
+  // differ only in how errors are reported, and errors hand control back to CPython).
+  for (auto& u : uniq) {
+    bool f64 = u->kind == Type::Kind::PyFloat || (u->kind == Type::Kind::NpScalar && u->dtype == DType::Float64);
+    if (!f64) return nullptr;
+  }
+  std::sort(uniq.begin(), uniq.end(), [](const TypeRef& a, const TypeRef& b) { return a->str() < b->str(); });
+  auto t = std::make_shared<Type>();
+  t->kind = Type::Kind::Union;
+  t->elems = std::move(uniq);
+  return t;
+}
+}  // namespace types
+
+}  // namespace stagepy

@@ -1,0 +1,97 @@
+// Python-level types of loop-nest values, as the specializer sees them at run time.
+//
+// A Type names what CPython would hold in a variable: a Python int/float/bool, a NumPy
+// scalar of some dtype, an ndarray of some dtype/rank/layout, a known module or callable,
+// a tuple. Types decide both the machine representation in a kernel and the exact
+// semantics of every operation on it.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace stagepy {
+
+// NumPy element types the kernels handle (same order as DType::name()).
+enum class DType : uint8_t { Bool, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float32, Float64 };
+const char* dtype_name(DType d);
+int dtype_size(DType d);
+bool dtype_is_int(DType d);       // signed or unsigned integer (not bool)
+bool dtype_is_signed(DType d);
+bool dtype_is_float(DType d);
+
+// Functions the kernels know how to compute exactly.
+enum class Builtin : uint16_t {
+  None_,
+  Range, Len, Abs, Min, Max, Int, Float, Bool, Round,
+  // math module (CPython calls libm for these; errors as math_1 reports them)
+  MathSqrt, MathExp, MathLog, MathLog2, MathLog10, MathSin, MathCos, MathTan, MathAsin, MathAcos,
+  MathAtan, MathSinh, MathCosh, MathTanh, MathFabs, MathFloor, MathCeil, MathTrunc, MathAtan2,
+  MathPow, MathHypot, MathCopysign, MathFmod, MathIsnan, MathIsinf, MathIsfinite, MathExpm1, MathLog1p,
+  // numpy scalar functions (ufuncs)
+  NpSqrt, NpExp, NpLog, NpSin, NpCos, NpTan, NpAbs, NpFloor, NpCeil, NpArctan2, NpHypot, NpMinimum,
+  NpMaximum, NpFabs, NpTanh, NpArctan, NpLog2, NpLog10, NpExpm1, NpLog1p, NpSinh, NpCosh, NpArcsin,
+  NpArccos, NpPower, NpIsnan, NpIsinf, NpIsfinite,
+  Count_
+};
+const char* builtin_name(Builtin b);
+
+struct Type;
+using TypeRef = std::shared_ptr<const Type>;
+
+struct Type {
+  enum class Kind : uint8_t {
+    Unknown,   // not typed yet
+    Unbound,   // a variable with no value (UnboundLocalError/NameError on read)
+    None,      // Python None
+    PyBool,    // Python bool
+    PyInt,     // Python int (arbitrary precision; i64 in kernels, overflow leaves native code)
+    PyFloat,   // Python float
+    NpScalar,  // NumPy scalar of `dtype`
+    Array,     // numpy.ndarray
+    Tuple,     // Python tuple of `elems`
+    Module,    // a module object, identified by `name` (guarded by identity)
+    Callable,  // a function stagepy knows (`builtin`), guarded by identity
+    Union,     // one of `elems`, all with the same machine representation (a tag tells which)
+  };
+  Kind kind = Kind::Unknown;
+  DType dtype = DType::Float64;  // NpScalar, Array
+  int ndim = 0;                  // Array
+  enum Layout : uint8_t { Strided = 0, CContig = 1, FContig = 2 } layout = Strided;  // Array
+  bool writeable = true;         // Array
+  Builtin builtin = Builtin::None_;  // Callable
+  std::string name;              // Module
+  std::vector<TypeRef> elems;    // Tuple, Union
+
+  std::string str() const;
+  bool operator==(const Type& o) const;
+  bool operator!=(const Type& o) const { return !(*this == o); }
+  size_t hash() const;
+
+  bool is_scalar() const;       // PyBool/PyInt/PyFloat/NpScalar/Union of those
+  bool is_numeric_scalar() const { return is_scalar(); }
+};
+
+namespace types {
+TypeRef unknown();
+TypeRef unbound();
+TypeRef none();
+TypeRef py_bool();
+TypeRef py_int();
+TypeRef py_float();
+TypeRef np_scalar(DType d);
+TypeRef array(DType d, int ndim, Type::Layout layout, bool writeable);
+TypeRef tuple(std::vector<TypeRef> elems);
+TypeRef module(const std::string& name);
+TypeRef callable(Builtin b);
+// A union of `members` (flattened, deduplicated, ordered); the single member if only one.
+// Returns nullptr unless the members behave alike in native code (see types.cpp).
+TypeRef unite(const std::vector<TypeRef>& members);
+bool same(const TypeRef& a, const TypeRef& b);
+}  // namespace types
+
+// The machine representation of a scalar type in kernels.
+enum class Repr : uint8_t { None, I1, I8, I16, I32, I64, F32, F64 };
+Repr repr_of(const Type& t);  // Union: the shared representation
+
+}  // namespace stagepy
