@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 
+#include "analysis/bind_module_attributes.h"
 #include "analysis/cfg.h"
 
 namespace stagepy::analysis {
@@ -684,7 +685,7 @@ LiftResult lift_nest(const CodeInfo& code, const LoopSpec& spec) {
   LiftResult r;
   try {
     Lifter lifter(code, spec);
-    r.nest = lifter.run();
+    r.nest = bind_module_attributes(lifter.run());
     r.ok = true;
   } catch (const LiftError& e) {
     r.ok = false;

@@ -1,20 +1,364 @@
 // See dispatch.h.
+//
+// One call: read the frame's variables the nest uses, describe each as a Type and a few
+// key words (exact type, dtype/rank/layout, identity of modules and functions), find the
+// specialization compiled for that key (or compile it), unbox, call the kernel through
+// libffi, box what it assigned and write it back to the frame.
 #include "hook/dispatch.h"
+
+#include <ffi.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <unordered_map>
+
+#include "hook/frame_access.h"
+#include "hook/numpy_bridge.h"
+#include "hook/py_ref.h"
+#include "hook/runtime_state.h"
+#include "specialize/pipeline.h"
 
 namespace stagepy::runtime {
 
-struct Specialization {};
+struct Specialization {
+  std::vector<uint64_t> key;
+  specialize::Kernel kernel;
+  std::vector<TypeRef> entry;
+  ffi_cif cif;
+  std::vector<ffi_type*> arg_types;
+  unsigned long long uses = 0;
+};
 
 NestState::NestState() = default;
 NestState::~NestState() = default;
 
-PyObject* dispatch(NestState& s) {
-  s.calls++;
+namespace {
+
+thread_local PyObject* t_resume_iters = nullptr;
+
+int recompile_limit() {
+  static const int n = [] {
+    const char* v = std::getenv("STAGEPY_RECOMPILE_LIMIT");
+    int k = v && *v ? std::atoi(v) : 8;
+    return k < 1 ? 1 : k;
+  }();
+  return n;
+}
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+PyObject* decline(NestState& s, std::string why) {
   s.declined++;
-  if (s.status_reason.empty()) s.status_reason = "native execution is not available yet";
+  s.status_reason = std::move(why);
   Py_RETURN_NONE;
 }
 
-PyObject* resume_iters(PyObject*, PyObject*) { return PyTuple_New(0); }
+// A live-in value: its Type and the key words that decide it.
+struct Described {
+  TypeRef type;
+  uint64_t k1 = 0, k2 = 0;
+  std::string why;  // set when stagepy cannot take this value
+};
+
+Described describe(PyObject* v, const ir::Var& var) {
+  Described d;
+  if (!v) {
+    d.type = types::unbound();
+    return d;
+  }
+  PyTypeObject* t = Py_TYPE(v);
+  d.k1 = (uint64_t)(uintptr_t)t;
+  DType dt;
+  if (t == &PyLong_Type) d.type = types::py_int();
+  else if (t == &PyFloat_Type) d.type = types::py_float();
+  else if (t == &PyBool_Type) d.type = types::py_bool();
+  else if (v == Py_None) d.type = types::none();
+  else if (np::scalar_dtype(v, &dt)) d.type = types::np_scalar(dt);
+  else if (np::is_ndarray(v)) {
+    d.k2 = np::array_key(v);
+    d.type = np::array_type(v, &d.why);
+    if (!d.type) d.why = "`" + var.name + "` is " + d.why;
+  } else if (PyModule_CheckExact(v)) {
+    d.k2 = (uint64_t)(uintptr_t)v;
+    const char* name = PyModule_GetName(v);
+    if (!name) PyErr_Clear();
+    d.type = types::module(name ? name : "?");
+  } else {
+    Builtin b = known_callable(v);
+    if (b != Builtin::None_) {
+      d.k2 = (uint64_t)(uintptr_t)v;
+      d.type = types::callable(b);
+    } else {
+      std::string what = t->tp_name;
+      if (PyFunction_Check(v)) what = "the Python function `" + var.name + "`";
+      else if (PyList_Check(v)) what = "a list";
+      else if (PyTuple_Check(v)) what = "a tuple";
+      else if (PyComplex_Check(v)) what = "a complex number";
+      else what = "a " + what;
+      d.why = var.storage == ir::Var::Storage::Attr ? "uses `" + var.name + "`, " + what
+                                                    : "`" + var.name + "` is " + what;
+    }
+  }
+  return d;
+}
+
+ffi_type* ffi_of(Repr r) {
+  switch (r) {
+    case Repr::I1: case Repr::I8: return &ffi_type_sint8;
+    case Repr::I16: return &ffi_type_sint16;
+    case Repr::I32: return &ffi_type_sint32;
+    case Repr::I64: return &ffi_type_sint64;
+    case Repr::F32: return &ffi_type_float;
+    case Repr::F64: return &ffi_type_double;
+    case Repr::None: break;
+  }
+  return &ffi_type_sint64;
+}
+
+std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_t> key, std::vector<TypeRef> entry) {
+  auto sp = std::make_unique<Specialization>();
+  sp->key = std::move(key);
+  sp->entry = std::move(entry);
+  auto code = s.code;
+  auto line_of = [code](int offset) {
+    for (auto& in : code->instrs)
+      if (in.offset == offset) return in.line;
+    return -1;
+  };
+  std::string name = "stagepy_" + std::to_string(next_kernel_id());
+  double t0 = now_s();
+  sp->kernel = specialize::compile_kernel(s.lift.nest, sp->entry, oracle(), line_of, name);
+  s.compile_s += now_s() - t0;
+  if (sp->kernel.ok) {
+    sp->arg_types.push_back(&ffi_type_pointer);
+    for (auto& p : sp->kernel.layout.params) {
+      switch (p.kind) {
+        case KernelParam::Kind::Scalar: sp->arg_types.push_back(ffi_of(p.repr)); break;
+        case KernelParam::Kind::Data: sp->arg_types.push_back(&ffi_type_pointer); break;
+        default: sp->arg_types.push_back(&ffi_type_sint64); break;
+      }
+    }
+    if (ffi_prep_cif(&sp->cif, FFI_DEFAULT_ABI, (unsigned)sp->arg_types.size(), &ffi_type_sint32,
+                     sp->arg_types.data()) != FFI_OK) {
+      sp->kernel.ok = false;
+      sp->kernel.reason = "libffi could not describe the kernel's signature";
+    }
+  }
+  return sp;
+}
+
+// Boxes a state slot's value as the Python object of type `t`. New reference.
+PyObject* box(const TypeRef& t, uint64_t bits) {
+  switch (t->kind) {
+    case Type::Kind::PyBool: return PyBool_FromLong((long)(bits & 1));
+    case Type::Kind::PyInt: return PyLong_FromLongLong((long long)bits);
+    case Type::Kind::PyFloat: {
+      double d;
+      std::memcpy(&d, &bits, 8);
+      return PyFloat_FromDouble(d);
+    }
+    case Type::Kind::NpScalar: return np::box_scalar(t->dtype, bits);
+    case Type::Kind::None: Py_RETURN_NONE;
+    default: break;
+  }
+  PyErr_Format(PyExc_SystemError, "stagepy: cannot box a %s", t->str().c_str());
+  return nullptr;
+}
+
+// The iterators CPython needs to resume at `r`: for each enclosing for loop, a range
+// iterator positioned after its current value (on it, for a re-entered iteration).
+PyObject* iterators_for(const NestState& s, const specialize::Kernel& k, int r, const std::vector<int64_t>& state) {
+  const ir::ResumePoint& rp = s.lift.nest.resumes[r];
+  size_t n = rp.loops.size();
+  PyRef tuple = PyRef::steal(PyTuple_New((Py_ssize_t)n));
+  if (!tuple) return nullptr;
+  for (size_t i = 0; i < n; i++) {
+    int loop = rp.loops[i];
+    int slot = k.layout.loop_slot[loop];
+    PyRef cur = PyRef::steal(PyLong_FromLongLong(state[slot]));
+    PyRef stop = PyRef::steal(PyLong_FromLongLong(state[slot + 1]));
+    PyRef step = PyRef::steal(PyLong_FromLongLong(state[slot + 2]));
+    if (!cur || !stop || !step) return nullptr;
+    bool here = rp.reenter && i == n - 1;
+    PyRef next = here ? cur : PyRef::steal(PyNumber_Add(cur.get(), step.get()));
+    if (!next) return nullptr;
+    PyRef range = PyRef::steal(PyObject_CallFunctionObjArgs((PyObject*)&PyRange_Type, next.get(), stop.get(), step.get(), nullptr));
+    if (!range) return nullptr;
+    PyObject* it = PyObject_GetIter(range.get());
+    if (!it) return nullptr;
+    PyTuple_SET_ITEM(tuple.get(), (Py_ssize_t)(n - 1 - i), it);  // innermost first: it ends on top
+  }
+  return tuple.release();
+}
+
+}  // namespace
+
+PyObject* dispatch(NestState& s) {
+  s.calls++;
+  if (!s.lift.ok) return decline(s, s.status_reason);
+  if (s.gave_up) return decline(s, s.status_reason);
+  if (!s.user && s.calls < 100) return decline(s, "library code: compiled only once it has run 100 times");
+  PyThreadState* ts = PyThreadState_Get();
+  FrameRef f;
+  if (!caller_frame(&f) || (const void*)f.code != s.owner || f.code->co_nlocalsplus != s.owner_nlocalsplus)
+    return decline(s, "called from a frame it was not made for");
+  if (being_traced(ts, f.code)) return decline(s, "a tracer or sys.monitoring tool is active");
+
+  // Read and describe the live-in values.
+  const auto& vars = s.lift.nest.vars;
+  const size_t nv = vars.size();
+  std::vector<PyRef> vals(nv);
+  std::vector<uint64_t> key;
+  key.reserve(2 * nv);
+  std::vector<Described> descs(nv);
+  for (size_t v = 0; v < nv; v++) {
+    if (!vars[v].read) continue;
+    PyObject* val = nullptr;
+    std::string why;
+    if (vars[v].storage == ir::Var::Storage::Attr) {
+      PyObject* base = vals[vars[v].index].get();
+      if (base && PyModule_CheckExact(base)) {
+        PyObject* dict = PyModule_GetDict(base);
+        const std::string& full = vars[v].name;
+        std::string attr = full.substr(full.find('.') + 1);
+        PyObject* x = PyDict_GetItemString(dict, attr.c_str());
+        val = Py_XNewRef(x);
+      }
+    } else if (read_variable(f, vars[v], &val, &why) < 0) {
+      return nullptr;
+    }
+    if (!why.empty()) return decline(s, why);
+    vals[v] = PyRef::steal(val);
+    descs[v] = describe(val, vars[v]);
+    if (!descs[v].why.empty()) return decline(s, descs[v].why);
+    key.push_back(descs[v].k1);
+    key.push_back(descs[v].k2);
+  }
+
+  // Find the specialization.
+  Specialization* sp = nullptr;
+  for (auto& c : s.specs)
+    if (c->key == key) { sp = c.get(); break; }
+  if (!sp) {
+    if (s.compiles >= recompile_limit()) {
+      s.gave_up = true;
+      return decline(s, "recompile limit (" + std::to_string(recompile_limit()) +
+                            ") reached: the nest kept seeing new types (STAGEPY_RECOMPILE_LIMIT)");
+    }
+    std::vector<TypeRef> entry(nv);
+    for (size_t v = 0; v < nv; v++) entry[v] = vars[v].read ? descs[v].type : types::unbound();
+    s.compiles++;
+    s.specs.push_back(specialize_for(s, key, std::move(entry)));
+    sp = s.specs.back().get();
+  }
+  if (!sp->kernel.ok) {
+    std::string why = sp->kernel.reason;
+    if (sp->kernel.reason_line >= 0) why += " (line " + std::to_string(sp->kernel.reason_line) + ")";
+    return decline(s, why);
+  }
+  if (!np::underflow_ignored()) return decline(s, "NumPy is set to report floating-point underflow (np.seterr)");
+
+  // Unbox.
+  const KernelLayout& L = sp->kernel.layout;
+  std::vector<int64_t> state((size_t)L.slots + 1, 0);
+  std::vector<uint64_t> storage(L.params.size() + 1);
+  std::vector<void*> avalues(L.params.size() + 1);
+  int64_t* state_ptr = state.data();
+  std::memcpy(&storage[0], &state_ptr, sizeof state_ptr);
+  avalues[0] = &storage[0];
+  for (size_t i = 0; i < L.params.size(); i++) {
+    const KernelParam& p = L.params[i];
+    PyObject* v = vals[p.var].get();
+    uint64_t& slot = storage[i + 1];
+    avalues[i + 1] = &slot;
+    switch (p.kind) {
+      case KernelParam::Kind::Data: {
+        void* d = np::data(v);
+        std::memcpy(&slot, &d, sizeof d);
+        break;
+      }
+      case KernelParam::Kind::Shape: slot = (uint64_t)np::shape(v)[p.dim]; break;
+      case KernelParam::Kind::Stride: slot = (uint64_t)np::strides(v)[p.dim]; break;
+      case KernelParam::Kind::Scalar: {
+        const TypeRef& t = sp->entry[p.var];
+        switch (t->kind) {
+          case Type::Kind::PyInt: {
+            int overflow = 0;
+            long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+            if (x == -1 && PyErr_Occurred()) return nullptr;
+            if (overflow) return decline(s, "`" + vars[p.var].name + "` holds an int beyond 64 bits");
+            slot = (uint64_t)x;
+            break;
+          }
+          case Type::Kind::PyBool: slot = v == Py_True ? 1 : 0; break;
+          case Type::Kind::PyFloat: {
+            double d = PyFloat_AS_DOUBLE(v);
+            std::memcpy(&slot, &d, 8);
+            break;
+          }
+          case Type::Kind::NpScalar: slot = np::unbox_scalar(v, t->dtype); break;
+          default: return decline(s, "internal error: scalar parameter of type " + t->str());
+        }
+        break;
+      }
+    }
+  }
+
+  // Run.
+  double t0 = now_s();
+  ffi_arg ret = 0;
+  ffi_call(&sp->cif, FFI_FN(sp->kernel.fn), &ret, avalues.data());
+  s.native_s += now_s() - t0;
+  int status = (int)(int32_t)ret;
+  sp->uses++;
+
+  // Write back every variable the kernel assigned.
+  for (size_t v = 0; v < nv; v++) {
+    int slot = L.var_slot[v];
+    if (slot < 0) continue;
+    int64_t tag = state[(size_t)slot + 1];
+    if (tag <= 0) continue;
+    const TypeRef& t = sp->kernel.typed.tags[(size_t)tag - 1];
+    PyRef obj;
+    if (t->kind == Type::Kind::Array) {
+      int64_t id = state[(size_t)slot];
+      obj = vals[L.arrays[(size_t)id]];
+    } else {
+      obj = PyRef::steal(box(t, (uint64_t)state[(size_t)slot]));
+      if (!obj) return nullptr;
+    }
+    if (write_variable(f, vars[v], obj.get()) < 0) return nullptr;
+  }
+  s.last_target = sp->kernel.target;
+  if (status == 0) {
+    s.native_calls++;
+    return PyLong_FromLong(0);
+  }
+  if (status < 0 || status > (int)s.lift.nest.resumes.size()) {
+    PyErr_Format(PyExc_SystemError, "stagepy: kernel returned %d", status);
+    return nullptr;
+  }
+  s.native_calls++;
+  s.bailouts++;
+  const ir::ResumePoint& rp = s.lift.nest.resumes[(size_t)status - 1];
+  s.status_reason = "stopped at line " + std::to_string(rp.line) + " for CPython to run it (an error, an overflow or a warning)";
+  PyObject* iters = iterators_for(s, sp->kernel, status - 1, state);
+  if (!iters) return nullptr;
+  Py_XSETREF(t_resume_iters, iters);
+  return PyLong_FromLong(status);
+}
+
+PyObject* resume_iters(PyObject*, PyObject*) {
+  PyObject* it = t_resume_iters;
+  t_resume_iters = nullptr;
+  if (!it) {
+    PyErr_SetString(PyExc_SystemError, "stagepy: no iterators pending for a resume");
+    return nullptr;
+  }
+  return it;
+}
 
 }  // namespace stagepy::runtime

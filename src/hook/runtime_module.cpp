@@ -3,6 +3,8 @@
 
 #include "hook/nest_object.h"
 #include "hook/nest_runtime.h"
+#include "hook/runtime_state.h"
+#include "specialize/oracle.h"
 #include "support/version.h"
 
 namespace stagepy::runtime {
@@ -17,8 +19,67 @@ PyObject* py_llvm_version(PyObject*, PyObject*) { return PyLong_FromLong(llvm_ma
 
 PyObject* py_nest_records(PyObject*, PyObject*) { return nest_records(); }
 
+// set_oracle_entries([(kind, op, a, b, result), ...], numpy_major)
+PyObject* py_set_oracle_entries(PyObject*, PyObject* args) {
+  PyObject* entries;
+  int major;
+  if (!PyArg_ParseTuple(args, "Oi", &entries, &major)) return nullptr;
+  PyObject* seq = PySequence_Fast(entries, "entries");
+  if (!seq) return nullptr;
+  auto& o = mutable_oracle();
+  o.numpy_weak_scalars = major >= 2;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+    const char *kind, *op, *result;
+    int a, b;
+    if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "ssiis", &kind, &op, &a, &b, &result)) {
+      Py_DECREF(seq);
+      return nullptr;
+    }
+    if (!o.set_entry(kind, op, a, b, result)) {
+      Py_DECREF(seq);
+      return PyErr_Format(PyExc_ValueError, "bad oracle entry %s %s", kind, op);
+    }
+  }
+  Py_DECREF(seq);
+  Py_RETURN_NONE;
+}
+
+// register_callable(obj, "math.sqrt")
+PyObject* py_register_callable(PyObject*, PyObject* args) {
+  PyObject* obj;
+  const char* name;
+  if (!PyArg_ParseTuple(args, "Os", &obj, &name)) return nullptr;
+  Builtin b = specialize::builtin_from_name(name);
+  if (b == Builtin::None_) return PyErr_Format(PyExc_ValueError, "unknown builtin %s", name);
+  register_callable(obj, b);
+  Py_RETURN_NONE;
+}
+
+PyObject* py_oracle_lookup(PyObject*, PyObject* args) {
+  const char *kind, *op;
+  int a, b;
+  if (!PyArg_ParseTuple(args, "ssii", &kind, &op, &a, &b)) return nullptr;
+  const auto& o = oracle();
+  TypeRef ta = specialize::sk_type(a), tb = b >= 0 ? specialize::sk_type(b) : nullptr;
+  if (!ta) Py_RETURN_NONE;
+  TypeRef r;
+  std::string k = kind;
+  static const char* bins[] = {"+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "@"};
+  if (k == "bin") {
+    for (int i = 0; i < 13; i++)
+      if (std::string(op) == bins[i] && tb) r = o.binary(static_cast<ir::BinOp>(i), ta, tb);
+  } else if (k == "cmp" && tb) {
+    r = o.compare(ta, tb);
+  }
+  if (!r) Py_RETURN_NONE;
+  return PyUnicode_FromString(specialize::sk_name(specialize::sk_index(*r)));
+}
+
 PyMethodDef methods[] = {
     {"nest_records", py_nest_records, METH_NOARGS, "One dict per loop nest that ran."},
+    {"set_oracle_entries", py_set_oracle_entries, METH_VARARGS, "Types of NumPy operations, probed."},
+    {"register_callable", py_register_callable, METH_VARARGS, "A function stagepy knows by identity."},
+    {"_oracle_lookup", py_oracle_lookup, METH_VARARGS, "Tests only: the oracle's answer."},
     {"_resume_iters", resume_iters, METH_NOARGS, "Iterators for the resume just requested (bytecode only)."},
     {"isl_info", py_isl_info, METH_NOARGS, "Which isl the core is bound to."},
     {"llvm_version", py_llvm_version, METH_NOARGS, "Major version of the LLVM the core uses."},

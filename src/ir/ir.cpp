@@ -147,4 +147,18 @@ Stmt make_continue(int loop, int line) {
   return s;
 }
 
+Stmt make_range(int loop, std::vector<Expr> args, int resume, int line) {
+  auto s = snode(StmtNode::Kind::Range, line);
+  s->loop = loop;
+  s->args = std::move(args);
+  s->resume = resume;
+  return s;
+}
+Expr make_loop_nonempty(int loop) {
+  auto e = node(ExprNode::Kind::LoopNonEmpty, -1);
+  e->var = loop;
+  e->type = types::py_bool();
+  return e;
+}
+
 }  // namespace stagepy::ir

@@ -30,10 +30,11 @@ struct Var {
     Cell,    // a cell or free variable (LOAD_DEREF/STORE_DEREF): the cell in slot `index`
     Name,    // LOAD_NAME/STORE_NAME (module and class bodies): f_locals, then globals, builtins
     Global,  // LOAD_GLOBAL/STORE_GLOBAL: globals, then builtins
+    Attr,    // not a Python variable: `base.name` where `base` is a module, read at entry
   };
   std::string name;
   Storage storage = Storage::Fast;
-  int index = -1;  // Fast/Cell: localsplus index
+  int index = -1;  // Fast/Cell: localsplus index; Attr: the base variable
   bool assigned = false;  // the nest stores to it (so it is written back)
   bool read = false;      // the nest reads it
 };
@@ -71,6 +72,8 @@ struct ExprNode {
     Truth,      // bool(args[0]) as a jump or TO_BOOL would take it
     Call,       // args[0](args[1:]); kwnames for keyword arguments at the end
     Cond,       // args[1] if args[0] else args[2]   (lazy; args[0] is a truth value)
+    // Only in typed IR:
+    LoopNonEmpty,  // whether For loop `var` (a loop id here) has at least one iteration
   };
   Kind kind;
   TypeRef type;        // Unknown until specialized
@@ -78,6 +81,8 @@ struct ExprNode {
   ConstValue value;    // Const
   int var = -1;        // Load: index into Nest::vars
   std::string name;    // Attr
+  int pseudo = -1;     // Attr on a variable the nest never assigns: the Attr variable for it
+  bool check_bound = false;  // typed Load of a variable that may be unbound here
   BinOp binop = BinOp::Add;
   bool inplace = false;
   UnOp unop = UnOp::Neg;
@@ -125,6 +130,8 @@ struct StmtNode {
     While,     // loop forever over body[0]; left by Break
     Break,     // leaves loop `loop`
     Continue,  // next iteration of loop `loop`
+    // Only in typed IR:
+    Range,     // evaluates range(args...) for loop `loop` (bails on errors), resume
   };
   Kind kind;
   std::vector<Stmt> body;        // Block: statements; If: {then, else}; For/While: {body}
@@ -136,8 +143,9 @@ struct StmtNode {
   int loop = -1;                 // For/While: this loop's id; Break/Continue: target loop
   int resume = -1;               // Seg/If/For: index into Nest::resumes
   int line = 0;                  // source line of the statement
-  // Filled in by the specializer for For: peeled first iteration (body[1]) if the
-  // types change in the first iteration; see specialize/type_infer.
+  // Typed IR: a peeled For runs body[1] for its first iteration and body[0] for the
+  // others (the types of variables change in the first iteration); its range() was
+  // evaluated by the Range statement before it.
   bool peeled = false;
 };
 
@@ -148,6 +156,8 @@ Stmt make_for(int var, Expr callee, std::vector<Expr> range_args, Stmt body, int
 Stmt make_while(Stmt body, int loop, int line);
 Stmt make_break(int loop, int line);
 Stmt make_continue(int loop, int line);
+Stmt make_range(int loop, std::vector<Expr> args, int resume, int line);
+Expr make_loop_nonempty(int loop);
 
 // ---------------------------------------------------------------- the nest
 // Where CPython can take over: the bytecode offset of a statement start, with the

@@ -63,6 +63,7 @@ std::string to_string(const Expr& e, const Nest& n) {
       return typed(e, s + ")");
     }
     case K::Cond: return typed(e, "(" + a(1) + " if " + a(0) + " else " + a(2) + ")");
+    case K::LoopNonEmpty: return "nonempty(L" + std::to_string(e->var) + ")";
   }
   return "?";
 }
@@ -119,6 +120,12 @@ std::string to_string(const Stmt& s, const Nest& n, int indent) {
       o << pad << "while True: L" << s->loop << "  # line " << s->line << "\n" << to_string(s->body[0], n, indent + 1);
       break;
     case K::Break: o << pad << "break L" << s->loop << "\n"; break;
+    case K::Range: {
+      o << pad << "L" << s->loop << " = range(";
+      for (size_t i = 0; i < s->args.size(); i++) o << (i ? ", " : "") << to_string(s->args[i], n);
+      o << ")" << resume(s->resume) << "\n";
+      break;
+    }
     case K::Continue: o << pad << "continue L" << s->loop << "\n"; break;
   }
   return o.str();
@@ -128,7 +135,7 @@ std::string to_string(const Nest& n) {
   std::ostringstream o;
   o << "nest at line " << n.line << " (bytecode " << n.entry_offset << ".." << n.exit_offset << ")\n";
   o << "vars:";
-  static const char* st[] = {"fast", "cell", "name", "global"};
+  static const char* st[] = {"fast", "cell", "name", "global", "attr"};
   for (size_t i = 0; i < n.vars.size(); i++) {
     auto& v = n.vars[i];
     o << " " << v.name << "[" << st[(int)v.storage] << (v.assigned ? ",w" : "") << (v.read ? ",r" : "") << "]";

@@ -127,7 +127,11 @@ Repr repr_of(const Type& t) {
         case DType::Float64: return Repr::F64;
       }
       return Repr::None;
-    case Type::Kind::Union: return t.elems.empty() ? Repr::None : repr_of(*t.elems[0]);
+    case Type::Kind::Union: {
+      for (auto& e : t.elems)
+        if (e->kind != Type::Kind::Unbound) return repr_of(*e);
+      return Repr::None;
+    }
     default: return Repr::None;
   }
 }
@@ -188,9 +192,10 @@ TypeRef callable(Builtin b) {
 
 bool same(const TypeRef& a, const TypeRef& b) { return a == b || (a && b && *a == *b); }
 
-TypeRef unite(const std::vector<TypeRef>& members) {
+TypeRef join(const std::vector<TypeRef>& members) {
   std::vector<TypeRef> flat;
   for (auto& m : members) {
+    if (!m) return nullptr;
     if (m->kind == Type::Kind::Union) {
       for (auto& e : m->elems) flat.push_back(e);
     } else {
@@ -205,18 +210,41 @@ TypeRef unite(const std::vector<TypeRef>& members) {
   }
   if (uniq.empty()) return nullptr;
   if (uniq.size() == 1) return uniq[0];
-  // Only types whose values behave identically in every operation that does not leave
-  // native code may share a variable: float/np.float64 (IEEE doubles either way; they
-  // differ only in how errors are reported, and errors hand control back to CPython).
-  for (auto& u : uniq) {
-    bool f64 = u->kind == Type::Kind::PyFloat || (u->kind == Type::Kind::NpScalar && u->dtype == DType::Float64);
-    if (!f64) return nullptr;
-  }
+  for (auto& u : uniq)
+    if (!u->is_scalar() && u->kind != Type::Kind::Unbound && u->kind != Type::Kind::None) return nullptr;
   std::sort(uniq.begin(), uniq.end(), [](const TypeRef& a, const TypeRef& b) { return a->str() < b->str(); });
   auto t = std::make_shared<Type>();
   t->kind = Type::Kind::Union;
   t->elems = std::move(uniq);
   return t;
+}
+
+bool uniform(const TypeRef& t) {
+  if (!t) return false;
+  if (t->kind != Type::Kind::Union) return t->kind != Type::Kind::Unbound;
+  for (auto& u : t->elems) {
+    bool f64 = u->kind == Type::Kind::PyFloat || (u->kind == Type::Kind::NpScalar && u->dtype == DType::Float64);
+    if (!f64) return false;
+  }
+  return true;
+}
+
+bool may_be_unbound(const TypeRef& t) {
+  if (!t) return false;
+  if (t->kind == Type::Kind::Unbound) return true;
+  if (t->kind != Type::Kind::Union) return false;
+  for (auto& u : t->elems)
+    if (u->kind == Type::Kind::Unbound) return true;
+  return false;
+}
+
+TypeRef without_unbound(const TypeRef& t) {
+  if (!t || t->kind == Type::Kind::Unbound) return nullptr;
+  if (t->kind != Type::Kind::Union) return t;
+  std::vector<TypeRef> rest;
+  for (auto& u : t->elems)
+    if (u->kind != Type::Kind::Unbound) rest.push_back(u);
+  return rest.empty() ? nullptr : join(rest);
 }
 }  // namespace types
 

@@ -52,7 +52,7 @@ struct Type {
     Tuple,     // Python tuple of `elems`
     Module,    // a module object, identified by `name` (guarded by identity)
     Callable,  // a function stagepy knows (`builtin`), guarded by identity
-    Union,     // one of `elems`, all with the same machine representation (a tag tells which)
+    Union,     // one of `elems` (scalars or Unbound); a run-time tag tells which
   };
   Kind kind = Kind::Unknown;
   DType dtype = DType::Float64;  // NpScalar, Array
@@ -85,8 +85,15 @@ TypeRef tuple(std::vector<TypeRef> elems);
 TypeRef module(const std::string& name);
 TypeRef callable(Builtin b);
 // A union of `members` (flattened, deduplicated, ordered); the single member if only one.
-// Returns nullptr unless the members behave alike in native code (see types.cpp).
-TypeRef unite(const std::vector<TypeRef>& members);
+// Returns nullptr if a member cannot live in a tagged 64-bit slot (arrays, tuples,
+// modules...) and the members are not all the same.
+TypeRef join(const std::vector<TypeRef>& members);
+// Whether values of `t` can be computed on without knowing which member they are:
+// a single type, or float | np.float64 (IEEE doubles either way; they differ only in how
+// errors are reported, and errors hand control back to CPython).
+bool uniform(const TypeRef& t);
+bool may_be_unbound(const TypeRef& t);
+TypeRef without_unbound(const TypeRef& t);  // nullptr if only Unbound
 bool same(const TypeRef& a, const TypeRef& b);
 }  // namespace types
 

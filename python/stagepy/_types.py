@@ -1,0 +1,128 @@
+"""What the runtime must learn from the running Python and NumPy.
+
+In: the builtins, math and (once imported) numpy modules. Out, registered with the
+native runtime:
+  * the functions stagepy computes itself, by identity (a rebinding of `math.sqrt` or a
+    shadowing `range` is then a different object, and the guard sends it to CPython);
+  * the result type of every operator and supported NumPy function on every pair of
+    scalar types, found by running each once on sample values with the installed NumPy,
+    so that promotion follows that NumPy's rules (NEP 50 on NumPy 2).
+"""
+import builtins
+import math
+import operator
+import sys
+import warnings
+
+from . import _hook
+
+_SCALARS = ["bool", "int", "float", "numpy.bool", "numpy.int8", "numpy.int16", "numpy.int32",
+            "numpy.int64", "numpy.uint8", "numpy.uint16", "numpy.uint32", "numpy.uint64",
+            "numpy.float32", "numpy.float64"]
+_BINOPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+           "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "<<": operator.lshift,
+           ">>": operator.rshift, "&": operator.and_, "|": operator.or_, "^": operator.xor}
+_UNOPS = {"-": operator.neg, "+": operator.pos, "~": operator.invert}
+_BUILTINS = ["range", "len", "abs", "min", "max", "int", "float", "bool", "round"]
+_MATH = ["sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
+         "cosh", "tanh", "fabs", "floor", "ceil", "trunc", "atan2", "pow", "hypot", "copysign", "fmod",
+         "isnan", "isinf", "isfinite", "expm1", "log1p"]
+_NUMPY1 = ["sqrt", "exp", "log", "sin", "cos", "tan", "abs", "floor", "ceil", "fabs", "tanh", "arctan",
+           "log2", "log10", "expm1", "log1p", "sinh", "cosh", "arcsin", "arccos", "isnan", "isinf",
+           "isfinite"]
+_NUMPY2 = ["arctan2", "hypot", "minimum", "maximum", "power"]
+
+_done = {"python": False, "numpy": False}
+
+
+def register_python():
+    if _done["python"]:
+        return
+    core = _hook.core()
+    for name in _BUILTINS:
+        core.register_callable(getattr(builtins, name), name)
+    for name in _MATH:
+        core.register_callable(getattr(math, name), "math." + name)
+    _done["python"] = True
+
+
+def _scalar_name(np, value):
+    t = type(value)
+    if t is bool:
+        return "bool"
+    if t is int:
+        return "int"
+    if t is float:
+        return "float"
+    if isinstance(value, np.generic):
+        name = "numpy." + np.dtype(t).name
+        if name in _SCALARS and np.dtype(t).type is t:
+            return name
+    return "?"  # a type stagepy does not compute in (complex, float16, longlong...)
+
+
+def _probe(np, fn, *args):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with np.errstate(all="ignore"):
+                r = fn(*args)
+    except Exception:
+        return ""
+    return _scalar_name(np, r)
+
+
+def oracle_entries(np):
+    """(kind, op, a, b, result) for every operation involving a NumPy scalar."""
+    samples_a = [True, 3, 2.5, np.bool_(True)] + [np.dtype(n[6:]).type(3) for n in _SCALARS[4:12]] + \
+                [np.float32(2.5), np.float64(2.5)]
+    samples_b = [True, 2, 1.5, np.bool_(True)] + [np.dtype(n[6:]).type(2) for n in _SCALARS[4:12]] + \
+                [np.float32(1.5), np.float64(1.5)]
+    n = len(_SCALARS)
+    out = []
+    for op, fn in _BINOPS.items():
+        for i in range(n):
+            for j in range(n):
+                if i < 3 and j < 3:
+                    continue
+                out.append(("bin", op, i, j, _probe(np, fn, samples_a[i], samples_b[j])))
+    for i in range(3, n):
+        for op, fn in _UNOPS.items():
+            out.append(("un", op, i, -1, _probe(np, fn, samples_a[i])))
+        for name in ("abs", "int", "float", "bool", "round"):
+            out.append(("call1", name, i, -1, _probe(np, getattr(builtins, name), samples_a[i])))
+    for i in range(n):
+        for j in range(n):
+            if i < 3 and j < 3:
+                continue
+            out.append(("cmp", "<", i, j, _probe(np, operator.lt, samples_a[i], samples_b[j])))
+    for name in _NUMPY1:
+        fn = getattr(np, name)
+        for i in range(n):
+            out.append(("call1", "numpy." + name, i, -1, _probe(np, fn, samples_a[i])))
+    for name in _NUMPY2:
+        fn = getattr(np, name)
+        for i in range(n):
+            for j in range(n):
+                out.append(("call2", "numpy." + name, i, j, _probe(np, fn, samples_a[i], samples_b[j])))
+    return out
+
+
+def register_numpy():
+    """Called by the runtime the first time it sees NumPy imported."""
+    if _done["numpy"]:
+        return
+    _done["numpy"] = True
+    np = sys.modules.get("numpy")
+    if np is None:
+        return
+    core = _hook.core()
+    for name in _NUMPY1 + _NUMPY2:
+        core.register_callable(getattr(np, name), "numpy." + name)
+    major = int(np.__version__.split(".")[0])
+    entries = oracle_entries(np)
+    if major < 2:
+        # NumPy 1.x decides the types of mixed Python/NumPy operations by value: a probe
+        # says nothing about other values, so leave those operations to CPython.
+        entries = [e for e in entries if e[0] in ("un", "call1") or (e[2] >= 3 and e[3] >= 3)]
+    core.set_oracle_entries(entries, major)

@@ -1,0 +1,12 @@
+// bind_module_attributes: in, a lifted nest; out, the same nest where every `v.name`
+// whose base variable the nest never assigns (math.sqrt, np.pi, A.shape...) is linked to
+// an Attr pseudo-variable. At run time, when `v` holds a module, the attribute's value is
+// read once at entry and guarded like a variable; otherwise the link is ignored.
+#pragma once
+#include "ir/ir.h"
+
+namespace stagepy::analysis {
+
+ir::Nest bind_module_attributes(ir::Nest nest);
+
+}  // namespace stagepy::analysis

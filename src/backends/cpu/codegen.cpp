@@ -1,0 +1,1623 @@
+// See codegen.h.
+#include "backends/cpu/codegen.h"
+
+#include <llvm/IR/BasicBlock.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <functional>
+#include <map>
+
+namespace stagepy::backends::cpu {
+namespace {
+
+using ir::Expr;
+using ir::ExprNode;
+using ir::Stmt;
+using ir::StmtNode;
+using llvm::BasicBlock;
+using llvm::Value;
+
+struct CodegenError {
+  std::string reason;
+};
+
+bool is_np(const TypeRef& t) { return t->kind == Type::Kind::NpScalar; }
+bool is_pyint(const TypeRef& t) { return t->kind == Type::Kind::PyInt; }
+bool is_pybool(const TypeRef& t) { return t->kind == Type::Kind::PyBool; }
+bool is_pyfloat(const TypeRef& t) { return t->kind == Type::Kind::PyFloat; }
+bool is_float_t(const TypeRef& t) { return is_pyfloat(t) || (is_np(t) && dtype_is_float(t->dtype)); }
+bool is_int_t(const TypeRef& t) { return is_pyint(t) || (is_np(t) && dtype_is_int(t->dtype)); }
+bool is_bool_t(const TypeRef& t) { return is_pybool(t) || (is_np(t) && t->dtype == DType::Bool); }
+bool is_unsigned(const TypeRef& t) { return is_np(t) && dtype_is_int(t->dtype) && !dtype_is_signed(t->dtype); }
+
+// Members of a (uniform) union, or the type itself.
+std::vector<TypeRef> members(const TypeRef& t) {
+  if (t->kind == Type::Kind::Union) {
+    std::vector<TypeRef> out;
+    for (auto& e : t->elems)
+      if (e->kind != Type::Kind::Unbound) out.push_back(e);
+    return out;
+  }
+  return {t};
+}
+TypeRef rep(const TypeRef& t) { return members(t)[0]; }
+bool any_np(const TypeRef& t) {
+  for (auto& m : members(t))
+    if (is_np(m)) return true;
+  return false;
+}
+bool any_py(const TypeRef& t) {
+  for (auto& m : members(t))
+    if (!is_np(m)) return true;
+  return false;
+}
+
+// A value during code generation.
+struct V {
+  TypeRef t;
+  Value* v = nullptr;                 // scalar value; array data pointer
+  Value* tag = nullptr;               // union member tag (i8)
+  std::vector<Value*> shape, strides; // array
+  std::vector<V> elems;               // tuple
+};
+
+class Gen {
+ public:
+  Gen(const specialize::TypedNest& tn, const std::vector<TypeRef>& entry, const specialize::Oracle& oracle,
+      llvm::LLVMContext& ctx, const std::string& name)
+      : C(ctx), B(ctx), tn_(tn), nest_(tn.nest), entry_(entry), oracle_(oracle), name_(name) {}
+
+  Codegen run() {
+    Codegen out;
+    auto mod = std::make_unique<llvm::Module>(name_, C);
+    M = mod.get();
+    try {
+      build();
+      std::string err;
+      llvm::raw_string_ostream os(err);
+      if (llvm::verifyFunction(*F, &os)) {
+        os.flush();
+        throw CodegenError{"internal error: invalid kernel: " + err.substr(0, 400)};
+      }
+      out.ok = true;
+      out.module = std::move(mod);
+      out.function = name_;
+      out.layout = layout_;
+    } catch (const CodegenError& e) {
+      out.ok = false;
+      out.reason = e.reason;
+    }
+    return out;
+  }
+
+ private:
+  llvm::LLVMContext& C;
+  llvm::Module* M = nullptr;
+  llvm::IRBuilder<> B;
+  llvm::Function* F = nullptr;
+  const specialize::TypedNest& tn_;
+  const ir::Nest& nest_;
+  const std::vector<TypeRef>& entry_;
+  const specialize::Oracle& oracle_;
+  std::string name_;
+  KernelLayout layout_;
+
+  Value* state_ = nullptr;
+  std::vector<llvm::AllocaInst*> bits_, tags_;
+  struct LoopSlots {
+    llvm::AllocaInst *cur = nullptr, *stop = nullptr, *step = nullptr, *trip = nullptr, *start = nullptr;
+  };
+  std::vector<LoopSlots> loops_;
+  std::map<int, BasicBlock*> bail_;
+  int resume_ = -1;
+  struct Targets {
+    int loop;
+    BasicBlock* cont;
+    BasicBlock* brk;
+  };
+  std::vector<Targets> targets_;
+  struct Arr {
+    Value* data;
+    std::vector<Value*> shape, strides;
+    TypeRef t;
+  };
+  std::vector<Arr> arrays_;
+  std::vector<int> array_id_;  // var -> live-in array id, or -1
+
+  [[noreturn]] void fail(const std::string& why) { throw CodegenError{why}; }
+
+  // ------------------------------------------------------------ LLVM types
+  llvm::Type* i1() { return B.getInt1Ty(); }
+  llvm::Type* i8() { return B.getInt8Ty(); }
+  llvm::Type* i64() { return B.getInt64Ty(); }
+  llvm::Type* f64() { return B.getDoubleTy(); }
+  llvm::Type* ptr() { return llvm::PointerType::get(C, 0); }
+  llvm::Constant* c64(int64_t v) { return llvm::ConstantInt::get(i64(), (uint64_t)v, true); }
+  llvm::Constant* c8(int v) { return llvm::ConstantInt::get(i8(), (uint64_t)v); }
+
+  llvm::Type* repr_ty(Repr r) {
+    switch (r) {
+      case Repr::I1: return i1();
+      case Repr::I8: return i8();
+      case Repr::I16: return B.getInt16Ty();
+      case Repr::I32: return B.getInt32Ty();
+      case Repr::I64: return i64();
+      case Repr::F32: return B.getFloatTy();
+      case Repr::F64: return f64();
+      case Repr::None: break;
+    }
+    fail("internal error: no machine type");
+  }
+  llvm::Type* ty(const TypeRef& t) { return repr_ty(repr_of(*t)); }
+  llvm::Type* mem_ty(DType d) {
+    switch (d) {
+      case DType::Bool: case DType::Int8: case DType::UInt8: return i8();
+      case DType::Int16: case DType::UInt16: return B.getInt16Ty();
+      case DType::Int32: case DType::UInt32: return B.getInt32Ty();
+      case DType::Int64: case DType::UInt64: return i64();
+      case DType::Float32: return B.getFloatTy();
+      case DType::Float64: return f64();
+    }
+    return i64();
+  }
+
+  int tag_of(const TypeRef& t) {
+    int k = tn_.tag_of(t);
+    if (k < 0) fail("internal error: no tag for " + t->str());
+    return k;
+  }
+
+  // ------------------------------------------------------------ slots
+  Value* to_bits(const V& x) {
+    if (x.t->kind == Type::Kind::Array) fail("internal error: array bits");
+    Value* v = x.v;
+    llvm::Type* t = v->getType();
+    if (t->isDoubleTy()) return B.CreateBitCast(v, i64());
+    if (t->isFloatTy()) return B.CreateZExt(B.CreateBitCast(v, B.getInt32Ty()), i64());
+    if (t->getIntegerBitWidth() == 64) return v;
+    return B.CreateZExt(v, i64());
+  }
+  Value* from_bits(Value* bits, const TypeRef& t) {
+    llvm::Type* target = ty(t);
+    if (target->isDoubleTy()) return B.CreateBitCast(bits, f64());
+    if (target->isFloatTy()) return B.CreateBitCast(B.CreateTrunc(bits, B.getInt32Ty()), target);
+    if (target->getIntegerBitWidth() == 64) return bits;
+    return B.CreateTrunc(bits, target);
+  }
+
+  // ------------------------------------------------------------ bailing out
+  BasicBlock* bail_block(int r) {
+    auto it = bail_.find(r);
+    if (it != bail_.end()) return it->second;
+    auto saved = B.GetInsertBlock();
+    auto saved_pt = B.GetInsertPoint();
+    BasicBlock* bb = BasicBlock::Create(C, "bail" + std::to_string(r), F);
+    B.SetInsertPoint(bb);
+    write_state();
+    B.CreateRet(B.getInt32(r + 1));
+    B.SetInsertPoint(saved, saved_pt);
+    bail_[r] = bb;
+    return bb;
+  }
+  // Continues only where `ok` holds; elsewhere CPython takes over at the current statement.
+  void bail_unless(Value* ok) {
+    if (resume_ < 0) fail("internal error: a check outside any statement");
+    if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(ok)) {
+      if (c->isOne()) return;
+    }
+    BasicBlock* cont = BasicBlock::Create(C, "ok", F);
+    auto* br = B.CreateCondBr(ok, cont, bail_block(resume_));
+    // Checks fail rarely: tell the optimizer.
+    llvm::MDBuilder md(C);
+    br->setMetadata(llvm::LLVMContext::MD_prof, md.createBranchWeights(1u << 20, 1));
+    B.SetInsertPoint(cont);
+  }
+  void bail_now() {
+    if (resume_ < 0) fail("internal error: a bail outside any statement");
+    B.CreateBr(bail_block(resume_));
+    B.SetInsertPoint(BasicBlock::Create(C, "dead", F));
+  }
+
+  void write_state() {
+    for (size_t v = 0; v < nest_.vars.size(); v++) {
+      int slot = layout_.var_slot[v];
+      if (slot < 0) continue;
+      B.CreateStore(B.CreateLoad(i64(), bits_[v]), B.CreateConstGEP1_64(i64(), state_, slot));
+      B.CreateStore(B.CreateZExt(B.CreateLoad(i8(), tags_[v]), i64()), B.CreateConstGEP1_64(i64(), state_, slot + 1));
+    }
+    for (size_t l = 0; l < loops_.size(); l++) {
+      int slot = layout_.loop_slot[l];
+      if (slot < 0) continue;
+      B.CreateStore(B.CreateLoad(i64(), loops_[l].cur), B.CreateConstGEP1_64(i64(), state_, slot));
+      B.CreateStore(B.CreateLoad(i64(), loops_[l].stop), B.CreateConstGEP1_64(i64(), state_, slot + 1));
+      B.CreateStore(B.CreateLoad(i64(), loops_[l].step), B.CreateConstGEP1_64(i64(), state_, slot + 2));
+    }
+  }
+
+  // ------------------------------------------------------------ setup
+  static bool has_value(const TypeRef& t) {
+    if (!t) return false;
+    switch (t->kind) {
+      case Type::Kind::PyBool: case Type::Kind::PyInt: case Type::Kind::PyFloat: case Type::Kind::NpScalar:
+      case Type::Kind::Array:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  void build() {
+    const size_t nv = nest_.vars.size();
+    // Parameters.
+    std::vector<llvm::Type*> params = {ptr()};
+    array_id_.assign(nv, -1);
+    for (size_t v = 0; v < nv; v++) {
+      const TypeRef& t = v < entry_.size() ? entry_[v] : nullptr;
+      if (!nest_.vars[v].read || !t) continue;
+      if (t->kind == Type::Kind::Tuple) fail("`" + nest_.vars[v].name + "` holds a tuple");
+      if (!has_value(t)) continue;
+      if (t->kind == Type::Kind::Array) {
+        array_id_[v] = (int)layout_.arrays.size();
+        layout_.arrays.push_back((int)v);
+        layout_.params.push_back({KernelParam::Kind::Data, (int)v, Repr::None, 0});
+        params.push_back(ptr());
+        for (int d = 0; d < t->ndim; d++) {
+          layout_.params.push_back({KernelParam::Kind::Shape, (int)v, Repr::I64, d});
+          params.push_back(i64());
+        }
+        for (int d = 0; d < t->ndim; d++) {
+          layout_.params.push_back({KernelParam::Kind::Stride, (int)v, Repr::I64, d});
+          params.push_back(i64());
+        }
+      } else {
+        Repr r = repr_of(*t);
+        // Booleans cross the boundary as bytes.
+        layout_.params.push_back({KernelParam::Kind::Scalar, (int)v, r, 0});
+        params.push_back(r == Repr::I1 ? i8() : repr_ty(r));
+      }
+    }
+    auto* fty = llvm::FunctionType::get(B.getInt32Ty(), params, false);
+    F = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name_, M);
+    F->addFnAttr(llvm::Attribute::NoUnwind);
+    BasicBlock* entry_bb = BasicBlock::Create(C, "entry", F);
+    B.SetInsertPoint(entry_bb);
+    auto arg = F->arg_begin();
+    state_ = &*arg++;
+    // State layout.
+    layout_.var_slot.assign(nv, -1);
+    int slot = 0;
+    for (size_t v = 0; v < nv; v++)
+      if (nest_.vars[v].assigned) {
+        layout_.var_slot[v] = slot;
+        slot += 2;
+      }
+    layout_.loop_slot.assign(nest_.loops.size(), -1);
+    for (size_t l = 0; l < nest_.loops.size(); l++)
+      if (nest_.loops[l].is_for) {
+        layout_.loop_slot[l] = slot;
+        slot += 3;
+      }
+    layout_.slots = slot;
+    // Variable slots.
+    bits_.resize(nv);
+    tags_.resize(nv);
+    for (size_t v = 0; v < nv; v++) {
+      bits_[v] = B.CreateAlloca(i64(), nullptr, nest_.vars[v].name);
+      tags_[v] = B.CreateAlloca(i8(), nullptr, nest_.vars[v].name + ".tag");
+      B.CreateStore(c64(0), bits_[v]);
+      B.CreateStore(c8(0), tags_[v]);
+    }
+    loops_.resize(nest_.loops.size());
+    for (size_t l = 0; l < nest_.loops.size(); l++) {
+      auto& s = loops_[l];
+      s.cur = B.CreateAlloca(i64(), nullptr, "L" + std::to_string(l) + ".cur");
+      s.stop = B.CreateAlloca(i64(), nullptr, "L" + std::to_string(l) + ".stop");
+      s.step = B.CreateAlloca(i64(), nullptr, "L" + std::to_string(l) + ".step");
+      s.trip = B.CreateAlloca(i64(), nullptr, "L" + std::to_string(l) + ".trip");
+      s.start = B.CreateAlloca(i64(), nullptr, "L" + std::to_string(l) + ".start");
+      for (auto* a : {s.cur, s.stop, s.step, s.trip, s.start}) B.CreateStore(c64(0), a);
+    }
+    // Live-in values.
+    size_t p = 0;
+    while (p < layout_.params.size()) {
+      const KernelParam& kp = layout_.params[p];
+      int v = kp.var;
+      const TypeRef& t = entry_[v];
+      if (kp.kind == KernelParam::Kind::Data) {
+        Arr a;
+        a.t = t;
+        a.data = &*arg++;
+        p++;
+        for (int d = 0; d < t->ndim; d++, p++) a.shape.push_back(&*arg++);
+        for (int d = 0; d < t->ndim; d++, p++) a.strides.push_back(&*arg++);
+        B.CreateStore(c64(array_id_[v]), bits_[v]);
+        arrays_.push_back(a);
+      } else {
+        Value* x = &*arg++;
+        p++;
+        if (kp.repr == Repr::I1) x = B.CreateICmpNE(x, c8(0));
+        V val;
+        val.t = t;
+        val.v = x;
+        B.CreateStore(to_bits(val), bits_[v]);
+      }
+      int tg = tn_.tag_of(t);
+      B.CreateStore(c8(tg < 0 ? 0 : tg), tags_[v]);
+    }
+    // Body.
+    BasicBlock* body = BasicBlock::Create(C, "body", F);
+    B.CreateBr(body);
+    B.SetInsertPoint(body);
+    stmt(nest_.root);
+    if (!B.GetInsertBlock()->getTerminator()) {
+      write_state();
+      B.CreateRet(B.getInt32(0));
+    }
+    // Unreachable leftovers.
+    for (auto& bb : *F)
+      if (!bb.getTerminator()) {
+        B.SetInsertPoint(&bb);
+        B.CreateUnreachable();
+      }
+  }
+
+  // ------------------------------------------------------------ conversions
+  V scalar(const TypeRef& t, Value* v, Value* tag = nullptr) {
+    V x;
+    x.t = t;
+    x.v = v;
+    x.tag = tag;
+    return x;
+  }
+
+  Value* as_i64_int(const V& x) {  // integer-valued scalar -> i64 (value preserved or bail)
+    TypeRef m = rep(x.t);
+    if (is_pyint(m)) return x.v;
+    if (is_bool_t(m)) return B.CreateZExt(x.v, i64());
+    if (is_np(m) && dtype_is_int(m->dtype)) {
+      if (dtype_size(m->dtype) == 8) {
+        if (!dtype_is_signed(m->dtype)) bail_unless(B.CreateICmpSGE(x.v, c64(0)));
+        return x.v;
+      }
+      return dtype_is_signed(m->dtype) ? B.CreateSExt(x.v, i64()) : B.CreateZExt(x.v, i64());
+    }
+    fail("internal error: not an integer: " + x.t->str());
+  }
+
+  Value* as_double(const V& x) {  // real scalar -> double, as float() would
+    TypeRef m = rep(x.t);
+    if (is_pyfloat(m) || (is_np(m) && m->dtype == DType::Float64)) return x.v;
+    if (is_np(m) && m->dtype == DType::Float32) return B.CreateFPExt(x.v, f64());
+    if (is_bool_t(m)) return B.CreateUIToFP(x.v, f64());
+    if (is_unsigned(m)) return B.CreateUIToFP(x.v, f64());
+    if (is_int_t(m)) return B.CreateSIToFP(x.v, f64());
+    fail("internal error: not a real: " + x.t->str());
+  }
+
+  Value* isfinite(Value* f) {
+    Value* a = B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, f);
+    return B.CreateFCmpOLT(a, llvm::ConstantFP::getInfinity(f->getType()));
+  }
+  Value* isnan(Value* f) { return B.CreateFCmpUNO(f, f); }
+
+  // Integer range of a NumPy integer dtype as i64 bounds (uint64's upper bound is not
+  // representable: callers handle it).
+  std::pair<int64_t, int64_t> int_range(DType d) {
+    switch (d) {
+      case DType::Int8: return {-128, 127};
+      case DType::Int16: return {-32768, 32767};
+      case DType::Int32: return {INT32_MIN, INT32_MAX};
+      case DType::Int64: return {INT64_MIN, INT64_MAX};
+      case DType::UInt8: return {0, 255};
+      case DType::UInt16: return {0, 65535};
+      case DType::UInt32: return {0, 4294967295LL};
+      case DType::UInt64: return {0, INT64_MAX};
+      default: return {0, 1};
+    }
+  }
+
+  // Converts operand `x` to the NumPy scalar type `to` as NumPy does before computing:
+  // Python scalars are "weak" (a Python int must fit the type), NumPy scalars are cast.
+  Value* numpy_operand(const V& x, const TypeRef& to) {
+    TypeRef m = rep(x.t);
+    DType d = to->dtype;
+    llvm::Type* t = ty(to);
+    if (d == DType::Bool) {
+      if (is_bool_t(m)) return x.v;
+      fail("internal error: operand for a bool operation");
+    }
+    if (dtype_is_float(d)) {
+      if (is_pyint(m)) {
+        if (d == DType::Float32) {  // only where the result cannot depend on the rounding path
+          Value* big = B.CreateOr(B.CreateICmpSGT(x.v, c64(1 << 24)), B.CreateICmpSLT(x.v, c64(-(1 << 24))));
+          bail_unless(B.CreateNot(big));
+        }
+        return B.CreateSIToFP(x.v, t);
+      }
+      if (is_pyfloat(m) || (is_np(m) && dtype_is_float(m->dtype))) {
+        Value* f = x.v;
+        if (f->getType() == t) return f;
+        if (t->isFloatTy()) {
+          Value* r = B.CreateFPTrunc(f, t);
+          if (is_pyfloat(m) || is_np(m)) bail_unless(B.CreateOr(isfinite(r), B.CreateNot(isfinite(f))));
+          return r;
+        }
+        return B.CreateFPExt(f, t);
+      }
+      if (is_bool_t(m) || is_unsigned(m)) return B.CreateUIToFP(x.v, t);
+      if (is_int_t(m)) return B.CreateSIToFP(x.v, t);
+    } else {  // integer dtype
+      if (is_pyint(m)) {
+        auto [lo, hi] = int_range(d);
+        if (!(lo == INT64_MIN && hi == INT64_MAX)) {
+          if (d == DType::UInt64) bail_unless(B.CreateICmpSGE(x.v, c64(0)));
+          else bail_unless(B.CreateAnd(B.CreateICmpSGE(x.v, c64(lo)), B.CreateICmpSLE(x.v, c64(hi))));
+        }
+        return B.CreateTrunc(x.v, t);
+      }
+      if (is_bool_t(m)) return B.CreateZExt(x.v, t);
+      if (is_np(m) && dtype_is_int(m->dtype)) {
+        unsigned from = x.v->getType()->getIntegerBitWidth(), to_w = t->getIntegerBitWidth();
+        if (from == to_w) return x.v;
+        if (from > to_w) return B.CreateTrunc(x.v, t);  // promotion never narrows
+        return dtype_is_signed(m->dtype) ? B.CreateSExt(x.v, t) : B.CreateZExt(x.v, t);
+      }
+    }
+    fail("internal error: operand " + x.t->str() + " for " + to->str());
+  }
+
+  // ------------------------------------------------------------ union tags
+  // The result tag of an operation on (possibly union) operands, given the result type
+  // of each combination of members.
+  Value* result_tag(const std::vector<V>& ops, const TypeRef& result,
+                    const std::function<TypeRef(const std::vector<TypeRef>&)>& f) {
+    if (result->kind != Type::Kind::Union) return nullptr;
+    std::vector<std::vector<TypeRef>> combos = {{}};
+    for (auto& o : ops) {
+      std::vector<std::vector<TypeRef>> next;
+      for (auto& c : combos)
+        for (auto& m : members(o.t)) {
+          auto d = c;
+          d.push_back(m);
+          next.push_back(d);
+        }
+      combos = next;
+    }
+    Value* tag = c8(tag_of(f(combos[0])));
+    for (size_t k = 1; k < combos.size(); k++) {
+      Value* match = B.getTrue();
+      for (size_t i = 0; i < ops.size(); i++) {
+        Value* ot = operand_tag(ops[i]);
+        match = B.CreateAnd(match, B.CreateICmpEQ(ot, c8(tag_of(combos[k][i]))));
+      }
+      tag = B.CreateSelect(match, c8(tag_of(f(combos[k]))), tag);
+    }
+    return tag;
+  }
+  Value* operand_tag(const V& x) {
+    if (x.tag) return x.tag;
+    int t = tn_.tag_of(x.t);
+    return c8(t < 0 ? 0 : t);
+  }
+
+  // ------------------------------------------------------------ expressions
+  V gen(const Expr& e) {
+    using K = ExprNode::Kind;
+    if (e->type->kind == Type::Kind::Unbound) {
+      bail_now();
+      V x;
+      x.t = e->type;
+      return x;
+    }
+    switch (e->kind) {
+      case K::Const: return constant(e);
+      case K::Load: return load(e->var, e->type, e->check_bound);
+      case K::Attr: {
+        if (e->pseudo >= 0 && entry_[e->args[0]->var] && entry_[e->args[0]->var]->kind == Type::Kind::Module)
+          return load(e->pseudo, e->type, false);
+        V obj = gen(e->args[0]);
+        if (obj.t->kind == Type::Kind::Array) {
+          if (e->name == "shape") {
+            V t;
+            t.t = e->type;
+            for (auto* s : obj.shape) t.elems.push_back(scalar(types::py_int(), s));
+            return t;
+          }
+          if (e->name == "ndim") return scalar(types::py_int(), c64(obj.t->ndim));
+          if (e->name == "size") {
+            Value* n = c64(1);
+            for (auto* s : obj.shape) n = B.CreateMul(n, s);
+            return scalar(types::py_int(), n);
+          }
+        }
+        fail("internal error: attribute " + e->name);
+      }
+      case K::Subscript: return subscript(gen(e->args[0]), gen(e->args[1]), e->type);
+      case K::Tuple: {
+        V t;
+        t.t = e->type;
+        for (auto& a : e->args) t.elems.push_back(gen(a));
+        return t;
+      }
+      case K::Binary: return binary(e->binop, gen(e->args[0]), gen(e->args[1]), e->type);
+      case K::Unary: return unary(e->unop, gen(e->args[0]), e->type);
+      case K::Compare: return compare(e->cmpop, gen(e->args[0]), gen(e->args[1]), e->type);
+      case K::Truth: return scalar(types::py_bool(), truth(gen(e->args[0])));
+      case K::Call: return call(e);
+      case K::Cond: return cond(e);
+      case K::LoopNonEmpty: {
+        Value* trip = B.CreateLoad(i64(), loops_[e->var].trip);
+        return scalar(types::py_bool(), B.CreateICmpSGT(trip, c64(0)));
+      }
+    }
+    fail("internal error: expression");
+  }
+
+  V constant(const Expr& e) {
+    switch (e->value.kind) {
+      case ir::ConstValue::Kind::None: {
+        V x;
+        x.t = types::none();
+        return x;
+      }
+      case ir::ConstValue::Kind::Bool: return scalar(types::py_bool(), B.getInt1(e->value.b));
+      case ir::ConstValue::Kind::Int: return scalar(types::py_int(), c64(e->value.i));
+      case ir::ConstValue::Kind::Float: return scalar(types::py_float(), llvm::ConstantFP::get(f64(), e->value.f));
+    }
+    fail("internal error: constant");
+  }
+
+  V load(int var, const TypeRef& t, bool check_bound) {
+    if (check_bound) bail_unless(B.CreateICmpNE(B.CreateLoad(i8(), tags_[var]), c8(0)));
+    if (t->kind == Type::Kind::None || t->kind == Type::Kind::Module || t->kind == Type::Kind::Callable) {
+      V x;
+      x.t = t;
+      return x;
+    }
+    if (t->kind == Type::Kind::Array) return array_value(var, t);
+    if (!t->is_scalar()) fail("internal error: load of " + t->str());
+    Value* bits = B.CreateLoad(i64(), bits_[var]);
+    V x = scalar(t, from_bits(bits, rep(t)));
+    if (t->kind == Type::Kind::Union) x.tag = B.CreateLoad(i8(), tags_[var]);
+    return x;
+  }
+
+  // The array an array-typed variable refers to: one of the live-in arrays of its type.
+  V array_value(int var, const TypeRef& t) {
+    std::vector<int> cands;
+    for (size_t k = 0; k < arrays_.size(); k++)
+      if (types::same(arrays_[k].t, t)) cands.push_back((int)k);
+    if (cands.empty()) fail("internal error: no array for `" + nest_.vars[var].name + "`");
+    V x;
+    x.t = t;
+    const Arr& first = arrays_[cands[0]];
+    x.v = first.data;
+    x.shape = first.shape;
+    x.strides = first.strides;
+    if (cands.size() > 1 && nest_.vars[var].assigned) {
+      Value* id = B.CreateLoad(i64(), bits_[var]);
+      for (size_t k = 1; k < cands.size(); k++) {
+        const Arr& a = arrays_[cands[k]];
+        Value* is = B.CreateICmpEQ(id, c64(cands[k]));
+        x.v = B.CreateSelect(is, a.data, x.v);
+        for (int d = 0; d < t->ndim; d++) {
+          x.shape[d] = B.CreateSelect(is, a.shape[d], x.shape[d]);
+          x.strides[d] = B.CreateSelect(is, a.strides[d], x.strides[d]);
+        }
+      }
+    } else if (array_id_[var] >= 0) {
+      const Arr& a = arrays_[array_id_[var]];
+      x.v = a.data;
+      x.shape = a.shape;
+      x.strides = a.strides;
+    }
+    return x;
+  }
+
+  // Element or sub-array address for indices `idx` (each checked and wrapped like Python).
+  V index_array(const V& base, const std::vector<V>& idx) {
+    Value* off = c64(0);
+    for (size_t k = 0; k < idx.size(); k++) {
+      Value* i = as_i64_int(idx[k]);
+      Value* n = base.shape[k];
+      Value* wrapped = B.CreateSelect(B.CreateICmpSLT(i, c64(0)), B.CreateAdd(i, n), i);
+      bail_unless(B.CreateICmpULT(wrapped, n));  // 0 <= i < n, as unsigned
+      off = B.CreateAdd(off, B.CreateMul(wrapped, base.strides[k]));
+    }
+    V out;
+    out.v = B.CreateGEP(i8(), base.v, off);
+    for (size_t k = idx.size(); k < base.shape.size(); k++) {
+      out.shape.push_back(base.shape[k]);
+      out.strides.push_back(base.strides[k]);
+    }
+    return out;
+  }
+
+  std::vector<V> index_list(const V& index) {
+    if (index.t->kind == Type::Kind::Tuple) return index.elems;
+    return {index};
+  }
+
+  V subscript(const V& base, const V& index, const TypeRef& t) {
+    if (base.t->kind == Type::Kind::Array) {
+      V at = index_array(base, index_list(index));
+      if (t->kind == Type::Kind::Array) {
+        at.t = t;
+        return at;
+      }
+      DType d = base.t->dtype;
+      llvm::Type* mt = mem_ty(d);
+      auto* ld = B.CreateAlignedLoad(mt, at.v, llvm::Align(dtype_size(d)));
+      Value* v = ld;
+      if (d == DType::Bool) v = B.CreateICmpNE(v, c8(0));
+      return scalar(t, v);
+    }
+    if (base.t->kind == Type::Kind::Tuple) {
+      size_t n = base.elems.size();
+      if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(index.v)) {
+        int64_t i = c->getSExtValue();
+        if (i < 0) i += (int64_t)n;
+        return base.elems[(size_t)i];
+      }
+      Value* i = as_i64_int(index);
+      Value* w = B.CreateSelect(B.CreateICmpSLT(i, c64(0)), B.CreateAdd(i, c64((int64_t)n)), i);
+      bail_unless(B.CreateICmpULT(w, c64((int64_t)n)));
+      V out = base.elems[0];
+      for (size_t k = 1; k < n; k++) out.v = B.CreateSelect(B.CreateICmpEQ(w, c64((int64_t)k)), base.elems[k].v, out.v);
+      out.t = t;
+      return out;
+    }
+    fail("internal error: subscript of " + base.t->str());
+  }
+
+  Value* truth(const V& x) {
+    TypeRef m = rep(x.t);
+    if (x.t->kind == Type::Kind::None) return B.getFalse();
+    if (is_bool_t(m)) return x.v;
+    if (is_int_t(m)) return B.CreateICmpNE(x.v, llvm::ConstantInt::get(x.v->getType(), 0));
+    if (is_float_t(m)) return B.CreateFCmpUNE(x.v, llvm::ConstantFP::get(x.v->getType(), 0.0));
+    fail("internal error: truth of " + x.t->str());
+  }
+
+  V cond(const Expr& e) {
+    Value* c = truth(gen(e->args[0]));
+    BasicBlock* tb = BasicBlock::Create(C, "cond.t", F);
+    BasicBlock* fb = BasicBlock::Create(C, "cond.f", F);
+    BasicBlock* mb = BasicBlock::Create(C, "cond.m", F);
+    B.CreateCondBr(c, tb, fb);
+    B.SetInsertPoint(tb);
+    V a = gen(e->args[1]);
+    if (a.t->kind == Type::Kind::Unbound) a = undef_of(e->type);
+    V ac = coerce_union(a, e->type);
+    BasicBlock* ta = B.GetInsertBlock();
+    B.CreateBr(mb);
+    B.SetInsertPoint(fb);
+    V b = gen(e->args[2]);
+    if (b.t->kind == Type::Kind::Unbound) b = undef_of(e->type);
+    V bc = coerce_union(b, e->type);
+    BasicBlock* fa = B.GetInsertBlock();
+    B.CreateBr(mb);
+    B.SetInsertPoint(mb);
+    if (!e->type->is_scalar()) {
+      if (e->type->kind == Type::Kind::None) return a;
+      fail("a conditional expression of " + e->type->str());
+    }
+    auto* phi = B.CreatePHI(ty(e->type), 2);
+    phi->addIncoming(ac.v, ta);
+    phi->addIncoming(bc.v, fa);
+    V out = scalar(e->type, phi);
+    if (e->type->kind == Type::Kind::Union) {
+      auto* tphi = B.CreatePHI(i8(), 2);
+      tphi->addIncoming(ac.tag, ta);
+      tphi->addIncoming(bc.tag, fa);
+      out.tag = tphi;
+    }
+    return out;
+  }
+
+  V undef_of(const TypeRef& t) {
+    V x;
+    x.t = t;
+    if (t->is_scalar()) x.v = llvm::UndefValue::get(ty(t));
+    if (t->kind == Type::Kind::Union) x.tag = c8(0);
+    return x;
+  }
+
+  // A value of a member type, seen as the (uniform) union `to`: same bits, explicit tag.
+  V coerce_union(const V& x, const TypeRef& to) {
+    if (to->kind != Type::Kind::Union) return x;
+    V y = x;
+    y.t = to;
+    if (!y.tag) y.tag = c8(tag_of(x.t));
+    return y;
+  }
+
+  // ------------------------------------------------------------ arithmetic
+  Value* overflow_op(llvm::Intrinsic::ID id, Value* a, Value* b) {
+    Value* r = B.CreateBinaryIntrinsic(id, a, b);
+    bail_unless(B.CreateNot(B.CreateExtractValue(r, 1)));
+    return B.CreateExtractValue(r, 0);
+  }
+
+  // Python's floor division and modulo on signed integers (operands already checked).
+  Value* floordiv_signed(Value* a, Value* b) {
+    Value* q = B.CreateSDiv(a, b);
+    Value* r = B.CreateSRem(a, b);
+    Value* zero = llvm::ConstantInt::get(a->getType(), 0);
+    Value* adjust = B.CreateAnd(B.CreateICmpNE(r, zero), B.CreateXor(B.CreateICmpSLT(r, zero), B.CreateICmpSLT(b, zero)));
+    return B.CreateSub(q, B.CreateZExt(adjust, a->getType()));
+  }
+  Value* mod_signed(Value* a, Value* b) {
+    Value* r = B.CreateSRem(a, b);
+    Value* zero = llvm::ConstantInt::get(a->getType(), 0);
+    Value* adjust = B.CreateAnd(B.CreateICmpNE(r, zero), B.CreateXor(B.CreateICmpSLT(r, zero), B.CreateICmpSLT(b, zero)));
+    return B.CreateSelect(adjust, B.CreateAdd(r, b), r);
+  }
+
+  // CPython's float_divmod (NumPy's npy_divmod is the same algorithm). b != 0.
+  std::pair<Value*, Value*> float_divmod(Value* a, Value* b) {
+    llvm::Type* t = a->getType();
+    Value* zero = llvm::ConstantFP::get(t, 0.0);
+    Value* mod = fmod_call(a, b);
+    Value* div = B.CreateFDiv(B.CreateFSub(a, mod), b);
+    Value* mod_nz = B.CreateFCmpUNE(mod, zero);
+    Value* signs_differ = B.CreateXor(B.CreateFCmpOLT(b, zero), B.CreateFCmpOLT(mod, zero));
+    Value* fix = B.CreateAnd(mod_nz, signs_differ);
+    Value* mod1 = B.CreateSelect(fix, B.CreateFAdd(mod, b), mod);
+    Value* div1 = B.CreateSelect(fix, B.CreateFSub(div, llvm::ConstantFP::get(t, 1.0)), div);
+    Value* zmod = B.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, zero, b);
+    Value* mod2 = B.CreateSelect(mod_nz, mod1, zmod);
+    Value* div_nz = B.CreateFCmpUNE(div1, zero);
+    Value* fl = B.CreateUnaryIntrinsic(llvm::Intrinsic::floor, div1);
+    Value* up = B.CreateFCmpOGT(B.CreateFSub(div1, fl), llvm::ConstantFP::get(t, 0.5));
+    Value* fl1 = B.CreateSelect(up, B.CreateFAdd(fl, llvm::ConstantFP::get(t, 1.0)), fl);
+    Value* zdiv = B.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, zero, B.CreateFDiv(a, b));
+    Value* floordiv = B.CreateSelect(div_nz, fl1, zdiv);
+    return {floordiv, mod2};
+  }
+
+  Value* libm1(const char* name, Value* x) {
+    llvm::Type* t = x->getType();
+    std::string n = name;
+    if (t->isFloatTy()) n += "f";
+    auto fn = M->getOrInsertFunction(n, llvm::FunctionType::get(t, {t}, false));
+    return B.CreateCall(fn, {x});
+  }
+  Value* libm2(const char* name, Value* x, Value* y) {
+    llvm::Type* t = x->getType();
+    std::string n = name;
+    if (t->isFloatTy()) n += "f";
+    auto fn = M->getOrInsertFunction(n, llvm::FunctionType::get(t, {t, t}, false));
+    return B.CreateCall(fn, {x, y});
+  }
+  Value* fmod_call(Value* a, Value* b) { return libm2("fmod", a, b); }
+
+  // Integer power by squaring with overflow checks (exponent >= 0 checked by the caller).
+  Value* int_pow(Value* base, Value* exp, bool is_signed) {
+    llvm::Type* t = base->getType();
+    auto id_mul = is_signed ? llvm::Intrinsic::smul_with_overflow : llvm::Intrinsic::umul_with_overflow;
+    BasicBlock* pre = B.GetInsertBlock();
+    BasicBlock* head = BasicBlock::Create(C, "pow.head", F);
+    BasicBlock* body = BasicBlock::Create(C, "pow.body", F);
+    BasicBlock* done = BasicBlock::Create(C, "pow.done", F);
+    B.CreateBr(head);
+    B.SetInsertPoint(head);
+    auto* r = B.CreatePHI(t, 2);
+    auto* b = B.CreatePHI(t, 2);
+    auto* e = B.CreatePHI(t, 2);
+    auto* ovf = B.CreatePHI(i1(), 2);
+    r->addIncoming(llvm::ConstantInt::get(t, 1), pre);
+    b->addIncoming(base, pre);
+    e->addIncoming(exp, pre);
+    ovf->addIncoming(B.getFalse(), pre);
+    B.CreateCondBr(B.CreateICmpNE(e, llvm::ConstantInt::get(t, 0)), body, done);
+    B.SetInsertPoint(body);
+    Value* odd = B.CreateICmpNE(B.CreateAnd(e, llvm::ConstantInt::get(t, 1)), llvm::ConstantInt::get(t, 0));
+    Value* rm = B.CreateBinaryIntrinsic(id_mul, r, b);
+    Value* r2 = B.CreateSelect(odd, B.CreateExtractValue(rm, 0), r);
+    Value* o1 = B.CreateAnd(odd, B.CreateExtractValue(rm, 1));
+    Value* e2 = B.CreateLShr(e, llvm::ConstantInt::get(t, 1));
+    Value* bm = B.CreateBinaryIntrinsic(id_mul, b, b);
+    // Squaring overflow matters only if the exponent still has bits left.
+    Value* o2 = B.CreateAnd(B.CreateICmpNE(e2, llvm::ConstantInt::get(t, 0)), B.CreateExtractValue(bm, 1));
+    Value* ovf2 = B.CreateOr(ovf, B.CreateOr(o1, o2));
+    BasicBlock* body_end = B.GetInsertBlock();
+    r->addIncoming(r2, body_end);
+    b->addIncoming(B.CreateExtractValue(bm, 0), body_end);
+    e->addIncoming(e2, body_end);
+    ovf->addIncoming(ovf2, body_end);
+    B.CreateBr(head);
+    B.SetInsertPoint(done);
+    bail_unless(B.CreateNot(ovf));
+    return r;
+  }
+
+  V binary(ir::BinOp op, const V& a, const V& b, const TypeRef& rt) {
+    if (a.t->kind == Type::Kind::Unbound || b.t->kind == Type::Kind::Unbound) return undef_of(rt);
+    TypeRef r = rep(rt);
+    Value* out;
+    if (!any_np(a.t) && !any_np(b.t) && !any_np(rt)) out = python_binary(op, a, b, r, false);
+    else if (!any_py(rt) || is_np(r)) out = numpy_binary(op, a, b, r, any_py(rt));
+    else out = python_binary(op, a, b, r, true);
+    V x = scalar(rt, out);
+    x.tag = result_tag({a, b}, rt, [&](const std::vector<TypeRef>& m) { return oracle_.binary(op, m[0], m[1]); });
+    return x;
+  }
+
+  // Python scalars. `numpy_checks`: the result may also be a NumPy float (a union), so
+  // NumPy's warning conditions must hand control to CPython too.
+  Value* python_binary(ir::BinOp op, const V& a, const V& b, const TypeRef& r, bool numpy_checks) {
+    using O = ir::BinOp;
+    if (is_pybool(r)) {
+      switch (op) {
+        case O::And: return B.CreateAnd(a.v, b.v);
+        case O::Or: return B.CreateOr(a.v, b.v);
+        case O::Xor: return B.CreateXor(a.v, b.v);
+        default: break;
+      }
+      fail("internal error: bool operation");
+    }
+    if (is_pyint(r)) {
+      Value* x = as_i64_int(a);
+      Value* y = as_i64_int(b);
+      switch (op) {
+        case O::Add: return overflow_op(llvm::Intrinsic::sadd_with_overflow, x, y);
+        case O::Sub: return overflow_op(llvm::Intrinsic::ssub_with_overflow, x, y);
+        case O::Mul: return overflow_op(llvm::Intrinsic::smul_with_overflow, x, y);
+        case O::FloorDiv:
+        case O::Mod: {
+          bail_unless(B.CreateICmpNE(y, c64(0)));
+          bail_unless(B.CreateNot(B.CreateAnd(B.CreateICmpEQ(x, c64(INT64_MIN)), B.CreateICmpEQ(y, c64(-1)))));
+          return op == O::FloorDiv ? floordiv_signed(x, y) : mod_signed(x, y);
+        }
+        case O::Pow: {
+          bail_unless(B.CreateICmpSGE(y, c64(0)));  // a negative exponent gives a float
+          return int_pow(x, y, true);
+        }
+        case O::LShift: {
+          bail_unless(B.CreateICmpSGE(y, c64(0)));
+          bail_unless(B.CreateICmpSLT(y, c64(64)));
+          Value* s = B.CreateShl(x, y);
+          bail_unless(B.CreateICmpEQ(B.CreateAShr(s, y), x));  // no bits lost
+          return s;
+        }
+        case O::RShift: {
+          bail_unless(B.CreateICmpSGE(y, c64(0)));
+          Value* s = B.CreateSelect(B.CreateICmpSGT(y, c64(63)), c64(63), y);
+          return B.CreateAShr(x, s);
+        }
+        case O::And: return B.CreateAnd(x, y);
+        case O::Or: return B.CreateOr(x, y);
+        case O::Xor: return B.CreateXor(x, y);
+        default: break;
+      }
+      fail("internal error: int operation");
+    }
+    // Python float result.
+    bool ints = is_int_t(rep(a.t)) || is_bool_t(rep(a.t));
+    ints = ints && (is_int_t(rep(b.t)) || is_bool_t(rep(b.t)));
+    Value* x = as_double(a);
+    Value* y = as_double(b);
+    Value* zero = llvm::ConstantFP::get(f64(), 0.0);
+    auto np_guard = [&](Value* res) {
+      if (!numpy_checks) return;
+      Value* ok = B.CreateAnd(B.CreateOr(isfinite(res), B.CreateNot(B.CreateAnd(isfinite(x), isfinite(y)))),
+                              B.CreateOr(B.CreateNot(isnan(res)), B.CreateOr(isnan(x), isnan(y))));
+      bail_unless(ok);
+    };
+    switch (op) {
+      case O::Add: { Value* r2 = B.CreateFAdd(x, y); np_guard(r2); return r2; }
+      case O::Sub: { Value* r2 = B.CreateFSub(x, y); np_guard(r2); return r2; }
+      case O::Mul: { Value* r2 = B.CreateFMul(x, y); np_guard(r2); return r2; }
+      case O::TrueDiv: {
+        if (ints) {  // int / int is correctly rounded by CPython: exact when both fit 53 bits
+          Value* ia = as_i64_int(a);
+          Value* ib = as_i64_int(b);
+          auto small = [&](Value* i) {
+            return B.CreateAnd(B.CreateICmpSLE(i, c64(1LL << 53)), B.CreateICmpSGE(i, c64(-(1LL << 53))));
+          };
+          bail_unless(B.CreateAnd(small(ia), small(ib)));
+        }
+        bail_unless(B.CreateFCmpUNE(y, zero));
+        Value* r2 = B.CreateFDiv(x, y);
+        np_guard(r2);
+        return r2;
+      }
+      case O::FloorDiv:
+      case O::Mod: {
+        bail_unless(B.CreateFCmpUNE(y, zero));
+        auto [q, m] = float_divmod(x, y);
+        Value* r2 = op == O::FloorDiv ? q : m;
+        np_guard(r2);
+        return r2;
+      }
+      case O::Pow: {
+        // float.__pow__: 0 ** negative raises; negative ** fraction is complex; overflow raises.
+        Value* bad0 = B.CreateAnd(B.CreateFCmpOEQ(x, zero), B.CreateFCmpOLT(y, zero));
+        Value* fracy = B.CreateFCmpUNE(B.CreateUnaryIntrinsic(llvm::Intrinsic::floor, y), y);
+        Value* badneg = B.CreateAnd(B.CreateFCmpOLT(x, zero), B.CreateAnd(fracy, isfinite(y)));
+        bail_unless(B.CreateNot(B.CreateOr(bad0, badneg)));
+        Value* r2 = libm2("pow", x, y);
+        bail_unless(B.CreateOr(isfinite(r2), B.CreateNot(B.CreateAnd(isfinite(x), isfinite(y)))));
+        np_guard(r2);
+        return r2;
+      }
+      default: break;
+    }
+    fail(std::string("`") + ir::binop_name(op) + "` on floats");
+  }
+
+  Value* numpy_binary(ir::BinOp op, const V& a, const V& b, const TypeRef& r, bool python_checks) {
+    using O = ir::BinOp;
+    DType d = r->dtype;
+    Value* x = numpy_operand(a, r);
+    Value* y = numpy_operand(b, r);
+    llvm::Type* t = x->getType();
+    if (d == DType::Bool) {
+      switch (op) {
+        case O::And: case O::Mul: return B.CreateAnd(x, y);
+        case O::Or: case O::Add: return B.CreateOr(x, y);
+        case O::Xor: return B.CreateXor(x, y);
+        default: fail(std::string("`") + ir::binop_name(op) + "` on numpy.bool");
+      }
+    }
+    if (dtype_is_int(d)) {
+      bool s = dtype_is_signed(d);
+      Value* zero = llvm::ConstantInt::get(t, 0);
+      switch (op) {
+        case O::Add: return overflow_op(s ? llvm::Intrinsic::sadd_with_overflow : llvm::Intrinsic::uadd_with_overflow, x, y);
+        case O::Sub: return overflow_op(s ? llvm::Intrinsic::ssub_with_overflow : llvm::Intrinsic::usub_with_overflow, x, y);
+        case O::Mul: return overflow_op(s ? llvm::Intrinsic::smul_with_overflow : llvm::Intrinsic::umul_with_overflow, x, y);
+        case O::FloorDiv:
+        case O::Mod: {
+          bail_unless(B.CreateICmpNE(y, zero));
+          if (s) {
+            Value* minv = llvm::ConstantInt::get(t, llvm::APInt::getSignedMinValue(t->getIntegerBitWidth()));
+            Value* m1 = llvm::ConstantInt::get(t, (uint64_t)-1, true);
+            Value* edge = B.CreateAnd(B.CreateICmpEQ(x, minv), B.CreateICmpEQ(y, m1));
+            if (op == O::FloorDiv) {
+              bail_unless(B.CreateNot(edge));
+              return floordiv_signed(x, y);
+            }
+            Value* safe_y = B.CreateSelect(edge, llvm::ConstantInt::get(t, 1), y);
+            return B.CreateSelect(edge, zero, mod_signed(x, safe_y));
+          }
+          return op == O::FloorDiv ? B.CreateUDiv(x, y) : B.CreateURem(x, y);
+        }
+        case O::Pow: {
+          if (s) bail_unless(B.CreateICmpSGE(y, zero));
+          return int_pow(x, y, s);
+        }
+        case O::LShift:
+        case O::RShift: {
+          unsigned w = t->getIntegerBitWidth();
+          bail_unless(B.CreateICmpULT(y, llvm::ConstantInt::get(t, w)));  // negative shifts too
+          if (op == O::LShift) return B.CreateShl(x, y);
+          return s ? B.CreateAShr(x, y) : B.CreateLShr(x, y);
+        }
+        case O::And: return B.CreateAnd(x, y);
+        case O::Or: return B.CreateOr(x, y);
+        case O::Xor: return B.CreateXor(x, y);
+        case O::TrueDiv: break;
+        default: break;
+      }
+      fail(std::string("`") + ir::binop_name(op) + "` on " + r->str());
+    }
+    // NumPy floats: NumPy warns (divide, overflow, invalid), so those hand over to CPython.
+    Value* zero = llvm::ConstantFP::get(t, 0.0);
+    auto guard = [&](Value* res) {
+      Value* inputs_finite = B.CreateAnd(isfinite(x), isfinite(y));
+      Value* inputs_nan = B.CreateOr(isnan(x), isnan(y));
+      bail_unless(B.CreateAnd(B.CreateOr(isfinite(res), B.CreateNot(inputs_finite)),
+                              B.CreateOr(B.CreateNot(isnan(res)), inputs_nan)));
+    };
+    switch (op) {
+      case O::Add: { Value* v = B.CreateFAdd(x, y); guard(v); return v; }
+      case O::Sub: { Value* v = B.CreateFSub(x, y); guard(v); return v; }
+      case O::Mul: { Value* v = B.CreateFMul(x, y); guard(v); return v; }
+      case O::TrueDiv: {
+        bail_unless(B.CreateFCmpUNE(y, zero));
+        Value* v = B.CreateFDiv(x, y);
+        guard(v);
+        return v;
+      }
+      case O::FloorDiv:
+      case O::Mod: {
+        bail_unless(B.CreateFCmpUNE(y, zero));
+        auto [q, m] = float_divmod(x, y);
+        Value* v = op == O::FloorDiv ? q : m;
+        guard(v);
+        return v;
+      }
+      case O::Pow: {
+        Value* v = libm2("pow", x, y);
+        guard(v);
+        (void)python_checks;
+        return v;
+      }
+      default: break;
+    }
+    fail(std::string("`") + ir::binop_name(op) + "` on " + r->str());
+  }
+
+  V unary(ir::UnOp op, const V& a, const TypeRef& rt) {
+    TypeRef m = rep(a.t), r = rep(rt);
+    if (op == ir::UnOp::Not) return scalar(types::py_bool(), B.CreateNot(truth(a)));
+    Value* out = nullptr;
+    if (is_pyint(r) && (is_pyint(m) || is_pybool(m))) {
+      Value* x = as_i64_int(a);
+      switch (op) {
+        case ir::UnOp::Neg: out = overflow_op(llvm::Intrinsic::ssub_with_overflow, c64(0), x); break;
+        case ir::UnOp::Pos: out = x; break;
+        case ir::UnOp::Invert: out = B.CreateXor(x, c64(-1)); break;
+        default: break;
+      }
+    } else if (is_float_t(m)) {
+      if (op == ir::UnOp::Neg) out = B.CreateFNeg(a.v);
+      else if (op == ir::UnOp::Pos) out = a.v;
+    } else if (is_np(m) && dtype_is_int(m->dtype)) {
+      llvm::Type* t = a.v->getType();
+      bool s = dtype_is_signed(m->dtype);
+      switch (op) {
+        case ir::UnOp::Neg:
+          if (s) {
+            Value* minv = llvm::ConstantInt::get(t, llvm::APInt::getSignedMinValue(t->getIntegerBitWidth()));
+            bail_unless(B.CreateICmpNE(a.v, minv));
+          } else {
+            bail_unless(B.CreateICmpEQ(a.v, llvm::ConstantInt::get(t, 0)));
+          }
+          out = B.CreateNeg(a.v);
+          break;
+        case ir::UnOp::Pos: out = a.v; break;
+        case ir::UnOp::Invert: out = B.CreateNot(a.v); break;
+        default: break;
+      }
+    } else if (is_np(m) && m->dtype == DType::Bool) {
+      if (op == ir::UnOp::Invert) out = B.CreateNot(a.v);
+      else if (op == ir::UnOp::Pos) out = a.v;
+    }
+    if (!out) fail(std::string("`") + ir::unop_name(op) + "` on " + a.t->str());
+    V x = scalar(rt, out);
+    x.tag = result_tag({a}, rt, [&](const std::vector<TypeRef>& ms) { return oracle_.unary(op, ms[0]); });
+    return x;
+  }
+
+  // Order comparisons with CPython's rules: exact between Python ints and floats; NumPy
+  // converts both operands to their common type.
+  Value* compare_values(ir::CmpOp op, const V& a, const V& b) {
+    TypeRef ma = rep(a.t), mb = rep(b.t);
+    auto fcmp = [&](Value* x, Value* y) -> Value* {
+      switch (op) {
+        case ir::CmpOp::LT: return B.CreateFCmpOLT(x, y);
+        case ir::CmpOp::LE: return B.CreateFCmpOLE(x, y);
+        case ir::CmpOp::EQ: return B.CreateFCmpOEQ(x, y);
+        case ir::CmpOp::NE: return B.CreateFCmpUNE(x, y);
+        case ir::CmpOp::GT: return B.CreateFCmpOGT(x, y);
+        case ir::CmpOp::GE: return B.CreateFCmpOGE(x, y);
+        default: break;
+      }
+      fail("internal error: comparison");
+    };
+    auto icmp = [&](Value* x, Value* y, bool s) -> Value* {
+      switch (op) {
+        case ir::CmpOp::LT: return s ? B.CreateICmpSLT(x, y) : B.CreateICmpULT(x, y);
+        case ir::CmpOp::LE: return s ? B.CreateICmpSLE(x, y) : B.CreateICmpULE(x, y);
+        case ir::CmpOp::EQ: return B.CreateICmpEQ(x, y);
+        case ir::CmpOp::NE: return B.CreateICmpNE(x, y);
+        case ir::CmpOp::GT: return s ? B.CreateICmpSGT(x, y) : B.CreateICmpUGT(x, y);
+        case ir::CmpOp::GE: return s ? B.CreateICmpSGE(x, y) : B.CreateICmpUGE(x, y);
+        default: break;
+      }
+      fail("internal error: comparison");
+    };
+    if (!any_np(a.t) && !any_np(b.t)) {
+      bool fa = is_pyfloat(ma), fb = is_pyfloat(mb);
+      if (!fa && !fb) return icmp(as_i64_int(a), as_i64_int(b), true);
+      if (fa && fb) return fcmp(a.v, b.v);
+      // int vs float: exact when the int has at most 53 significant bits.
+      const V& iv = fa ? b : a;
+      Value* i = as_i64_int(iv);
+      bail_unless(B.CreateAnd(B.CreateICmpSLE(i, c64(1LL << 53)), B.CreateICmpSGE(i, c64(-(1LL << 53)))));
+      return fcmp(fa ? a.v : B.CreateSIToFP(i, f64()), fb ? b.v : B.CreateSIToFP(i, f64()));
+    }
+    TypeRef common = oracle_.binary(ir::BinOp::Add, ma, mb);
+    if (!common || !is_np(common)) {
+      // bool + bool promotes to int in Python but stays numpy.bool: compare as integers.
+      if (is_bool_t(ma) && is_bool_t(mb)) return icmp(B.CreateZExt(a.v, i64()), B.CreateZExt(b.v, i64()), true);
+      fail("a comparison of " + ma->str() + " and " + mb->str());
+    }
+    Value* x = numpy_operand(a, common);
+    Value* y = numpy_operand(b, common);
+    if (dtype_is_float(common->dtype)) return fcmp(x, y);
+    return icmp(x, y, common->dtype == DType::Bool ? false : dtype_is_signed(common->dtype));
+  }
+
+  V compare(ir::CmpOp op, const V& a, const V& b, const TypeRef& rt) {
+    if (op == ir::CmpOp::Is || op == ir::CmpOp::IsNot) {
+      bool an = a.t->kind == Type::Kind::None, bn = b.t->kind == Type::Kind::None;
+      bool same = an && bn;
+      return scalar(types::py_bool(), B.getInt1(op == ir::CmpOp::Is ? same : !same));
+    }
+    return scalar(rt, compare_values(op, a, b));
+  }
+
+  // ------------------------------------------------------------ calls
+  V call(const Expr& e) {
+    Builtin f = e->args[0]->type->builtin;
+    std::vector<V> args;
+    for (size_t i = 1; i < e->args.size(); i++) args.push_back(gen(e->args[i]));
+    const TypeRef& rt = e->type;
+    TypeRef r = rep(rt);
+    auto tag_for = [&](V x) {
+      x.tag = result_tag(args, rt, [&](const std::vector<TypeRef>& m) { return oracle_.call(f, m); });
+      return x;
+    };
+    switch (f) {
+      case Builtin::Len: {
+        const V& a = args[0];
+        if (a.t->kind == Type::Kind::Array) return scalar(types::py_int(), a.shape[0]);
+        return scalar(types::py_int(), c64((int64_t)a.elems.size()));
+      }
+      case Builtin::Min:
+      case Builtin::Max: {
+        V best = coerce_union(args[0], rt);
+        for (size_t i = 1; i < args.size(); i++) {
+          V cand = coerce_union(args[i], rt);
+          Value* take = compare_values(f == Builtin::Min ? ir::CmpOp::LT : ir::CmpOp::GT, args[i], best);
+          best.v = B.CreateSelect(take, cand.v, best.v);
+          if (best.tag) best.tag = B.CreateSelect(take, cand.tag, best.tag);
+          best.t = rt;
+        }
+        return best;
+      }
+      case Builtin::Abs: {
+        const V& a = args[0];
+        TypeRef m = rep(a.t);
+        if (is_pyint(m) || is_pybool(m)) {
+          Value* x = as_i64_int(a);
+          bail_unless(B.CreateICmpNE(x, c64(INT64_MIN)));
+          return scalar(rt, B.CreateSelect(B.CreateICmpSLT(x, c64(0)), B.CreateNeg(x), x));
+        }
+        if (is_float_t(m)) return tag_for(scalar(rt, B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a.v)));
+        if (is_np(m) && dtype_is_int(m->dtype)) {
+          if (!dtype_is_signed(m->dtype)) return scalar(rt, a.v);
+          llvm::Type* t = a.v->getType();
+          Value* minv = llvm::ConstantInt::get(t, llvm::APInt::getSignedMinValue(t->getIntegerBitWidth()));
+          bail_unless(B.CreateICmpNE(a.v, minv));
+          return scalar(rt, B.CreateSelect(B.CreateICmpSLT(a.v, llvm::ConstantInt::get(t, 0)), B.CreateNeg(a.v), a.v));
+        }
+        if (is_np(m) && m->dtype == DType::Bool) return scalar(rt, a.v);
+        break;
+      }
+      case Builtin::Int: {
+        const V& a = args[0];
+        TypeRef m = rep(a.t);
+        if (is_float_t(m)) return scalar(rt, float_to_int(as_double(a), false));
+        return scalar(rt, as_i64_int(a));
+      }
+      case Builtin::Float: return scalar(rt, as_double(args[0]));
+      case Builtin::Bool: return scalar(rt, truth(args[0]));
+      case Builtin::Round: {
+        const V& a = args[0];
+        TypeRef m = rep(a.t);
+        if (is_float_t(m)) return scalar(rt, float_to_int(as_double(a), true));
+        if (is_int_t(r)) return scalar(rt, as_i64_int(a));
+        break;
+      }
+      default: break;
+    }
+    if (specialize::is_math_builtin(f)) return math_call(f, args, rt);
+    if (specialize::is_numpy_builtin(f)) return numpy_call(f, args, rt);
+    fail(std::string("calls ") + builtin_name(f) + "()");
+  }
+
+  // int(x) (truncation) or round(x) (half to even) of a double, as a Python int.
+  Value* float_to_int(Value* x, bool round_even) {
+    Value* y = round_even ? B.CreateUnaryIntrinsic(llvm::Intrinsic::rint, x) : x;
+    // Finite and within int64 (2**63 is the first double out of range).
+    Value* lo = llvm::ConstantFP::get(f64(), -9223372036854775808.0);
+    Value* hi = llvm::ConstantFP::get(f64(), 9223372036854775808.0);
+    bail_unless(B.CreateAnd(B.CreateFCmpOGE(y, lo), B.CreateFCmpOLT(y, hi)));
+    return B.CreateFPToSI(y, i64());
+  }
+
+  V math_call(Builtin f, const std::vector<V>& args, const TypeRef& rt) {
+    Value* x = as_double(args[0]);
+    Value* y = args.size() > 1 ? as_double(args[1]) : nullptr;
+    // math_1's rule: a NaN from a non-NaN argument is a domain error, an infinity from a
+    // finite one an overflow (or domain) error.
+    auto checked = [&](Value* res) {
+      Value* in_nan = y ? B.CreateOr(isnan(x), isnan(y)) : isnan(x);
+      Value* in_fin = y ? B.CreateAnd(isfinite(x), isfinite(y)) : isfinite(x);
+      bail_unless(B.CreateOr(B.CreateNot(isnan(res)), in_nan));
+      bail_unless(B.CreateOr(isfinite(res), B.CreateNot(in_fin)));
+      return scalar(rt, res);
+    };
+    switch (f) {
+      case Builtin::MathSqrt: return checked(libm1("sqrt", x));
+      case Builtin::MathExp: return checked(libm1("exp", x));
+      case Builtin::MathLog: return checked(libm1("log", x));
+      case Builtin::MathLog2: return checked(libm1("log2", x));
+      case Builtin::MathLog10: return checked(libm1("log10", x));
+      case Builtin::MathSin: return checked(libm1("sin", x));
+      case Builtin::MathCos: return checked(libm1("cos", x));
+      case Builtin::MathTan: return checked(libm1("tan", x));
+      case Builtin::MathAsin: return checked(libm1("asin", x));
+      case Builtin::MathAcos: return checked(libm1("acos", x));
+      case Builtin::MathAtan: return checked(libm1("atan", x));
+      case Builtin::MathSinh: return checked(libm1("sinh", x));
+      case Builtin::MathCosh: return checked(libm1("cosh", x));
+      case Builtin::MathTanh: return checked(libm1("tanh", x));
+      case Builtin::MathExpm1: return checked(libm1("expm1", x));
+      case Builtin::MathLog1p: return checked(libm1("log1p", x));
+      case Builtin::MathFabs: return scalar(rt, B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x));
+      case Builtin::MathFloor: return scalar(rt, float_to_int(B.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x), false));
+      case Builtin::MathCeil: return scalar(rt, float_to_int(B.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x), false));
+      case Builtin::MathTrunc: return scalar(rt, float_to_int(x, false));
+      case Builtin::MathIsnan: return scalar(rt, isnan(x));
+      case Builtin::MathIsinf: return scalar(rt, B.CreateAnd(B.CreateNot(isfinite(x)), B.CreateNot(isnan(x))));
+      case Builtin::MathIsfinite: return scalar(rt, isfinite(x));
+      case Builtin::MathAtan2: return scalar(rt, libm2("atan2", x, y));
+      case Builtin::MathCopysign: return scalar(rt, libm2("copysign", x, y));
+      case Builtin::MathPow: {
+        // math.pow: 0 ** negative and negative ** fraction are domain errors.
+        Value* zero = llvm::ConstantFP::get(f64(), 0.0);
+        Value* bad0 = B.CreateAnd(B.CreateFCmpOEQ(x, zero), B.CreateFCmpOLT(y, zero));
+        bail_unless(B.CreateNot(bad0));
+        return checked(libm2("pow", x, y));
+      }
+      case Builtin::MathFmod: return checked(libm2("fmod", x, y));
+      default: break;
+    }
+    fail(std::string("calls ") + builtin_name(f) + "()");
+  }
+
+  V numpy_call(Builtin f, const std::vector<V>& args, const TypeRef& rt) {
+    TypeRef r = rep(rt);
+    if (f == Builtin::NpIsnan || f == Builtin::NpIsinf || f == Builtin::NpIsfinite) {
+      TypeRef m = rep(args[0].t);
+      if (!is_float_t(m)) return scalar(rt, B.getInt1(f == Builtin::NpIsfinite));
+      Value* x = args[0].v;
+      if (f == Builtin::NpIsnan) return scalar(rt, isnan(x));
+      if (f == Builtin::NpIsfinite) return scalar(rt, isfinite(x));
+      return scalar(rt, B.CreateAnd(B.CreateNot(isfinite(x)), B.CreateNot(isnan(x))));
+    }
+    if (!is_np(r)) fail(std::string("calls ") + builtin_name(f) + "()");
+    Value* x = numpy_operand(args[0], r);
+    Value* y = args.size() > 1 ? numpy_operand(args[1], r) : nullptr;
+    bool fl = dtype_is_float(r->dtype);
+    auto guard = [&](Value* res) {
+      Value* in_nan = y ? B.CreateOr(isnan(x), isnan(y)) : isnan(x);
+      Value* in_fin = y ? B.CreateAnd(isfinite(x), isfinite(y)) : isfinite(x);
+      bail_unless(B.CreateOr(B.CreateNot(isnan(res)), in_nan));
+      bail_unless(B.CreateOr(isfinite(res), B.CreateNot(in_fin)));
+      return res;
+    };
+    switch (f) {
+      case Builtin::NpSqrt:
+        if (fl) return scalar(rt, guard(B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x)));
+        break;
+      case Builtin::NpAbs:
+      case Builtin::NpFabs:
+        if (fl) return scalar(rt, B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x));
+        if (dtype_is_int(r->dtype)) {
+          if (!dtype_is_signed(r->dtype)) return scalar(rt, x);
+          llvm::Type* t = x->getType();
+          Value* minv = llvm::ConstantInt::get(t, llvm::APInt::getSignedMinValue(t->getIntegerBitWidth()));
+          bail_unless(B.CreateICmpNE(x, minv));
+          return scalar(rt, B.CreateSelect(B.CreateICmpSLT(x, llvm::ConstantInt::get(t, 0)), B.CreateNeg(x), x));
+        }
+        break;
+      case Builtin::NpFloor:
+        if (fl) return scalar(rt, B.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x));
+        break;
+      case Builtin::NpCeil:
+        if (fl) return scalar(rt, B.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x));
+        break;
+      case Builtin::NpMinimum:
+      case Builtin::NpMaximum: {
+        bool mx = f == Builtin::NpMaximum;
+        if (fl) {  // NaN propagates
+          Value* pick = mx ? B.CreateFCmpOGE(x, y) : B.CreateFCmpOLE(x, y);
+          Value* v = B.CreateSelect(pick, x, y);
+          v = B.CreateSelect(isnan(x), x, v);
+          return scalar(rt, v);
+        }
+        bool s = r->dtype != DType::Bool && dtype_is_signed(r->dtype);
+        Value* pick = mx ? (s ? B.CreateICmpSGE(x, y) : B.CreateICmpUGE(x, y))
+                         : (s ? B.CreateICmpSLE(x, y) : B.CreateICmpULE(x, y));
+        return scalar(rt, B.CreateSelect(pick, x, y));
+      }
+      default: break;
+    }
+    fail(std::string("calls ") + builtin_name(f) + "() (stagepy computes only the IEEE-exact NumPy functions natively)");
+  }
+
+  // ------------------------------------------------------------ stores
+  // The value NumPy stores into an element of dtype `d` (checked as NumPy would raise or
+  // warn); computed before any effect of the statement.
+  Value* to_dtype(const V& x, DType d) {
+    TypeRef m = rep(x.t);
+    llvm::Type* mt = mem_ty(d);
+    if (d == DType::Bool) return B.CreateZExt(truth(x), i8());
+    if (dtype_is_float(d)) {
+      if (is_bool_t(m)) return B.CreateUIToFP(x.v, mt);
+      if (is_pyint(m)) {
+        if (d == DType::Float32) {
+          Value* big = B.CreateOr(B.CreateICmpSGT(x.v, c64(1 << 24)), B.CreateICmpSLT(x.v, c64(-(1 << 24))));
+          bail_unless(B.CreateNot(big));
+        }
+        return B.CreateSIToFP(x.v, mt);
+      }
+      if (is_int_t(m)) return is_unsigned(m) ? B.CreateUIToFP(x.v, mt) : B.CreateSIToFP(x.v, mt);
+      Value* f = x.v;
+      if (f->getType() == mt) return f;
+      if (mt->isFloatTy()) {
+        Value* r = B.CreateFPTrunc(f, mt);
+        bail_unless(B.CreateOr(isfinite(r), B.CreateNot(isfinite(f))));  // "overflow encountered in cast"
+        return r;
+      }
+      return B.CreateFPExt(f, mt);
+    }
+    // Integer element.
+    auto [lo, hi] = int_range(d);
+    bool u64 = d == DType::UInt64;
+    if (is_bool_t(m)) return B.CreateZExt(x.v, mt);
+    if (is_float_t(m)) {
+      Value* f = as_double(x);
+      // In range (and finite); otherwise NumPy raises or warns.
+      double flo = (double)lo;
+      double fhi = u64 ? 18446744073709551616.0 : (double)hi + 1.0;
+      bail_unless(B.CreateAnd(B.CreateFCmpOGT(f, llvm::ConstantFP::get(f64(), flo - 1.0)),
+                              B.CreateFCmpOLT(f, llvm::ConstantFP::get(f64(), fhi))));
+      Value* t = B.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, f);
+      Value* i = u64 ? B.CreateFPToUI(t, i64()) : B.CreateFPToSI(t, i64());
+      return B.CreateTrunc(i, mt);
+    }
+    if (is_int_t(m)) {
+      Value* v;
+      if (is_np(m) && m->dtype == DType::UInt64) {
+        if (!u64) bail_unless(B.CreateICmpSGE(x.v, c64(0)));  // above int64 max: out of range
+        v = x.v;
+      } else {
+        v = as_i64_int(x);
+      }
+      if (u64) {
+        if (!(is_np(m) && m->dtype == DType::UInt64)) bail_unless(B.CreateICmpSGE(v, c64(0)));
+      } else if (!(lo == INT64_MIN && hi == INT64_MAX)) {
+        bail_unless(B.CreateAnd(B.CreateICmpSGE(v, c64(lo)), B.CreateICmpSLE(v, c64(hi))));
+      }
+      return B.CreateTrunc(v, mt);
+    }
+    fail("stores a " + x.t->str() + " into a " + std::string(dtype_name(d)) + " array");
+  }
+
+  // ------------------------------------------------------------ statements
+  void stmt(const Stmt& s) {
+    using K = StmtNode::Kind;
+    if (B.GetInsertBlock()->getTerminator()) B.SetInsertPoint(BasicBlock::Create(C, "dead", F));
+    switch (s->kind) {
+      case K::Block:
+        for (auto& b : s->body) stmt(b);
+        break;
+      case K::Seg: seg(s); break;
+      case K::If: {
+        resume_ = s->resume;
+        Value* c;
+        if (s->cond->kind == ExprNode::Kind::LoopNonEmpty) {
+          c = gen(s->cond).v;
+        } else {
+          resume_ = s->resume;
+          c = truth(gen(s->cond));
+        }
+        BasicBlock* tb = BasicBlock::Create(C, "then", F);
+        BasicBlock* eb = BasicBlock::Create(C, "else", F);
+        BasicBlock* mb = BasicBlock::Create(C, "endif", F);
+        B.CreateCondBr(c, tb, eb);
+        B.SetInsertPoint(tb);
+        stmt(s->body[0]);
+        if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(mb);
+        B.SetInsertPoint(eb);
+        stmt(s->body[1]);
+        if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(mb);
+        B.SetInsertPoint(mb);
+        break;
+      }
+      case K::Range: range(s); break;
+      case K::For: for_loop(s); break;
+      case K::While: while_loop(s); break;
+      case K::Break:
+      case K::Continue: {
+        for (auto it = targets_.rbegin(); it != targets_.rend(); ++it) {
+          if (it->loop == s->loop) {
+            B.CreateBr(s->kind == K::Break ? it->brk : it->cont);
+            B.SetInsertPoint(BasicBlock::Create(C, "dead", F));
+            return;
+          }
+        }
+        fail("internal error: jump to an unknown loop");
+      }
+    }
+  }
+
+  void seg(const Stmt& s) {
+    resume_ = s->resume;
+    // Evaluate everything first (any failure leaves the statement untouched) ...
+    struct Pending {
+      const ir::Effect* e;
+      V value;
+      Value* addr = nullptr;
+      Value* stored = nullptr;
+    };
+    std::vector<Pending> ps;
+    for (auto& f : s->effects) {
+      Pending p;
+      p.e = &f;
+      switch (f.kind) {
+        case ir::Effect::Kind::Assign:
+          p.value = gen(f.value);
+          break;
+        case ir::Effect::Kind::Store: {
+          V base = gen(f.base);
+          V idx = gen(f.index);
+          p.value = gen(f.value);
+          if (base.t->kind == Type::Kind::Unbound || idx.t->kind == Type::Kind::Unbound ||
+              p.value.t->kind == Type::Kind::Unbound)
+            break;
+          p.addr = index_array(base, index_list(idx)).v;
+          p.stored = to_dtype(p.value, base.t->dtype);
+          break;
+        }
+        case ir::Effect::Kind::Eval:
+          p.value = gen(f.value);
+          break;
+      }
+      ps.push_back(std::move(p));
+    }
+    // ... then apply the effects in order.
+    for (auto& p : ps) {
+      const ir::Effect& f = *p.e;
+      if (f.kind == ir::Effect::Kind::Assign) {
+        if (p.value.t->kind == Type::Kind::Unbound) continue;  // unreachable: it bailed
+        assign(f.var, p.value);
+      } else if (f.kind == ir::Effect::Kind::Store && p.addr) {
+        DType d = f.base->type->dtype;
+        B.CreateAlignedStore(p.stored, p.addr, llvm::Align(dtype_size(d)));
+      }
+    }
+  }
+
+  void assign(int var, const V& x) {
+    if (x.t->kind == Type::Kind::Array) {
+      // Which live-in array it is: the value's own id.
+      Value* id = nullptr;
+      std::vector<int> cands;
+      for (size_t k = 0; k < arrays_.size(); k++)
+        if (types::same(arrays_[k].t, x.t)) cands.push_back((int)k);
+      id = c64(cands.empty() ? 0 : cands[0]);
+      for (size_t k = 1; k < cands.size(); k++)
+        id = B.CreateSelect(B.CreateICmpEQ(x.v, arrays_[cands[k]].data), c64(cands[k]), id);
+      B.CreateStore(id, bits_[var]);
+      B.CreateStore(c8(tag_of(x.t)), tags_[var]);
+      return;
+    }
+    if (!x.t->is_scalar()) fail("internal error: assignment of " + x.t->str());
+    B.CreateStore(to_bits(x), bits_[var]);
+    B.CreateStore(x.tag ? x.tag : c8(tag_of(x.t)), tags_[var]);
+  }
+
+  void range(const Stmt& s) {
+    resume_ = s->resume;
+    std::vector<Value*> a;
+    for (auto& e : s->args) {
+      V x = gen(e);
+      if (x.t->kind == Type::Kind::Unbound) return;
+      a.push_back(as_i64_int(x));
+    }
+    Value *start = c64(0), *stop, *step = c64(1);
+    if (a.size() == 1) stop = a[0];
+    else {
+      start = a[0];
+      stop = a[1];
+      if (a.size() == 3) step = a[2];
+    }
+    bail_unless(B.CreateICmpNE(step, c64(0)));  // ValueError: range() arg 3 must not be zero
+    // Number of iterations, without overflow: differences as unsigned.
+    Value* pos = B.CreateICmpSGT(step, c64(0));
+    Value* span_up = B.CreateSub(stop, start);    // stop - start, valid as unsigned when stop > start
+    Value* span_dn = B.CreateSub(start, stop);
+    Value* astep = B.CreateSelect(pos, step, B.CreateSub(c64(0), step));  // |step| as unsigned
+    Value* nonempty = B.CreateSelect(pos, B.CreateICmpSGT(stop, start), B.CreateICmpSGT(start, stop));
+    Value* span = B.CreateSelect(pos, span_up, span_dn);
+    Value* trip = B.CreateAdd(B.CreateUDiv(B.CreateSub(span, c64(1)), astep), c64(1));
+    trip = B.CreateSelect(nonempty, trip, c64(0));
+    auto& L = loops_[s->loop];
+    B.CreateStore(start, L.start);
+    B.CreateStore(stop, L.stop);
+    B.CreateStore(step, L.step);
+    B.CreateStore(trip, L.trip);
+  }
+
+  // Sets the loop variable to iteration k's value.
+  void enter_iteration(const Stmt& s, Value* k) {
+    auto& L = loops_[s->loop];
+    Value* i = B.CreateAdd(B.CreateLoad(i64(), L.start), B.CreateMul(k, B.CreateLoad(i64(), L.step)));
+    B.CreateStore(i, L.cur);
+    B.CreateStore(i, bits_[s->var]);
+    B.CreateStore(c8(tag_of(types::py_int())), tags_[s->var]);
+  }
+
+  void for_loop(const Stmt& s) {
+    auto& L = loops_[s->loop];
+    BasicBlock* exit = BasicBlock::Create(C, "for.exit", F);
+    Value* trip = B.CreateLoad(i64(), L.trip);
+    Value* k0 = c64(0);
+    if (s->peeled) {
+      // The first iteration, typed on its own; trip >= 1 is known here.
+      BasicBlock* first_next = BasicBlock::Create(C, "for.first.next", F);
+      enter_iteration(s, c64(0));
+      targets_.push_back({s->loop, first_next, exit});
+      stmt(s->body[1]);
+      targets_.pop_back();
+      if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(first_next);
+      B.SetInsertPoint(first_next);
+      k0 = c64(1);
+    }
+    BasicBlock* pre = B.GetInsertBlock();
+    BasicBlock* head = BasicBlock::Create(C, "for.head", F);
+    BasicBlock* body = BasicBlock::Create(C, "for.body", F);
+    BasicBlock* latch = BasicBlock::Create(C, "for.latch", F);
+    B.CreateBr(head);
+    B.SetInsertPoint(head);
+    auto* k = B.CreatePHI(i64(), 2, "k");
+    k->addIncoming(k0, pre);
+    B.CreateCondBr(B.CreateICmpULT(k, trip), body, exit);
+    B.SetInsertPoint(body);
+    enter_iteration(s, k);
+    targets_.push_back({s->loop, latch, exit});
+    stmt(s->body[0]);
+    targets_.pop_back();
+    if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(latch);
+    B.SetInsertPoint(latch);
+    Value* k1 = B.CreateAdd(k, c64(1));
+    k->addIncoming(k1, latch);
+    B.CreateBr(head);
+    B.SetInsertPoint(exit);
+  }
+
+  void while_loop(const Stmt& s) {
+    BasicBlock* exit = BasicBlock::Create(C, "while.exit", F);
+    BasicBlock* head = BasicBlock::Create(C, "while.head", F);
+    if (s->peeled) {
+      targets_.push_back({s->loop, head, exit});
+      stmt(s->body[1]);
+      targets_.pop_back();
+      if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(head);
+    } else {
+      B.CreateBr(head);
+    }
+    B.SetInsertPoint(head);
+    targets_.push_back({s->loop, head, exit});
+    stmt(s->body[0]);
+    targets_.pop_back();
+    if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(head);
+    B.SetInsertPoint(exit);
+  }
+};
+
+}  // namespace
+
+Codegen codegen(const specialize::TypedNest& typed, const std::vector<TypeRef>& entry,
+                const specialize::Oracle& oracle, llvm::LLVMContext& ctx, const std::string& name) {
+  return Gen(typed, entry, oracle, ctx, name).run();
+}
+
+}  // namespace stagepy::backends::cpu

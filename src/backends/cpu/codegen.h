@@ -1,0 +1,36 @@
+// codegen: in, a typed nest (specialize::infer_types) and the types of its live-in
+// values; out, an LLVM module holding one kernel function with the calling convention of
+// backends/kernel_abi.h, or the reason it cannot be built.
+//
+// Every operation keeps CPython's semantics for its types: Python ints are 64-bit with
+// overflow checks, NumPy integers wrap, division and indexing are checked. Wherever
+// CPython would raise or warn, the kernel stops before the statement (writing its state
+// back) so that CPython executes that statement itself.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/kernel_abi.h"
+#include "specialize/oracle.h"
+#include "specialize/type_infer.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+}  // namespace llvm
+
+namespace stagepy::backends::cpu {
+
+struct Codegen {
+  bool ok = false;
+  std::string reason;
+  std::unique_ptr<llvm::Module> module;
+  std::string function;  // the kernel's symbol
+  KernelLayout layout;
+};
+
+Codegen codegen(const specialize::TypedNest& typed, const std::vector<TypeRef>& entry,
+                const specialize::Oracle& oracle, llvm::LLVMContext& ctx, const std::string& name);
+
+}  // namespace stagepy::backends::cpu

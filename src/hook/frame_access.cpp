@@ -1,0 +1,125 @@
+// See frame_access.h.
+#include "hook/frame_access.h"
+
+#include "hook/cpython_internals.h"
+
+namespace stagepy::runtime {
+
+#if STAGEPY_HOOK_SUPPORTED
+bool caller_frame(FrameRef* out) {
+  PyThreadState* ts = PyThreadState_Get();
+  cpy::Frame* f = cpy::current_frame(ts);
+#if PY_VERSION_HEX >= 0x030C0000
+  while (f && f->owner == FRAME_OWNED_BY_CSTACK) f = f->previous;
+#endif
+  if (!f) return false;
+  PyCodeObject* co = cpy::frame_code(f);
+  if (!co) return false;
+  out->frame = f;
+  out->code = co;
+  out->locals = f->f_locals;
+  out->globals = f->f_globals;
+  out->builtins = f->f_builtins;
+  out->localsplus = f->localsplus;
+  return true;
+}
+
+bool being_traced(PyThreadState* ts, PyCodeObject* code) {
+  if (ts->c_tracefunc != nullptr) return true;
+#if PY_VERSION_HEX >= 0x030C0000
+  if (code->_co_monitoring != nullptr) {
+    for (int i = 0; i < _PY_MONITORING_UNGROUPED_EVENTS; i++)
+      if (code->_co_monitoring->active_monitors.tools[i]) return true;
+  }
+#else
+  if (ts->cframe->use_tracing) return true;
+#endif
+  return false;
+}
+#else
+bool caller_frame(FrameRef*) { return false; }
+bool being_traced(PyThreadState*, PyCodeObject*) { return true; }
+#endif
+
+namespace {
+PyObject* name_object(const ir::Var& v) { return PyUnicode_FromStringAndSize(v.name.data(), (Py_ssize_t)v.name.size()); }
+
+// dict[name] as a new reference, nullptr if missing; -1 on error.
+int dict_lookup(PyObject* d, PyObject* key, PyObject** out) {
+  PyObject* r = PyDict_GetItemWithError(d, key);
+  if (!r) {
+    *out = nullptr;
+    return PyErr_Occurred() ? -1 : 0;
+  }
+  *out = Py_NewRef(r);
+  return 0;
+}
+}  // namespace
+
+int read_variable(const FrameRef& f, const ir::Var& v, PyObject** out, std::string* why) {
+  *out = nullptr;
+  switch (v.storage) {
+    case ir::Var::Storage::Fast:
+      *out = Py_XNewRef(f.localsplus[v.index]);
+      return 0;
+    case ir::Var::Storage::Cell: {
+      PyObject* cell = f.localsplus[v.index];
+      if (!cell || !PyCell_Check(cell)) {
+        *why = "the cell of `" + v.name + "` is not set up";
+        return 0;
+      }
+      *out = Py_XNewRef(PyCell_GET(cell));
+      return 0;
+    }
+    case ir::Var::Storage::Name:
+    case ir::Var::Storage::Global: {
+      PyObject* key = name_object(v);
+      if (!key) return -1;
+      int rc = 0;
+      if (v.storage == ir::Var::Storage::Name && f.locals) {
+        if (!PyDict_CheckExact(f.locals)) {
+          *why = "the frame's locals are not a dict";
+          Py_DECREF(key);
+          return 0;
+        }
+        rc = dict_lookup(f.locals, key, out);
+      }
+      if (rc == 0 && !*out && f.globals && PyDict_Check(f.globals)) rc = dict_lookup(f.globals, key, out);
+      if (rc == 0 && !*out && f.builtins) {
+        if (PyDict_Check(f.builtins)) rc = dict_lookup(f.builtins, key, out);
+        else *why = "builtins is not a dict";
+      }
+      Py_DECREF(key);
+      return rc;
+    }
+    case ir::Var::Storage::Attr:
+      *why = "internal error: attribute read as a variable";
+      return 0;
+  }
+  return 0;
+}
+
+int write_variable(const FrameRef& f, const ir::Var& v, PyObject* value) {
+  switch (v.storage) {
+    case ir::Var::Storage::Fast:
+      Py_XSETREF(f.localsplus[v.index], Py_NewRef(value));
+      return 0;
+    case ir::Var::Storage::Cell:
+      return PyCell_Set(f.localsplus[v.index], value);
+    case ir::Var::Storage::Name:
+    case ir::Var::Storage::Global: {
+      PyObject* target = v.storage == ir::Var::Storage::Name && f.locals ? f.locals : f.globals;
+      PyObject* key = name_object(v);
+      if (!key) return -1;
+      int rc = PyObject_SetItem(target, key, value);
+      Py_DECREF(key);
+      return rc;
+    }
+    case ir::Var::Storage::Attr:
+      PyErr_SetString(PyExc_SystemError, "stagepy: cannot write an attribute pseudo-variable");
+      return -1;
+  }
+  return 0;
+}
+
+}  // namespace stagepy::runtime

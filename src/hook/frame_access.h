@@ -1,0 +1,36 @@
+// Access to the Python frame that called into the runtime (the frame running a nest's
+// bytecode): in, the current thread; out, its variables by the IR's storage kinds, read
+// and written as the bytecode instructions would.
+#pragma once
+#include <Python.h>
+
+#include <string>
+
+#include "ir/ir.h"
+
+namespace stagepy::runtime {
+
+struct FrameRef {
+  void* frame = nullptr;        // _PyInterpreterFrame*
+  PyCodeObject* code = nullptr;
+  PyObject* locals = nullptr;   // f_locals (module/class code), borrowed
+  PyObject* globals = nullptr;
+  PyObject* builtins = nullptr;
+  PyObject** localsplus = nullptr;
+};
+
+// The innermost Python frame of this thread. False if there is none (or it is not code).
+bool caller_frame(FrameRef* out);
+
+// Whether a tracer or a sys.monitoring tool watches this code (native code would hide
+// line events from it).
+bool being_traced(PyThreadState* ts, PyCodeObject* code);
+
+// A variable's value: new reference, or nullptr with no error when it is unbound. -1 and an
+// error only for failures of the lookup itself. `why` is set when the storage cannot be read
+// without running Python code (a non-dict f_locals...).
+int read_variable(const FrameRef& f, const ir::Var& v, PyObject** out, std::string* why);
+// Sets a variable (steals nothing; `value` is borrowed). 0 or -1 with an error.
+int write_variable(const FrameRef& f, const ir::Var& v, PyObject* value);
+
+}  // namespace stagepy::runtime

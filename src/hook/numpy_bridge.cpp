@@ -1,0 +1,193 @@
+// See numpy_bridge.h.
+#define PY_ARRAY_UNIQUE_SYMBOL stagepy_ARRAY_API
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include "hook/numpy_bridge.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include <numpy/arrayobject.h>
+#include <numpy/arrayscalars.h>
+
+#include "hook/py_ref.h"
+
+namespace stagepy::runtime::np {
+namespace {
+
+int g_state = 0;  // 0 not tried, 1 loaded, -1 failed
+int g_major = 0;
+PyArray_Descr* g_descr[11] = {};
+PyObject* g_errvar = nullptr;       // NumPy's errstate context variable (NumPy 2)
+PyObject* g_errvalue = nullptr;     // the value seen last (held, so its address stays its own)
+bool g_under_ignored = true;
+
+const int kTypeNums[11] = {NPY_BOOL, NPY_BYTE, NPY_SHORT, NPY_INT, NPY_LONG, NPY_UBYTE,
+                           NPY_USHORT, NPY_UINT, NPY_ULONG, NPY_FLOAT, NPY_DOUBLE};
+
+bool dtype_of_num(int num, DType* d) {
+  for (int i = 0; i < 11; i++)
+    if (kTypeNums[i] == num) {
+      *d = static_cast<DType>(i);
+      return true;
+    }
+  return false;
+}
+
+bool load() {
+  if (g_state != 0) return g_state > 0;
+  PyObject* modules = PyImport_GetModuleDict();
+  if (!PyDict_GetItemString(modules, "numpy")) return false;  // not imported (yet): try later
+  SavedError saved;
+  if (_import_array() < 0) {
+    PyErr_Clear();
+    g_state = -1;
+    return false;
+  }
+  for (int i = 0; i < 11; i++) g_descr[i] = PyArray_DescrFromType(kTypeNums[i]);
+  PyRef numpy = PyRef::steal(PyImport_ImportModule("numpy"));
+  if (numpy) {
+    PyRef ver = PyRef::steal(PyObject_GetAttrString(numpy.get(), "__version__"));
+    const char* v = ver ? PyUnicode_AsUTF8(ver.get()) : nullptr;
+    g_major = v ? std::atoi(v) : 0;
+  }
+  PyErr_Clear();
+  for (const char* mod : {"numpy._core._ufunc_config", "numpy.core._ufunc_config"}) {
+    PyRef m = PyRef::steal(PyImport_ImportModule(mod));
+    if (!m) { PyErr_Clear(); continue; }
+    PyObject* var = PyObject_GetAttrString(m.get(), "_extobj_contextvar");
+    if (var && PyContextVar_CheckExact(var)) { g_errvar = var; break; }
+    Py_XDECREF(var);
+    PyErr_Clear();
+  }
+  g_state = 1;
+  // Let the Python side register NumPy's functions and probe its promotion rules.
+  PyRef types_mod = PyRef::steal(PyImport_ImportModule("stagepy._types"));
+  PyRef r = types_mod ? PyRef::steal(PyObject_CallMethod(types_mod.get(), "register_numpy", nullptr)) : PyRef();
+  if (!r) PyErr_Clear();
+  return true;
+}
+
+}  // namespace
+
+bool available() { return load(); }
+
+bool is_ndarray(PyObject* o) { return load() && Py_TYPE(o) == &PyArray_Type; }
+
+TypeRef array_type(PyObject* o, std::string* why) {
+  auto* a = (PyArrayObject*)o;
+  DType d;
+  PyArray_Descr* descr = PyArray_DESCR(a);
+  if (!dtype_of_num(descr->type_num, &d)) {
+    *why = "an array of dtype " + std::string(Py_TYPE(descr)->tp_name) + " (num " + std::to_string(descr->type_num) + ")";
+    PyRef s = PyRef::steal(PyObject_Str((PyObject*)descr));
+    if (s) *why = std::string("an array of dtype ") + PyUnicode_AsUTF8(s.get());
+    PyErr_Clear();
+    return nullptr;
+  }
+  if (!PyArray_ISNOTSWAPPED(a)) { *why = "a byte-swapped array"; return nullptr; }
+  if (!PyArray_ISALIGNED(a)) { *why = "an unaligned array"; return nullptr; }
+  auto layout = PyArray_IS_C_CONTIGUOUS(a) ? Type::CContig : PyArray_IS_F_CONTIGUOUS(a) ? Type::FContig : Type::Strided;
+  return types::array(d, PyArray_NDIM(a), layout, PyArray_ISWRITEABLE(a));
+}
+
+uint64_t array_key(PyObject* o) {
+  auto* a = (PyArrayObject*)o;
+  uint64_t k = (uint64_t)(PyArray_DESCR(a)->type_num & 0xffff);
+  k |= (uint64_t)(PyArray_NDIM(a) & 0xff) << 16;
+  k |= (uint64_t)PyArray_IS_C_CONTIGUOUS(a) << 24;
+  k |= (uint64_t)PyArray_IS_F_CONTIGUOUS(a) << 25;
+  k |= (uint64_t)PyArray_ISWRITEABLE(a) << 26;
+  k |= (uint64_t)PyArray_ISALIGNED(a) << 27;
+  k |= (uint64_t)PyArray_ISNOTSWAPPED(a) << 28;
+  return k;
+}
+
+bool scalar_dtype(PyObject* o, DType* d) {
+  if (g_state <= 0) return false;
+  PyTypeObject* t = Py_TYPE(o);
+  if (t == &PyDoubleArrType_Type) { *d = DType::Float64; return true; }
+  if (t == &PyFloatArrType_Type) { *d = DType::Float32; return true; }
+  if (t == &PyLongArrType_Type) { *d = DType::Int64; return true; }
+  if (t == &PyIntArrType_Type) { *d = DType::Int32; return true; }
+  if (t == &PyShortArrType_Type) { *d = DType::Int16; return true; }
+  if (t == &PyByteArrType_Type) { *d = DType::Int8; return true; }
+  if (t == &PyULongArrType_Type) { *d = DType::UInt64; return true; }
+  if (t == &PyUIntArrType_Type) { *d = DType::UInt32; return true; }
+  if (t == &PyUShortArrType_Type) { *d = DType::UInt16; return true; }
+  if (t == &PyUByteArrType_Type) { *d = DType::UInt8; return true; }
+  if (t == &PyBoolArrType_Type) { *d = DType::Bool; return true; }
+  return false;
+}
+
+PyObject* box_scalar(DType d, uint64_t bits) {
+  if (!load()) {
+    PyErr_SetString(PyExc_SystemError, "stagepy: NumPy C API unavailable");
+    return nullptr;
+  }
+  union {
+    uint64_t u;
+    int8_t i8; int16_t i16; int32_t i32; int64_t i64;
+    uint8_t u8; uint16_t u16; uint32_t u32;
+    float f32; double f64;
+    npy_bool b;
+  } v;
+  v.u = 0;
+  switch (d) {
+    case DType::Bool: v.b = (npy_bool)(bits & 1); break;
+    case DType::Int8: v.i8 = (int8_t)bits; break;
+    case DType::Int16: v.i16 = (int16_t)bits; break;
+    case DType::Int32: v.i32 = (int32_t)bits; break;
+    case DType::Int64: v.i64 = (int64_t)bits; break;
+    case DType::UInt8: v.u8 = (uint8_t)bits; break;
+    case DType::UInt16: v.u16 = (uint16_t)bits; break;
+    case DType::UInt32: v.u32 = (uint32_t)bits; break;
+    case DType::UInt64: v.u = bits; break;
+    case DType::Float32: {
+      uint32_t w = (uint32_t)bits;
+      std::memcpy(&v.f32, &w, 4);
+      break;
+    }
+    case DType::Float64: std::memcpy(&v.f64, &bits, 8); break;
+  }
+  return PyArray_Scalar(&v, g_descr[static_cast<int>(d)], nullptr);
+}
+
+uint64_t unbox_scalar(PyObject* o, DType d) {
+  unsigned char buf[16] = {};
+  PyArray_ScalarAsCtype(o, buf);
+  uint64_t bits = 0;
+  std::memcpy(&bits, buf, (size_t)dtype_size(d));
+  return bits;
+}
+
+void* data(PyObject* a) { return PyArray_DATA((PyArrayObject*)a); }
+int ndim(PyObject* a) { return PyArray_NDIM((PyArrayObject*)a); }
+const Py_ssize_t* shape(PyObject* a) { return PyArray_DIMS((PyArrayObject*)a); }
+const Py_ssize_t* strides(PyObject* a) { return PyArray_STRIDES((PyArrayObject*)a); }
+int major_version() { load(); return g_major; }
+
+bool underflow_ignored() {
+  if (!load()) return true;
+  PyObject* value = nullptr;
+  if (g_errvar) {
+    if (PyContextVar_Get(g_errvar, nullptr, &value) < 0) {
+      PyErr_Clear();
+      return false;
+    }
+    if (value == g_errvalue) {
+      Py_XDECREF(value);
+      return g_under_ignored;
+    }
+  }
+  SavedError saved;
+  PyRef numpy = PyRef::steal(PyImport_ImportModule("numpy"));
+  PyRef err = numpy ? PyRef::steal(PyObject_CallMethod(numpy.get(), "geterr", nullptr)) : PyRef();
+  PyObject* under = err ? PyDict_GetItemString(err.get(), "under") : nullptr;
+  bool ignored = under && PyUnicode_Check(under) && PyUnicode_CompareWithASCIIString(under, "ignore") == 0;
+  PyErr_Clear();
+  Py_XSETREF(g_errvalue, value);  // takes the reference PyContextVar_Get returned
+  g_under_ignored = ignored;
+  return ignored;
+}
+
+}  // namespace stagepy::runtime::np

@@ -1,0 +1,31 @@
+// NumPy seen from the runtime, through NumPy's C API (loaded lazily, only once a program
+// has imported numpy): in, Python objects; out, the Types, keys, pointers and boxed
+// scalars the dispatcher needs.
+#pragma once
+#include <Python.h>
+
+#include <cstdint>
+#include <string>
+
+#include "ir/types.h"
+
+namespace stagepy::runtime::np {
+
+bool available();                  // numpy is imported and its C API is loaded
+bool is_ndarray(PyObject* o);      // exactly numpy.ndarray (not a subclass)
+// The Type of an ndarray, or nullptr with `why` (byte-swapped, unaligned, object dtype...).
+TypeRef array_type(PyObject* a, std::string* why);
+uint64_t array_key(PyObject* a);   // dtype, rank and layout flags: equal keys, equal types
+bool scalar_dtype(PyObject* o, DType* d);  // exact NumPy scalar types
+PyObject* box_scalar(DType d, uint64_t bits);  // new reference
+uint64_t unbox_scalar(PyObject* o, DType d);   // the raw value bits of a NumPy scalar
+void* data(PyObject* a);
+int ndim(PyObject* a);
+const Py_ssize_t* shape(PyObject* a);
+const Py_ssize_t* strides(PyObject* a);
+// Whether NumPy ignores floating-point underflow now (np.seterr's default). Kernels never
+// report underflow, so they must not run when NumPy would warn or raise on it.
+bool underflow_ignored();
+int major_version();
+
+}  // namespace stagepy::runtime::np

@@ -1,0 +1,34 @@
+// See runtime_state.h.
+#include "hook/runtime_state.h"
+
+#include <unordered_map>
+
+namespace stagepy::runtime {
+namespace {
+specialize::Oracle* g_oracle = nullptr;
+std::unordered_map<PyObject*, Builtin>* g_known = nullptr;
+unsigned long long g_kernel_id = 0;
+}  // namespace
+
+specialize::Oracle& mutable_oracle() {
+  if (!g_oracle) g_oracle = new specialize::Oracle();  // lives for the process
+  return *g_oracle;
+}
+const specialize::Oracle& oracle() { return mutable_oracle(); }
+
+Builtin known_callable(PyObject* o) {
+  if (!g_known) return Builtin::None_;
+  auto it = g_known->find(o);
+  return it == g_known->end() ? Builtin::None_ : it->second;
+}
+
+void register_callable(PyObject* o, Builtin b) {
+  if (!g_known) g_known = new std::unordered_map<PyObject*, Builtin>();
+  if (g_known->count(o)) return;
+  Py_INCREF(o);  // kept alive: identity is the guard
+  (*g_known)[o] = b;
+}
+
+unsigned long long next_kernel_id() { return ++g_kernel_id; }
+
+}  // namespace stagepy::runtime

@@ -1,0 +1,19 @@
+// Process-wide runtime state: the type oracle (filled from Python by probing the
+// installed NumPy), the table of functions stagepy knows by identity, kernel ids.
+#pragma once
+#include <Python.h>
+
+#include "ir/types.h"
+#include "specialize/oracle.h"
+
+namespace stagepy::runtime {
+
+const specialize::Oracle& oracle();
+specialize::Oracle& mutable_oracle();
+// The builtin/math/numpy function `o` is, by identity; None_ if it is none of them.
+Builtin known_callable(PyObject* o);
+// Registers `o` as builtin `b` (from Python, where the objects are looked up by name).
+void register_callable(PyObject* o, Builtin b);
+unsigned long long next_kernel_id();
+
+}  // namespace stagepy::runtime

@@ -1,0 +1,57 @@
+// The type oracle: in, an operation and the Python-level types of its operands; out, the
+// type CPython (with the installed NumPy) gives the result, or nullptr when the
+// operation raises TypeError for those types.
+//
+// Pure-Python rules are built in. Everything involving a NumPy scalar comes from tables
+// the CPython-facing layer fills by running each operation once on sample values with
+// the installed NumPy (python/stagepy/_types.py), so promotion follows whichever NumPy
+// is installed instead of a copy of its rules.
+#pragma once
+#include <array>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "ir/types.h"
+
+namespace stagepy::specialize {
+
+// The scalar types the oracle indexes.
+enum class SK : uint8_t { PyBool, PyInt, PyFloat, NpBool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, Count };
+constexpr int kSK = static_cast<int>(SK::Count);
+int sk_index(const Type& t);   // -1 if `t` is not one of them
+TypeRef sk_type(int sk);
+const char* sk_name(int sk);   // "bool", "int", "float", "numpy.bool_", "numpy.int8", ...
+int sk_from_name(const std::string& name);
+
+constexpr int kBinOps = 13;
+constexpr int kUnOps = 4;
+
+struct Oracle {
+  Oracle();  // pure-Python entries filled in
+
+  TypeRef binary(ir::BinOp op, const TypeRef& a, const TypeRef& b) const;
+  TypeRef unary(ir::UnOp op, const TypeRef& a) const;
+  TypeRef compare(const TypeRef& a, const TypeRef& b) const;   // the order comparisons
+  TypeRef call(Builtin f, const std::vector<TypeRef>& args) const;
+
+  // Entries from probing NumPy: kind is "bin", "un", "cmp", "call1" or "call2"; `op` names
+  // the operator or builtin; result "" for "raises".
+  bool set_entry(const std::string& kind, const std::string& op, int a, int b, const std::string& result);
+
+  bool numpy = false;             // NumPy entries present
+  bool numpy_weak_scalars = true; // NEP 50 (NumPy 2): Python scalars do not decide types by value
+
+  std::array<std::array<std::array<TypeRef, kSK>, kSK>, kBinOps> bin{};
+  std::array<std::array<TypeRef, kSK>, kUnOps> un{};
+  std::array<std::array<TypeRef, kSK>, kSK> cmp{};
+  std::vector<std::array<TypeRef, kSK>> call1;                 // by Builtin
+  std::vector<std::array<std::array<TypeRef, kSK>, kSK>> call2;
+};
+
+bool is_numpy_builtin(Builtin b);
+bool is_math_builtin(Builtin b);
+int builtin_arity(Builtin b);  // 1 or 2 for math/numpy functions; -1 for variadic builtins
+Builtin builtin_from_name(const std::string& qualified);  // "math.sqrt", "numpy.exp", "abs"...
+
+}  // namespace stagepy::specialize

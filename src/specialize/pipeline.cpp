@@ -1,0 +1,73 @@
+// See pipeline.h.
+#include "specialize/pipeline.h"
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <chrono>
+
+#include "backends/cpu/codegen.h"
+#include "backends/cpu/jit.h"
+#include "ir/printer.h"
+#include "support/debug.h"
+
+namespace stagepy::specialize {
+namespace {
+double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+Kernel compile_kernel(const ir::Nest& nest, const std::vector<TypeRef>& entry, const Oracle& oracle,
+                      const std::function<int(int)>& line_of, const std::string& name) {
+  Kernel k;
+  const bool dbg = debug_level() > 0;
+
+  auto t0 = std::chrono::steady_clock::now();
+  InferInput in;
+  in.nest = &nest;
+  in.entry = entry;
+  in.oracle = &oracle;
+  in.line_of = line_of;
+  k.typed = infer_types(in);
+  k.infer_s = since(t0);
+  if (!k.typed.ok) {
+    k.reason = k.typed.reason;
+    k.reason_line = k.typed.reason_line;
+    if (dbg) debug_dump("infer_types failed for " + name, k.reason);
+    return k;
+  }
+  if (dbg) debug_dump("infer_types: " + name, ir::to_string(k.typed.nest));
+
+  auto t1 = std::chrono::steady_clock::now();
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  auto cg = backends::cpu::codegen(k.typed, entry, oracle, *ctx, name);
+  k.codegen_s = since(t1);
+  if (!cg.ok) {
+    k.reason = cg.reason;
+    if (dbg) debug_dump("codegen failed for " + name, k.reason);
+    return k;
+  }
+  if (debug_level() > 1) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    cg.module->print(os, nullptr);
+    debug_dump("codegen: " + name, os.str());
+  }
+  k.layout = cg.layout;
+
+  std::string err;
+  backends::cpu::JitTimes jt;
+  k.fn = backends::cpu::jit_compile(std::move(ctx), std::move(cg.module), cg.function, &err, &jt);
+  k.optimize_s = jt.optimize_s;
+  k.jit_s = jt.codegen_s;
+  if (!k.fn) {
+    k.reason = "the JIT failed: " + err;
+    return k;
+  }
+  k.ok = true;
+  return k;
+}
+
+}  // namespace stagepy::specialize

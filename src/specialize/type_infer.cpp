@@ -1,0 +1,673 @@
+// See type_infer.h.
+#include "specialize/type_infer.h"
+
+#include <map>
+#include <optional>
+
+namespace stagepy::specialize {
+namespace {
+
+using ir::Expr;
+using ir::ExprNode;
+using ir::Stmt;
+using ir::StmtNode;
+using Env = std::vector<TypeRef>;
+
+struct SpecError {
+  std::string reason;
+  int line;
+};
+
+// Breaks and continues collected per loop while its body is typed.
+struct LoopOuts {
+  std::map<int, std::vector<Env>> brk, cont;
+};
+
+bool same_env(const Env& a, const Env& b) {
+  for (size_t i = 0; i < a.size(); i++)
+    if (!types::same(a[i], b[i])) return false;
+  return true;
+}
+
+std::string type_list(const TypeRef& t) {
+  return t ? t->str() : "?";
+}
+
+bool is_int_scalar(const TypeRef& t) {
+  return t->kind == Type::Kind::PyInt || (t->kind == Type::Kind::NpScalar && dtype_is_int(t->dtype));
+}
+
+}  // namespace
+
+bool index_like(const TypeRef& t) { return t && is_int_scalar(t); }
+
+int TypedNest::tag_of(const TypeRef& t) const {
+  if (!t || t->kind == Type::Kind::Unbound) return 0;
+  for (size_t i = 0; i < tags.size(); i++)
+    if (*tags[i] == *t) return (int)i + 1;
+  return -1;
+}
+
+namespace {
+
+class Infer {
+ public:
+  explicit Infer(const InferInput& in) : in_(in), nest_(*in.nest) {}
+
+  TypedNest run() {
+    TypedNest out;
+    try {
+      Env env = in_.entry;
+      env.resize(nest_.vars.size(), types::unbound());
+      for (auto& t : env)
+        if (!t) t = types::unbound();
+      // Assigned variables are boxed by tag at exit, their entry type included.
+      for (size_t v = 0; v < env.size(); v++)
+        if (nest_.vars[v].assigned) note_tag(env[v]);
+      LoopOuts lo;
+      std::optional<Env> fall;
+      auto stmts = seq(nest_.root->body, 0, env, lo, fall);
+      out.nest = nest_;
+      out.nest.root = ir::make_block(std::move(stmts));
+      out.tags = tags_;
+      out.ok = true;
+    } catch (const SpecError& e) {
+      out.ok = false;
+      out.reason = e.reason;
+      out.reason_line = e.line;
+    }
+    return out;
+  }
+
+ private:
+  const InferInput& in_;
+  const ir::Nest& nest_;
+  std::vector<TypeRef> tags_;
+  size_t emitted_ = 0;
+
+  int line(const Expr& e) const { return in_.line_of && e ? in_.line_of(e->origin) : -1; }
+  [[noreturn]] void fail(const std::string& why, int line) { throw SpecError{why, line}; }
+
+  void note_tag(const TypeRef& t) {
+    if (!t || t->kind == Type::Kind::Unbound) return;
+    if (t->kind == Type::Kind::Union) {
+      for (auto& e : t->elems) note_tag(e);
+      return;
+    }
+    for (auto& x : tags_)
+      if (*x == *t) return;
+    tags_.push_back(t);
+  }
+
+  std::string vname(int v) const { return "`" + nest_.vars[v].name + "`"; }
+
+  // ------------------------------------------------------------ expressions
+  Expr typed(const Expr& e, std::vector<Expr> args, TypeRef t) {
+    auto c = std::make_shared<ExprNode>(*e);
+    c->args = std::move(args);
+    c->type = std::move(t);
+    return c;
+  }
+
+  static bool unbound(const TypeRef& t) { return !t || t->kind == Type::Kind::Unbound; }
+
+  // The members of a scalar type (a union's elements, or itself).
+  static std::vector<TypeRef> members(const TypeRef& t) {
+    if (t->kind == Type::Kind::Union) return t->elems;
+    return {t};
+  }
+
+  // Applies `f` to every combination of members; the results must agree or form a
+  // uniform union.
+  template <class F>
+  TypeRef combine(const TypeRef& a, const TypeRef& b, F f, const std::string& what, int ln) {
+    std::vector<TypeRef> rs;
+    for (auto& x : members(a)) {
+      for (auto& y : members(b)) {
+        TypeRef r = f(x, y);
+        if (!r) fail(what + " is not defined for " + x->str() + " and " + y->str(), ln);
+        rs.push_back(r);
+      }
+    }
+    TypeRef r = types::join(rs);
+    if (!r || !types::uniform(r)) fail(what + " gives " + (r ? r->str() : "different types") + " depending on values", ln);
+    return r;
+  }
+
+  Expr expr(const Expr& e, const Env& env) {
+    using K = ExprNode::Kind;
+    const int ln = line(e);
+    switch (e->kind) {
+      case K::Const: {
+        TypeRef t;
+        switch (e->value.kind) {
+          case ir::ConstValue::Kind::None: t = types::none(); break;
+          case ir::ConstValue::Kind::Bool: t = types::py_bool(); break;
+          case ir::ConstValue::Kind::Int: t = types::py_int(); break;
+          case ir::ConstValue::Kind::Float: t = types::py_float(); break;
+        }
+        return typed(e, {}, t);
+      }
+      case K::Load: {
+        TypeRef t = env[e->var];
+        if (unbound(t)) return typed(e, {}, types::unbound());  // always fails at run time
+        TypeRef r = types::without_unbound(t);
+        if (!types::uniform(r))
+          fail(vname(e->var) + " may hold " + r->str() + " here, depending on the path taken", ln);
+        auto c = std::make_shared<ExprNode>(*e);
+        c->type = r;
+        c->check_bound = types::may_be_unbound(t);
+        return c;
+      }
+      case K::Attr: {
+        if (e->pseudo >= 0) {
+          int base = e->args[0]->var;
+          if (!unbound(env[base]) && env[base]->kind == Type::Kind::Module) {
+            TypeRef t = env[e->pseudo];
+            if (unbound(t)) fail("uses `" + nest_.vars[e->pseudo].name + "`, which the module does not have", ln);
+            return typed(e, {}, t);
+          }
+        }
+        Expr obj = expr(e->args[0], env);
+        if (unbound(obj->type)) return typed(e, {obj}, types::unbound());
+        const Type& ot = *obj->type;
+        if (ot.kind == Type::Kind::Array) {
+          if (e->name == "shape") {
+            std::vector<TypeRef> el(ot.ndim, types::py_int());
+            return typed(e, {obj}, types::tuple(el));
+          }
+          if (e->name == "ndim" || e->name == "size") return typed(e, {obj}, types::py_int());
+        }
+        if (ot.kind == Type::Kind::Module) fail("uses `" + ot.name + "." + e->name + "`", ln);
+        fail("uses the attribute `." + e->name + "` of a " + ot.str(), ln);
+      }
+      case K::Subscript: {
+        Expr base = expr(e->args[0], env);
+        Expr idx = expr(e->args[1], env);
+        if (unbound(base->type) || unbound(idx->type)) return typed(e, {base, idx}, types::unbound());
+        return typed(e, {base, idx}, subscript_type(base, idx, ln));
+      }
+      case K::Tuple: {
+        std::vector<Expr> args;
+        std::vector<TypeRef> ts;
+        bool ub = false;
+        for (auto& a : e->args) {
+          args.push_back(expr(a, env));
+          ts.push_back(args.back()->type);
+          ub = ub || unbound(ts.back());
+        }
+        return typed(e, args, ub ? types::unbound() : types::tuple(ts));
+      }
+      case K::Binary: {
+        Expr a = expr(e->args[0], env), b = expr(e->args[1], env);
+        if (unbound(a->type) || unbound(b->type)) return typed(e, {a, b}, types::unbound());
+        if (!a->type->is_scalar() || !b->type->is_scalar()) {
+          if (a->type->kind == Type::Kind::Array || b->type->kind == Type::Kind::Array)
+            fail(std::string("computes `") + ir::binop_name(e->binop) + "` on whole arrays", ln);
+          fail(std::string("computes `") + ir::binop_name(e->binop) + "` on " + a->type->str() + " and " + b->type->str(), ln);
+        }
+        const Oracle& o = *in_.oracle;
+        ir::BinOp op = e->binop;
+        TypeRef r = combine(a->type, b->type, [&](const TypeRef& x, const TypeRef& y) { return o.binary(op, x, y); },
+                            std::string("`") + ir::binop_name(op) + "`", ln);
+        return typed(e, {a, b}, r);
+      }
+      case K::Unary: {
+        Expr a = expr(e->args[0], env);
+        if (unbound(a->type)) return typed(e, {a}, types::unbound());
+        if (e->unop == ir::UnOp::Not) {
+          check_truth(a, ln);
+          return typed(e, {a}, types::py_bool());
+        }
+        if (!a->type->is_scalar()) fail(std::string("computes `") + ir::unop_name(e->unop) + "` on a " + a->type->str(), ln);
+        const Oracle& o = *in_.oracle;
+        std::vector<TypeRef> rs;
+        for (auto& x : members(a->type)) {
+          TypeRef r = o.unary(e->unop, x);
+          if (!r) fail(std::string("`") + ir::unop_name(e->unop) + "` is not defined for " + x->str(), ln);
+          rs.push_back(r);
+        }
+        TypeRef r = types::join(rs);
+        if (!r || !types::uniform(r)) fail("a unary operator whose result type depends on values", ln);
+        return typed(e, {a}, r);
+      }
+      case K::Compare: {
+        Expr a = expr(e->args[0], env), b = expr(e->args[1], env);
+        if (unbound(a->type) || unbound(b->type)) return typed(e, {a, b}, types::unbound());
+        if (e->cmpop == ir::CmpOp::Is || e->cmpop == ir::CmpOp::IsNot) {
+          bool an = a->type->kind == Type::Kind::None, bn = b->type->kind == Type::Kind::None;
+          if (!an && !bn) fail("uses `is` on values other than None", ln);
+          return typed(e, {a, b}, types::py_bool());
+        }
+        if (!a->type->is_scalar() || !b->type->is_scalar())
+          fail(std::string("compares ") + a->type->str() + " and " + b->type->str(), ln);
+        const Oracle& o = *in_.oracle;
+        TypeRef r = combine(a->type, b->type, [&](const TypeRef& x, const TypeRef& y) { return o.compare(x, y); },
+                            "a comparison", ln);
+        return typed(e, {a, b}, r);
+      }
+      case K::Truth: {
+        Expr a = expr(e->args[0], env);
+        if (unbound(a->type)) return typed(e, {a}, types::unbound());
+        check_truth(a, ln);
+        return typed(e, {a}, types::py_bool());
+      }
+      case K::Call: return call(e, env, ln);
+      case K::Cond: {
+        Expr c = expr(e->args[0], env);
+        Expr t = expr(e->args[1], env), f = expr(e->args[2], env);
+        if (unbound(c->type)) return typed(e, {c, t, f}, types::unbound());
+        check_truth(c, ln);
+        TypeRef r;
+        if (unbound(t->type) && unbound(f->type)) r = types::unbound();
+        else if (unbound(t->type)) r = f->type;
+        else if (unbound(f->type)) r = t->type;
+        else {
+          r = types::join({t->type, f->type});
+          if (!r || !types::uniform(r))
+            fail("a conditional expression gives " + t->type->str() + " or " + f->type->str(), ln);
+        }
+        return typed(e, {c, t, f}, r);
+      }
+      case K::LoopNonEmpty: return e;
+    }
+    fail("an expression stagepy cannot type", ln);
+  }
+
+  void check_truth(const Expr& a, int ln) {
+    auto k = a->type->kind;
+    if (a->type->is_scalar() || k == Type::Kind::None) return;
+    if (k == Type::Kind::Array) fail("tests the truth of a whole array", ln);
+    fail("tests the truth of a " + a->type->str(), ln);
+  }
+
+  TypeRef subscript_type(const Expr& base, const Expr& idx, int ln) {
+    const Type& bt = *base->type;
+    if (bt.kind == Type::Kind::Array) {
+      std::vector<TypeRef> parts;
+      if (idx->type->kind == Type::Kind::Tuple) parts = idx->type->elems;
+      else parts = {idx->type};
+      for (auto& p : parts) {
+        if (p->kind == Type::Kind::Union) fail("indexes with a value of changing type", ln);
+        if (!is_int_scalar(p)) fail("indexes an array with a " + p->str() + " (only integers are supported)", ln);
+      }
+      int k = (int)parts.size();
+      if (k > bt.ndim) fail("indexes a " + std::to_string(bt.ndim) + "-d array with " + std::to_string(k) + " indices", ln);
+      if (k == bt.ndim) return types::np_scalar(bt.dtype);
+      auto layout = bt.layout == Type::CContig ? Type::CContig : Type::Strided;
+      return types::array(bt.dtype, bt.ndim - k, layout, bt.writeable);
+    }
+    if (bt.kind == Type::Kind::Tuple) {
+      if (!is_int_scalar(idx->type)) fail("indexes a tuple with a " + idx->type->str(), ln);
+      if (idx->kind == ExprNode::Kind::Const) {
+        long long i = idx->value.i, n = (long long)bt.elems.size();
+        if (i < 0) i += n;
+        if (i < 0 || i >= n) fail("indexes a tuple out of range", ln);
+        return bt.elems[(size_t)i];
+      }
+      TypeRef r = types::join(bt.elems);
+      if (!r || !types::uniform(r) || r->kind == Type::Kind::Union) fail("indexes a tuple of mixed types", ln);
+      return r;
+    }
+    fail("indexes a " + bt.str(), ln);
+  }
+
+  Expr call(const Expr& e, const Env& env, int ln) {
+    Expr callee = expr(e->args[0], env);
+    std::vector<Expr> args = {callee};
+    for (size_t i = 1; i < e->args.size(); i++) args.push_back(expr(e->args[i], env));
+    for (auto& a : args)
+      if (unbound(a->type)) return typed(e, args, types::unbound());
+    if (!e->kwnames.empty()) fail("calls with keyword arguments", ln);
+    const Type& ct = *callee->type;
+    if (ct.kind != Type::Kind::Callable) {
+      std::string name = e->args[0]->kind == ExprNode::Kind::Load ? nest_.vars[e->args[0]->var].name
+                       : e->args[0]->kind == ExprNode::Kind::Attr ? e->args[0]->name : "a value";
+      if (ct.kind == Type::Kind::Module) fail("calls the module `" + name + "`", ln);
+      fail("calls `" + name + "` (a " + ct.str() + ")", ln);
+    }
+    Builtin f = ct.builtin;
+    std::vector<TypeRef> at;
+    for (size_t i = 1; i < args.size(); i++) at.push_back(args[i]->type);
+    const std::string fname = std::string("`") + builtin_name(f) + "()`";
+    switch (f) {
+      case Builtin::Range: fail("uses range() outside a for statement", ln);
+      case Builtin::Len: {
+        if (at.size() != 1) fail("calls len() with " + std::to_string(at.size()) + " arguments", ln);
+        if (at[0]->kind == Type::Kind::Array) {
+          if (at[0]->ndim == 0) fail("calls len() on a 0-d array", ln);
+          return typed(e, args, types::py_int());
+        }
+        if (at[0]->kind == Type::Kind::Tuple) return typed(e, args, types::py_int());
+        fail("calls len() on a " + at[0]->str(), ln);
+      }
+      case Builtin::Min: case Builtin::Max: {
+        if (at.size() < 2) fail("calls " + fname + " on an iterable", ln);
+        for (auto& t : at)
+          if (!t->is_scalar()) fail("calls " + fname + " on a " + t->str(), ln);
+        for (size_t i = 1; i < at.size(); i++)
+          combine(at[0], at[i], [&](const TypeRef& x, const TypeRef& y) { return in_.oracle->compare(x, y); },
+                  "a comparison in " + fname, ln);
+        TypeRef r = types::join(at);
+        if (!r || !types::uniform(r)) fail(fname + " of " + (r ? r->str() : "mixed types") + " returns either", ln);
+        return typed(e, args, r);
+      }
+      default: break;
+    }
+    int arity = builtin_arity(f);
+    if (arity > 0 && (int)at.size() != arity) fail("calls " + fname + " with " + std::to_string(at.size()) + " arguments", ln);
+    if (f == Builtin::Round && at.size() != 1) fail("calls round() with ndigits", ln);
+    std::vector<std::vector<TypeRef>> combos = {{}};
+    for (auto& t : at) {
+      if (!t->is_scalar()) fail("calls " + fname + " on a " + t->str(), ln);
+      std::vector<std::vector<TypeRef>> next;
+      for (auto& c : combos)
+        for (auto& m : members(t)) {
+          auto d = c;
+          d.push_back(m);
+          next.push_back(d);
+        }
+      combos = std::move(next);
+    }
+    std::vector<TypeRef> rs;
+    for (auto& c : combos) {
+      TypeRef r = in_.oracle->call(f, c);
+      if (!r) fail(fname + " is not supported for " + (c.empty() ? "no arguments" : c[0]->str()), ln);
+      rs.push_back(r);
+    }
+    TypeRef r = types::join(rs);
+    if (!r || !types::uniform(r)) fail(fname + " returns different types depending on values", ln);
+    return typed(e, args, r);
+  }
+
+  // ------------------------------------------------------------ environments
+  // Joins environments; nullopt if none. Throws when a variable would hold values that
+  // cannot live in one slot (two different kinds of arrays).
+  std::optional<Env> merge(const std::vector<Env>& envs, int ln) {
+    if (envs.empty()) return std::nullopt;
+    Env out = envs[0];
+    for (size_t k = 1; k < envs.size(); k++) {
+      for (size_t v = 0; v < out.size(); v++) {
+        if (types::same(out[v], envs[k][v])) continue;
+        TypeRef j = types::join({out[v], envs[k][v]});
+        if (!j) fail(vname((int)v) + " holds " + out[v]->str() + " or " + envs[k][v]->str() + " depending on the path", ln);
+        out[v] = j;
+      }
+    }
+    return out;
+  }
+
+  // Whether joining these two environments would leave a variable with types that cannot
+  // share a computation (worth compiling the rest once per environment).
+  bool conflict(const Env& a, const Env& b) const {
+    for (size_t v = 0; v < a.size(); v++) {
+      if (types::same(a[v], b[v])) continue;
+      TypeRef j = types::join({a[v], b[v]});
+      if (!j) return true;
+      TypeRef r = types::without_unbound(j);
+      if (r && !types::uniform(r)) return true;
+    }
+    return false;
+  }
+
+  // ------------------------------------------------------------ statements
+  std::vector<Stmt> seq(const std::vector<Stmt>& ss, size_t i, Env env, LoopOuts& lo, std::optional<Env>& fall) {
+    std::vector<Stmt> out;
+    for (; i < ss.size(); i++) {
+      const Stmt& s = ss[i];
+      if (++emitted_ > in_.budget) fail("the nest needs too many type-specialized copies", s->line);
+      switch (s->kind) {
+        case StmtNode::Kind::Block: {
+          std::optional<Env> f;
+          auto inner = seq(s->body, 0, env, lo, f);
+          out.push_back(ir::make_block(std::move(inner)));
+          if (!f) return out;
+          env = *f;
+          break;
+        }
+        case StmtNode::Kind::Seg: out.push_back(seg(s, env)); break;
+        case StmtNode::Kind::Break:
+          lo.brk[s->loop].push_back(env);
+          out.push_back(s);
+          return out;
+        case StmtNode::Kind::Continue:
+          lo.cont[s->loop].push_back(env);
+          out.push_back(s);
+          return out;
+        case StmtNode::Kind::If:
+        case StmtNode::Kind::For:
+        case StmtNode::Kind::While: {
+          // Returns the statements and the environments of the two ways on (or one).
+          std::vector<Stmt> stmts;
+          std::vector<std::optional<Env>> alts;
+          if (s->kind == StmtNode::Kind::If) if_stmt(s, env, lo, stmts, alts);
+          else if (s->kind == StmtNode::Kind::For) for_stmt(s, env, lo, stmts, alts);
+          else while_stmt(s, env, lo, stmts, alts);
+          std::vector<Env> live;
+          for (auto& a : alts)
+            if (a) live.push_back(*a);
+          if (live.empty()) {
+            for (auto& x : stmts) out.push_back(x);
+            return out;
+          }
+          if (alts.size() == 2 && alts[0] && alts[1] && conflict(*alts[0], *alts[1]) && i + 1 < ss.size() &&
+              emitted_ < in_.budget / 2) {
+            // Compile the rest once per arm: append it to both arms of the final If.
+            Stmt last = stmts.back();
+            auto c = std::make_shared<StmtNode>(*last);
+            for (int arm = 0; arm < 2; arm++) {
+              std::vector<Stmt> body = c->body[arm]->body;
+              auto rest = seq(ss, i + 1, *alts[arm], lo, fall);
+              body.insert(body.end(), rest.begin(), rest.end());
+              c->body[arm] = ir::make_block(std::move(body));
+            }
+            stmts.back() = c;
+            for (auto& x : stmts) out.push_back(x);
+            return out;
+          }
+          for (auto& x : stmts) out.push_back(x);
+          env = *merge(live, s->line);
+          break;
+        }
+        default:
+          fail("a statement stagepy cannot type", s->line);
+      }
+    }
+    if (fall) fall = merge({*fall, env}, -1);
+    else fall = env;
+    return out;
+  }
+
+  Stmt seg(const Stmt& s, Env& env) {
+    auto c = std::make_shared<StmtNode>(*s);
+    std::vector<std::pair<int, TypeRef>> assigns;
+    for (auto& f : c->effects) {
+      switch (f.kind) {
+        case ir::Effect::Kind::Assign: {
+          f.value = expr(f.value, env);
+          TypeRef t = f.value->type;
+          if (t->kind == Type::Kind::Array && f.value->kind != ExprNode::Kind::Load)
+            fail("assigns an array view to " + vname(f.var), s->line);
+          if (t->kind == Type::Kind::Tuple || t->kind == Type::Kind::Module || t->kind == Type::Kind::Callable ||
+              t->kind == Type::Kind::None)
+            fail("assigns a " + t->str() + " to " + vname(f.var), s->line);
+          if (t->kind == Type::Kind::Array) {
+            TypeRef old = env[f.var];
+            if (!unbound(old) && !types::same(old, t))
+              fail(vname(f.var) + " is assigned arrays of different types", s->line);
+          }
+          assigns.push_back({f.var, t});
+          break;
+        }
+        case ir::Effect::Kind::Store: {
+          f.base = expr(f.base, env);
+          f.index = expr(f.index, env);
+          f.value = expr(f.value, env);
+          if (unbound(f.base->type) || unbound(f.index->type) || unbound(f.value->type)) break;
+          const Type& bt = *f.base->type;
+          if (bt.kind != Type::Kind::Array) fail("assigns an item of a " + bt.str(), s->line);
+          TypeRef elem = subscript_type(f.base, f.index, s->line);
+          if (elem->kind == Type::Kind::Array) fail("assigns to a whole row or slice of an array", s->line);
+          if (!bt.writeable) fail("writes to a read-only array", s->line);
+          if (!f.value->type->is_scalar()) fail("stores a " + f.value->type->str() + " into an array", s->line);
+          break;
+        }
+        case ir::Effect::Kind::Eval:
+          f.value = expr(f.value, env);
+          break;
+      }
+    }
+    for (auto& [v, t] : assigns) {
+      env[v] = t;
+      note_tag(t);
+    }
+    return c;
+  }
+
+  void if_stmt(const Stmt& s, const Env& env, LoopOuts& lo, std::vector<Stmt>& stmts,
+               std::vector<std::optional<Env>>& alts) {
+    Expr cond = expr(s->cond, env);
+    if (!unbound(cond->type)) check_truth(cond, s->line);
+    std::optional<Env> ft, ff;
+    auto then_s = seq(s->body[0]->body, 0, env, lo, ft);
+    auto else_s = seq(s->body[1]->body, 0, env, lo, ff);
+    stmts.push_back(ir::make_if(cond, ir::make_block(std::move(then_s)), ir::make_block(std::move(else_s)), s->resume, s->line));
+    alts = {ft, ff};
+  }
+
+  // Types a loop body to a fixpoint from `head`, peeling once if the first iteration
+  // changes types. Returns (steady body, first-iteration body or null, loop-head env).
+  struct LoopTyping {
+    std::vector<Stmt> steady, first;
+    bool peeled = false;
+    std::vector<Env> exits;  // break environments
+    std::optional<Env> head;
+  };
+
+  LoopTyping loop_body(const Stmt& s, const std::vector<Stmt>& body, const Env& entry0, int loop_var) {
+    auto enter = [&](Env e) {
+      if (loop_var >= 0) {
+        e[loop_var] = types::py_int();
+        note_tag(types::py_int());
+      }
+      return e;
+    };
+    // Types the body once from head `h`: the body, its breaks, and the environment at the
+    // back edge (continues and the end of the body), if any.
+    auto once = [&](const Env& h, std::vector<Stmt>& out_body, std::vector<Env>& brk) {
+      LoopOuts lo;
+      std::optional<Env> f;
+      out_body = seq(body, 0, enter(h), lo, f);
+      brk = lo.brk[s->loop];
+      std::vector<Env> back = lo.cont[s->loop];
+      if (f) back.push_back(*f);
+      return merge(back, s->line);
+    };
+    // Iterates from `h` until the head environment is a fixpoint.
+    auto settle = [&](Env h, std::vector<Stmt>& out_body, std::vector<Env>& brk) -> Env {
+      for (int round = 0; round < 6; round++) {
+        std::vector<Env> b;
+        auto back = once(h, out_body, b);
+        brk = b;
+        if (!back) return h;
+        Env next = *merge({h, *back}, s->line);
+        if (same_env(next, h)) return h;
+        h = next;
+      }
+      fail("the types in a loop keep changing", s->line);
+    };
+    // The loop variable is an int at the head whatever it held before the loop.
+    const Env entry = enter(entry0);
+    LoopTyping r;
+    std::vector<Stmt> b1;
+    std::vector<Env> x1;
+    auto back1 = once(entry, b1, x1);
+    bool peel = false;
+    if (back1) {
+      for (size_t v = 0; v < entry.size(); v++)
+        if (!unbound(entry[v]) && !unbound((*back1)[v]) && !types::same(entry[v], (*back1)[v])) peel = true;
+    }
+    if (!peel) {
+      // At most variables first bound inside the loop: widen the head and settle.
+      if (!back1 || same_env(*merge({entry, *back1}, s->line), entry)) {
+        r.steady = std::move(b1);
+        r.exits = std::move(x1);
+        r.head = entry;
+        return r;
+      }
+      r.head = settle(*merge({entry, *back1}, s->line), r.steady, r.exits);
+      return r;
+    }
+    // The first iteration changes types (s = 0; s += A[i]): peel it.
+    r.peeled = true;
+    r.first = std::move(b1);
+    std::vector<Env> xs;
+    r.head = settle(*back1, r.steady, xs);
+    r.exits = std::move(x1);
+    r.exits.insert(r.exits.end(), xs.begin(), xs.end());
+    return r;
+  }
+
+  void for_stmt(const Stmt& s, const Env& env, LoopOuts& lo, std::vector<Stmt>& stmts,
+                std::vector<std::optional<Env>>& alts) {
+    std::vector<Expr> args;
+    for (auto& a : s->args) {
+      Expr t = expr(a, env);
+      if (!unbound(t->type)) {
+        if (t->type->kind == Type::Kind::PyBool) {
+          // range(True) is range(1): bool is an int
+        } else if (!is_int_scalar(t->type)) {
+          fail("calls range() with a " + t->type->str(), s->line);
+        }
+      }
+      args.push_back(t);
+    }
+    Expr callee = expr(s->range_callee, env);
+    if (!unbound(callee->type) && !(callee->type->kind == Type::Kind::Callable && callee->type->builtin == Builtin::Range))
+      fail("loops over `" + (s->range_callee->kind == ExprNode::Kind::Load ? nest_.vars[s->range_callee->var].name : std::string("?")) +
+           "(...)`, which is not the builtin range", s->line);
+    stmts.push_back(ir::make_range(s->loop, args, s->resume, s->line));
+    LoopTyping lt = loop_body(s, s->body[0]->body, env, s->var);
+    auto f = std::make_shared<StmtNode>(*s);
+    f->args.clear();
+    f->range_callee = nullptr;
+    f->body = {ir::make_block(std::move(lt.steady))};
+    if (lt.peeled) {
+      f->peeled = true;
+      f->body.push_back(ir::make_block(std::move(lt.first)));
+    }
+    // After >= 1 iteration: the head env (loop exhausted) with the variable bound, or a break.
+    Env after = *lt.head;
+    after[s->var] = types::py_int();
+    std::vector<Env> exits = lt.exits;
+    exits.push_back(after);
+    Env nonzero = *merge(exits, s->line);
+    Env zero = env;  // no iteration: nothing changed
+    if (conflict(nonzero, zero) || lt.peeled) {
+      stmts.push_back(ir::make_if(ir::make_loop_nonempty(s->loop), ir::make_block({f}), ir::make_block({}), -1, s->line));
+      alts = {nonzero, zero};
+    } else {
+      stmts.push_back(f);
+      alts = {merge({nonzero, zero}, s->line)};
+    }
+  }
+
+  void while_stmt(const Stmt& s, const Env& env, LoopOuts& lo, std::vector<Stmt>& stmts,
+                  std::vector<std::optional<Env>>& alts) {
+    LoopTyping lt = loop_body(s, s->body[0]->body, env, -1);
+    auto w = std::make_shared<StmtNode>(*s);
+    w->body = {ir::make_block(std::move(lt.steady))};
+    if (lt.peeled) {
+      w->peeled = true;
+      w->body.push_back(ir::make_block(std::move(lt.first)));
+    }
+    stmts.push_back(w);
+    alts = {merge(lt.exits, s->line)};
+  }
+};
+
+}  // namespace
+
+TypedNest infer_types(const InferInput& in) { return Infer(in).run(); }
+
+}  // namespace stagepy::specialize

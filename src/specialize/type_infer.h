@@ -1,0 +1,43 @@
+// infer_types: in, a lifted nest and the Python-level types of the values its variables
+// hold at entry; out, a typed copy of the nest, or the reason no kernel can be built for
+// these types.
+//
+// Types are flow-sensitive: a variable may hold an int before a loop and a NumPy float
+// after its first iteration (s = 0; s += A[i]). Where the types after a loop's first
+// iteration differ from those before it, the first iteration is peeled; where the two
+// arms of an `if` leave a variable with types that cannot share a computation, the rest
+// of the block is typed (and later compiled) once per arm. Variables keep a run-time tag
+// naming their current type, which is how values are boxed back into Python objects.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "specialize/oracle.h"
+
+namespace stagepy::specialize {
+
+struct TypedNest {
+  bool ok = false;
+  std::string reason;   // why not, in a user's words
+  int reason_line = -1;
+  ir::Nest nest;        // root typed; Range statements inserted before each For
+  std::vector<TypeRef> tags;  // tag k (k >= 1) names tags[k - 1]; tag 0 is "unbound"
+  int tag_of(const TypeRef& t) const;  // 0 for Unbound
+};
+
+struct InferInput {
+  const ir::Nest* nest = nullptr;
+  std::vector<TypeRef> entry;             // per variable; Unbound where it has no value
+  const Oracle* oracle = nullptr;
+  std::function<int(int)> line_of;        // bytecode offset -> source line
+  size_t budget = 20000;                  // typed statements before giving up on duplication
+};
+
+TypedNest infer_types(const InferInput& in);
+
+// Whether values of this type can be indices (Python int, or a NumPy integer scalar).
+bool index_like(const TypeRef& t);
+
+}  // namespace stagepy::specialize
