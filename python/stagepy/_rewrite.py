@@ -27,7 +27,6 @@ from . import _bytecode as B
 from . import _hook
 
 PY = sys.version_info[:2]
-_EQ = B.dis.cmp_op.index("==")
 
 
 def _library_dirs():
@@ -88,12 +87,22 @@ def _jump_if(kind):
     return {"none": "POP_JUMP_FORWARD_IF_NONE", "true": "POP_JUMP_FORWARD_IF_TRUE"}[kind]
 
 
+def _compare_eq_arg_from_compiler():
+    """COMPARE_OP's argument for `==` feeding a jump, as this CPython's compiler emits it:
+    3.12 keeps a mask of the true outcomes in the low bits, which the specialized forms
+    use; 3.13 adds a bool-conversion flag."""
+    code = compile("if x == 0:\n    pass\n", "<stagepy>", "exec")
+    for ins in B.decode(code):
+        if ins.name == "COMPARE_OP":
+            return ins.arg
+    raise RuntimeError("no COMPARE_OP in a comparison")
+
+
+_COMPARE_EQ_ARG = _compare_eq_arg_from_compiler()
+
+
 def _compare_eq_arg():
-    if PY >= (3, 13):
-        return (_EQ << 5) | 16
-    if PY >= (3, 12):
-        return _EQ << 4
-    return _EQ
+    return _COMPARE_EQ_ARG
 
 
 def _call0(callee_const, pos):
@@ -127,6 +136,7 @@ def _insert(code, instrs, plans, core):
     resume_iters = const(core._resume_iters)
     zero = const(0)
     out, out_handler, tail, tail_handler = [], [], [], []
+    head_of = {}  # id(original instruction) -> first instruction inserted before it
     for k, ins in enumerate(instrs):
         if k in by_entry:
             lp, nest = by_entry[k]
@@ -166,6 +176,7 @@ def _insert(code, instrs, plans, core):
             done_jump = mk("JUMP_FORWARD", 0, pos)
             done_jump.extra = ("target", after)
             seq += [done_pop, done_jump, fallback_pop]
+            head_of[id(ins)] = seq[0]
             out += seq
             out_handler += [h] * len(seq)
         out.append(ins)
@@ -176,12 +187,18 @@ def _insert(code, instrs, plans, core):
     # name their target object in .extra.
     pos_of = {id(x): i for i, x in enumerate(final)}
     old_targets = {id(ins): ins.target for ins in instrs}
+
+    def entry_of(target):
+        # A jump to a rewritten loop goes through its runtime call (the fall-through into
+        # the original loop, after the call declined, does not jump).
+        head = head_of.get(id(target))
+        return pos_of[id(head if head is not None else target)]
     for x in final:
         if x.extra and x.extra[0] == "target":
-            x.target = pos_of[id(x.extra[1])]
+            x.target = entry_of(x.extra[1])
             x.extra = None
         elif id(x) in old_targets and old_targets[id(x)] is not None:
-            x.target = pos_of[id(instrs[old_targets[id(x)]])]
+            x.target = entry_of(instrs[old_targets[id(x)]])
     # Exception table from per-instruction handlers.
     entries = []
     k = 0

@@ -272,13 +272,60 @@ RegionCFG build_cfg(const CodeInfo& code, const LoopSpec& spec) {
     if (own.size() > 1) fail("a while loop with an else clause or exits stagepy cannot structure", ins[g.blocks[L.header].first].line);
     L.follow = own.empty() ? -1 : *own.begin();
   }
-  // A for loop's breaks must go where its exhaustion goes (no for/else).
+  // CPython copies small exit blocks (`return x` after a loop) to the places that jump
+  // to them, so a `break` may run its own copy of the code after the loop instead of
+  // jumping to it. A block made of the popped iterator(s) and an exact copy of the code
+  // at a loop's follow is treated as a jump to the follow.
+  auto same_code_from = [&](int i, int j) {
+    // Straight-line instructions from i and from j are identical up to a return/raise.
+    for (int k = 0; k < 64; k++, i++, j++) {
+      if (i >= n || j >= n) return false;
+      const Instr &a = ins[i], &b = ins[j];
+      if (a.op != b.op || a.sarg != b.sarg || a.iarg != b.iarg || a.flags != b.flags || a.target != b.target)
+        return false;
+      if (is_stop(a.op)) return true;
+      if (is_jump(a.op) || is_cond(a.op) || a.op == Op::FOR_ITER) return false;
+    }
+    return false;
+  };
+  for (auto& L : g.loops) {
+    if (!L.is_for) continue;
+    int follow_instr = L.follow == RegionCFG::kExitBlock ? end : L.follow >= 0 ? g.blocks[L.follow].first : -1;
+    if (follow_instr < 0) continue;
+    for (int b = 0; b < nb; b++) {
+      Block& blk = g.blocks[b];
+      if (!reach[b] || blk.term != Block::Term::Stop || L.in[b]) continue;
+      int k = blk.first;
+      while (k < blk.last && ins[k].op == Op::POP_TOP) k++;
+      if (k == blk.first || k >= blk.last || !same_code_from(k, follow_instr)) continue;
+      blk.last = k;
+      blk.term = Block::Term::Fall;
+      blk.succ = {L.follow};
+      if (L.follow >= 0) g.blocks[L.follow].pred.push_back(b);
+    }
+  }
+
+  // A for loop's breaks must go where its exhaustion goes (no for/else). A break is a
+  // block that only drops iterators (POP_TOP) and jumps on.
+  auto through_break = [&](int s) {
+    for (int step = 0; step < 8 && s >= 0; step++) {
+      const Block& blk = g.blocks[s];
+      if (blk.term != Block::Term::Fall && blk.term != Block::Term::Jump) return s;
+      int body_end = blk.term == Block::Term::Jump ? blk.last - 1 : blk.last;
+      for (int i = blk.first; i < body_end; i++)
+        if (ins[i].op != Op::POP_TOP) return s;
+      s = blk.succ[0];
+    }
+    return s;
+  };
   for (auto& L : g.loops) {
     if (!L.is_for) continue;
     for (int b = 0; b < nb; b++) {
       if (!L.in[b]) continue;
-      for (int s : g.blocks[b].succ) {
-        if ((s >= 0 && L.in[s]) || s == L.follow) continue;
+      for (int s0 : g.blocks[b].succ) {
+        if ((s0 >= 0 && L.in[s0]) || s0 == L.follow) continue;
+        int s = through_break(s0);
+        if (s == L.follow) continue;
         bool outer_target = false;
         for (int p = L.parent; p >= 0; p = g.loops[p].parent)
           outer_target = outer_target || s == g.loops[p].header || s == g.loops[p].follow;

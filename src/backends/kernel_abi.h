@@ -4,8 +4,9 @@
 //   int32 kernel(int64* state, <params...>)
 //
 // params: for each variable the nest reads that holds a value at entry, in variable
-// order: a scalar (its machine representation), or for an array its data pointer, then
-// its shape (int64 per dimension), then its strides in bytes (int64 per dimension).
+// order: a scalar (its machine representation); for an array its data pointer, then
+// its shape (int64 per dimension), then its strides in bytes (int64 per dimension); for
+// a tuple of scalars, its items.
 // state: for each variable the nest assigns, two slots (value bits, type tag; tag 0 means
 // unbound) and for each For loop three slots (current value, stop, step). The kernel
 // fills them before returning: 0 when the nest finished, k when it stopped before resume
@@ -19,10 +20,10 @@
 namespace stagepy {
 
 struct KernelParam {
-  enum class Kind : uint8_t { Scalar, Data, Shape, Stride } kind = Kind::Scalar;
+  enum class Kind : uint8_t { Scalar, Data, Shape, Stride, TupleItem } kind = Kind::Scalar;
   int var = -1;    // the variable it comes from
   Repr repr = Repr::I64;  // Scalar
-  int dim = 0;     // Shape/Stride
+  int dim = 0;     // Shape/Stride: the dimension; TupleItem: the item
 };
 
 struct KernelLayout {

@@ -60,6 +60,7 @@ PyObject* decline(NestState& s, std::string why) {
 struct Described {
   TypeRef type;
   uint64_t k1 = 0, k2 = 0;
+  std::vector<uint64_t> extra;  // more key words (a tuple's item types)
   std::string why;  // set when stagepy cannot take this value
 };
 
@@ -81,6 +82,22 @@ Described describe(PyObject* v, const ir::Var& var) {
     d.k2 = np::array_key(v);
     d.type = np::array_type(v, &d.why);
     if (!d.type) d.why = "`" + var.name + "` is " + d.why;
+  } else if (t == &PyTuple_Type) {
+    Py_ssize_t n = PyTuple_GET_SIZE(v);
+    d.k2 = (uint64_t)n;
+    std::vector<TypeRef> items;
+    for (Py_ssize_t i = 0; i < n && n <= 16; i++) {
+      PyObject* x = PyTuple_GET_ITEM(v, i);
+      PyTypeObject* xt = Py_TYPE(x);
+      d.extra.push_back((uint64_t)(uintptr_t)xt);
+      if (xt == &PyLong_Type) items.push_back(types::py_int());
+      else if (xt == &PyFloat_Type) items.push_back(types::py_float());
+      else if (xt == &PyBool_Type) items.push_back(types::py_bool());
+      else if (np::scalar_dtype(x, &dt)) items.push_back(types::np_scalar(dt));
+      else break;
+    }
+    if ((Py_ssize_t)items.size() == n && n <= 16) d.type = types::tuple(items);
+    else d.why = "`" + var.name + "` is a tuple of other things than numbers";
   } else if (PyModule_CheckExact(v)) {
     d.k2 = (uint64_t)(uintptr_t)v;
     const char* name = PyModule_GetName(v);
@@ -236,6 +253,7 @@ PyObject* dispatch(NestState& s) {
     if (!descs[v].why.empty()) return decline(s, descs[v].why);
     key.push_back(descs[v].k1);
     key.push_back(descs[v].k2);
+    key.insert(key.end(), descs[v].extra.begin(), descs[v].extra.end());
   }
 
   // Find the specialization.
@@ -282,8 +300,13 @@ PyObject* dispatch(NestState& s) {
       }
       case KernelParam::Kind::Shape: slot = (uint64_t)np::shape(v)[p.dim]; break;
       case KernelParam::Kind::Stride: slot = (uint64_t)np::strides(v)[p.dim]; break;
-      case KernelParam::Kind::Scalar: {
-        const TypeRef& t = sp->entry[p.var];
+      case KernelParam::Kind::Scalar:
+      case KernelParam::Kind::TupleItem: {
+        TypeRef t = sp->entry[p.var];
+        if (p.kind == KernelParam::Kind::TupleItem) {
+          t = t->elems[(size_t)p.dim];
+          v = PyTuple_GET_ITEM(v, p.dim);
+        }
         switch (t->kind) {
           case Type::Kind::PyInt: {
             int overflow = 0;

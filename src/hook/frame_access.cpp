@@ -28,8 +28,9 @@ bool being_traced(PyThreadState* ts, PyCodeObject* code) {
   if (ts->c_tracefunc != nullptr) return true;
 #if PY_VERSION_HEX >= 0x030C0000
   if (code->_co_monitoring != nullptr) {
-    for (int i = 0; i < _PY_MONITORING_UNGROUPED_EVENTS; i++)
-      if (code->_co_monitoring->active_monitors.tools[i]) return true;
+    const auto& active = code->_co_monitoring->active_monitors.tools;
+    for (size_t i = 0; i < sizeof active / sizeof active[0]; i++)
+      if (active[i]) return true;
   }
 #else
   if (ts->cframe->use_tracing) return true;

@@ -222,11 +222,12 @@ TypeRef join(const std::vector<TypeRef>& members) {
 bool uniform(const TypeRef& t) {
   if (!t) return false;
   if (t->kind != Type::Kind::Union) return t->kind != Type::Kind::Unbound;
+  bool all_f64 = true, all_bool = true;
   for (auto& u : t->elems) {
-    bool f64 = u->kind == Type::Kind::PyFloat || (u->kind == Type::Kind::NpScalar && u->dtype == DType::Float64);
-    if (!f64) return false;
+    all_f64 = all_f64 && (u->kind == Type::Kind::PyFloat || (u->kind == Type::Kind::NpScalar && u->dtype == DType::Float64));
+    all_bool = all_bool && (u->kind == Type::Kind::PyBool || (u->kind == Type::Kind::NpScalar && u->dtype == DType::Bool));
   }
-  return true;
+  return all_f64 || all_bool;
 }
 
 bool may_be_unbound(const TypeRef& t) {

@@ -89,8 +89,9 @@ TypeRef callable(Builtin b);
 // modules...) and the members are not all the same.
 TypeRef join(const std::vector<TypeRef>& members);
 // Whether values of `t` can be computed on without knowing which member they are:
-// a single type, or float | np.float64 (IEEE doubles either way; they differ only in how
-// errors are reported, and errors hand control back to CPython).
+// a single type; float | np.float64 (IEEE doubles either way; they differ only in how
+// errors are reported, and errors hand control back to CPython); bool | np.bool_ (the
+// same truth values; operations whose result types differ per member are refused).
 bool uniform(const TypeRef& t);
 bool may_be_unbound(const TypeRef& t);
 TypeRef without_unbound(const TypeRef& t);  // nullptr if only Unbound

@@ -103,6 +103,7 @@ class Infer {
 
   // ------------------------------------------------------------ expressions
   Expr typed(const Expr& e, std::vector<Expr> args, TypeRef t) {
+    if (t && t->kind == Type::Kind::Union) note_tag(t);  // run-time tags name its members
     auto c = std::make_shared<ExprNode>(*e);
     c->args = std::move(args);
     c->type = std::move(t);
@@ -165,7 +166,7 @@ class Infer {
           if (!unbound(env[base]) && env[base]->kind == Type::Kind::Module) {
             TypeRef t = env[e->pseudo];
             if (unbound(t)) fail("uses `" + nest_.vars[e->pseudo].name + "`, which the module does not have", ln);
-            return typed(e, {}, t);
+            return typed(e, e->args, t);  // the base stays for codegen to recognise the module
           }
         }
         Expr obj = expr(e->args[0], env);

@@ -131,6 +131,7 @@ class Gen {
   };
   std::vector<Arr> arrays_;
   std::vector<int> array_id_;  // var -> live-in array id, or -1
+  std::map<int, V> tuples_;    // live-in tuples of scalars (read-only in a nest)
 
   [[noreturn]] void fail(const std::string& why) { throw CodegenError{why}; }
 
@@ -262,7 +263,15 @@ class Gen {
     for (size_t v = 0; v < nv; v++) {
       const TypeRef& t = v < entry_.size() ? entry_[v] : nullptr;
       if (!nest_.vars[v].read || !t) continue;
-      if (t->kind == Type::Kind::Tuple) fail("`" + nest_.vars[v].name + "` holds a tuple");
+      if (t->kind == Type::Kind::Tuple) {
+        for (size_t k = 0; k < t->elems.size(); k++) {
+          if (!t->elems[k]->is_scalar()) fail("`" + nest_.vars[v].name + "` holds a tuple of " + t->elems[k]->str());
+          Repr r = repr_of(*t->elems[k]);
+          layout_.params.push_back({KernelParam::Kind::TupleItem, (int)v, r, (int)k});
+          params.push_back(r == Repr::I1 ? i8() : repr_ty(r));
+        }
+        continue;
+      }
       if (!has_value(t)) continue;
       if (t->kind == Type::Kind::Array) {
         array_id_[v] = (int)layout_.arrays.size();
@@ -331,6 +340,17 @@ class Gen {
       const KernelParam& kp = layout_.params[p];
       int v = kp.var;
       const TypeRef& t = entry_[v];
+      if (kp.kind == KernelParam::Kind::TupleItem) {
+        V tv;
+        tv.t = t;
+        for (size_t k = 0; k < t->elems.size(); k++, p++) {
+          Value* x = &*arg++;
+          if (layout_.params[p].repr == Repr::I1) x = B.CreateICmpNE(x, c8(0));
+          tv.elems.push_back(scalar(t->elems[k], x));
+        }
+        tuples_[v] = tv;
+        continue;
+      }
       if (kp.kind == KernelParam::Kind::Data) {
         Arr a;
         a.t = t;
@@ -583,6 +603,11 @@ class Gen {
       return x;
     }
     if (t->kind == Type::Kind::Array) return array_value(var, t);
+    if (t->kind == Type::Kind::Tuple) {
+      auto it = tuples_.find(var);
+      if (it == tuples_.end()) fail("internal error: tuple `" + nest_.vars[var].name + "`");
+      return it->second;
+    }
     if (!t->is_scalar()) fail("internal error: load of " + t->str());
     Value* bits = B.CreateLoad(i64(), bits_[var]);
     V x = scalar(t, from_bits(bits, rep(t)));
@@ -1118,6 +1143,9 @@ class Gen {
       }
       fail("internal error: comparison");
     };
+    // Floats held as doubles compare as IEEE doubles whoever holds them (float, np.float64).
+    if (is_float_t(ma) && is_float_t(mb) && a.v->getType() == b.v->getType() && a.v->getType()->isDoubleTy())
+      return fcmp(a.v, b.v);
     if (!any_np(a.t) && !any_np(b.t)) {
       bool fa = is_pyfloat(ma), fb = is_pyfloat(mb);
       if (!fa && !fb) return icmp(as_i64_int(a), as_i64_int(b), true);

@@ -1,0 +1,154 @@
+"""Differential testing against CPython.
+
+run(src, name, make_args) defines the function `name` from `src` twice - once plainly,
+once with stagepy enabled (so its loop nests are rewritten) - calls each several times on
+fresh inputs from make_args(), and checks that everything a user can observe is the same:
+the return value (value and exact type), the exception (type and message), the warnings,
+and the arguments the function mutated (values, dtypes). Functions usually end with
+`return locals()`, so every local variable after the loops is compared too.
+
+It returns stagepy's report records for the function, so tests can also check that the
+nest really ran natively (a differential test that never leaves CPython proves nothing).
+"""
+import math
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+
+import stagepy
+from conftest import compile_module
+
+CALLS = 4  # enough for CPython's specializing interpreter to warm up the rewritten code
+
+
+def same(a, b, path="value"):
+    """Raises AssertionError describing the first difference between a and b."""
+    if type(a) is not type(b):
+        raise AssertionError(f"{path}: type {type(a).__name__} != {type(b).__name__} ({a!r} vs {b!r})")
+    if isinstance(a, np.ndarray):
+        if a.dtype != b.dtype or a.shape != b.shape:
+            raise AssertionError(f"{path}: array {a.dtype}{a.shape} != {b.dtype}{b.shape}")
+        if a.dtype.kind == "f":
+            eq = np.array_equal(a, b, equal_nan=True) and np.array_equal(np.signbit(a), np.signbit(b))
+        else:
+            eq = np.array_equal(a, b)
+        if not eq:
+            diff = np.argwhere(~((a == b) | (np.isnan(a) & np.isnan(b)) if a.dtype.kind == "f" else a == b))
+            raise AssertionError(f"{path}: arrays differ at {diff[:5].tolist()}:\n{a}\n{b}")
+        return
+    if isinstance(a, (float, np.floating)):
+        if math.isnan(a) and math.isnan(b):
+            return
+        if a != b or math.copysign(1, a) != math.copysign(1, b):
+            raise AssertionError(f"{path}: {a!r} != {b!r}")
+        return
+    if isinstance(a, dict):
+        if set(a) != set(b):
+            raise AssertionError(f"{path}: keys {sorted(a)} != {sorted(b)}")
+        for k in a:
+            same(a[k], b[k], f"{path}[{k!r}]")
+        return
+    if isinstance(a, (list, tuple)):
+        if len(a) != len(b):
+            raise AssertionError(f"{path}: length {len(a)} != {len(b)}")
+        for i, (x, y) in enumerate(zip(a, b)):
+            same(x, y, f"{path}[{i}]")
+        return
+    if a != b:
+        raise AssertionError(f"{path}: {a!r} != {b!r}")
+
+
+def _snapshot(args):
+    out = []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            out.append(a.copy())
+        elif isinstance(a, list):
+            out.append(list(a))
+        else:
+            out.append(a)
+    return out
+
+
+def _outcome(fn, args):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            r = ("return", fn(*args))
+        except Exception as e:  # compared below
+            r = ("raise", type(e), str(e))
+    ws = [(type(w.message), str(w.message)) for w in caught]
+    return r, ws, _snapshot(args)
+
+
+def run(src, name, make_args, calls=CALLS, expect="native", globals_=None):
+    """Runs both versions; returns the report records of the stagepy version's nests.
+
+    expect: "native" (some nest ran natively and every call of it finished there),
+    "bail" (native code ran and handed a statement to CPython at least once),
+    "interpreted" (no nest ran natively), or None (no check)."""
+    src = textwrap.dedent(src)
+    code_py = compile_module(src)
+    ns_py = dict(globals_ or {})
+    exec(code_py, ns_py)
+    with stagepy.enable():
+        code_sp = compile_module(src)
+        ns_sp = dict(globals_ or {})
+        exec(code_sp, ns_sp)
+        fn_sp = ns_sp[name]
+        got = [_outcome(fn_sp, make_args()) for _ in range(calls)]
+    fn_py = ns_py[name]
+    want = [_outcome(fn_py, make_args()) for _ in range(calls)]
+    for k, (g, w) in enumerate(zip(got, want)):
+        (gr, gw, ga), (wr, ww, wa) = g, w
+        if gr[0] != wr[0]:
+            raise AssertionError(f"call {k}: stagepy {gr[0]}s {gr[1:]}, CPython {wr[0]}s {wr[1:]}")
+        if gr[0] == "raise":
+            same((gr[1].__name__, gr[2]), (wr[1].__name__, wr[2]), f"call {k} exception")
+        else:
+            same(gr[1], wr[1], f"call {k} result")
+        same(ga, wa, f"call {k} arguments")
+        same([(t.__name__, m) for t, m in gw], [(t.__name__, m) for t, m in ww], f"call {k} warnings")
+    recs = [r for r in stagepy.report() if r["file"] == code_sp.co_filename]
+    check_expectation(recs, expect)
+    return recs
+
+
+def check_expectation(recs, expect):
+    native = sum(r["native_calls"] for r in recs)
+    bails = sum(r["bailouts"] for r in recs)
+    if expect == "native":
+        assert native > 0, f"no nest ran natively: {[(r['line'], r['reason']) for r in recs]}"
+    elif expect == "bail":
+        assert bails > 0, f"native code never handed over to CPython: {recs}"
+    elif expect == "interpreted":
+        assert native == 0, f"a nest ran natively: {recs}"
+
+
+def run_module(src, make_globals, expect="native"):
+    """Module-level code: exec `src` as a module twice (plain and under stagepy) in fresh
+    globals from make_globals(); compares the resulting globals."""
+    src = textwrap.dedent(src)
+    g_py = make_globals()
+    r_py = _exec_outcome(compile_module(src), g_py)
+    with stagepy.enable():
+        code = compile_module(src)
+        g_sp = make_globals()
+        r_sp = _exec_outcome(code, g_sp)
+    same(r_sp, r_py, "outcome")
+    for g in (g_py, g_sp):
+        g.pop("__builtins__", None)
+    same(g_sp, g_py, "globals")
+    recs = [r for r in stagepy.report() if r["file"] == code.co_filename]
+    check_expectation(recs, expect)
+    return recs
+
+
+def _exec_outcome(code, g):
+    try:
+        exec(code, g)
+        return ("ok",)
+    except Exception as e:
+        return ("raise", type(e).__name__, str(e))

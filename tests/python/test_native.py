@@ -1,0 +1,389 @@
+"""Loop nests run natively with CPython's results: values, types, locals after the loop."""
+import numpy as np
+import pytest
+
+from difftest import run, run_module
+
+DTYPES = ["float64", "float32", "int64", "int32", "int16", "int8", "uint8", "bool"]
+
+
+def arr(dtype, n=8, seed=0, shape=None):
+    rng = np.random.default_rng(seed)
+    shape = shape or (n,)
+    if dtype == "bool":
+        return rng.random(shape) > 0.5
+    if np.dtype(dtype).kind == "f":
+        return (rng.standard_normal(shape) * 10).astype(dtype)
+    info = np.iinfo(dtype)
+    lo, hi = max(info.min, -20), min(info.max, 20)
+    return rng.integers(lo, hi, size=shape).astype(dtype)
+
+
+def test_sum_of_products():
+    run("""
+    def f(A, B, n):
+        s = 0.0
+        for i in range(n):
+            s += A[i] * B[i]
+        return locals()
+    """, "f", lambda: (np.arange(10.0), np.arange(10.0) * 0.5, 10))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_elementwise_per_dtype(dtype):
+    src = """
+    def f(A, B, C, n):
+        for i in range(n):
+            C[i] = A[i] + B[i]
+            C[i] = C[i] * 2 if A[i] > B[i] else C[i]
+        return locals()
+    """
+    if dtype == "bool":
+        src = """
+    def f(A, B, C, n):
+        for i in range(n):
+            C[i] = A[i] and not B[i]
+            C[i] = C[i] | (A[i] ^ B[i])
+        return locals()
+    """
+    run(src, "f", lambda: (arr(dtype, seed=1), arr(dtype, seed=2), np.zeros(8, dtype), 8))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_reductions_per_dtype(dtype):
+    run("""
+    def f(A, n):
+        total = 0
+        big = A[0]
+        count = 0
+        for i in range(n):
+            total += A[i]
+            if A[i] > big:
+                big = A[i]
+            count += 1
+        return locals()
+    """, "f", lambda: (arr(dtype, seed=3), 8))
+
+
+@pytest.mark.parametrize("args", [(5,), (2, 9), (9, 2, -1), (0, 10, 3), (10, 0, -3), (5, 5), (3, 4), (0,), (-3,),
+                                  (7, -7, -2), (-10, 10, 7)])
+def test_range_forms_and_loop_variable_after(args):
+    run("""
+    def f(args):
+        i = -100
+        acc = 0
+        for i in range(*args):
+            acc += i * i
+        return locals()
+    """.replace("range(*args)", "range(" + ", ".join(f"args[{k}]" for k in range(len(args))) + ")"),
+        "f", lambda: (args,))
+
+
+def test_loop_variable_unbound_when_empty():
+    run("""
+    def f(n):
+        for i in range(n):
+            pass
+        return sorted(locals())
+    """, "f", lambda: (0,), expect=None)
+    run("""
+    def f(n):
+        for i in range(n):
+            k = i
+        return locals()
+    """, "f", lambda: (3,))
+
+
+def test_bounds_depending_on_outer_variables():
+    run("""
+    def f(A, n):
+        for i in range(n):
+            for j in range(i + 1):
+                A[i, j] = i - j
+            for j in range(n - 1, i, -1):
+                A[i, j] = -j
+        return locals()
+    """, "f", lambda: (np.zeros((6, 6)), 6))
+
+
+def test_gemm_ijk():
+    run("""
+    def f(A, B, C, n, m, p):
+        for i in range(n):
+            for j in range(m):
+                acc = 0.0
+                for k in range(p):
+                    acc += A[i, k] * B[k, j]
+                C[i, j] = acc
+        return locals()
+    """, "f", lambda: (arr("float64", shape=(4, 5)), arr("float64", seed=5, shape=(5, 3)), np.zeros((4, 3)), 4, 3, 5))
+
+
+def test_stencil_with_time_loop_and_swap():
+    run("""
+    def f(u, v, steps, n):
+        for t in range(steps):
+            for i in range(1, n - 1):
+                for j in range(1, n - 1):
+                    v[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1])
+            u, v = v, u
+        return locals()
+    """, "f", lambda: (arr("float64", shape=(7, 7)), np.zeros((7, 7)), 5, 7))
+
+
+def test_while_break_continue_elif():
+    run("""
+    def f(A, n):
+        hits = 0
+        for i in range(n):
+            x = A[i]
+            k = 0
+            while k < 5 and x > 0:
+                x = x - 3
+                k += 1
+            if k == 0:
+                continue
+            elif k > 3:
+                hits += 10
+            else:
+                hits += 1
+            if hits > 25:
+                break
+        return locals()
+    """, "f", lambda: (arr("int64", n=12, seed=7), 12))
+
+
+def test_conditional_expressions_and_or_chains():
+    run("""
+    def f(A, n):
+        out = 0
+        for i in range(n):
+            a = A[i]
+            b = a if a > 0 else -a
+            c = (a > 1 and a < 5) or a == -2
+            d = 0 < a < 10
+            e = b and a
+            out += b + c + d + e
+        return locals()
+    """, "f", lambda: (arr("int64", n=10, seed=8), 10))
+
+
+def test_tuple_assignment_fibonacci_python_ints():
+    run("""
+    def f(n):
+        a, b = 0, 1
+        for i in range(n):
+            a, b = b, a + b
+        return locals()
+    """, "f", lambda: (60,))
+
+
+def test_python_int_overflow_gives_exact_big_ints():
+    recs = run("""
+    def f(n):
+        x = 1
+        for i in range(n):
+            x = x * 3 + i
+        return locals()
+    """, "f", lambda: (100,), expect="bail")
+    assert recs
+
+
+def test_negative_indices_wrap_and_nested_subscripts():
+    run("""
+    def f(A, M, n):
+        for i in range(n):
+            A[-i - 1] = A[i] * 2
+            M[i][-1] = M[-1][i] + 1
+        return locals()
+    """, "f", lambda: (np.arange(6.0), np.arange(36.0).reshape(6, 6), 6))
+
+
+@pytest.mark.parametrize("kind", ["view", "strided", "negative", "fortran", "readonly_read"])
+def test_array_layouts(kind):
+    def make():
+        base = np.arange(60.0).reshape(6, 10)
+        if kind == "view":
+            a = base[1:5, 2:8]
+        elif kind == "strided":
+            a = base[::2, ::3]
+        elif kind == "negative":
+            a = base[::-1, ::-2]
+        elif kind == "fortran":
+            a = np.asfortranarray(base)
+        else:
+            a = base.copy()
+            a.setflags(write=False)
+        out = np.zeros(a.shape)
+        return a, out, base
+    run("""
+    def f(a, out, base):
+        for i in range(a.shape[0]):
+            for j in range(a.shape[1]):
+                out[i, j] = a[i, j] * 2 + len(a)
+        return locals()
+    """, "f", make)
+
+
+def test_writes_through_a_view_reach_the_base():
+    def make():
+        base = np.zeros(10)
+        return base[2:8], base
+    run("""
+    def f(v, base):
+        for i in range(v.shape[0]):
+            v[i] = i + 1
+        return locals()
+    """, "f", make)
+
+
+def test_builtins_and_math():
+    run("""
+    import math
+    def f(A, n):
+        lo, hi = A[0], A[0]
+        acc = 0.0
+        for i in range(n):
+            x = A[i]
+            lo = min(lo, x)
+            hi = max(hi, x, 0.0)
+            acc += abs(x) + math.sqrt(abs(x)) + math.exp(-abs(x)) + math.sin(x) + math.floor(x)
+            acc += int(x) + float(i) + bool(x) + round(x * 3)
+        return locals()
+    """, "f", lambda: (arr("float64", n=9, seed=11), 9))
+
+
+def test_numpy_functions():
+    run("""
+    import numpy as np
+    def f(A, B, n):
+        for i in range(n):
+            B[i] = np.sqrt(abs(A[i])) + np.maximum(A[i], 0.5) + np.floor(A[i]) + np.abs(A[i])
+        return locals()
+    """, "f", lambda: (arr("float64", n=9, seed=12), np.zeros(9), 9))
+
+
+def test_shape_len_ndim_size():
+    run("""
+    def f(A):
+        s = 0
+        for i in range(A.shape[0]):
+            for j in range(len(A[i])):
+                s += A.ndim + A.size + j
+        return locals()
+    """, "f", lambda: (np.zeros((3, 4)),))
+
+
+def test_int_division_and_modulo_signs():
+    run("""
+    def f(A, B, n):
+        q = 0
+        for i in range(n):
+            for j in range(n):
+                if B[j] != 0:
+                    q += A[i] // B[j] + A[i] % B[j]
+        return locals()
+    """, "f", lambda: ([7, -7, 3, -3, 0, 13], [2, -2, 5, -5, 0, 1], 6), expect=None)
+    run("""
+    def f(A, B, n):
+        q = 0.0
+        for i in range(n):
+            for j in range(n):
+                if B[j] != 0:
+                    q += A[i] // B[j] + A[i] % B[j] + A[i] / B[j]
+        return locals()
+    """, "f", lambda: (np.array([7, -7, 3, -3, 0, 13]), np.array([2, -2, 5, -5, 0, 1]), 6))
+    run("""
+    def f(A, B, n):
+        q = 0.0
+        for i in range(n):
+            for j in range(n):
+                if B[j] != 0:
+                    q += A[i] // B[j] + A[i] % B[j]
+        return locals()
+    """, "f", lambda: (np.array([7.5, -7.5, 3.0, -0.0, 0.0, 13.25]), np.array([2.0, -2.0, 0.5, -5.0, 0.0, 1.5]), 6))
+
+
+def test_float32_arithmetic_stays_float32():
+    run("""
+    def f(A, n):
+        s = A[0] * 0
+        for i in range(n):
+            s = s + A[i] * 1.1 + 3
+        return locals()
+    """, "f", lambda: (arr("float32", n=8, seed=13), 8))
+
+
+def test_mixed_int_types_promote_like_numpy():
+    run("""
+    def f(A, B, n):
+        r = 0
+        for i in range(n):
+            r = A[i] + B[i] + r
+        return locals()
+    """, "f", lambda: (arr("int8", seed=14), arr("uint8", seed=15), 8))
+
+
+def test_stores_cast_like_numpy():
+    run("""
+    def f(I, F, B, n):
+        for i in range(n):
+            I[i] = i * 2.7 - 5
+            F[i] = i // 3
+            B[i] = i % 3
+        return locals()
+    """, "f", lambda: (np.zeros(8, np.int16), np.zeros(8, np.float32), np.zeros(8, bool), 8))
+
+
+def test_globals_and_module_constants_in_functions():
+    run("""
+    ALPHA = 0.5
+    import numpy as np
+    def f(A, n):
+        for i in range(n):
+            A[i] = A[i] * ALPHA + np.pi
+        return locals()
+    """, "f", lambda: (np.ones(5), 5))
+
+
+def test_module_level_nest():
+    run_module("""
+    total = 0.0
+    for i in range(n):
+        for j in range(n):
+            total += u[i, j] * (i - j)
+    last = i
+    """, lambda: {"n": 6, "u": np.arange(36.0).reshape(6, 6)})
+
+
+def test_module_level_time_loop_with_swap():
+    run_module("""
+    for t in range(steps):
+        for i in range(1, n - 1):
+            new[i] = 0.5 * (u[i - 1] + u[i + 1])
+        u, new = new, u
+    """, lambda: {"n": 9, "steps": 4, "u": np.arange(9.0) ** 2, "new": np.zeros(9)})
+
+
+def test_closure_cells_read_and_written():
+    run("""
+    def outer(A, n):
+        scale = 3
+        total = 0
+        def helper():
+            return scale, total
+        for i in range(n):
+            total += A[i] * scale
+        return helper()
+    """, "outer", lambda: (np.arange(5), 5))
+
+
+def test_many_calls_reuse_the_specialization():
+    recs = run("""
+    def f(A, n):
+        s = 0.0
+        for i in range(n):
+            s += A[i]
+        return s
+    """, "f", lambda: (np.arange(4.0), 4), calls=30)
+    assert sum(r["specializations"] for r in recs) == 1
