@@ -204,7 +204,9 @@ def normalize(code, instrs=None):
         elif name == "CALL_INTRINSIC_1":
             emit(name, _INTRINSIC1[arg] if _INTRINSIC1 else str(arg), arg)
         elif name in ("PRECALL", "NOP", "RESUME", "CACHE", "EXTENDED_ARG"):
-            continue  # no effect on values (PRECALL: 3.11's half of a call)
+            # No effect on values (PRECALL: 3.11's half of a call); kept because its
+            # offset can be a jump target or where a loop ends.
+            emit("NOP")
         else:
             emit(name, "", arg if arg is not None else 0)
     return out

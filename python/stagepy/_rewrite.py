@@ -160,7 +160,9 @@ def _insert(code, instrs, plans, core):
                 tramp = [tramp_first] + _call0(resume_iters, pos)
                 tramp.append(mk("UNPACK_SEQUENCE", n_iters, pos) if n_iters else mk("POP_TOP", None, pos))
                 jump = mk("JUMP_BACKWARD", 0, pos)
-                jump.extra = ("target", instrs[target])
+                # Straight to the statement: not through a nest call placed there, which
+                # could stop at this same statement again.
+                jump.extra = ("exact", instrs[target])
                 tramp.append(jump)
                 tail += tramp
                 tail_handler += [h] * len(tramp)
@@ -196,6 +198,9 @@ def _insert(code, instrs, plans, core):
     for x in final:
         if x.extra and x.extra[0] == "target":
             x.target = entry_of(x.extra[1])
+            x.extra = None
+        elif x.extra and x.extra[0] == "exact":
+            x.target = pos_of[id(x.extra[1])]
             x.extra = None
         elif id(x) in old_targets and old_targets[id(x)] is not None:
             x.target = entry_of(instrs[old_targets[id(x)]])

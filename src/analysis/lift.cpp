@@ -446,6 +446,8 @@ class Lifter {
         st.stack.push_back(r);
         break;
       }
+      case Op::NOP:
+        break;
       case Op::END_FOR:
         fail("unexpected END_FOR", in.line);
       default:
