@@ -118,6 +118,8 @@ class Gen {
   std::vector<LoopSlots> loops_;
   std::map<int, BasicBlock*> bail_;
   int resume_ = -1;
+  llvm::AllocaInst* bad_slot_ = nullptr;  // deferred checks of the current statement
+  bool deferred_ = false;
   struct Targets {
     int loop;
     BasicBlock* cont;
@@ -220,6 +222,24 @@ class Gen {
     llvm::MDBuilder md(C);
     br->setMetadata(llvm::LLVMContext::MD_prof, md.createBranchWeights(1u << 20, 1));
     B.SetInsertPoint(cont);
+  }
+  // A check whose failure does not make the code that follows unsafe (a float that came
+  // out infinite, an integer that wrapped): folded into the statement's single check,
+  // made before any of its effects.
+  void defer(Value* ok) {
+    if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(ok)) {
+      if (c->isOne()) return;
+    }
+    Value* bad = B.CreateLoad(i1(), bad_slot_);
+    B.CreateStore(B.CreateOr(bad, B.CreateNot(ok)), bad_slot_);
+    deferred_ = true;
+  }
+  void flush_deferred() {
+    if (!deferred_) return;
+    deferred_ = false;
+    Value* bad = B.CreateLoad(i1(), bad_slot_);
+    B.CreateStore(B.getFalse(), bad_slot_);
+    bail_unless(B.CreateNot(bad));
   }
   void bail_now() {
     if (resume_ < 0) fail("internal error: a bail outside any statement");
@@ -324,6 +344,8 @@ class Gen {
       B.CreateStore(c64(0), bits_[v]);
       B.CreateStore(c8(0), tags_[v]);
     }
+    bad_slot_ = B.CreateAlloca(i1(), nullptr, "bad");
+    B.CreateStore(B.getFalse(), bad_slot_);
     loops_.resize(nest_.loops.size());
     for (size_t l = 0; l < nest_.loops.size(); l++) {
       auto& s = loops_[l];
@@ -467,7 +489,7 @@ class Gen {
         if (f->getType() == t) return f;
         if (t->isFloatTy()) {
           Value* r = B.CreateFPTrunc(f, t);
-          if (is_pyfloat(m) || is_np(m)) bail_unless(B.CreateOr(isfinite(r), B.CreateNot(isfinite(f))));
+          defer(B.CreateOr(isfinite(r), B.CreateNot(isfinite(f))));
           return r;
         }
         return B.CreateFPExt(f, t);
@@ -768,7 +790,7 @@ class Gen {
   // ------------------------------------------------------------ arithmetic
   Value* overflow_op(llvm::Intrinsic::ID id, Value* a, Value* b) {
     Value* r = B.CreateBinaryIntrinsic(id, a, b);
-    bail_unless(B.CreateNot(B.CreateExtractValue(r, 1)));
+    defer(B.CreateNot(B.CreateExtractValue(r, 1)));
     return B.CreateExtractValue(r, 0);
   }
 
@@ -861,7 +883,7 @@ class Gen {
     ovf->addIncoming(ovf2, body_end);
     B.CreateBr(head);
     B.SetInsertPoint(done);
-    bail_unless(B.CreateNot(ovf));
+    defer(B.CreateNot(ovf));
     return r;
   }
 
@@ -933,10 +955,7 @@ class Gen {
     Value* y = as_double(b);
     Value* zero = llvm::ConstantFP::get(f64(), 0.0);
     auto np_guard = [&](Value* res) {
-      if (!numpy_checks) return;
-      Value* ok = B.CreateAnd(B.CreateOr(isfinite(res), B.CreateNot(B.CreateAnd(isfinite(x), isfinite(y)))),
-                              B.CreateOr(B.CreateNot(isnan(res)), B.CreateOr(isnan(x), isnan(y))));
-      bail_unless(ok);
+      if (numpy_checks) defer(isfinite(res));  // see numpy_binary's guard
     };
     switch (op) {
       case O::Add: { Value* r2 = B.CreateFAdd(x, y); np_guard(r2); return r2; }
@@ -949,16 +968,16 @@ class Gen {
           auto small = [&](Value* i) {
             return B.CreateAnd(B.CreateICmpSLE(i, c64(1LL << 53)), B.CreateICmpSGE(i, c64(-(1LL << 53))));
           };
-          bail_unless(B.CreateAnd(small(ia), small(ib)));
+          defer(B.CreateAnd(small(ia), small(ib)));
         }
-        bail_unless(B.CreateFCmpUNE(y, zero));
+        defer(B.CreateFCmpUNE(y, zero));  // ZeroDivisionError
         Value* r2 = B.CreateFDiv(x, y);
         np_guard(r2);
         return r2;
       }
       case O::FloorDiv:
       case O::Mod: {
-        bail_unless(B.CreateFCmpUNE(y, zero));
+        defer(B.CreateFCmpUNE(y, zero));
         auto [q, m] = float_divmod(x, y);
         Value* r2 = op == O::FloorDiv ? q : m;
         np_guard(r2);
@@ -969,9 +988,9 @@ class Gen {
         Value* bad0 = B.CreateAnd(B.CreateFCmpOEQ(x, zero), B.CreateFCmpOLT(y, zero));
         Value* fracy = B.CreateFCmpUNE(B.CreateUnaryIntrinsic(llvm::Intrinsic::floor, y), y);
         Value* badneg = B.CreateAnd(B.CreateFCmpOLT(x, zero), B.CreateAnd(fracy, isfinite(y)));
-        bail_unless(B.CreateNot(B.CreateOr(bad0, badneg)));
+        defer(B.CreateNot(B.CreateOr(bad0, badneg)));
         Value* r2 = libm2("pow", x, y);
-        bail_unless(B.CreateOr(isfinite(r2), B.CreateNot(B.CreateAnd(isfinite(x), isfinite(y)))));
+        defer(B.CreateOr(isfinite(r2), B.CreateNot(B.CreateAnd(isfinite(x), isfinite(y)))));
         np_guard(r2);
         return r2;
       }
@@ -1036,27 +1055,25 @@ class Gen {
       }
       fail(std::string("`") + ir::binop_name(op) + "` on " + r->str());
     }
-    // NumPy floats: NumPy warns (divide, overflow, invalid), so those hand over to CPython.
+    // NumPy floats: NumPy warns (divide, overflow, invalid) whenever an operation turns
+    // finite inputs into an infinity or a NaN. Any non-finite result hands the statement
+    // to CPython (conservative for data that already holds infinities or NaNs: CPython
+    // then computes those statements, with the same results).
     Value* zero = llvm::ConstantFP::get(t, 0.0);
-    auto guard = [&](Value* res) {
-      Value* inputs_finite = B.CreateAnd(isfinite(x), isfinite(y));
-      Value* inputs_nan = B.CreateOr(isnan(x), isnan(y));
-      bail_unless(B.CreateAnd(B.CreateOr(isfinite(res), B.CreateNot(inputs_finite)),
-                              B.CreateOr(B.CreateNot(isnan(res)), inputs_nan)));
-    };
+    auto guard = [&](Value* res) { defer(isfinite(res)); };
     switch (op) {
       case O::Add: { Value* v = B.CreateFAdd(x, y); guard(v); return v; }
       case O::Sub: { Value* v = B.CreateFSub(x, y); guard(v); return v; }
       case O::Mul: { Value* v = B.CreateFMul(x, y); guard(v); return v; }
       case O::TrueDiv: {
-        bail_unless(B.CreateFCmpUNE(y, zero));
+        defer(B.CreateFCmpUNE(y, zero));
         Value* v = B.CreateFDiv(x, y);
         guard(v);
         return v;
       }
       case O::FloorDiv:
       case O::Mod: {
-        bail_unless(B.CreateFCmpUNE(y, zero));
+        defer(B.CreateFCmpUNE(y, zero));
         auto [q, m] = float_divmod(x, y);
         Value* v = op == O::FloorDiv ? q : m;
         guard(v);
@@ -1263,10 +1280,7 @@ class Gen {
     // math_1's rule: a NaN from a non-NaN argument is a domain error, an infinity from a
     // finite one an overflow (or domain) error.
     auto checked = [&](Value* res) {
-      Value* in_nan = y ? B.CreateOr(isnan(x), isnan(y)) : isnan(x);
-      Value* in_fin = y ? B.CreateAnd(isfinite(x), isfinite(y)) : isfinite(x);
-      bail_unless(B.CreateOr(B.CreateNot(isnan(res)), in_nan));
-      bail_unless(B.CreateOr(isfinite(res), B.CreateNot(in_fin)));
+      defer(isfinite(res));  // conservative: CPython recomputes any non-finite result
       return scalar(rt, res);
     };
     switch (f) {
@@ -1323,10 +1337,7 @@ class Gen {
     Value* y = args.size() > 1 ? numpy_operand(args[1], r) : nullptr;
     bool fl = dtype_is_float(r->dtype);
     auto guard = [&](Value* res) {
-      Value* in_nan = y ? B.CreateOr(isnan(x), isnan(y)) : isnan(x);
-      Value* in_fin = y ? B.CreateAnd(isfinite(x), isfinite(y)) : isfinite(x);
-      bail_unless(B.CreateOr(B.CreateNot(isnan(res)), in_nan));
-      bail_unless(B.CreateOr(isfinite(res), B.CreateNot(in_fin)));
+      defer(isfinite(res));
       return res;
     };
     switch (f) {
@@ -1390,7 +1401,7 @@ class Gen {
       if (f->getType() == mt) return f;
       if (mt->isFloatTy()) {
         Value* r = B.CreateFPTrunc(f, mt);
-        bail_unless(B.CreateOr(isfinite(r), B.CreateNot(isfinite(f))));  // "overflow encountered in cast"
+        defer(B.CreateOr(isfinite(r), B.CreateNot(isfinite(f))));  // "overflow encountered in cast"
         return r;
       }
       return B.CreateFPExt(f, mt);
@@ -1445,6 +1456,7 @@ class Gen {
         } else {
           resume_ = s->resume;
           c = truth(gen(s->cond));
+          flush_deferred();
         }
         BasicBlock* tb = BasicBlock::Create(C, "then", F);
         BasicBlock* eb = BasicBlock::Create(C, "else", F);
@@ -1510,6 +1522,7 @@ class Gen {
       }
       ps.push_back(std::move(p));
     }
+    flush_deferred();
     // ... then apply the effects in order.
     for (auto& p : ps) {
       const ir::Effect& f = *p.e;
@@ -1550,6 +1563,7 @@ class Gen {
       if (x.t->kind == Type::Kind::Unbound) return;
       a.push_back(as_i64_int(x));
     }
+    flush_deferred();
     Value *start = c64(0), *stop, *step = c64(1);
     if (a.size() == 1) stop = a[0];
     else {

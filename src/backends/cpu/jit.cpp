@@ -11,8 +11,12 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <llvm/Support/raw_ostream.h>
+
 #include <chrono>
 #include <mutex>
+
+#include "support/debug.h"
 
 namespace stagepy::backends::cpu {
 namespace {
@@ -101,6 +105,12 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::
     pb.crossRegisterProxies(lam, fam, cgam, mam);
     llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
     mpm.run(*module, mam);
+  }
+  if (debug_level() > 2) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    module->print(os, nullptr);
+    debug_dump("optimized LLVM IR: " + function, os.str());
   }
   if (times) times->optimize_s = seconds_since(t0);
   auto t1 = std::chrono::steady_clock::now();
