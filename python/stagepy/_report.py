@@ -1,5 +1,6 @@
-"""The report: in, the runtime's per-nest records; out, a list of dicts, a printed table,
-or a JSON file (STAGEPY_REPORT=1 or STAGEPY_REPORT=path.json at exit)."""
+"""The report: in, the runtime's per-nest records; out, a list of dicts (report()), a table
+(print_report(), STAGEPY_REPORT=1 at exit, on stderr) or a JSON file
+(STAGEPY_REPORT=path.json). The schema is in docs/report.md."""
 import json
 import os
 import sys
@@ -7,25 +8,56 @@ import sys
 from . import _hook
 
 
-def report():
+def report(include_library=True):
+    """One dict per loop nest that ran (see docs/report.md)."""
     c = _hook.core()
     if c is None or not hasattr(c, "nest_records"):
         return []
-    return c.nest_records()
+    rows = c.nest_records()
+    if not include_library:
+        rows = [r for r in rows if r["user"] or r["native_calls"]]
+    return rows
 
 
-def print_report(file=None):
+def _where(r):
+    return f"{os.path.basename(r['file'])}:{r['line']}"
+
+
+def _fmt_time(t):
+    if not t:
+        return "-"
+    if t < 1e-3:
+        return f"{t * 1e6:.0f} us"
+    if t < 1:
+        return f"{t * 1e3:.1f} ms"
+    return f"{t:.2f} s"
+
+
+def format_table(rows):
+    native = [r for r in rows if r["native_calls"]]
+    lines = [f"stagepy report: {len(rows)} loop nest(s), {len(native)} ran natively"]
+    header = ("where", "function", "status", "calls", "native", "compile", "native time", "reason")
+    table = [header]
+    for r in sorted(rows, key=lambda r: (r["file"], r["line"])):
+        status = r["status"] if r["native_calls"] else "interpreted"
+        table.append((_where(r), r["function"], status, str(r["calls"]), str(r["native_calls"]),
+                      _fmt_time(r["compile_s"]), _fmt_time(r["native_s"]), r["reason"]))
+    widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
+    for row in table:
+        cells = [row[i].ljust(widths[i]) if i in (0, 1, 2) else row[i].rjust(widths[i]) for i in range(len(widths))]
+        lines.append("  " + "  ".join(cells) + "  " + row[-1])
+    return "\n".join(lines)
+
+
+def print_report(file=None, include_library=False):
     file = file or sys.stderr
-    rows = report()
-    stats = {}
-    c = _hook.core()
-    if c is not None and c.HOOK_SUPPORTED:
-        stats = c.hook_stats()
-    print("stagepy report", file=file)
+    rows = report(include_library=include_library)
     if not rows:
-        print("  no loop nests were seen", file=file)
-    for r in rows:
-        print(f"  {r}", file=file)
+        print("stagepy report: no loop nests ran", file=file)
+    else:
+        print(format_table(rows), file=file)
+    c = _hook.core()
+    stats = c.hook_stats() if c is not None and c.HOOK_SUPPORTED else {}
     if stats.get("errors"):
         print("  hook errors:", file=file)
         for e in stats["errors"]:
@@ -37,9 +69,12 @@ def write_at_exit():
     target = os.environ.get("STAGEPY_REPORT", "")
     if target in ("", "0"):
         return
+    include_library = os.environ.get("STAGEPY_REPORT_ALL", "") not in ("", "0")
     if target.endswith(".json"):
-        data = {"nests": report(), "hook": _hook.core().hook_stats() if _hook.core() else {}}
+        c = _hook.core()
+        data = {"nests": report(include_library=include_library),
+                "hook": c.hook_stats() if c is not None and c.HOOK_SUPPORTED else {}}
         with open(target, "w") as f:
             json.dump(data, f, indent=2, default=str)
     else:
-        print_report(sys.stderr)
+        print_report(sys.stderr, include_library=include_library)

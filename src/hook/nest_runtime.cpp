@@ -18,12 +18,15 @@ void register_nest(const std::shared_ptr<NestState>& s) { registry().push_back(s
 PyObject* nest_record(const NestState& s) {
   const char* status = s.native_calls > 0 ? s.last_target.c_str() : "interpreted";
   std::string reason = s.native_calls > 0 && s.declined == 0 && s.bailouts == 0 ? "" : s.status_reason;
+  PyObject* phases = Py_BuildValue("{s:d,s:d,s:d,s:d}", "infer_s", s.infer_s, "codegen_s", s.codegen_s,
+                                   "optimize_s", s.optimize_s, "jit_s", s.jit_s);
+  if (!phases) return nullptr;
   return Py_BuildValue(
-      "{s:s,s:s,s:i,s:s,s:s,s:K,s:K,s:K,s:K,s:d,s:d,s:i,s:O,s:O}", "file", s.filename.c_str(), "function",
-      s.function.c_str(), "line", s.line, "status", status, "reason", reason.c_str(), "calls", s.calls,
-      "native_calls", s.native_calls, "bailouts", s.bailouts, "declined", s.declined, "compile_s", s.compile_s,
-      "native_s", s.native_s, "specializations", s.compiles, "lifted", s.lift.ok ? Py_True : Py_False, "user",
-      s.user ? Py_True : Py_False);
+      "{s:s,s:s,s:i,s:i,s:s,s:s,s:K,s:K,s:K,s:K,s:d,s:N,s:d,s:i,s:O,s:O}", "file", s.filename.c_str(), "function",
+      s.function.c_str(), "line", s.line, "end_line", s.lift.ok ? s.lift.nest.end_line : s.line, "status", status,
+      "reason", reason.c_str(), "calls", s.calls, "native_calls", s.native_calls, "bailouts", s.bailouts,
+      "declined", s.declined, "compile_s", s.compile_s, "compile_phases", phases, "native_s", s.native_s,
+      "specializations", s.compiles, "lifted", s.lift.ok ? Py_True : Py_False, "user", s.user ? Py_True : Py_False);
 }
 
 PyObject* nest_records() {

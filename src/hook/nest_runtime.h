@@ -33,6 +33,11 @@ struct NestState {
   std::string status_reason;       // why the last call stayed interpreted
   std::string last_target = "interpreted";
 
+  double infer_s = 0, codegen_s = 0, optimize_s = 0, jit_s = 0;  // compile_s split by phase
+  // Too little work per call: the call costs more than the loop (see dispatch.cpp).
+  bool too_small = false;
+  unsigned long long skipped_small = 0;
+
   std::vector<std::unique_ptr<Specialization>> specs;
   int compiles = 0;                // specializations compiled (the recompile limit counts these)
   bool gave_up = false;            // recompile limit reached
