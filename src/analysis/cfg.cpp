@@ -213,9 +213,13 @@ RegionCFG build_cfg(const CodeInfo& code, const LoopSpec& spec) {
   }
 
   // Every FOR_ITER in the region must head a loop (it always does in compiled code).
-  for (int b = 0; b < nb; b++)
-    if (reach[b] && g.blocks[b].term == Block::Term::ForIter && g.loop_of_header[b] < 0)
-      fail("a for loop without a back edge", ins[g.blocks[b].last - 1].line);
+  for (int b = 0; b < nb; b++) {
+    if (!reach[b] || g.blocks[b].term != Block::Term::ForIter || g.loop_of_header[b] >= 0) continue;
+    int line = ins[g.blocks[b].last - 1].line;
+    for (int i = g.blocks[b].last; i < end; i++)
+      if (is_stop(ins[i].op)) { line = ins[i].line; break; }
+    fail("a for loop whose body always leaves it (return, raise or break)", line);
+  }
 
   // Nesting: the parent is the smallest loop strictly containing the header.
   auto size_of = [&](int l) { return (int)std::count(g.loops[l].in.begin(), g.loops[l].in.end(), true); };

@@ -89,6 +89,15 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::
     *error = "LLVM JIT unavailable: " + h.error;
     return nullptr;
   }
+  // Symbols must be unique in the one process-wide JIT dylib: make them so here.
+  static unsigned long long serial = 0;
+  llvm::Function* fn = module->getFunction(function);
+  if (!fn) {
+    *error = "no function " + function + " in the module";
+    return nullptr;
+  }
+  const std::string symbol = function + ".k" + std::to_string(++serial);
+  fn->setName(symbol);
   auto t0 = std::chrono::steady_clock::now();
   module->setDataLayout(h.tm->createDataLayout());
   module->setTargetTriple(h.tm->getTargetTriple().str());
@@ -119,7 +128,7 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::
     *error = llvm::toString(std::move(err));
     return nullptr;
   }
-  auto sym = h.jit->lookup(function);
+  auto sym = h.jit->lookup(symbol);
   if (!sym) {
     *error = llvm::toString(sym.takeError());
     return nullptr;

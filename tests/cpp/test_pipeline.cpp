@@ -1,0 +1,267 @@
+// The core without Python: bytecode in the neutral form the Python layer produces is
+// lifted, typed and compiled, and the kernel is called directly.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "analysis/lift.h"
+#include "ir/printer.h"
+#include "specialize/pipeline.h"
+
+using namespace stagepy;
+using analysis::Instr;
+using analysis::Op;
+
+namespace {
+
+// A tiny assembler for neutral instructions (3.12 conventions), offsets in steps of 2.
+struct Asm {
+  analysis::CodeInfo code;
+  int offset = 0;
+  Asm() { code.version = 312; }
+  int emit(const char* op, std::string sarg = "", int iarg = 0, int flags = 0, int target = -1, int line = 1) {
+    Instr in;
+    in.opname = op;
+    in.op = analysis::op_from_name(op);
+    in.offset = offset;
+    in.target = target;
+    in.sarg = std::move(sarg);
+    in.iarg = iarg;
+    in.flags = flags;
+    in.line = line;
+    code.instrs.push_back(in);
+    offset += 2;
+    return in.offset;
+  }
+  int konst(analysis::Const c) {
+    code.consts.push_back(c);
+    return (int)code.consts.size() - 1;
+  }
+  void patch(int at_offset, int target) {
+    for (auto& in : code.instrs)
+      if (in.offset == at_offset) in.target = target;
+  }
+};
+
+analysis::Const int_const(int64_t v) {
+  analysis::Const c;
+  c.kind = analysis::Const::Kind::Int;
+  c.i = v;
+  return c;
+}
+
+// def f(A, n):            locals: A=0, n=1, s=2, i=3
+//     s = 0
+//     for i in range(n):
+//         s += A[i] * i      (or s += i when `with_array` is false)
+struct Program {
+  Asm a;
+  analysis::LoopSpec spec;
+};
+
+Program sum_loop(bool with_array) {
+  Program p;
+  Asm& a = p.a;
+  int c0 = a.konst(int_const(0));
+  a.emit("LOAD_CONST", "", c0);
+  a.emit("STORE_FAST", "s", 2);
+  int entry = a.emit("LOAD_GLOBAL", "range", 0, 1, -1, 2);
+  a.emit("LOAD_FAST", "n", 1, 0, -1, 2);
+  a.emit("CALL", "", 1, 0, -1, 2);
+  a.emit("GET_ITER", "", 0, 0, -1, 2);
+  int header = a.emit("FOR_ITER", "", 0, 0, -1, 2);
+  a.emit("STORE_FAST", "i", 3, 0, -1, 2);
+  a.emit("LOAD_FAST", "s", 2, 0, -1, 3);
+  if (with_array) {
+    a.emit("LOAD_FAST", "A", 0, 0, -1, 3);
+    a.emit("LOAD_FAST", "i", 3, 0, -1, 3);
+    a.emit("BINARY_SUBSCR", "", 0, 0, -1, 3);
+    a.emit("LOAD_FAST", "i", 3, 0, -1, 3);
+    a.emit("BINARY_OP", "*", 5, 0, -1, 3);
+  } else {
+    a.emit("LOAD_FAST", "i", 3, 0, -1, 3);
+  }
+  a.emit("BINARY_OP", "+=", 13, 0, -1, 3);
+  a.emit("STORE_FAST", "s", 2, 0, -1, 3);
+  a.emit("JUMP_BACKWARD", "", 0, 0, header, 3);
+  int end_for = a.emit("END_FOR", "", 0, 0, -1, 2);
+  a.patch(header, end_for);
+  int exit = a.emit("LOAD_FAST", "s", 2, 0, -1, 4);
+  a.emit("RETURN_VALUE", "", 0, 0, -1, 4);
+  a.code.localsplus_names = {"A", "n", "s", "i"};
+  a.code.filename = "<test>";
+  a.code.qualname = "f";
+  a.code.firstlineno = 1;
+  p.spec.entry_offset = entry;
+  p.spec.header_offset = header;
+  p.spec.exit_offset = exit;
+  return p;
+}
+
+int var_index(const ir::Nest& n, const std::string& name) {
+  for (size_t i = 0; i < n.vars.size(); i++)
+    if (n.vars[i].name == name) return (int)i;
+  return -1;
+}
+
+}  // namespace
+
+TEST(Lift, ForRangeWithAugmentedAssignment) {
+  Program p = sum_loop(true);
+  auto r = analysis::lift_nest(p.a.code, p.spec);
+  ASSERT_TRUE(r.ok) << r.reason;
+  std::string text = ir::to_string(r.nest);
+  EXPECT_NE(text.find("for L0 i in range(n)"), std::string::npos) << text;
+  EXPECT_NE(text.find("s = (s += (A[i] * i))"), std::string::npos) << text;
+  int s = var_index(r.nest, "s");
+  ASSERT_GE(s, 0);
+  EXPECT_TRUE(r.nest.vars[s].assigned);
+  EXPECT_TRUE(r.nest.vars[s].read);
+  EXPECT_EQ(r.nest.resumes.size(), 2u);  // the for statement and the body statement
+}
+
+TEST(Lift, RejectsReturnInsideLoopWithAReason) {
+  Asm a;
+  a.code.localsplus_names = {"n", "i"};
+  int entry = a.emit("LOAD_GLOBAL", "range", 0, 1, -1, 2);
+  a.emit("LOAD_FAST", "n", 0);
+  a.emit("CALL", "", 1);
+  a.emit("GET_ITER");
+  int header = a.emit("FOR_ITER");
+  a.emit("STORE_FAST", "i", 1);
+  a.emit("LOAD_FAST", "i", 1, 0, -1, 7);
+  a.emit("RETURN_VALUE", "", 0, 0, -1, 7);
+  int end_for = a.emit("END_FOR");
+  a.patch(header, end_for);
+  int exit = a.emit("RETURN_CONST", "", 0);
+  analysis::LoopSpec spec{entry, header, exit, 0};
+  auto r = analysis::lift_nest(a.code, spec);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.reason.find("leaves"), std::string::npos) << r.reason;
+  EXPECT_EQ(r.reason_line, 7);
+}
+
+TEST(Types, UnionsOnlyWhereValuesBehaveAlike) {
+  auto u = types::join({types::py_float(), types::np_scalar(DType::Float64)});
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->kind, Type::Kind::Union);
+  EXPECT_TRUE(types::uniform(u));
+  auto h = types::join({types::py_int(), types::py_float()});
+  ASSERT_TRUE(h);
+  EXPECT_FALSE(types::uniform(h));
+  auto m = types::join({types::unbound(), types::py_int()});
+  EXPECT_TRUE(types::may_be_unbound(m));
+  EXPECT_TRUE(types::same(types::without_unbound(m), types::py_int()));
+  EXPECT_EQ(types::join({types::array(DType::Float64, 1, Type::CContig, true),
+                         types::array(DType::Float32, 1, Type::CContig, true)}),
+            nullptr);
+}
+
+TEST(Oracle, PythonRules) {
+  specialize::Oracle o;
+  EXPECT_TRUE(types::same(o.binary(ir::BinOp::Add, types::py_int(), types::py_int()), types::py_int()));
+  EXPECT_TRUE(types::same(o.binary(ir::BinOp::TrueDiv, types::py_int(), types::py_int()), types::py_float()));
+  EXPECT_TRUE(types::same(o.binary(ir::BinOp::Add, types::py_bool(), types::py_bool()), types::py_int()));
+  EXPECT_TRUE(types::same(o.binary(ir::BinOp::And, types::py_bool(), types::py_bool()), types::py_bool()));
+  EXPECT_EQ(o.binary(ir::BinOp::And, types::py_float(), types::py_int()), nullptr);
+  EXPECT_EQ(o.binary(ir::BinOp::Add, types::np_scalar(DType::Float32), types::py_int()), nullptr)
+      << "NumPy entries come from probing NumPy, never from built-in guesses";
+}
+
+namespace {
+// Compiles the sum loop for (A: float64 1-d array or absent, n: int) and runs it.
+struct KernelRun {
+  int status;
+  std::vector<int64_t> state;
+  specialize::Kernel k;
+};
+
+KernelRun compile_and_run(bool with_array, int64_t n, const double* data = nullptr, int64_t len = -1) {
+  Program p = sum_loop(with_array);
+  auto lifted = analysis::lift_nest(p.a.code, p.spec);
+  EXPECT_TRUE(lifted.ok) << lifted.reason;
+  specialize::Oracle oracle;
+  // NumPy float64 times int, plus float, as NumPy 2 types them.
+  oracle.set_entry("bin", "*", 13, 1, "numpy.float64");
+  oracle.set_entry("bin", "+", 1, 13, "numpy.float64");
+  oracle.set_entry("bin", "+", 13, 13, "numpy.float64");
+  std::vector<TypeRef> entry(lifted.nest.vars.size(), types::unbound());
+  for (size_t v = 0; v < lifted.nest.vars.size(); v++) {
+    const auto& var = lifted.nest.vars[v];
+    if (var.name == "range") entry[v] = types::callable(Builtin::Range);
+    if (var.name == "n") entry[v] = types::py_int();
+    if (var.name == "s") entry[v] = types::py_int();
+    if (var.name == "A" && with_array) entry[v] = types::array(DType::Float64, 1, Type::CContig, true);
+  }
+  KernelRun r;
+  static int serial = 0;  // kernel symbols must be unique in the process-wide JIT
+  std::string name = std::string(with_array ? "t_array_" : "t_int_") + std::to_string(++serial);
+  r.k = specialize::compile_kernel(lifted.nest, entry, oracle, nullptr, name);
+  EXPECT_TRUE(r.k.ok) << r.k.reason;
+  if (!r.k.ok) return r;
+  r.state.assign((size_t)r.k.layout.slots + 1, 0);
+  // Variables appear in the order the lifter met them: range, n, i, s, A. Parameters:
+  // n, s, then A's data, shape and stride (backends/kernel_abi.h).
+  const auto& ps = r.k.layout.params;
+  EXPECT_EQ(ps.size(), with_array ? 5u : 2u);
+  using FnInt = int32_t (*)(int64_t*, int64_t, int64_t);
+  using FnArr = int32_t (*)(int64_t*, int64_t, int64_t, const double*, int64_t, int64_t);
+  if (with_array) {
+    EXPECT_EQ(ps[2].kind, KernelParam::Kind::Data);
+    r.status = ((FnArr)r.k.fn)(r.state.data(), n, 0, data, len < 0 ? n : len, 8);
+  } else {
+    r.status = ((FnInt)r.k.fn)(r.state.data(), n, 0);
+  }
+  return r;
+}
+}  // namespace
+
+TEST(Codegen, IntegerSumRunsNatively) {
+  KernelRun r = compile_and_run(false, 100);
+  ASSERT_EQ(r.status, 0);
+  // State: s and i (value, tag) per assigned variable.
+  const auto& vars_slot = r.k.layout.var_slot;
+  int64_t s_value = -1, i_value = -1;
+  for (size_t v = 0; v < vars_slot.size(); v++) {
+    if (vars_slot[v] < 0) continue;
+    // Both assigned variables are Python ints; s = sum(range(100)), i = 99.
+    int64_t x = r.state[(size_t)vars_slot[v]];
+    if (x == 4950) s_value = x;
+    if (x == 99) i_value = x;
+  }
+  EXPECT_EQ(s_value, 4950);
+  EXPECT_EQ(i_value, 99);
+}
+
+TEST(Codegen, ArrayReadsAndPeeledTypeChange) {
+  std::vector<double> A = {1.5, 2.5, -1.0, 4.0};
+  KernelRun r = compile_and_run(true, 4, A.data());
+  ASSERT_EQ(r.status, 0);
+  double expect = 0;
+  for (int i = 0; i < 4; i++) expect += A[(size_t)i] * i;
+  bool found = false;
+  for (size_t v = 0; v < r.k.layout.var_slot.size(); v++) {
+    int slot = r.k.layout.var_slot[v];
+    if (slot < 0) continue;
+    int64_t tag = r.state[(size_t)slot + 1];
+    if (tag > 0 && r.k.typed.tags[(size_t)tag - 1]->str() == "np.float64") {
+      double d;
+      std::memcpy(&d, &r.state[(size_t)slot], 8);
+      EXPECT_EQ(d, expect);
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found) << "s must end as a NumPy float64 after the first iteration";
+}
+
+TEST(Codegen, OutOfBoundsStopsBeforeTheStatement) {
+  std::vector<double> A = {1.0, 2.0};
+  // n = 3 reads A[2]: the kernel must stop at the statement in the body (resume 2).
+  KernelRun r = compile_and_run(true, 3, A.data(), 2);
+  EXPECT_EQ(r.status, 2);  // resume point 1 (1-based status): the body statement
+  int loop_slot = r.k.layout.loop_slot[0];
+  EXPECT_EQ(r.state[(size_t)loop_slot], 2);  // the loop's current value when it stopped
+}
