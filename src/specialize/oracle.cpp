@@ -12,8 +12,6 @@ const char* kNames[kSK] = {"bool", "int", "float", "numpy.bool", "numpy.int8", "
 const DType kDtypes[] = {DType::Bool, DType::Int8, DType::Int16, DType::Int32, DType::Int64, DType::UInt8,
                          DType::UInt16, DType::UInt32, DType::UInt64, DType::Float32, DType::Float64};
 
-bool py(int sk) { return sk <= static_cast<int>(SK::PyFloat); }
-
 int binop_index(const std::string& s) {
   static const std::map<std::string, int> m = {{"+", 0}, {"-", 1}, {"*", 2}, {"/", 3}, {"//", 4}, {"%", 5}, {"**", 6},
                                                {"<<", 7}, {">>", 8}, {"&", 9}, {"|", 10}, {"^", 11}, {"@", 12}};

@@ -29,10 +29,6 @@ bool same_env(const Env& a, const Env& b) {
   return true;
 }
 
-std::string type_list(const TypeRef& t) {
-  return t ? t->str() : "?";
-}
-
 bool is_int_scalar(const TypeRef& t) {
   return t->kind == Type::Kind::PyInt || (t->kind == Type::Kind::NpScalar && dtype_is_int(t->dtype));
 }

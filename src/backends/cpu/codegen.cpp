@@ -116,7 +116,8 @@ class Gen {
     llvm::AllocaInst *cur = nullptr, *stop = nullptr, *step = nullptr, *trip = nullptr, *start = nullptr;
   };
   std::vector<LoopSlots> loops_;
-  std::map<int, BasicBlock*> bail_;
+  BasicBlock* exit_ = nullptr;
+  llvm::PHINode* exit_status_ = nullptr;
   int resume_ = -1;
   llvm::AllocaInst* bad_slot_ = nullptr;  // deferred checks of the current statement
   bool deferred_ = false;
@@ -197,18 +198,11 @@ class Gen {
   }
 
   // ------------------------------------------------------------ bailing out
-  BasicBlock* bail_block(int r) {
-    auto it = bail_.find(r);
-    if (it != bail_.end()) return it->second;
-    auto saved = B.GetInsertBlock();
-    auto saved_pt = B.GetInsertPoint();
-    BasicBlock* bb = BasicBlock::Create(C, "bail" + std::to_string(r), F);
-    B.SetInsertPoint(bb);
-    write_state();
-    B.CreateRet(B.getInt32(r + 1));
-    B.SetInsertPoint(saved, saved_pt);
-    bail_[r] = bb;
-    return bb;
+  // Every way out of the kernel goes through one block that writes the state back and
+  // returns the status (0: done; k: CPython resumes at resume point k - 1).
+  void exit_with(Value* status) {
+    exit_status_->addIncoming(status, B.GetInsertBlock());
+    B.CreateBr(exit_);
   }
   // Continues only where `ok` holds; elsewhere CPython takes over at the current statement.
   void bail_unless(Value* ok) {
@@ -217,7 +211,8 @@ class Gen {
       if (c->isOne()) return;
     }
     BasicBlock* cont = BasicBlock::Create(C, "ok", F);
-    auto* br = B.CreateCondBr(ok, cont, bail_block(resume_));
+    exit_status_->addIncoming(B.getInt32(resume_ + 1), B.GetInsertBlock());
+    auto* br = B.CreateCondBr(ok, cont, exit_);
     // Checks fail rarely: tell the optimizer.
     llvm::MDBuilder md(C);
     br->setMetadata(llvm::LLVMContext::MD_prof, md.createBranchWeights(1u << 20, 1));
@@ -243,7 +238,7 @@ class Gen {
   }
   void bail_now() {
     if (resume_ < 0) fail("internal error: a bail outside any statement");
-    B.CreateBr(bail_block(resume_));
+    exit_with(B.getInt32(resume_ + 1));
     B.SetInsertPoint(BasicBlock::Create(C, "dead", F));
   }
 
@@ -394,15 +389,19 @@ class Gen {
       int tg = tn_.tag_of(t);
       B.CreateStore(c8(tg < 0 ? 0 : tg), tags_[v]);
     }
+    // The exit block.
+    exit_ = BasicBlock::Create(C, "exit", F);
+    B.SetInsertPoint(exit_);
+    exit_status_ = B.CreatePHI(B.getInt32Ty(), 4, "status");
+    write_state();
+    B.CreateRet(exit_status_);
     // Body.
+    B.SetInsertPoint(entry_bb);
     BasicBlock* body = BasicBlock::Create(C, "body", F);
     B.CreateBr(body);
     B.SetInsertPoint(body);
     stmt(nest_.root);
-    if (!B.GetInsertBlock()->getTerminator()) {
-      write_state();
-      B.CreateRet(B.getInt32(0));
-    }
+    if (!B.GetInsertBlock()->getTerminator()) exit_with(B.getInt32(0));
     // Unreachable leftovers.
     for (auto& bb : *F)
       if (!bb.getTerminator()) {
