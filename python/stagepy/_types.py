@@ -126,3 +126,41 @@ def register_numpy():
         # says nothing about other values, so leave those operations to CPython.
         entries = [e for e in entries if e[0] in ("un", "call1") or (e[2] >= 3 and e[3] >= 3)]
     core.set_oracle_entries(entries, major)
+    _register_ufunc_loops(np, core)
+
+
+# NumPy computes these with its own implementations (SIMD ones on many CPUs), which can
+# differ from libm's in the last bit: kernels call NumPy's own inner loop instead, after
+# checking on sample values that the loop found gives exactly what np.<name> gives.
+_LOOPED = ["exp", "log", "sin", "cos", "tan", "tanh", "arctan", "log2", "log10", "expm1", "log1p",
+           "sinh", "cosh", "arcsin", "arccos", "arctan2", "hypot", "power"]
+
+
+def _register_ufunc_loops(np, core):
+    rng = np.random.default_rng(12345)
+    base = [0.0, -0.0, 0.5, 1.0, -1.0, 2.0, 1e-300, -1e-300, 1e300, 700.0, -700.0, 3.14159, 1e-8, 0.999999]
+    for name in _LOOPED:
+        fn = getattr(np, name)
+        nin = fn.nin
+        for dtype in ("float64", "float32"):
+            t = np.dtype(dtype).type
+            values = base + list(rng.standard_normal(200) * 10) + list(rng.random(100) * 2 - 1)
+            if nin == 2:
+                values = values + list(rng.random(len(values)) * 5)
+            with np.errstate(all="ignore"):
+                values = [float(t(v)) for v in values][: (len(values) // nin) * nin]
+            if not core._ufunc_loop(fn, "numpy." + name, dtype, "register"):
+                continue
+            got = core._ufunc_loop(fn, "numpy." + name, dtype, "run", values)
+            with np.errstate(all="ignore"):
+                args = [np.array(values[k::nin], dtype=dtype) for k in range(nin)]
+                want = [float(fn(*(t(a[i]) for a in args))) for i in range(len(args[0]))]
+            same = len(got) == len(want) and all(
+                (g == w and np.signbit(g) == np.signbit(w)) or (g != g and w != w) for g, w in zip(got, want))
+            if not same:
+                core._ufunc_loop(fn, "numpy." + name, dtype, "unregister")
+            else:
+                _verified.append(f"numpy.{name}[{dtype}]")
+
+
+_verified = []  # NumPy loops kernels call (for tests and the curious)

@@ -275,6 +275,33 @@ PyObject* dispatch(NestState& s) {
     key.insert(key.end(), descs[v].extra.begin(), descs[v].extra.end());
   }
 
+  // Which arrays share memory is part of the key: kernels compiled for disjoint arrays
+  // may assume it (the same buffer, or views such as a[1:] passed beside a).
+  {
+    std::vector<std::pair<uintptr_t, uintptr_t>> spans;
+    for (size_t v = 0; v < nv; v++) {
+      PyObject* a = vals[v].get();
+      if (!a || !descs[v].type || descs[v].type->kind != Type::Kind::Array) continue;
+      uintptr_t lo = (uintptr_t)np::data(a), hi = lo;
+      const Py_ssize_t* sh = np::shape(a);
+      const Py_ssize_t* st = np::strides(a);
+      bool empty = false;
+      for (int d = 0; d < np::ndim(a); d++) {
+        if (sh[d] == 0) empty = true;
+        Py_ssize_t ext = (sh[d] - 1) * st[d];
+        if (ext < 0) lo += ext; else hi += ext;
+      }
+      hi += (uintptr_t)dtype_size(descs[v].type->dtype);
+      spans.push_back(empty ? std::make_pair(lo, lo) : std::make_pair(lo, hi));
+    }
+    uint64_t overlap = 0;
+    int bit = 0;
+    for (size_t i = 0; i < spans.size(); i++)
+      for (size_t j = i + 1; j < spans.size(); j++, bit++)
+        if (bit < 64 && spans[i].first < spans[j].second && spans[j].first < spans[i].second) overlap |= 1ULL << bit;
+    key.push_back(overlap);
+  }
+
   // Find the specialization.
   Specialization* sp = nullptr;
   for (auto& c : s.specs)

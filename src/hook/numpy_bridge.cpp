@@ -8,8 +8,10 @@
 
 #include <numpy/arrayobject.h>
 #include <numpy/arrayscalars.h>
+#include <numpy/ufuncobject.h>
 
 #include "hook/py_ref.h"
+#include "hook/runtime_state.h"
 
 namespace stagepy::runtime::np {
 namespace {
@@ -165,6 +167,60 @@ int ndim(PyObject* a) { return PyArray_NDIM((PyArrayObject*)a); }
 const Py_ssize_t* shape(PyObject* a) { return PyArray_DIMS((PyArrayObject*)a); }
 const Py_ssize_t* strides(PyObject* a) { return PyArray_STRIDES((PyArrayObject*)a); }
 int major_version() { load(); return g_major; }
+
+bool register_ufunc_loop(PyObject* u, Builtin b, DType d) {
+  // (The ufunc C API table is not loaded; the struct layout is all that is used.)
+  if (!load() || std::strcmp(Py_TYPE(u)->tp_name, "numpy.ufunc") != 0) return false;
+  auto* uf = (PyUFuncObject*)u;
+  int num = kTypeNums[static_cast<int>(d)];
+  for (int i = 0; i < uf->ntypes; i++) {
+    bool all = true;
+    for (int k = 0; k < uf->nargs; k++) all = all && uf->types[i * uf->nargs + k] == num;
+    if (!all || !uf->functions || !uf->functions[i]) continue;
+    specialize::Oracle::UfuncLoop loop;
+    loop.fn = (void*)uf->functions[i];
+    loop.data = uf->data ? uf->data[i] : nullptr;
+    mutable_oracle().ufunc_loops[{static_cast<int>(b), static_cast<int>(d)}] = loop;
+    return true;
+  }
+  return false;
+}
+
+void unregister_ufunc_loop(Builtin b, DType d) {
+  mutable_oracle().ufunc_loops.erase({static_cast<int>(b), static_cast<int>(d)});
+}
+
+PyObject* run_ufunc_loop(Builtin b, DType d, PyObject* values) {
+  const auto* loop = oracle().ufunc_loop(b, d);
+  if (!loop) Py_RETURN_NONE;
+  PyRef seq = PyRef::steal(PySequence_Fast(values, "values"));
+  if (!seq) return nullptr;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.get());
+  int nin = (b == Builtin::NpArctan2 || b == Builtin::NpHypot || b == Builtin::NpPower) ? 2 : 1;
+  PyRef out = PyRef::steal(PyList_New(0));
+  auto fn = (PyUFuncGenericFunction)loop->fn;
+  for (Py_ssize_t i = 0; i + nin <= n; i += nin) {
+    double in[2] = {}, res = 0;
+    float inf[2] = {}, resf = 0;
+    for (int k = 0; k < nin; k++) in[k] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq.get(), i + k));
+    if (PyErr_Occurred()) return nullptr;
+    char* args[3];
+    npy_intp dims[1] = {1}, steps[3] = {0, 0, 0};
+    if (d == DType::Float32) {
+      for (int k = 0; k < nin; k++) { inf[k] = (float)in[k]; args[k] = (char*)&inf[k]; }
+      args[nin] = (char*)&resf;
+      fn(args, dims, steps, loop->data);
+      res = resf;
+    } else {
+      for (int k = 0; k < nin; k++) args[k] = (char*)&in[k];
+      args[nin] = (char*)&res;
+      fn(args, dims, steps, loop->data);
+    }
+    PyRef v = PyRef::steal(PyFloat_FromDouble(res));
+    if (!v || PyList_Append(out.get(), v.get()) < 0) return nullptr;
+  }
+  return out.release();
+}
 
 bool underflow_ignored() {
   if (!load()) return true;

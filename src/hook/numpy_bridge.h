@@ -27,5 +27,11 @@ const Py_ssize_t* strides(PyObject* a);
 // report underflow, so they must not run when NumPy would warn or raise on it.
 bool underflow_ignored();
 int major_version();
+// Finds NumPy's inner loop of ufunc `u` whose every argument is `d` and registers it with
+// the oracle for builtin `b`. Returns false if there is none.
+bool register_ufunc_loop(PyObject* u, Builtin b, DType d);
+// Runs the registered loop on `values` (floats) and returns the results (for the self-test).
+PyObject* run_ufunc_loop(Builtin b, DType d, PyObject* values);
+void unregister_ufunc_loop(Builtin b, DType d);
 
 }  // namespace stagepy::runtime::np

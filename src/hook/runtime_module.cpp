@@ -3,6 +3,7 @@
 
 #include "hook/nest_object.h"
 #include "hook/nest_runtime.h"
+#include "hook/numpy_bridge.h"
 #include "hook/runtime_state.h"
 #include "specialize/oracle.h"
 #include "support/version.h"
@@ -55,6 +56,25 @@ PyObject* py_register_callable(PyObject*, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+// _ufunc_loop(ufunc, "numpy.exp", "float64", action, values): action "register",
+// "run" (the self-test) or "unregister".
+PyObject* py_ufunc_loop(PyObject*, PyObject* args) {
+  PyObject *ufunc, *values = nullptr;
+  const char *name, *dtype, *action;
+  if (!PyArg_ParseTuple(args, "Osss|O", &ufunc, &name, &dtype, &action, &values)) return nullptr;
+  Builtin b = specialize::builtin_from_name(name);
+  DType d = std::string(dtype) == "float32" ? DType::Float32 : DType::Float64;
+  if (b == Builtin::None_) return PyErr_Format(PyExc_ValueError, "unknown builtin %s", name);
+  std::string a = action;
+  if (a == "register") return PyBool_FromLong(np::register_ufunc_loop(ufunc, b, d));
+  if (a == "unregister") {
+    np::unregister_ufunc_loop(b, d);
+    Py_RETURN_NONE;
+  }
+  if (a == "run") return np::run_ufunc_loop(b, d, values);
+  return PyErr_Format(PyExc_ValueError, "unknown action %s", action);
+}
+
 PyObject* py_oracle_lookup(PyObject*, PyObject* args) {
   const char *kind, *op;
   int a, b;
@@ -80,6 +100,7 @@ PyMethodDef methods[] = {
     {"set_oracle_entries", py_set_oracle_entries, METH_VARARGS, "Types of NumPy operations, probed."},
     {"register_callable", py_register_callable, METH_VARARGS, "A function stagepy knows by identity."},
     {"_oracle_lookup", py_oracle_lookup, METH_VARARGS, "Tests only: the oracle's answer."},
+    {"_ufunc_loop", py_ufunc_loop, METH_VARARGS, "Register, run or drop NumPy's inner loop of a ufunc."},
     {"_resume_iters", resume_iters, METH_NOARGS, "Iterators for the resume just requested (bytecode only)."},
     {"isl_info", py_isl_info, METH_NOARGS, "Which isl the core is bound to."},
     {"llvm_version", py_llvm_version, METH_NOARGS, "Major version of the LLVM the core uses."},

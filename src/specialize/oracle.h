@@ -8,6 +8,7 @@
 // is installed instead of a copy of its rules.
 #pragma once
 #include <array>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,19 @@ struct Oracle {
   // Entries from probing NumPy: kind is "bin", "un", "cmp", "call1" or "call2"; `op` names
   // the operator or builtin; result "" for "raises".
   bool set_entry(const std::string& kind, const std::string& op, int a, int b, const std::string& result);
+
+  // NumPy's own inner loops for the functions stagepy does not compute itself (np.exp...):
+  // (builtin, dtype) -> (loop, its data). Kernels call them one element at a time, so the
+  // results are NumPy's, bit for bit. Registered only after a self-test against NumPy.
+  struct UfuncLoop {
+    void* fn = nullptr;
+    void* data = nullptr;
+  };
+  std::map<std::pair<int, int>, UfuncLoop> ufunc_loops;
+  const UfuncLoop* ufunc_loop(Builtin f, DType d) const {
+    auto it = ufunc_loops.find({static_cast<int>(f), static_cast<int>(d)});
+    return it == ufunc_loops.end() ? nullptr : &it->second;
+  }
 
   bool numpy = false;             // NumPy entries present
   bool numpy_weak_scalars = true; // NEP 50 (NumPy 2): Python scalars do not decide types by value

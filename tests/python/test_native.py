@@ -387,3 +387,32 @@ def test_many_calls_reuse_the_specialization():
         return s
     """, "f", lambda: (np.arange(4.0), 4), calls=30)
     assert sum(r["specializations"] for r in recs) == 1
+
+
+def test_numpy_transcendentals_are_numpys_own():
+    run("""
+    import numpy as np
+    def f(A, B, n):
+        for i in range(n):
+            B[i] = np.exp(A[i]) + np.sin(A[i]) * np.log(abs(A[i]) + 1) + np.arctan2(A[i], 2.0) + np.tanh(A[i])
+        return locals()
+    """, "f", lambda: (arr("float64", n=50, seed=21), np.zeros(50), 50))
+    run("""
+    import numpy as np
+    def f(A, B, n):
+        for i in range(n):
+            B[i] = np.exp(A[i]) + np.cos(A[i])
+        return locals()
+    """, "f", lambda: (arr("float32", n=50, seed=22), np.zeros(50, np.float32), 50))
+
+
+def test_aliased_arguments_give_cpythons_result():
+    def make():
+        a = np.arange(10.0)
+        return a[1:], a[:-1], a
+    run("""
+    def f(dst, src, base):
+        for i in range(dst.shape[0]):
+            dst[i] = src[i] * 2 + 1
+        return locals()
+    """, "f", make)

@@ -1376,7 +1376,34 @@ class Gen {
       }
       default: break;
     }
-    fail(std::string("calls ") + builtin_name(f) + "() (stagepy computes only the IEEE-exact NumPy functions natively)");
+    if (fl) {
+      if (const auto* loop = oracle_.ufunc_loop(f, r->dtype)) return scalar(rt, guard(ufunc_call(*loop, x, y)));
+    }
+    fail(std::string("calls ") + builtin_name(f) + "() for " + r->str() + " (no verified NumPy loop for it)");
+  }
+
+  // Calls NumPy's inner loop for one element: loop(args, dimensions, steps, data).
+  Value* ufunc_call(const specialize::Oracle::UfuncLoop& loop, Value* x, Value* y) {
+    llvm::Type* t = x->getType();
+    llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+    int nargs = y ? 3 : 2;
+    std::vector<Value*> slots;
+    for (int k = 0; k < nargs; k++) slots.push_back(entry.CreateAlloca(t));
+    auto* args = entry.CreateAlloca(llvm::ArrayType::get(ptr(), (uint64_t)nargs));
+    auto* steps = entry.CreateAlloca(llvm::ArrayType::get(i64(), (uint64_t)nargs));
+    auto* dims = entry.CreateAlloca(i64());
+    B.CreateStore(x, slots[0]);
+    if (y) B.CreateStore(y, slots[1]);
+    for (int k = 0; k < nargs; k++) {
+      B.CreateStore(slots[(size_t)k], B.CreateConstGEP2_32(args->getAllocatedType(), args, 0, (unsigned)k));
+      B.CreateStore(c64(0), B.CreateConstGEP2_32(steps->getAllocatedType(), steps, 0, (unsigned)k));
+    }
+    B.CreateStore(c64(1), dims);
+    auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), ptr(), ptr(), ptr()}, false);
+    Value* fn = B.CreateIntToPtr(c64((int64_t)(uintptr_t)loop.fn), ptr());
+    Value* data = B.CreateIntToPtr(c64((int64_t)(uintptr_t)loop.data), ptr());
+    B.CreateCall(fty, fn, {args, dims, steps, data});
+    return B.CreateLoad(t, slots[(size_t)nargs - 1]);
   }
 
   // ------------------------------------------------------------ stores
