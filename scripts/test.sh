@@ -28,6 +28,6 @@ for py in $(stagepy_pythons); do
   ver="$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
   echo "== CPython $ver: install and pytest"
   "$py" -m pip install -q --disable-pip-version-check --no-build-isolation .
-  (cd "$repo" && "$py" -m pytest tests/python -q -p no:cacheprovider)
+  (cd "$repo" && "$py" -m pytest tests/python tests/fuzz -q -p no:cacheprovider)
 done
 echo "== all tests passed in $((SECONDS - t0)) s (after setup)"

@@ -292,20 +292,26 @@ RegionCFG build_cfg(const CodeInfo& code, const LoopSpec& spec) {
     }
     return false;
   };
-  for (auto& L : g.loops) {
-    if (!L.is_for) continue;
-    int follow_instr = L.follow == RegionCFG::kExitBlock ? end : L.follow >= 0 ? g.blocks[L.follow].first : -1;
-    if (follow_instr < 0) continue;
-    for (int b = 0; b < nb; b++) {
-      Block& blk = g.blocks[b];
-      if (!reach[b] || blk.term != Block::Term::Stop || L.in[b]) continue;
-      int k = blk.first;
-      while (k < blk.last && ins[k].op == Op::POP_TOP) k++;
-      if (k == blk.first || k >= blk.last || !same_code_from(k, follow_instr)) continue;
+  std::vector<int> fors_inner_first;
+  for (size_t l = 0; l < g.loops.size(); l++)
+    if (g.loops[l].is_for) fors_inner_first.push_back((int)l);
+  std::sort(fors_inner_first.begin(), fors_inner_first.end(),
+            [&](int a, int b) { return g.loops[a].depth > g.loops[b].depth; });
+  for (int b = 0; b < nb; b++) {
+    Block& blk = g.blocks[b];
+    if (!reach[b] || blk.term != Block::Term::Stop) continue;
+    int k = blk.first;
+    while (k < blk.last && ins[k].op == Op::POP_TOP) k++;
+    if (k == blk.first || k >= blk.last) continue;
+    for (int l : fors_inner_first) {
+      const Loop& L = g.loops[l];
+      int follow_instr = L.follow == RegionCFG::kExitBlock ? end : L.follow >= 0 ? g.blocks[L.follow].first : -1;
+      if (follow_instr < 0 || !same_code_from(k, follow_instr)) continue;
       blk.last = k;
       blk.term = Block::Term::Fall;
       blk.succ = {L.follow};
       if (L.follow >= 0) g.blocks[L.follow].pred.push_back(b);
+      break;
     }
   }
 

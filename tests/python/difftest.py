@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 
 import stagepy
-from conftest import compile_module
+from helpers import compile_module
 
 CALLS = 4  # enough for CPython's specializing interpreter to warm up the rewritten code
 

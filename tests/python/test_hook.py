@@ -12,7 +12,7 @@ import pytest
 
 import stagepy
 from stagepy import _hook
-from conftest import code_of, compile_module, core, define, replacing, run_python  # noqa: F401
+from helpers import code_of, compile_module, core, define, run_python  # noqa: F401
 
 
 def test_first_call_runs_replacement(replacing):

@@ -225,7 +225,7 @@ def test_bail_in_while_loop_and_after_break():
 
 def test_exception_traceback_points_at_the_users_line():
     import traceback
-    from conftest import compile_module
+    from helpers import compile_module
     import stagepy
     src = "def f(A, n):\n    for i in range(n):\n        A[i] = 1.0\n        x = A[i + 1]\n"
     with stagepy.enable():

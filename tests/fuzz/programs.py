@@ -1,0 +1,199 @@
+"""Random plain-Python loop nests, inside and just outside the subset stagepy runs natively.
+
+program(draw) returns (source, make_args): a function `f` whose loop nest reads and writes
+NumPy arrays and scalars of random dtypes, with random range forms (empty, negative steps,
+bounds from outer variables), affine and non-affine subscripts (some out of bounds, some
+negative), reductions, if/elif/else, bounded while loops, break/continue, min/max/abs, mixed
+int/float/bool arithmetic, and ending with `return locals()`.
+"""
+import numpy as np
+from hypothesis import strategies as st
+
+DTYPES = ["float64", "float32", "int64", "int32", "int16", "int8", "uint8", "bool"]
+SCALARS = ["s", "t", "u"]
+
+
+class Gen:
+    def __init__(self, draw, n):
+        self.draw = draw
+        self.n = n
+        self.loop_vars = []
+        self.lines = []
+        self.counter = 0
+
+    def pick(self, seq):
+        return self.draw(st.sampled_from(seq))
+
+    def int_(self, lo, hi):
+        return self.draw(st.integers(lo, hi))
+
+    def emit(self, indent, text):
+        self.lines.append("    " * indent + text)
+
+    # ---------------------------------------------------------------- expressions
+    def index(self):
+        if not self.loop_vars or self.int_(0, 9) == 0:
+            return str(self.int_(-self.n - 1, self.n))
+        v = self.pick(self.loop_vars)
+        form = self.int_(0, 6)
+        if form == 0:
+            return v
+        if form == 1:
+            return f"{v} + {self.int_(-2, 2)}"
+        if form == 2:
+            return f"-1 - {v}"
+        if form == 3:
+            return f"({v} * {self.int_(1, 3)}) % n"
+        if form == 4:
+            return f"n - 1 - {v}"
+        if form == 5 and len(self.loop_vars) > 1:
+            return f"{self.loop_vars[0]} + {self.loop_vars[-1]}"
+        return f"{v} // 2"
+
+    def atom(self):
+        choice = self.int_(0, 9)
+        if choice <= 1:
+            return repr(self.pick([0, 1, 2, 3, -1, 7, 100]))
+        if choice == 2:
+            return repr(self.pick([0.5, 1.5, -2.25, 0.0, 3.0, 1e10]))
+        if choice == 3 and self.loop_vars:
+            return self.pick(self.loop_vars)
+        if choice == 4:
+            return self.pick(SCALARS)
+        if choice in (5, 6):
+            return f"A[{self.index()}]"
+        if choice == 7:
+            return f"B[{self.index()}]"
+        if choice == 8:
+            return f"M[{self.index()}, {self.index()}]"
+        return self.pick(["k", "n", "True", "False"])
+
+    def expr(self, depth=0):
+        if depth > 2 or self.int_(0, 3) == 0:
+            return self.atom()
+        form = self.int_(0, 11)
+        a, b = self.expr(depth + 1), self.expr(depth + 1)
+        if form <= 4:
+            op = self.pick(["+", "-", "*", "+", "*"])
+            return f"({a} {op} {b})"
+        if form == 5:
+            return f"({a} // {self.pick(['2', '3', 'k', '(n - 3)'])})"
+        if form == 6:
+            return f"({a} % {self.pick(['2', '5', 'k'])})"
+        if form == 7:
+            return f"({a} / {self.pick(['2.0', '4', 'k', '(n - 3)'])})"
+        if form == 8:
+            return f"{self.pick(['min', 'max'])}({a}, {b})"
+        if form == 9:
+            return f"abs({a})"
+        if form == 10:
+            return f"({a} if {self.cond(depth + 1)} else {b})"
+        return f"({a} ** {self.pick(['2', '0', '3'])})"
+
+    def cond(self, depth=0):
+        a, b = self.expr(depth + 1), self.expr(depth + 1)
+        op = self.pick(["<", "<=", ">", ">=", "==", "!="])
+        c = f"{a} {op} {b}"
+        if depth < 2 and self.int_(0, 4) == 0:
+            c = f"({c}) {self.pick(['and', 'or'])} ({self.cond(depth + 1)})"
+        if self.int_(0, 6) == 0:
+            c = f"not ({c})"
+        return c
+
+    def range_(self):
+        form = self.int_(0, 6)
+        outer = self.loop_vars[-1] if self.loop_vars else None
+        if form == 0:
+            return "range(n)"
+        if form == 1:
+            return f"range({self.int_(-2, 3)}, n - {self.int_(0, 2)})"
+        if form == 2:
+            return f"range(n - 1, {self.int_(-2, 1)}, -{self.int_(1, 2)})"
+        if form == 3 and outer:
+            return f"range({outer})"
+        if form == 4 and outer:
+            return f"range({outer}, n, {self.int_(1, 3)})"
+        if form == 5:
+            return f"range({self.int_(0, 3)})"
+        return f"range(0, n, {self.int_(1, 3)})"
+
+    # ---------------------------------------------------------------- statements
+    def stmts(self, indent, depth, count=None):
+        count = count if count is not None else self.int_(1, 3)
+        for _ in range(count):
+            self.stmt(indent, depth)
+
+    def stmt(self, indent, depth):
+        in_loop = bool(self.loop_vars)
+        form = self.int_(0, 12)
+        if form <= 2:
+            self.emit(indent, f"{self.pick(SCALARS)} = {self.expr()}")
+        elif form <= 4:
+            self.emit(indent, f"{self.pick(SCALARS)} {self.pick(['+=', '-=', '*='])} {self.expr()}")
+        elif form <= 6:
+            self.emit(indent, f"{self.pick(['A', 'B'])}[{self.index()}] = {self.expr()}")
+        elif form == 7:
+            self.emit(indent, f"M[{self.index()}, {self.index()}] += {self.expr()}")
+        elif form == 8 and depth < 3:
+            self.emit(indent, f"if {self.cond()}:")
+            self.stmts(indent + 1, depth + 1)
+            if self.int_(0, 1):
+                self.emit(indent, f"elif {self.cond()}:")
+                self.stmts(indent + 1, depth + 1)
+            if self.int_(0, 1):
+                self.emit(indent, "else:")
+                self.stmts(indent + 1, depth + 1)
+        elif form == 9 and depth < 3 and len(self.loop_vars) < 3:
+            v = "ijkl"[len(self.loop_vars)] if False else f"v{len(self.loop_vars)}"
+            self.emit(indent, f"for {v} in {self.range_()}:")
+            self.loop_vars.append(v)
+            self.stmts(indent + 1, depth + 1)
+            self.loop_vars.pop()
+        elif form == 10 and depth < 3:
+            w = f"w{self.counter}"
+            self.counter += 1
+            self.emit(indent, f"{w} = 0")
+            self.emit(indent, f"while {w} < {self.int_(0, 4)} and {self.cond()}:")
+            self.emit(indent + 1, f"{w} += 1")
+            self.stmts(indent + 1, depth + 1)
+        elif form == 11 and in_loop:
+            self.emit(indent, f"if {self.cond()}:")
+            self.emit(indent + 1, self.pick(["break", "continue"]))
+        else:
+            self.emit(indent, f"{self.pick(SCALARS)} = {self.expr()}")
+
+
+@st.composite
+def programs(draw):
+    n = draw(st.integers(0, 7))
+    g = Gen(draw, n)
+    g.emit(0, "def f(A, B, M, n, k, s, t, u):")
+    g.loop_vars = ["v0"]
+    body_start = len(g.lines)
+    g.stmts(2, 1)
+    body = g.lines[body_start:]
+    g.lines = g.lines[:body_start]
+    g.loop_vars = []
+    g.emit(1, f"for v0 in {g.range_()}:")
+    g.lines += body
+    g.emit(1, "return locals()")
+    src = "\n".join(g.lines) + "\n"
+    dtypes = [draw(st.sampled_from(DTYPES)) for _ in range(3)]
+    seed = draw(st.integers(0, 2**16))
+    k = draw(st.sampled_from([1, 2, 3, -2, 0]))
+    scalars = [draw(st.sampled_from([0, 1, 2.5, -3, 0.0, np.float64(1.5), np.int64(4), True])) for _ in range(3)]
+
+    def make_args():
+        rng = np.random.default_rng(seed)
+        arrs = []
+        for d, shape in zip(dtypes, [(n + 2,), (n + 2,), (n + 1, n + 1)]):
+            if d == "bool":
+                a = rng.random(shape) > 0.5
+            elif d.startswith("float"):
+                a = (rng.standard_normal(shape) * 4).astype(d)
+            else:
+                info = np.iinfo(d)
+                a = rng.integers(max(info.min, -9), min(info.max, 9), size=shape).astype(d)
+            arrs.append(a)
+        return (*arrs, n, k, *scalars)
+    return src, make_args

@@ -1,0 +1,25 @@
+"""The differential fuzzer: random loop nests (tests/fuzz/programs.py) run under CPython and
+under stagepy must agree on everything observable (see tests/python/difftest.py).
+
+STAGEPY_FUZZ_EXAMPLES sets how many programs to try (CI: a bounded slice; the long mode is
+`STAGEPY_FUZZ_EXAMPLES=100000 pytest tests/fuzz`). Every failure found becomes a regular
+test in tests/python/test_fuzz_regressions.py once minimised and fixed."""
+import os
+
+from hypothesis import HealthCheck, given, settings
+
+from difftest import run
+from programs import programs
+
+EXAMPLES = int(os.environ.get("STAGEPY_FUZZ_EXAMPLES", "150"))
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=os.environ.get("CI") == "true",
+          suppress_health_check=list(HealthCheck))
+@given(programs())
+def test_random_nests_match_cpython(prog):
+    src, make_args = prog
+    try:
+        run(src, "f", make_args, calls=2, expect=None)
+    except AssertionError as e:
+        raise AssertionError(f"{e}\n--- program ---\n{src}") from None
