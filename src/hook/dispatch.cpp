@@ -19,11 +19,13 @@
 #include "hook/py_ref.h"
 #include "hook/runtime_state.h"
 #include "specialize/pipeline.h"
+#include "support/debug.h"
 
 namespace stagepy::runtime {
 
 struct Specialization {
   std::vector<uint64_t> key;
+  specialize::FactSet facts;
   specialize::Kernel kernel;
   std::vector<TypeRef> entry;
   ffi_cif cif;
@@ -136,10 +138,12 @@ ffi_type* ffi_of(Repr r) {
   return &ffi_type_sint64;
 }
 
-std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_t> key, std::vector<TypeRef> entry) {
+std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_t> key, std::vector<TypeRef> entry,
+                                               specialize::FactSet facts) {
   auto sp = std::make_unique<Specialization>();
   sp->key = std::move(key);
   sp->entry = std::move(entry);
+  sp->facts = std::move(facts);
   auto code = s.code;
   auto line_of = [code](int offset) {
     for (auto& in : code->instrs)
@@ -148,7 +152,7 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
   };
   std::string name = "stagepy_" + std::to_string(next_kernel_id());
   double t0 = now_s();
-  sp->kernel = specialize::compile_kernel(s.lift.nest, sp->entry, oracle(), line_of, name);
+  sp->kernel = specialize::compile_kernel(s.lift.nest, sp->entry, oracle(), sp->facts, line_of, name);
   s.compile_s += now_s() - t0;
   s.infer_s += sp->kernel.infer_s;
   s.codegen_s += sp->kernel.codegen_s;
@@ -214,6 +218,59 @@ PyObject* iterators_for(const NestState& s, const specialize::Kernel& k, int r, 
     PyTuple_SET_ITEM(tuple.get(), (Py_ssize_t)(n - 1 - i), it);  // innermost first: it ends on top
   }
   return tuple.release();
+}
+
+// The values of the analysis parameters for this call, and whether the model's
+// assumptions (ranks, builtins) hold for the values the variables hold.
+specialize::ParamValues param_values(const analysis::NestConditions& c, const std::vector<ir::Var>& vars,
+                                     const std::vector<PyRef>& vals, const std::vector<Described>& descs) {
+  specialize::ParamValues p;
+  p.values.assign(c.params.size(), 0);
+  p.known.assign(c.params.size(), 0);
+  auto is_array = [&](int v) { return descs[(size_t)v].type && descs[(size_t)v].type->kind == Type::Kind::Array; };
+  for (auto& [var, rank] : c.assumptions.array_rank) {
+    const TypeRef& t = descs[(size_t)var].type;
+    if (!t) return p;
+    if (t->kind == Type::Kind::Array && t->ndim != rank) return p;
+    if (t->kind != Type::Kind::Array && t->kind != Type::Kind::Tuple) return p;
+  }
+  for (auto& [var, name] : c.assumptions.builtins) {
+    const TypeRef& t = descs[(size_t)var].type;
+    Builtin want = name == "len" ? Builtin::Len : name == "min" ? Builtin::Min : Builtin::Max;
+    if (!t || t->kind != Type::Kind::Callable || t->builtin != want) return p;
+  }
+  for (size_t i = 0; i < c.params.size(); i++) {
+    const analysis::PolyParam& pp = c.params[i];
+    PyObject* v = vals[(size_t)pp.var].get();
+    if (!v) continue;
+    if (pp.kind == analysis::PolyParam::Kind::Int) {
+      if (!PyLong_CheckExact(v)) continue;
+      int overflow = 0;
+      long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+      if (overflow || (x == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        continue;
+      }
+      p.values[i] = x;
+      p.known[i] = 1;
+      continue;
+    }
+    // An extent: of the array the variable holds; a variable the nest reassigns may come
+    // to hold any live-in array of its type, so all of those must agree.
+    if (!is_array((int)pp.var) || np::ndim(v) <= pp.dim) continue;
+    int64_t n = (int64_t)np::shape(v)[pp.dim];
+    bool agree = true;
+    if (vars[(size_t)pp.var].assigned)
+      for (size_t w = 0; w < vars.size(); w++)
+        if (vals[w] && is_array((int)w) && types::same(descs[w].type, descs[(size_t)pp.var].type) &&
+            (int64_t)np::shape(vals[w].get())[pp.dim] != n)
+          agree = false;
+    if (!agree) continue;
+    p.values[i] = n;
+    p.known[i] = 1;
+  }
+  p.assumptions_hold = true;
+  return p;
 }
 
 }  // namespace
@@ -302,6 +359,33 @@ PyObject* dispatch(NestState& s) {
     key.push_back(overlap);
   }
 
+  // The facts that hold for these values (the static stage runs on the first call).
+  if (!s.conds) {
+    double t0 = now_s();
+    s.conds = std::make_unique<analysis::NestConditions>(
+        specialize::first_sight(s.lift.nest, s.function + ":" + std::to_string(s.line)));
+    s.analysis_s = now_s() - t0;
+  }
+  {
+    specialize::ParamValues pv = param_values(*s.conds, vars, vals, descs);
+    if (pv.values != s.last_params || pv.known != s.last_known || pv.assumptions_hold != s.last_assumptions ||
+        s.last_bits.size() != s.conds->conds.size()) {
+      s.last_bits = specialize::evaluate_conditions(*s.conds, pv);
+      s.last_params = std::move(pv.values);
+      s.last_known = std::move(pv.known);
+      s.last_assumptions = pv.assumptions_hold;
+    }
+    uint64_t word = 0;
+    for (size_t i = 0; i < s.last_bits.size(); i++) {
+      if (s.last_bits[i]) word |= 1ULL << (i % 64);
+      if (i % 64 == 63) {
+        key.push_back(word);
+        word = 0;
+      }
+    }
+    key.push_back(word);
+  }
+
   // Find the specialization.
   Specialization* sp = nullptr;
   for (auto& c : s.specs)
@@ -315,7 +399,7 @@ PyObject* dispatch(NestState& s) {
     std::vector<TypeRef> entry(nv);
     for (size_t v = 0; v < nv; v++) entry[v] = vars[v].read ? descs[v].type : types::unbound();
     s.compiles++;
-    s.specs.push_back(specialize_for(s, key, std::move(entry)));
+    s.specs.push_back(specialize_for(s, key, std::move(entry), specialize::facts_of(*s.conds, s.last_bits)));
     sp = s.specs.back().get();
   }
   if (!sp->kernel.ok) {
@@ -377,6 +461,11 @@ PyObject* dispatch(NestState& s) {
   }
 
   // Run.
+  if (int64_t period = debug_bail_period()) {
+    static uint64_t lcg = 88172645463325252ULL;
+    lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+    *debug_bail_counter() = 1 + (int64_t)((lcg >> 33) % (uint64_t)period);
+  }
   double t0 = now_s();
   ffi_arg ret = 0;
   ffi_call(&sp->cif, FFI_FN(sp->kernel.fn), &ret, avalues.data());

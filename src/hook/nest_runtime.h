@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/bytecode.h"
+#include "analysis/derive_conditions.h"
 #include "analysis/lift.h"
 
 namespace stagepy::runtime {
@@ -37,6 +38,14 @@ struct NestState {
   // Too little work per call: the call costs more than the loop (see dispatch.cpp).
   bool too_small = false;
   unsigned long long skipped_small = 0;
+
+  // The static stage of the analysis (first dispatch), and the facts of the last call's
+  // parameter values (most calls repeat them).
+  std::unique_ptr<analysis::NestConditions> conds;
+  std::vector<int64_t> last_params;
+  std::vector<uint8_t> last_known, last_bits;
+  bool last_assumptions = false;
+  double analysis_s = 0;
 
   std::vector<std::unique_ptr<Specialization>> specs;
   int compiles = 0;                // specializations compiled (the recompile limit counts these)

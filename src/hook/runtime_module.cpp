@@ -6,6 +6,7 @@
 #include "hook/numpy_bridge.h"
 #include "hook/runtime_state.h"
 #include "specialize/oracle.h"
+#include "support/debug.h"
 #include "support/version.h"
 
 namespace stagepy::runtime {
@@ -75,6 +76,13 @@ PyObject* py_ufunc_loop(PyObject*, PyObject* args) {
   return PyErr_Format(PyExc_ValueError, "unknown action %s", action);
 }
 
+PyObject* py_set_debug_bail(PyObject*, PyObject* n) {
+  long long v = PyLong_AsLongLong(n);
+  if (v == -1 && PyErr_Occurred()) return nullptr;
+  set_debug_bail(v);
+  Py_RETURN_NONE;
+}
+
 PyObject* py_oracle_lookup(PyObject*, PyObject* args) {
   const char *kind, *op;
   int a, b;
@@ -100,6 +108,7 @@ PyMethodDef methods[] = {
     {"set_oracle_entries", py_set_oracle_entries, METH_VARARGS, "Types of NumPy operations, probed."},
     {"register_callable", py_register_callable, METH_VARARGS, "A function stagepy knows by identity."},
     {"_oracle_lookup", py_oracle_lookup, METH_VARARGS, "Tests only: the oracle's answer."},
+    {"_set_debug_bail", py_set_debug_bail, METH_O, "Tests only: force hand-overs to CPython (see support/debug.h)."},
     {"_ufunc_loop", py_ufunc_loop, METH_VARARGS, "Register, run or drop NumPy's inner loop of a ufunc."},
     {"_resume_iters", resume_iters, METH_NOARGS, "Iterators for the resume just requested (bytecode only)."},
     {"isl_info", py_isl_info, METH_NOARGS, "Which isl the core is bound to."},

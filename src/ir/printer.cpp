@@ -117,7 +117,13 @@ std::string to_string(const Stmt& s, const Nest& n, int indent) {
       break;
     }
     case K::While:
-      o << pad << "while True: L" << s->loop << "  # line " << s->line << "\n" << to_string(s->body[0], n, indent + 1);
+      o << pad << "while" << (s->peeled ? "[peeled]" : "") << " True: L" << s->loop << "  # line " << s->line << "\n";
+      if (s->peeled && s->body.size() > 1) {
+        o << pad << "  first iteration:\n" << to_string(s->body[1], n, indent + 2);
+        o << pad << "  then:\n" << to_string(s->body[0], n, indent + 2);
+      } else {
+        o << to_string(s->body[0], n, indent + 1);
+      }
       break;
     case K::Break: o << pad << "break L" << s->loop << "\n"; break;
     case K::Range: {

@@ -9,6 +9,7 @@
 
 #include "backends/cpu/codegen.h"
 #include "backends/cpu/jit.h"
+#include "analysis/poly_model.h"
 #include "ir/printer.h"
 #include "support/debug.h"
 
@@ -19,8 +20,16 @@ double since(std::chrono::steady_clock::time_point t0) {
 }
 }  // namespace
 
+analysis::NestConditions first_sight(const ir::Nest& nest, const std::string& name) {
+  analysis::PolyModel model = analysis::build_poly_model(nest);
+  if (debug_level() > 0) debug_dump("build_poly_model: " + name, analysis::to_string(model, nest));
+  analysis::NestConditions conds = analysis::derive_conditions(model, nest);
+  if (debug_level() > 0) debug_dump("derive_conditions: " + name, analysis::to_string(conds, nest));
+  return conds;
+}
+
 Kernel compile_kernel(const ir::Nest& nest, const std::vector<TypeRef>& entry, const Oracle& oracle,
-                      const std::function<int(int)>& line_of, const std::string& name) {
+                      const FactSet& facts, const std::function<int(int)>& line_of, const std::string& name) {
   Kernel k;
   const bool dbg = debug_level() > 0;
 
@@ -42,7 +51,7 @@ Kernel compile_kernel(const ir::Nest& nest, const std::vector<TypeRef>& entry, c
 
   auto t1 = std::chrono::steady_clock::now();
   auto ctx = std::make_unique<llvm::LLVMContext>();
-  auto cg = backends::cpu::codegen(k.typed, entry, oracle, *ctx, name);
+  auto cg = backends::cpu::codegen(k.typed, entry, oracle, facts, *ctx, name);
   k.codegen_s = since(t1);
   if (!cg.ok) {
     k.reason = cg.reason;

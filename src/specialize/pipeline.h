@@ -2,16 +2,24 @@
 // manner of Halide's Lower.cpp): each pass is a free function in its own file, and with
 // STAGEPY_DEBUG set the IR is printed after each.
 //
-//   analysis:    bytecode -> lift_nest (cfg + structuring) -> bind_module_attributes
-//   specialize:  infer_types (run-time types in, typed IR out)
-//   backends:    codegen (typed IR -> LLVM IR) -> jit_compile (O3 + ORC)
+//   analysis (first sight of a nest):
+//     bytecode -> lift_nest (cfg + structuring) -> bind_module_attributes
+//              -> build_poly_model -> derive_conditions (isl: parameter sets)   [first_sight]
+//   specialize (each call, from the run-time values):
+//     evaluate_conditions (parameter values in, facts out; part of the guard key)
+//   specialize (once per guard key):
+//     infer_types (run-time types in, typed IR out)
+//   backends:
+//     codegen (typed IR + facts -> LLVM IR) -> jit_compile (O3 + ORC)         [compile_kernel]
 #pragma once
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "analysis/derive_conditions.h"
 #include "backends/kernel_abi.h"
 #include "ir/ir.h"
+#include "specialize/facts.h"
 #include "specialize/oracle.h"
 #include "specialize/type_infer.h"
 
@@ -28,7 +36,11 @@ struct Kernel {
   std::string target = "cpu";
 };
 
+// The static stage, once per nest: the polyhedral model and the conditions under which
+// indices stay in bounds, int operations in 64 bits, and loops free of carried dependences.
+analysis::NestConditions first_sight(const ir::Nest& nest, const std::string& name);
+
 Kernel compile_kernel(const ir::Nest& nest, const std::vector<TypeRef>& entry, const Oracle& oracle,
-                      const std::function<int(int)>& line_of, const std::string& name);
+                      const FactSet& facts, const std::function<int(int)>& line_of, const std::string& name);
 
 }  // namespace stagepy::specialize

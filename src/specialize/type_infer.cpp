@@ -33,6 +33,14 @@ bool is_int_scalar(const TypeRef& t) {
   return t->kind == Type::Kind::PyInt || (t->kind == Type::Kind::NpScalar && dtype_is_int(t->dtype));
 }
 
+// An integer, or a union of integer types.
+bool int_like(const TypeRef& t) {
+  if (t->kind != Type::Kind::Union) return is_int_scalar(t);
+  for (auto& e : t->elems)
+    if (!is_int_scalar(e)) return false;
+  return true;
+}
+
 }  // namespace
 
 bool index_like(const TypeRef& t) { return t && is_int_scalar(t); }
@@ -127,7 +135,7 @@ class Infer {
       }
     }
     TypeRef r = types::join(rs);
-    if (!r || !types::uniform(r)) fail(what + " gives " + (r ? r->str() : "different types") + " depending on values", ln);
+    if (!r) fail(what + " gives values of types that cannot share a variable", ln);
     return r;
   }
 
@@ -149,8 +157,6 @@ class Infer {
         TypeRef t = env[e->var];
         if (unbound(t)) return typed(e, {}, types::unbound());  // always fails at run time
         TypeRef r = types::without_unbound(t);
-        if (!types::uniform(r))
-          fail(vname(e->var) + " may hold " + r->str() + " here, depending on the path taken", ln);
         auto c = std::make_shared<ExprNode>(*e);
         c->type = r;
         c->check_bound = types::may_be_unbound(t);
@@ -225,7 +231,7 @@ class Infer {
           rs.push_back(r);
         }
         TypeRef r = types::join(rs);
-        if (!r || !types::uniform(r)) fail("a unary operator whose result type depends on values", ln);
+        if (!r) fail("a unary operator whose result types cannot share a variable", ln);
         return typed(e, {a}, r);
       }
       case K::Compare: {
@@ -261,8 +267,7 @@ class Infer {
         else if (unbound(f->type)) r = t->type;
         else {
           r = types::join({t->type, f->type});
-          if (!r || !types::uniform(r))
-            fail("a conditional expression gives " + t->type->str() + " or " + f->type->str(), ln);
+          if (!r) fail("a conditional expression gives " + t->type->str() + " or " + f->type->str(), ln);
         }
         return typed(e, {c, t, f}, r);
       }
@@ -285,8 +290,7 @@ class Infer {
       if (idx->type->kind == Type::Kind::Tuple) parts = idx->type->elems;
       else parts = {idx->type};
       for (auto& p : parts) {
-        if (p->kind == Type::Kind::Union) fail("indexes with a value of changing type", ln);
-        if (!is_int_scalar(p)) fail("indexes an array with a " + p->str() + " (only integers are supported)", ln);
+        if (!int_like(p)) fail("indexes an array with a " + p->str() + " (only integers are supported)", ln);
       }
       int k = (int)parts.size();
       if (k > bt.ndim) fail("indexes a " + std::to_string(bt.ndim) + "-d array with " + std::to_string(k) + " indices", ln);
@@ -346,7 +350,7 @@ class Infer {
           combine(at[0], at[i], [&](const TypeRef& x, const TypeRef& y) { return in_.oracle->compare(x, y); },
                   "a comparison in " + fname, ln);
         TypeRef r = types::join(at);
-        if (!r || !types::uniform(r)) fail(fname + " of " + (r ? r->str() : "mixed types") + " returns either", ln);
+        if (!r) fail(fname + " of values that cannot share a variable", ln);
         return typed(e, args, r);
       }
       default: break;
@@ -373,7 +377,7 @@ class Infer {
       rs.push_back(r);
     }
     TypeRef r = types::join(rs);
-    if (!r || !types::uniform(r)) fail(fname + " returns different types depending on values", ln);
+    if (!r) fail(fname + " returns values that cannot share a variable", ln);
     return typed(e, args, r);
   }
 
@@ -541,7 +545,12 @@ class Infer {
     std::optional<Env> head;
   };
 
-  LoopTyping loop_body(const Stmt& s, const std::vector<Stmt>& body, const Env& entry0, int loop_var) {
+  // Types a loop body to a fixpoint of its head environment, peeling the first iteration
+  // when it changes the types of variables bound before the loop. Breaks and continues
+  // that target enclosing loops (a while loop's structured `continue`, a condition that
+  // leaves two loops) are handed on to `outer` from the copies of the body that are kept.
+  LoopTyping loop_body(const Stmt& s, const std::vector<Stmt>& body, const Env& entry0, int loop_var,
+                       LoopOuts& outer) {
     auto enter = [&](Env e) {
       if (loop_var >= 0) {
         e[loop_var] = types::py_int();
@@ -549,23 +558,20 @@ class Infer {
       }
       return e;
     };
-    // Types the body once from head `h`: the body, its breaks, and the environment at the
-    // back edge (continues and the end of the body), if any.
-    auto once = [&](const Env& h, std::vector<Stmt>& out_body, std::vector<Env>& brk) {
-      LoopOuts lo;
+    // Types the body once from head `h`: the body, the jumps it makes, and the environment
+    // at its back edge (continues and the end of the body), if any.
+    auto once = [&](const Env& h, std::vector<Stmt>& out_body, LoopOuts& lo) {
+      lo = LoopOuts();
       std::optional<Env> f;
       out_body = seq(body, 0, enter(h), lo, f);
-      brk = lo.brk[s->loop];
       std::vector<Env> back = lo.cont[s->loop];
       if (f) back.push_back(*f);
       return merge(back, s->line);
     };
     // Iterates from `h` until the head environment is a fixpoint.
-    auto settle = [&](Env h, std::vector<Stmt>& out_body, std::vector<Env>& brk) -> Env {
+    auto settle = [&](Env h, std::vector<Stmt>& out_body, LoopOuts& lo) -> Env {
       for (int round = 0; round < 6; round++) {
-        std::vector<Env> b;
-        auto back = once(h, out_body, b);
-        brk = b;
+        auto back = once(h, out_body, lo);
         if (!back) return h;
         Env next = *merge({h, *back}, s->line);
         if (same_env(next, h)) return h;
@@ -573,12 +579,18 @@ class Infer {
       }
       fail("the types in a loop keep changing", s->line);
     };
+    auto forward = [&](const LoopOuts& lo) {
+      for (auto& [loop, envs] : lo.brk)
+        if (loop != s->loop) outer.brk[loop].insert(outer.brk[loop].end(), envs.begin(), envs.end());
+      for (auto& [loop, envs] : lo.cont)
+        if (loop != s->loop) outer.cont[loop].insert(outer.cont[loop].end(), envs.begin(), envs.end());
+    };
     // The loop variable is an int at the head whatever it held before the loop.
     const Env entry = enter(entry0);
     LoopTyping r;
     std::vector<Stmt> b1;
-    std::vector<Env> x1;
-    auto back1 = once(entry, b1, x1);
+    LoopOuts lo1;
+    auto back1 = once(entry, b1, lo1);
     bool peel = false;
     if (back1) {
       for (size_t v = 0; v < entry.size(); v++)
@@ -588,20 +600,26 @@ class Infer {
       // At most variables first bound inside the loop: widen the head and settle.
       if (!back1 || same_env(*merge({entry, *back1}, s->line), entry)) {
         r.steady = std::move(b1);
-        r.exits = std::move(x1);
+        r.exits = lo1.brk[s->loop];
         r.head = entry;
+        forward(lo1);
         return r;
       }
-      r.head = settle(*merge({entry, *back1}, s->line), r.steady, r.exits);
+      LoopOuts lo;
+      r.head = settle(*merge({entry, *back1}, s->line), r.steady, lo);
+      r.exits = lo.brk[s->loop];
+      forward(lo);
       return r;
     }
     // The first iteration changes types (s = 0; s += A[i]): peel it.
     r.peeled = true;
     r.first = std::move(b1);
-    std::vector<Env> xs;
-    r.head = settle(*back1, r.steady, xs);
-    r.exits = std::move(x1);
-    r.exits.insert(r.exits.end(), xs.begin(), xs.end());
+    forward(lo1);
+    LoopOuts lo;
+    r.head = settle(*back1, r.steady, lo);
+    forward(lo);
+    r.exits = lo1.brk[s->loop];
+    r.exits.insert(r.exits.end(), lo.brk[s->loop].begin(), lo.brk[s->loop].end());
     return r;
   }
 
@@ -613,7 +631,7 @@ class Infer {
       if (!unbound(t->type)) {
         if (t->type->kind == Type::Kind::PyBool) {
           // range(True) is range(1): bool is an int
-        } else if (!is_int_scalar(t->type)) {
+        } else if (!int_like(t->type)) {
           fail("calls range() with a " + t->type->str(), s->line);
         }
       }
@@ -624,7 +642,7 @@ class Infer {
       fail("loops over `" + (s->range_callee->kind == ExprNode::Kind::Load ? nest_.vars[s->range_callee->var].name : std::string("?")) +
            "(...)`, which is not the builtin range", s->line);
     stmts.push_back(ir::make_range(s->loop, args, s->resume, s->line));
-    LoopTyping lt = loop_body(s, s->body[0]->body, env, s->var);
+    LoopTyping lt = loop_body(s, s->body[0]->body, env, s->var, lo);
     auto f = std::make_shared<StmtNode>(*s);
     f->args.clear();
     f->range_callee = nullptr;
@@ -651,7 +669,7 @@ class Infer {
 
   void while_stmt(const Stmt& s, const Env& env, LoopOuts& lo, std::vector<Stmt>& stmts,
                   std::vector<std::optional<Env>>& alts) {
-    LoopTyping lt = loop_body(s, s->body[0]->body, env, -1);
+    LoopTyping lt = loop_body(s, s->body[0]->body, env, -1, lo);
     auto w = std::make_shared<StmtNode>(*s);
     w->body = {ir::make_block(std::move(lt.steady))};
     if (lt.peeled) {

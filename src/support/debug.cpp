@@ -14,6 +14,18 @@ int debug_level() {
   return level;
 }
 
+namespace {
+int64_t g_bail_period = [] {
+  const char* v = std::getenv("STAGEPY_DEBUG_BAIL");
+  return v && *v ? std::atoll(v) : 0LL;
+}();
+int64_t g_bail_counter = 0;
+}  // namespace
+
+int64_t debug_bail_period() { return g_bail_period; }
+void set_debug_bail(int64_t n) { g_bail_period = n < 0 ? 0 : n; }
+int64_t* debug_bail_counter() { return &g_bail_counter; }
+
 void debug_dump(const std::string& title, const std::string& text) {
   std::fprintf(stderr, "---- stagepy: %s\n%s", title.c_str(), text.c_str());
   if (!text.empty() && text.back() != '\n') std::fputc('\n', stderr);

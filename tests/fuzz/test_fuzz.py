@@ -7,8 +7,10 @@ test in tests/python/test_fuzz_regressions.py once minimised and fixed."""
 import os
 
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from difftest import run
+from helpers import core
 from programs import programs
 
 EXAMPLES = int(os.environ.get("STAGEPY_FUZZ_EXAMPLES", "150"))
@@ -23,3 +25,19 @@ def test_random_nests_match_cpython(prog):
         run(src, "f", make_args, calls=2, expect=None)
     except AssertionError as e:
         raise AssertionError(f"{e}\n--- program ---\n{src}") from None
+
+
+@settings(max_examples=max(10, EXAMPLES // 2), deadline=None, derandomize=os.environ.get("CI") == "true",
+          suppress_health_check=list(HealthCheck))
+@given(programs(), st.integers(1, 12))
+def test_random_nests_match_cpython_with_forced_handovers(prog, period):
+    """Every statement start is a legal place for native code to hand over to CPython:
+    stopping at random ones must not change anything."""
+    src, make_args = prog
+    core._set_debug_bail(period)
+    try:
+        run(src, "f", make_args, calls=2, expect=None)
+    except AssertionError as e:
+        raise AssertionError(f"{e}\n--- program (hand-over every <= {period} statements) ---\n{src}") from None
+    finally:
+        core._set_debug_bail(0)

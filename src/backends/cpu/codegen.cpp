@@ -1,6 +1,8 @@
 // See codegen.h.
 #include "backends/cpu/codegen.h"
 
+#include "support/debug.h"
+
 #include <llvm/IR/BasicBlock.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Function.h>
@@ -17,6 +19,8 @@
 
 namespace stagepy::backends::cpu {
 namespace {
+
+using specialize::FactKind;
 
 using ir::Expr;
 using ir::ExprNode;
@@ -49,6 +53,9 @@ std::vector<TypeRef> members(const TypeRef& t) {
   return {t};
 }
 TypeRef rep(const TypeRef& t) { return members(t)[0]; }
+// A union whose members need different machine code: held as 64 bits and a tag, and
+// every operation on it dispatches on the tag.
+bool hetero(const TypeRef& t) { return t->kind == Type::Kind::Union && !types::uniform(t); }
 bool any_np(const TypeRef& t) {
   for (auto& m : members(t))
     if (is_np(m)) return true;
@@ -72,8 +79,8 @@ struct V {
 class Gen {
  public:
   Gen(const specialize::TypedNest& tn, const std::vector<TypeRef>& entry, const specialize::Oracle& oracle,
-      llvm::LLVMContext& ctx, const std::string& name)
-      : C(ctx), B(ctx), tn_(tn), nest_(tn.nest), entry_(entry), oracle_(oracle), name_(name) {}
+      const specialize::FactSet& facts, llvm::LLVMContext& ctx, const std::string& name)
+      : C(ctx), B(ctx), tn_(tn), nest_(tn.nest), entry_(entry), oracle_(oracle), facts_(facts), name_(name) {}
 
   Codegen run() {
     Codegen out;
@@ -107,7 +114,9 @@ class Gen {
   const ir::Nest& nest_;
   const std::vector<TypeRef>& entry_;
   const specialize::Oracle& oracle_;
+  const specialize::FactSet& facts_;  // what the run-time values prove (bounds, overflow, ...)
   std::string name_;
+  int op_origin_ = -1;                // bytecode offset of the operation being generated
   KernelLayout layout_;
 
   Value* state_ = nullptr;
@@ -420,6 +429,7 @@ class Gen {
   }
 
   Value* as_i64_int(const V& x) {  // integer-valued scalar -> i64 (value preserved or bail)
+    if (hetero(x.t)) return per_member(x, [&](const V& y) { return as_i64_int(y); });
     TypeRef m = rep(x.t);
     if (is_pyint(m)) return x.v;
     if (is_bool_t(m)) return B.CreateZExt(x.v, i64());
@@ -434,6 +444,7 @@ class Gen {
   }
 
   Value* as_double(const V& x) {  // real scalar -> double, as float() would
+    if (hetero(x.t)) return per_member(x, [&](const V& y) { return as_double(y); });
     TypeRef m = rep(x.t);
     if (is_pyfloat(m) || (is_np(m) && m->dtype == DType::Float64)) return x.v;
     if (is_np(m) && m->dtype == DType::Float32) return B.CreateFPExt(x.v, f64());
@@ -468,6 +479,7 @@ class Gen {
   // Converts operand `x` to the NumPy scalar type `to` as NumPy does before computing:
   // Python scalars are "weak" (a Python int must fit the type), NumPy scalars are cast.
   Value* numpy_operand(const V& x, const TypeRef& to) {
+    if (hetero(x.t)) return per_member(x, [&](const V& y) { return numpy_operand(y, to); });
     TypeRef m = rep(x.t);
     DType d = to->dtype;
     llvm::Type* t = ty(to);
@@ -549,6 +561,131 @@ class Gen {
     return c8(t < 0 ? 0 : t);
   }
 
+  // ------------------------------------------------------------ tagged unions
+  // `x` as the value of union type `to` (bits and tag for a mixed union; value and tag for
+  // float | np.float64 or bool | np.bool_).
+  V coerce_to(const V& x, const TypeRef& to) {
+    if (to->kind != Type::Kind::Union) return x;
+    if (hetero(to)) {
+      if (hetero(x.t)) {
+        V y = x;
+        y.t = to;
+        return y;
+      }
+      V y;
+      y.t = to;
+      y.v = to_bits(x);
+      y.tag = x.tag ? x.tag : c8(tag_of(x.t));
+      return y;
+    }
+    return coerce_union(x, to);
+  }
+
+  // Runs `f` once per combination of the members of the mixed-union values among `args`
+  // (each as a plain value of that member's type) and merges the results as type `rt`.
+  V dispatch(const std::vector<V>& args, const TypeRef& rt, const std::function<V(const std::vector<V>&)>& f) {
+    bool any = false;
+    for (auto& a : args) any = any || hetero(a.t);
+    if (!any) return f(args);
+    std::vector<std::vector<V>> combos = {{}};
+    for (auto& a : args) {
+      std::vector<std::vector<V>> next;
+      for (auto& c : combos) {
+        if (!hetero(a.t)) {
+          auto d = c;
+          d.push_back(a);
+          next.push_back(d);
+          continue;
+        }
+        for (auto& m : members(a.t)) {
+          auto d = c;
+          V x;
+          x.t = m;
+          x.v = a.v;       // bits for now; converted in the combination's block
+          x.tag = a.tag;   // the union's tag, to test against
+          d.push_back(x);
+          next.push_back(d);
+        }
+      }
+      combos = next;
+    }
+    BasicBlock* merge = BasicBlock::Create(C, "union.merge", F);
+    std::vector<std::pair<BasicBlock*, V>> results;
+    for (size_t k = 0; k < combos.size(); k++) {
+      BasicBlock* body = BasicBlock::Create(C, "union.case", F);
+      BasicBlock* next = k + 1 < combos.size() ? BasicBlock::Create(C, "union.test", F) : nullptr;
+      if (next) {
+        Value* match = B.getTrue();
+        for (size_t i = 0; i < args.size(); i++)
+          if (hetero(args[i].t)) match = B.CreateAnd(match, B.CreateICmpEQ(args[i].tag, c8(tag_of(combos[k][i].t))));
+        B.CreateCondBr(match, body, next);
+      } else {
+        B.CreateBr(body);
+      }
+      B.SetInsertPoint(body);
+      std::vector<V> concrete;
+      for (size_t i = 0; i < args.size(); i++) {
+        if (!hetero(args[i].t)) {
+          concrete.push_back(args[i]);
+        } else {
+          concrete.push_back(scalar(combos[k][i].t, from_bits(args[i].v, combos[k][i].t)));
+        }
+      }
+      V r = coerce_to(f(concrete), rt);
+      results.push_back({B.GetInsertBlock(), r});
+      B.CreateBr(merge);
+      if (next) B.SetInsertPoint(next);
+    }
+    B.SetInsertPoint(merge);
+    V out;
+    out.t = rt;
+    if (results[0].second.v) {
+      auto* phi = B.CreatePHI(results[0].second.v->getType(), (unsigned)results.size());
+      for (auto& [bb, r] : results) phi->addIncoming(r.v, bb);
+      out.v = phi;
+    }
+    if (results[0].second.tag) {
+      auto* phi = B.CreatePHI(i8(), (unsigned)results.size());
+      for (auto& [bb, r] : results) phi->addIncoming(r.tag ? r.tag : c8(tag_of(r.t)), bb);
+      out.tag = phi;
+    }
+    return out;
+  }
+
+  // The result type of `f` over the members of its (possibly union) operands.
+  TypeRef over_members(const std::vector<V>& args, const std::function<TypeRef(const std::vector<TypeRef>&)>& f) {
+    std::vector<std::vector<TypeRef>> combos = {{}};
+    for (auto& a : args) {
+      std::vector<std::vector<TypeRef>> next;
+      for (auto& c : combos)
+        for (auto& m : members(a.t)) {
+          auto d = c;
+          d.push_back(m);
+          next.push_back(d);
+        }
+      combos = next;
+    }
+    std::vector<TypeRef> rs;
+    for (auto& c : combos) {
+      TypeRef r = f(c);
+      if (!r) fail("internal error: no result type for a union operand");
+      rs.push_back(r);
+    }
+    return types::join(rs);
+  }
+
+  // One value per member of a mixed-union `x` (scalar results of one LLVM type).
+  Value* per_member(const V& x, const std::function<Value*(const V&)>& f) {
+    if (!hetero(x.t)) return f(x);
+    V r = dispatch({x}, types::py_int(), [&](const std::vector<V>& a) {
+      V y;
+      y.t = types::py_int();  // any non-union type: only .v is merged
+      y.v = f(a[0]);
+      return y;
+    });
+    return r.v;
+  }
+
   // ------------------------------------------------------------ expressions
   V gen(const Expr& e) {
     using K = ExprNode::Kind;
@@ -581,16 +718,46 @@ class Gen {
         }
         fail("internal error: attribute " + e->name);
       }
-      case K::Subscript: return subscript(gen(e->args[0]), gen(e->args[1]), e->type);
+      case K::Subscript: {
+        V base = gen(e->args[0]);
+        V index = gen(e->args[1]);
+        return subscript(base, index, e->type, e->origin);
+      }
       case K::Tuple: {
         V t;
         t.t = e->type;
         for (auto& a : e->args) t.elems.push_back(gen(a));
         return t;
       }
-      case K::Binary: return binary(e->binop, gen(e->args[0]), gen(e->args[1]), e->type);
-      case K::Unary: return unary(e->unop, gen(e->args[0]), e->type);
-      case K::Compare: return compare(e->cmpop, gen(e->args[0]), gen(e->args[1]), e->type);
+      case K::Binary: {
+        V a = gen(e->args[0]), b = gen(e->args[1]);
+        ir::BinOp op = e->binop;
+        op_origin_ = e->origin;
+        return dispatch({a, b}, e->type, [&](const std::vector<V>& x) {
+          TypeRef rt = over_members(x, [&](const std::vector<TypeRef>& m) { return oracle_.binary(op, m[0], m[1]); });
+          return binary(op, x[0], x[1], rt);
+        });
+      }
+      case K::Unary: {
+        V a = gen(e->args[0]);
+        ir::UnOp op = e->unop;
+        op_origin_ = e->origin;
+        return dispatch({a}, e->type, [&](const std::vector<V>& x) {
+          if (op == ir::UnOp::Not) return unary(op, x[0], types::py_bool());
+          TypeRef rt = over_members(x, [&](const std::vector<TypeRef>& m) { return oracle_.unary(op, m[0]); });
+          return unary(op, x[0], rt);
+        });
+      }
+      case K::Compare: {
+        V a = gen(e->args[0]), b = gen(e->args[1]);
+        ir::CmpOp op = e->cmpop;
+        return dispatch({a, b}, e->type, [&](const std::vector<V>& x) {
+          TypeRef rt = (op == ir::CmpOp::Is || op == ir::CmpOp::IsNot)
+                           ? types::py_bool()
+                           : over_members(x, [&](const std::vector<TypeRef>& m) { return oracle_.compare(m[0], m[1]); });
+          return compare(op, x[0], x[1], rt);
+        });
+      }
       case K::Truth: return scalar(types::py_bool(), truth(gen(e->args[0])));
       case K::Call: return call(e);
       case K::Cond: return cond(e);
@@ -631,6 +798,7 @@ class Gen {
     }
     if (!t->is_scalar()) fail("internal error: load of " + t->str());
     Value* bits = B.CreateLoad(i64(), bits_[var]);
+    if (hetero(t)) return scalar(t, bits, B.CreateLoad(i8(), tags_[var]));
     V x = scalar(t, from_bits(bits, rep(t)));
     if (t->kind == Type::Kind::Union) x.tag = B.CreateLoad(i8(), tags_[var]);
     return x;
@@ -668,15 +836,23 @@ class Gen {
     return x;
   }
 
-  // Element or sub-array address for indices `idx` (each checked and wrapped like Python).
-  V index_array(const V& base, const std::vector<V>& idx) {
+  // Element or sub-array address for indices `idx` (each checked and wrapped like Python)
+  // of the subscript operation at bytecode offset `origin`. Where the run-time values
+  // prove an index in bounds for the whole nest, or of one sign, the check or the
+  // wrap-around goes.
+  V index_array(const V& base, const std::vector<V>& idx, int origin) {
     Value* off = c64(0);
     for (size_t k = 0; k < idx.size(); k++) {
       Value* i = as_i64_int(idx[k]);
       Value* n = base.shape[k];
-      Value* wrapped = B.CreateSelect(B.CreateICmpSLT(i, c64(0)), B.CreateAdd(i, n), i);
-      bail_unless(B.CreateICmpULT(wrapped, n));  // 0 <= i < n, as unsigned
-      off = B.CreateAdd(off, B.CreateMul(wrapped, base.strides[k]));
+      const bool all_types_int = is_pyint(rep(idx[k].t)) && idx[k].t->kind != Type::Kind::Union;
+      const bool inb = all_types_int && facts_.has(FactKind::InBounds, origin, (int)k);
+      Value* wrapped;
+      if (all_types_int && facts_.has(FactKind::NonNeg, origin, (int)k)) wrapped = i;
+      else if (all_types_int && facts_.has(FactKind::Negative, origin, (int)k)) wrapped = B.CreateAdd(i, n, "", false, inb);
+      else wrapped = B.CreateSelect(B.CreateICmpSLT(i, c64(0)), B.CreateAdd(i, n), i);
+      if (!inb) bail_unless(B.CreateICmpULT(wrapped, n));  // 0 <= i < n, as unsigned
+      off = B.CreateAdd(off, B.CreateMul(wrapped, base.strides[k], "", false, inb), "", false, inb);
     }
     V out;
     out.v = B.CreateGEP(i8(), base.v, off);
@@ -692,9 +868,9 @@ class Gen {
     return {index};
   }
 
-  V subscript(const V& base, const V& index, const TypeRef& t) {
+  V subscript(const V& base, const V& index, const TypeRef& t, int origin) {
     if (base.t->kind == Type::Kind::Array) {
-      V at = index_array(base, index_list(index));
+      V at = index_array(base, index_list(index), origin);
       if (t->kind == Type::Kind::Array) {
         at.t = t;
         return at;
@@ -725,6 +901,7 @@ class Gen {
   }
 
   Value* truth(const V& x) {
+    if (hetero(x.t)) return per_member(x, [&](const V& y) { return truth(y); });
     TypeRef m = rep(x.t);
     if (x.t->kind == Type::Kind::None) return B.getFalse();
     if (is_bool_t(m)) return x.v;
@@ -742,13 +919,13 @@ class Gen {
     B.SetInsertPoint(tb);
     V a = gen(e->args[1]);
     if (a.t->kind == Type::Kind::Unbound) a = undef_of(e->type);
-    V ac = coerce_union(a, e->type);
+    V ac = coerce_to(a, e->type);
     BasicBlock* ta = B.GetInsertBlock();
     B.CreateBr(mb);
     B.SetInsertPoint(fb);
     V b = gen(e->args[2]);
     if (b.t->kind == Type::Kind::Unbound) b = undef_of(e->type);
-    V bc = coerce_union(b, e->type);
+    V bc = coerce_to(b, e->type);
     BasicBlock* fa = B.GetInsertBlock();
     B.CreateBr(mb);
     B.SetInsertPoint(mb);
@@ -756,7 +933,7 @@ class Gen {
       if (e->type->kind == Type::Kind::None) return a;
       fail("a conditional expression of " + e->type->str());
     }
-    auto* phi = B.CreatePHI(ty(e->type), 2);
+    auto* phi = B.CreatePHI(ac.v->getType(), 2);
     phi->addIncoming(ac.v, ta);
     phi->addIncoming(bc.v, fa);
     V out = scalar(e->type, phi);
@@ -772,7 +949,7 @@ class Gen {
   V undef_of(const TypeRef& t) {
     V x;
     x.t = t;
-    if (t->is_scalar()) x.v = llvm::UndefValue::get(ty(t));
+    if (t->is_scalar()) x.v = llvm::UndefValue::get(hetero(t) ? i64() : ty(t));
     if (t->kind == Type::Kind::Union) x.tag = c8(0);
     return x;
   }
@@ -914,10 +1091,12 @@ class Gen {
     if (is_pyint(r)) {
       Value* x = as_i64_int(a);
       Value* y = as_i64_int(b);
+      // An affine operation the run-time values keep within 64 bits needs no check.
+      const bool safe = facts_.has(FactKind::NoOverflow, op_origin_);
       switch (op) {
-        case O::Add: return overflow_op(llvm::Intrinsic::sadd_with_overflow, x, y);
-        case O::Sub: return overflow_op(llvm::Intrinsic::ssub_with_overflow, x, y);
-        case O::Mul: return overflow_op(llvm::Intrinsic::smul_with_overflow, x, y);
+        case O::Add: return safe ? B.CreateNSWAdd(x, y) : overflow_op(llvm::Intrinsic::sadd_with_overflow, x, y);
+        case O::Sub: return safe ? B.CreateNSWSub(x, y) : overflow_op(llvm::Intrinsic::ssub_with_overflow, x, y);
+        case O::Mul: return safe ? B.CreateNSWMul(x, y) : overflow_op(llvm::Intrinsic::smul_with_overflow, x, y);
         case O::FloorDiv:
         case O::Mod: {
           bail_unless(B.CreateICmpNE(y, c64(0)));
@@ -1096,7 +1275,10 @@ class Gen {
     if (is_pyint(r) && (is_pyint(m) || is_pybool(m))) {
       Value* x = as_i64_int(a);
       switch (op) {
-        case ir::UnOp::Neg: out = overflow_op(llvm::Intrinsic::ssub_with_overflow, c64(0), x); break;
+        case ir::UnOp::Neg:
+          out = facts_.has(FactKind::NoOverflow, op_origin_) ? B.CreateNSWNeg(x)
+                                                             : overflow_op(llvm::Intrinsic::ssub_with_overflow, c64(0), x);
+          break;
         case ir::UnOp::Pos: out = x; break;
         case ir::UnOp::Invert: out = B.CreateXor(x, c64(-1)); break;
         default: break;
@@ -1198,7 +1380,14 @@ class Gen {
     Builtin f = e->args[0]->type->builtin;
     std::vector<V> args;
     for (size_t i = 1; i < e->args.size(); i++) args.push_back(gen(e->args[i]));
-    const TypeRef& rt = e->type;
+    if (f == Builtin::Min || f == Builtin::Max || f == Builtin::Len) return call_values(f, args, e->type);
+    return dispatch(args, e->type, [&](const std::vector<V>& x) {
+      TypeRef rt = over_members(x, [&](const std::vector<TypeRef>& m) { return oracle_.call(f, m); });
+      return call_values(f, x, rt);
+    });
+  }
+
+  V call_values(Builtin f, const std::vector<V>& args, const TypeRef& rt) {
     TypeRef r = rep(rt);
     auto tag_for = [&](V x) {
       x.tag = result_tag(args, rt, [&](const std::vector<TypeRef>& m) { return oracle_.call(f, m); });
@@ -1212,13 +1401,19 @@ class Gen {
       }
       case Builtin::Min:
       case Builtin::Max: {
-        V best = coerce_union(args[0], rt);
+        // Python keeps the first extreme: min(a, b) is b only if b < a.
+        V best = coerce_to(args[0], rt);
+        V best_typed = args[0];
         for (size_t i = 1; i < args.size(); i++) {
-          V cand = coerce_union(args[i], rt);
-          Value* take = compare_values(f == Builtin::Min ? ir::CmpOp::LT : ir::CmpOp::GT, args[i], best);
-          best.v = B.CreateSelect(take, cand.v, best.v);
-          if (best.tag) best.tag = B.CreateSelect(take, cand.tag, best.tag);
+          V cand = coerce_to(args[i], rt);
+          ir::CmpOp op = f == Builtin::Min ? ir::CmpOp::LT : ir::CmpOp::GT;
+          V take = dispatch({args[i], best_typed}, types::py_bool(), [&](const std::vector<V>& x) {
+            return scalar(types::py_bool(), compare_values(op, x[0], x[1]));
+          });
+          best.v = B.CreateSelect(take.v, cand.v, best.v);
+          if (best.tag) best.tag = B.CreateSelect(take.v, cand.tag, best.tag);
           best.t = rt;
+          best_typed = best;
         }
         return best;
       }
@@ -1410,6 +1605,7 @@ class Gen {
   // The value NumPy stores into an element of dtype `d` (checked as NumPy would raise or
   // warn); computed before any effect of the statement.
   Value* to_dtype(const V& x, DType d) {
+    if (hetero(x.t)) return per_member(x, [&](const V& y) { return to_dtype(y, d); });
     TypeRef m = rep(x.t);
     llvm::Type* mt = mem_ty(d);
     if (d == DType::Bool) return B.CreateZExt(truth(x), i8());
@@ -1466,9 +1662,20 @@ class Gen {
   }
 
   // ------------------------------------------------------------ statements
+  // STAGEPY_DEBUG_BAIL: count down at every statement; stop there at zero (testing only).
+  void forced_bail(int resume) {
+    if (debug_bail_period() <= 0 || resume < 0) return;
+    resume_ = resume;
+    Value* addr = B.CreateIntToPtr(c64((int64_t)(uintptr_t)debug_bail_counter()), ptr());
+    Value* c = B.CreateSub(B.CreateLoad(i64(), addr), c64(1));
+    B.CreateStore(c, addr);
+    bail_unless(B.CreateICmpNE(c, c64(0)));
+  }
+
   void stmt(const Stmt& s) {
     using K = StmtNode::Kind;
     if (B.GetInsertBlock()->getTerminator()) B.SetInsertPoint(BasicBlock::Create(C, "dead", F));
+    if (s->kind == K::Seg || s->kind == K::Range || (s->kind == K::If && s->resume >= 0)) forced_bail(s->resume);
     switch (s->kind) {
       case K::Block:
         for (auto& b : s->body) stmt(b);
@@ -1538,7 +1745,7 @@ class Gen {
           if (base.t->kind == Type::Kind::Unbound || idx.t->kind == Type::Kind::Unbound ||
               p.value.t->kind == Type::Kind::Unbound)
             break;
-          p.addr = index_array(base, index_list(idx)).v;
+          p.addr = index_array(base, index_list(idx), f.origin).v;
           p.stored = to_dtype(p.value, base.t->dtype);
           break;
         }
@@ -1577,6 +1784,11 @@ class Gen {
       return;
     }
     if (!x.t->is_scalar()) fail("internal error: assignment of " + x.t->str());
+    if (hetero(x.t)) {
+      B.CreateStore(x.v, bits_[var]);
+      B.CreateStore(x.tag, tags_[var]);
+      return;
+    }
     B.CreateStore(to_bits(x), bits_[var]);
     B.CreateStore(x.tag ? x.tag : c8(tag_of(x.t)), tags_[var]);
   }
@@ -1684,8 +1896,9 @@ class Gen {
 }  // namespace
 
 Codegen codegen(const specialize::TypedNest& typed, const std::vector<TypeRef>& entry,
-                const specialize::Oracle& oracle, llvm::LLVMContext& ctx, const std::string& name) {
-  return Gen(typed, entry, oracle, ctx, name).run();
+                const specialize::Oracle& oracle, const specialize::FactSet& facts, llvm::LLVMContext& ctx,
+                const std::string& name) {
+  return Gen(typed, entry, oracle, facts, ctx, name).run();
 }
 
 }  // namespace stagepy::backends::cpu

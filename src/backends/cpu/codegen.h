@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backends/kernel_abi.h"
+#include "specialize/facts.h"
 #include "specialize/oracle.h"
 #include "specialize/type_infer.h"
 
@@ -31,6 +32,7 @@ struct Codegen {
 };
 
 Codegen codegen(const specialize::TypedNest& typed, const std::vector<TypeRef>& entry,
-                const specialize::Oracle& oracle, llvm::LLVMContext& ctx, const std::string& name);
+                const specialize::Oracle& oracle, const specialize::FactSet& facts, llvm::LLVMContext& ctx,
+                const std::string& name);
 
 }  // namespace stagepy::backends::cpu

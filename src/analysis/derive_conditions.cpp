@@ -1,0 +1,279 @@
+// See derive_conditions.h.
+#include "analysis/derive_conditions.h"
+
+#include <isl/cpp.h>
+#include <isl/map.h>
+#include <isl/set.h>
+
+#include <chrono>
+#include <map>
+#include <regex>
+#include <set>
+#include <tuple>
+#include <sstream>
+
+#include "analysis/isl_support.h"
+
+namespace stagepy::analysis {
+
+bool Fact::operator<(const Fact& o) const {
+  return std::tie(kind, origin, pos, loop) < std::tie(o.kind, o.origin, o.pos, o.loop);
+}
+bool Fact::operator==(const Fact& o) const {
+  return kind == o.kind && origin == o.origin && pos == o.pos && loop == o.loop;
+}
+
+namespace {
+
+const char* kInt64Min = "(-9223372036854775808)";
+const char* kInt64Max = "9223372036854775807";
+
+// Renames the loop dimensions (i3, w3) and the stride witnesses (ki3) of an expression
+// or constraint to their primed versions (i3_, ...), for the second statement of a pair.
+std::string primed(const std::string& s) {
+  static const std::regex dim(R"(\b(k?[iw][0-9]+)\b)");
+  return std::regex_replace(s, dim, "$1_");
+}
+
+class Deriver {
+ public:
+  Deriver(const PolyModel& m, const ir::Nest& nest) : m_(m), nest_(nest) {}
+
+  NestConditions run() {
+    NestConditions out;
+    out.params = m_.params;
+    out.assumptions = m_.assumptions;
+    out.unknown_base = m_.unknown_base;
+    for (auto& p : m_.params) names_.push_back(p.name);
+    try {
+      std::string ctx_s = m_.param_list() + " -> { : ";
+      bool first = true;
+      for (auto& p : m_.params)
+        if (p.kind == PolyParam::Kind::Extent) {
+          ctx_s += (first ? "" : " and ") + p.name + " >= 0";
+          first = false;
+        }
+      ctx_s += first ? "}" : " }";
+      context_ = isl::set(ctx_.get(), ctx_s);
+      for (auto& s : m_.stmts) domains_.push_back(isl::set(ctx_.get(), m_.domain_of(s)).intersect_params(context_));
+      bounds_and_overflow(out);
+      dependences(out);
+      out.ok = true;
+    } catch (const isl::exception& e) {
+      out.ok = false;
+      out.error = std::string("the dependence analysis gave up: ") + e.what();
+      out.conds.clear();
+    }
+    return out;
+  }
+
+ private:
+  const PolyModel& m_;
+  const ir::Nest& nest_;
+  IslCtx ctx_;
+  std::vector<std::string> names_;
+  isl::set context_;
+  std::vector<isl::set> domains_;
+
+  // The values `expr` takes over statement `s`'s domain: a set "[params] -> { [v] }".
+  isl::set values(const PolyStmt& s, const std::string& expr) {
+    std::string dims = m_.dims_of(s);
+    isl::map f(ctx_.get(), m_.param_list() + " -> { " + s.name + "[" + dims + "] -> [v] : v = " + expr + " }");
+    return f.intersect_domain(domains_[(size_t)s.id]).range();
+  }
+  isl::set params_where(const isl::set& vals, const std::string& cond) {
+    isl::set c(ctx_.get(), m_.param_list() + " -> { [v] : " + cond + " }");
+    return vals.intersect(c).params();
+  }
+
+  void add(std::map<Fact, isl::set>& acc, const Fact& f, const isl::set& violated) {
+    auto it = acc.find(f);
+    if (it == acc.end()) acc.emplace(f, violated);
+    else it->second = it->second.unite(violated);
+  }
+
+  void bounds_and_overflow(NestConditions& out) {
+    std::map<Fact, isl::set> acc;
+    // The same expression over the same domain recurs (u[i, j] and u[i + 1, j] share `j`):
+    // each (statement, expression, extent) is computed once.
+    struct Derived {
+      isl::set oob, neg, nonneg;
+    };
+    std::map<std::tuple<int, std::string, std::string>, Derived> memo;
+    for (auto& s : m_.stmts) {
+      for (auto& a : s.accesses) {
+        if (a.var < 0) continue;
+        for (size_t k = 0; k < a.index.size(); k++) {
+          const PolyIndex& ix = a.index[k];
+          if (!ix.expr || ix.origin < 0) continue;
+          std::string n = extent_name(a.var, (int)k);
+          auto key = std::make_tuple(s.id, *ix.expr, n);
+          auto it = memo.find(key);
+          if (it == memo.end()) {
+            isl::set vals = values(s, *ix.expr);
+            it = memo.try_emplace(key).first;  // in place: a null isl::set cannot be copied
+            if (!n.empty()) it->second.oob = params_where(vals, "v < -" + n + " or v >= " + n);
+            it->second.neg = params_where(vals, "v < 0");
+            it->second.nonneg = params_where(vals, "v >= 0");
+          }
+          if (!n.empty()) add(acc, Fact{FactKind::InBounds, ix.origin, ix.pos, -1}, it->second.oob);
+          add(acc, Fact{FactKind::NonNeg, ix.origin, ix.pos, -1}, it->second.neg);
+          add(acc, Fact{FactKind::Negative, ix.origin, ix.pos, -1}, it->second.nonneg);
+        }
+      }
+      for (auto& op : s.int_ops) {
+        auto key = std::make_tuple(s.id, op.expr, std::string("int64"));
+        auto it = memo.find(key);
+        if (it == memo.end()) {
+          it = memo.try_emplace(key).first;
+          it->second.oob = params_where(values(s, op.expr), std::string("v < ") + kInt64Min + " or v > " + kInt64Max);
+        }
+        add(acc, Fact{FactKind::NoOverflow, op.origin, 0, -1}, it->second.oob);
+      }
+    }
+    for (auto& [f, v] : acc) {
+      Condition c;
+      c.fact = f;
+      c.violated = ParamSet::from_isl(v.copy(), names_);
+      out.conds.push_back(std::move(c));
+    }
+  }
+
+  std::string extent_name(int var, int dim) const {
+    for (auto& p : m_.params)
+      if (p.kind == PolyParam::Kind::Extent && p.var == var && p.dim == dim) return p.name;
+    return "";
+  }
+
+  // Constraints saying that access `a` of `s` and access `b` of `t` (primed) touch the
+  // same element. Indices are taken as non-negative and in bounds: a loop runs in parallel
+  // only where the NonNeg and InBounds facts of its subscripts hold too (plan_parallel),
+  // which keeps Python's wrap-around of negative indices out of this relation.
+  std::string same_element(const PolyAccess& a, const PolyAccess& b) {
+    std::vector<std::string> cs;
+    size_t n = std::min(a.index.size(), b.index.size());
+    for (size_t k = 0; k < n; k++) {
+      const auto& x = a.index[k].expr;
+      const auto& y = b.index[k].expr;
+      if (!x || !y) continue;
+      std::string X = "(" + *x + ")", Y = "(" + primed(*y) + ")";
+      std::string N = extent_name(a.var, (int)k);
+      cs.push_back(X + " = " + Y + " and " + X + " >= 0");
+      if (!N.empty()) cs.push_back(X + " < " + N);
+    }
+    std::string out;
+    for (size_t k = 0; k < cs.size(); k++) out += (k ? " and " : "") + cs[k];
+    return out;
+  }
+
+  std::string domain_constraints(const PolyStmt& s, bool prime) {
+    std::vector<std::string> cs;
+    for (int l : s.loops)
+      if (!m_.loops[(size_t)l].constraints.empty()) cs.push_back(m_.loops[(size_t)l].constraints);
+    for (auto& g : s.guards) cs.push_back(g);
+    std::string out;
+    for (size_t k = 0; k < cs.size(); k++) out += (k ? " and " : "") + (prime ? primed(cs[k]) : cs[k]);
+    return out;
+  }
+
+  static std::string describe(const PolyAccess& a) { return a.text + " (line " + std::to_string(a.line) + ")"; }
+
+  void dependences(NestConditions& out) {
+    for (auto& L : m_.loops) {
+      if (L.id < 0 || !L.is_for) continue;
+      Condition c;
+      c.fact = Fact{FactKind::NoCarried, -1, 0, L.id};
+      std::set<int> arrays, written;
+      for (int sid : L.stmts)
+        for (auto& a : m_.stmts[(size_t)sid].accesses) {
+          arrays.insert(a.var);
+          if (a.write) written.insert(a.var);
+        }
+      c.arrays.assign(arrays.begin(), arrays.end());
+      c.written.assign(written.begin(), written.end());
+      isl::set violated = isl::set::empty(context_.get_space());
+      if (arrays.count(-1) && !written.empty()) {
+        Conflict k;
+        k.first = "an element of a computed object";
+        k.second = "an element the loop writes";
+        k.when = ParamSet::universe();
+        c.conflicts.push_back(k);
+        violated = context_;
+      }
+      for (int sid : L.stmts) {
+        const PolyStmt& s = m_.stmts[(size_t)sid];
+        for (int tid : L.stmts) {
+          const PolyStmt& t = m_.stmts[(size_t)tid];
+          for (auto& a : s.accesses) {
+            for (auto& b : t.accesses) {
+              if (a.var < 0 || a.var != b.var || (!a.write && !b.write)) continue;
+              // Iterations of the loops enclosing L (and L itself) in both statements.
+              std::string rel = m_.param_list() + " -> { " + s.name + "[" + m_.dims_of(s) + "] -> " + t.name + "[" +
+                                primed(m_.dims_of(t)) + "] : ";
+              std::vector<std::string> cs;
+              std::string ds = domain_constraints(s, false), dt = domain_constraints(t, true);
+              if (!ds.empty()) cs.push_back(ds);
+              if (!dt.empty()) cs.push_back(dt);
+              for (int l : s.loops) {
+                if (l == L.id) break;
+                cs.push_back(m_.loops[(size_t)l].dim + " = " + m_.loops[(size_t)l].dim + "_");
+              }
+              cs.push_back(L.dim + " < " + L.dim + "_");
+              std::string same = same_element(a, b);
+              if (!same.empty()) cs.push_back(same);
+              for (size_t k = 0; k < cs.size(); k++) rel += (k ? " and " : "") + cs[k];
+              rel += " }";
+              isl::set when = isl::manage(isl_map_params(isl::map(ctx_.get(), rel).release())).intersect(context_);
+              if (when.is_empty()) continue;
+              Conflict k;
+              k.first = describe(a);
+              k.second = describe(b);
+              k.first_writes = a.write;
+              k.second_writes = b.write;
+              k.when = ParamSet::from_isl(when.copy(), names_);
+              c.conflicts.push_back(std::move(k));
+              violated = violated.unite(when);
+            }
+          }
+        }
+      }
+      c.violated = ParamSet::from_isl(violated.copy(), names_);
+      out.conds.push_back(std::move(c));
+    }
+  }
+};
+
+}  // namespace
+
+NestConditions derive_conditions(const PolyModel& m, const ir::Nest& nest) {
+  auto t0 = std::chrono::steady_clock::now();
+  NestConditions c = Deriver(m, nest).run();
+  c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return c;
+}
+
+std::string to_string(const NestConditions& c, const ir::Nest& nest) {
+  std::ostringstream o;
+  if (!c.ok) o << "failed: " << c.error << "\n";
+  o << "analysis " << (c.seconds * 1e3) << " ms\n";
+  auto kind = [](FactKind k) {
+    switch (k) {
+      case FactKind::InBounds: return "in-bounds";
+      case FactKind::NonNeg: return "non-negative";
+      case FactKind::Negative: return "negative";
+      case FactKind::NoOverflow: return "no-overflow";
+      case FactKind::NoCarried: return "no-carried-dependence";
+    }
+    return "?";
+  };
+  for (auto& k : c.conds) {
+    o << kind(k.fact.kind);
+    if (k.fact.kind == FactKind::NoCarried) o << " L" << k.fact.loop;
+    else o << " @" << k.fact.origin << "." << k.fact.pos;
+    o << " unless " << k.violated.str() << "\n";
+    for (auto& x : k.conflicts) o << "    " << x.first << " vs " << x.second << " when " << x.when.str() << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace stagepy::analysis

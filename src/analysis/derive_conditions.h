@@ -1,0 +1,68 @@
+// derive_conditions: in, a nest's polyhedral model (build_poly_model); out, the static
+// half of every run-time decision, as sets of parameter values computed with isl:
+//   * for each affine subscript position: where it may leave the array, where it may be
+//     negative, where it may be non-negative (so the kernel checks an index once per call
+//     instead of at every access, and drops the wrap-around of negative indices);
+//   * for each affine Python-int operation: where its value may leave 64 bits;
+//   * for each loop: where two of its iterations may touch the same element, at least one
+//     writing it (a dependence the loop carries), with the accesses that conflict.
+// The run-time half (evaluate_conditions) plugs in the values and keeps the facts whose
+// violation set does not contain them. Each set is compiled (ParamSet) so that test takes
+// nanoseconds.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "analysis/param_set.h"
+#include "analysis/poly_model.h"
+
+namespace stagepy::analysis {
+
+enum class FactKind : uint8_t {
+  InBounds,    // subscript (origin, pos) stays within [-extent, extent)
+  NonNeg,      // ... and is never negative (no wrap-around needed)
+  Negative,    // ... and is always negative (always wraps)
+  NoOverflow,  // the int operation at `origin` stays within 64 bits
+  NoCarried,   // loop `loop` carries no dependence through arrays
+};
+
+struct Fact {
+  FactKind kind = FactKind::InBounds;
+  int origin = -1;
+  int pos = 0;
+  int loop = -1;
+  bool operator<(const Fact& o) const;
+  bool operator==(const Fact& o) const;
+};
+
+// Two accesses that may touch the same element in two iterations of a loop (the earlier
+// iteration's first), for the report, with the parameter values for which they may.
+struct Conflict {
+  std::string first, second;  // "A[i] (line 5)"
+  bool first_writes = false, second_writes = false;
+  ParamSet when;
+};
+
+struct Condition {
+  Fact fact;
+  ParamSet violated;           // parameter values for which the fact may fail
+  std::vector<int> arrays;     // NoCarried: array variables the loop writes or reads
+  std::vector<int> written;    // NoCarried: those it writes
+  std::vector<Conflict> conflicts;  // NoCarried: the pairs of accesses behind `violated`
+};
+
+struct NestConditions {
+  bool ok = false;
+  std::string error;                 // why the analysis gave up (isl limits...)
+  std::vector<PolyParam> params;
+  PolyAssumptions assumptions;
+  std::vector<Condition> conds;
+  bool unknown_base = false;
+  double seconds = 0;
+};
+
+NestConditions derive_conditions(const PolyModel& m, const ir::Nest& nest);
+
+std::string to_string(const NestConditions& c, const ir::Nest& nest);
+
+}  // namespace stagepy::analysis

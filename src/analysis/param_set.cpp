@@ -1,0 +1,162 @@
+// See param_set.h.
+#include "analysis/param_set.h"
+
+#include <isl/constraint.h>
+#include <isl/cpp.h>
+#include <isl/set.h>
+#include <isl/space.h>
+#include <isl/val.h>
+
+#include <cstdlib>
+#include <map>
+
+#include "analysis/isl_support.h"
+
+namespace stagepy::analysis {
+namespace {
+
+// A small integer value of `v`, or false.
+bool small_int(isl_val* v, int64_t* out) {
+  bool ok = false;
+  if (v && isl_val_is_int(v) == isl_bool_true) {
+    isl_val* lim = isl_val_int_from_si(isl_val_get_ctx(v), (long)1 << 62);
+    isl_val* a = isl_val_abs(isl_val_copy(v));
+    ok = isl_val_lt(a, lim) == isl_bool_true;
+    if (ok) *out = (int64_t)isl_val_get_num_si(v);
+    isl_val_free(a);
+    isl_val_free(lim);
+  }
+  isl_val_free(v);
+  return ok;
+}
+
+}  // namespace
+
+ParamSet::ParamSet() { text_ = "{ }"; }
+
+ParamSet ParamSet::universe() {
+  ParamSet p;
+  p.empty_ = false;
+  p.universe_ = true;
+  p.pieces_.push_back(Piece{});
+  p.text_ = "{ : }";
+  return p;
+}
+
+ParamSet ParamSet::from_isl(isl_set* raw, const std::vector<std::string>& names) {
+  ParamSet p;
+  p.names_ = names;
+  isl::set s = isl::manage(raw).coalesce();
+  {
+    char* str = isl_set_to_str(s.get());
+    p.text_ = str ? str : "";
+    free(str);
+  }
+  p.empty_ = s.is_empty();
+  if (p.empty_) return p;
+  p.universe_ = isl_set_plain_is_universe(s.get()) == isl_bool_true;
+  // Parameter positions of `s` in `names` order.
+  isl_space* sp = isl_set_get_space(s.get());
+  int np = (int)isl_space_dim(sp, isl_dim_param);
+  std::vector<int> pos_of(np, -1);
+  bool all_named = true;
+  for (int i = 0; i < np; i++) {
+    const char* nm = isl_space_get_dim_name(sp, isl_dim_param, i);
+    for (size_t k = 0; k < names.size(); k++)
+      if (nm && names[k] == nm) pos_of[i] = (int)k;
+    if (pos_of[i] < 0) all_named = false;
+  }
+  isl_space_free(sp);
+  isl::set explicit_divs = isl::manage(isl_set_compute_divs(s.copy()));
+  explicit_divs.foreach_basic_set([&](isl::basic_set b) {
+    Piece piece;
+    isl_basic_set* bs = b.get();
+    if (!all_named || isl_basic_set_dim(bs, isl_dim_div) > 0 || isl_basic_set_dim(bs, isl_dim_set) > 0) {
+      piece.exact = false;
+      p.pieces_.push_back(std::move(piece));
+      return;
+    }
+    struct Acc {
+      Piece* piece;
+      const std::vector<int>* pos_of;
+      size_t n;
+    } acc{&piece, &pos_of, names.size()};
+    isl_basic_set_foreach_constraint(
+        bs,
+        [](isl_constraint* c, void* user) -> isl_stat {
+          auto* a = static_cast<Acc*>(user);
+          Constraint k;
+          k.coef.assign(a->n, 0);
+          k.eq = isl_constraint_is_equality(c) == isl_bool_true;
+          bool ok = small_int(isl_constraint_get_constant_val(c), &k.constant);
+          for (size_t i = 0; ok && i < a->pos_of->size(); i++) {
+            int64_t v = 0;
+            ok = small_int(isl_constraint_get_coefficient_val(c, isl_dim_param, (int)i), &v);
+            if (ok) k.coef[(size_t)(*a->pos_of)[i]] = v;
+          }
+          if (!ok) a->piece->exact = false;
+          else a->piece->cs.push_back(std::move(k));
+          isl_constraint_free(c);
+          return isl_stat_ok;
+        },
+        &acc);
+    p.pieces_.push_back(std::move(piece));
+  });
+  return p;
+}
+
+bool ParamSet::contains(const int64_t* params) const {
+  if (empty_) return false;
+  if (universe_) return true;
+  for (const Piece& pc : pieces_) {
+    if (!pc.exact) return slow_contains(params);
+    bool in = true;
+    for (const Constraint& c : pc.cs) {
+      __int128 sum = c.constant;
+      bool ovf = false;
+      for (size_t i = 0; i < c.coef.size() && !ovf; i++) {
+        if (!c.coef[i]) continue;
+        __int128 t = (__int128)c.coef[i] * (__int128)params[i];
+        ovf = __builtin_add_overflow(sum, t, &sum);
+      }
+      if (ovf) return slow_contains(params);
+      if (c.eq ? sum != 0 : sum < 0) {
+        in = false;
+        break;
+      }
+    }
+    if (in) return true;
+  }
+  return false;
+}
+
+bool ParamSet::slow_contains(const int64_t* params) const {
+  IslCtx ctx;
+  isl::set s;
+  try {
+    s = isl::set(ctx.get(), text_);
+  } catch (const isl::exception&) {
+    return true;  // cannot tell: the caller treats membership as "a violation is possible"
+  }
+  isl_set* raw = s.release();
+  isl_space* sp = isl_set_get_space(raw);
+  int np = (int)isl_space_dim(sp, isl_dim_param);
+  for (int i = 0; i < np && raw; i++) {
+    const char* nm = isl_space_get_dim_name(sp, isl_dim_param, i);
+    int k = -1;
+    for (size_t j = 0; j < names_.size(); j++)
+      if (nm && names_[j] == nm) k = (int)j;
+    if (k < 0) {
+      isl_space_free(sp);
+      isl_set_free(raw);
+      return true;
+    }
+    raw = isl_set_fix_val(raw, isl_dim_param, (unsigned)i, isl_val_int_from_si(isl_set_get_ctx(raw), (long)params[k]));
+  }
+  isl_space_free(sp);
+  bool empty = isl_set_is_empty(raw) == isl_bool_true;
+  isl_set_free(raw);
+  return !empty;
+}
+
+}  // namespace stagepy::analysis

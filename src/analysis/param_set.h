@@ -1,0 +1,48 @@
+// ParamSet: a set of parameter values (an isl set over a nest's parameters), compiled at
+// first sight so that asking "do these run-time values lie in it?" costs nanoseconds: each
+// piece becomes a list of integer constraints evaluated in 128-bit arithmetic. Pieces with
+// existential variables, coefficients too big for that, or an overflowing sum fall back
+// to isl itself (exact, slower).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct isl_set;
+
+namespace stagepy::analysis {
+
+class ParamSet {
+ public:
+  ParamSet();  // the empty set
+  // Takes ownership of `s`, whose parameters must be named as in `names` (any order;
+  // parameters of `s` not in `names` make every test fall back to "unknown").
+  static ParamSet from_isl(isl_set* s, const std::vector<std::string>& names);
+  static ParamSet universe();
+
+  // Whether `params` (values in the order of `names`) lie in the set. Never wrong: where
+  // the fast path cannot decide, isl decides.
+  bool contains(const int64_t* params) const;
+  bool is_empty() const { return empty_; }
+  bool is_universe() const { return universe_; }
+  const std::string& str() const { return text_; }
+
+ private:
+  struct Constraint {
+    std::vector<int64_t> coef;  // per parameter (in `names` order)
+    int64_t constant = 0;
+    bool eq = false;            // == 0, else >= 0
+  };
+  struct Piece {
+    std::vector<Constraint> cs;
+    bool exact = true;          // false: decide with isl
+  };
+  std::vector<Piece> pieces_;
+  bool empty_ = true, universe_ = false;
+  std::string text_;
+  std::vector<std::string> names_;
+  bool slow_contains(const int64_t* params) const;
+};
+
+}  // namespace stagepy::analysis

@@ -1,0 +1,535 @@
+// See poly_model.h.
+#include "analysis/poly_model.h"
+
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "ir/mutate.h"
+
+namespace stagepy::analysis {
+namespace {
+
+using ir::Expr;
+using ir::ExprNode;
+using ir::Stmt;
+using ir::StmtNode;
+using K = ExprNode::Kind;
+
+std::string num(int64_t v) { return v < 0 ? "(" + std::to_string(v) + ")" : std::to_string(v); }
+
+std::string sanitize(const std::string& s) {
+  std::string o;
+  for (char c : s) o += (isalnum((unsigned char)c) || c == '_') ? c : '_';
+  return o;
+}
+
+class Builder {
+ public:
+  explicit Builder(const ir::Nest& n) : n_(n) {}
+
+  PolyModel run() {
+    m_.loops.resize(n_.loops.size());
+    for (size_t l = 0; l < n_.loops.size(); l++) {
+      m_.loops[l].id = (int)l;
+      m_.loops[l].is_for = n_.loops[l].is_for;
+      m_.loops[l].dim = (n_.loops[l].is_for ? "i" : "w") + std::to_string(l);
+      m_.loops[l].line = n_.loops[l].line;
+    }
+    block(n_.root);
+    for (auto& [var, rank] : rank_) m_.assumptions.array_rank.push_back({var, rank});
+    for (auto& s : m_.stmts) {  // an operation can be seen twice (as a whole and as a part)
+      std::set<int> seen;
+      std::vector<PolyIntOp> ops;
+      for (auto& op : s.int_ops)
+        if (seen.insert(op.origin).second) ops.push_back(op);
+      s.int_ops = std::move(ops);
+    }
+    return std::move(m_);
+  }
+
+ private:
+  const ir::Nest& n_;
+  PolyModel m_;
+  std::vector<int> loops_;                  // enclosing loop ids
+  std::vector<std::string> guards_;
+  std::map<int, int> iterator_of_;          // var -> innermost enclosing For loop iterating it (if affine-usable)
+  std::map<int, int> rank_;                 // var -> number of subscripts seen
+  std::set<int> builtin_vars_, int_params_;
+  PolyStmt* cur_ = nullptr;
+
+  // ------------------------------------------------------------ parameters
+  std::string int_param(int var) {
+    std::string name = "p_" + sanitize(n_.vars[var].name);
+    for (auto& p : m_.params)
+      if (p.kind == PolyParam::Kind::Int && p.var == var) return p.name;
+    PolyParam p;
+    p.kind = PolyParam::Kind::Int;
+    p.var = var;
+    p.name = name + "_" + std::to_string(var);
+    m_.params.push_back(p);
+    if (int_params_.insert(var).second) m_.assumptions.int_params.push_back(var);
+    return p.name;
+  }
+  std::string extent(int var, int dim) {
+    for (auto& p : m_.params)
+      if (p.kind == PolyParam::Kind::Extent && p.var == var && p.dim == dim) return p.name;
+    PolyParam p;
+    p.kind = PolyParam::Kind::Extent;
+    p.var = var;
+    p.dim = dim;
+    p.name = "N_" + sanitize(n_.vars[var].name) + "_" + std::to_string(var) + "_" + std::to_string(dim);
+    m_.params.push_back(p);
+    return p.name;
+  }
+
+  // A variable the nest never assigns (its value is fixed while the nest runs).
+  bool invariant(int var) const {
+    const ir::Var& v = n_.vars[(size_t)var];
+    return !v.assigned && v.storage != ir::Var::Storage::Attr;
+  }
+
+  // ------------------------------------------------------------ affine expressions
+  static std::optional<int64_t> const_int(const Expr& e) {
+    if (e->kind == K::Const && e->value.kind == ir::ConstValue::Kind::Int) return e->value.i;
+    if (e->kind == K::Unary && e->unop == ir::UnOp::Neg) {
+      auto v = const_int(e->args[0]);
+      if (v && *v != INT64_MIN) return -*v;
+    }
+    return std::nullopt;
+  }
+
+  // `A` in A.shape[k] / len(A): a variable.
+  static int array_var(const Expr& e) { return e->kind == K::Load ? e->var : -1; }
+
+  std::optional<std::string> aff(const Expr& e) {
+    switch (e->kind) {
+      case K::Const:
+        if (e->value.kind == ir::ConstValue::Kind::Int) return num(e->value.i);
+        return std::nullopt;
+      case K::Load: {
+        auto it = iterator_of_.find(e->var);
+        if (it != iterator_of_.end()) return it->second >= 0 ? std::optional<std::string>(m_.loops[(size_t)it->second].dim) : std::nullopt;
+        if (invariant(e->var)) return int_param(e->var);
+        return std::nullopt;
+      }
+      case K::Subscript: {
+        // A.shape[k]
+        const Expr& b = e->args[0];
+        if (b->kind == K::Attr && b->name == "shape") {
+          int v = array_var(b->args[0]);
+          auto k = const_int(e->args[1]);
+          if (v >= 0 && k && *k >= 0 && *k < 32) {
+            note_rank_at_least(v, (int)*k + 1);
+            return extent(v, (int)*k);
+          }
+        }
+        return std::nullopt;
+      }
+      case K::Call: {
+        // len(A)
+        if (e->args.size() == 2 && e->kwnames.empty() && e->args[0]->kind == K::Load &&
+            n_.vars[(size_t)e->args[0]->var].name == "len") {
+          int v = array_var(e->args[1]);
+          if (v < 0) return std::nullopt;
+          if (builtin_vars_.insert(e->args[0]->var).second) m_.assumptions.builtins.push_back({e->args[0]->var, "len"});
+          note_rank_at_least(v, 1);
+          return extent(v, 0);
+        }
+        if (e->args.size() == 3 && e->kwnames.empty() && e->args[0]->kind == K::Load) {
+          const std::string& f = n_.vars[(size_t)e->args[0]->var].name;
+          if (f == "min" || f == "max") {
+            // Guarded like len: the name must be the builtin. Only two arguments.
+            auto a = aff(e->args[1]), b = aff(e->args[2]);
+            if (!a || !b) return std::nullopt;
+            if (builtin_vars_.insert(e->args[0]->var).second) m_.assumptions.builtins.push_back({e->args[0]->var, f});
+            return f + "(" + *a + ", " + *b + ")";
+          }
+        }
+        return std::nullopt;
+      }
+      case K::Binary: {
+        auto a = aff(e->args[0]);
+        auto b = aff(e->args[1]);
+        if (!a || !b) return std::nullopt;
+        std::optional<std::string> r;
+        switch (e->binop) {
+          case ir::BinOp::Add: r = "(" + *a + " + " + *b + ")"; break;
+          case ir::BinOp::Sub: r = "(" + *a + " - " + *b + ")"; break;
+          case ir::BinOp::Mul: {
+            auto ca = const_int(e->args[0]), cb = const_int(e->args[1]);
+            if (cb) r = "(" + num(*cb) + " * " + *a + ")";
+            else if (ca) r = "(" + num(*ca) + " * " + *b + ")";
+            break;
+          }
+          case ir::BinOp::FloorDiv: {
+            auto c = const_int(e->args[1]);
+            if (c && *c > 0) r = "floor((" + *a + ")/" + std::to_string(*c) + ")";
+            break;
+          }
+          case ir::BinOp::Mod: {
+            auto c = const_int(e->args[1]);
+            if (c && *c > 0) r = "((" + *a + ") mod " + std::to_string(*c) + ")";
+            break;
+          }
+          default: break;
+        }
+        if (r && cur_ && e->origin >= 0) cur_->int_ops.push_back({e->origin, *r});
+        return r;
+      }
+      case K::Unary: {
+        auto a = aff(e->args[0]);
+        if (!a) return std::nullopt;
+        if (e->unop == ir::UnOp::Pos) return a;
+        if (e->unop == ir::UnOp::Neg) {
+          std::string r = "(-" + *a + ")";
+          if (cur_ && e->origin >= 0 && !const_int(e)) cur_->int_ops.push_back({e->origin, r});
+          return r;
+        }
+        return std::nullopt;
+      }
+      default: return std::nullopt;
+    }
+  }
+
+  // An affine condition (isl syntax) for `e` being true (or false, `negate`), if any.
+  std::optional<std::string> guard(const Expr& e, bool negate) {
+    if (e->kind == K::Truth) return guard(e->args[0], negate);
+    if (e->kind == K::Unary && e->unop == ir::UnOp::Not) return guard(e->args[0], !negate);
+    if (e->kind != K::Compare) return std::nullopt;
+    ir::CmpOp op = e->cmpop;
+    if (op == ir::CmpOp::Is || op == ir::CmpOp::IsNot || op == ir::CmpOp::NE || op == ir::CmpOp::EQ) {
+      if (op == ir::CmpOp::EQ && !negate) {
+      } else if (op == ir::CmpOp::NE && negate) {
+        op = ir::CmpOp::EQ;
+        negate = false;
+      } else {
+        return std::nullopt;
+      }
+    }
+    PolyStmt* saved = cur_;
+    cur_ = nullptr;  // the operands' int ops are recorded where the condition is evaluated
+    auto a = aff(e->args[0]);
+    auto b = aff(e->args[1]);
+    cur_ = saved;
+    if (!a || !b) return std::nullopt;
+    if (negate) {
+      switch (op) {
+        case ir::CmpOp::LT: op = ir::CmpOp::GE; break;
+        case ir::CmpOp::LE: op = ir::CmpOp::GT; break;
+        case ir::CmpOp::GT: op = ir::CmpOp::LE; break;
+        case ir::CmpOp::GE: op = ir::CmpOp::LT; break;
+        default: return std::nullopt;
+      }
+    }
+    const char* s = op == ir::CmpOp::LT ? " < " : op == ir::CmpOp::LE ? " <= " : op == ir::CmpOp::GT ? " > "
+                  : op == ir::CmpOp::GE ? " >= " : " = ";
+    return *a + s + *b;
+  }
+
+  // ------------------------------------------------------------ accesses
+  void note_rank_at_least(int var, int k) {
+    auto it = rank_.find(var);
+    if (it == rank_.end() || it->second < k) rank_[var] = k;
+  }
+
+  // Flattens A[i][j] (a chain of subscripts on a variable) into (A, [i, j]).
+  bool chain(const Expr& e, int& var, std::vector<std::pair<Expr, std::pair<int, int>>>& idx) {
+    if (e->kind == K::Load) {
+      var = e->var;
+      return true;
+    }
+    if (e->kind != K::Subscript) return false;
+    if (!chain(e->args[0], var, idx)) return false;
+    const Expr& ix = e->args[1];
+    if (ix->kind == K::Tuple) {
+      for (size_t k = 0; k < ix->args.size(); k++) idx.push_back({ix->args[k], {e->origin, (int)k}});
+    } else {
+      idx.push_back({ix, {e->origin, 0}});
+    }
+    return true;
+  }
+
+  std::string text(int var, const std::vector<std::pair<Expr, std::pair<int, int>>>& idx) {
+    std::string s = var >= 0 ? n_.vars[(size_t)var].name : "?";
+    s += "[";
+    for (size_t k = 0; k < idx.size(); k++) s += (k ? ", " : "") + show(idx[k].first);
+    return s + "]";
+  }
+
+  std::string show(const Expr& e) {
+    switch (e->kind) {
+      case K::Const:
+        if (e->value.kind == ir::ConstValue::Kind::Int) return std::to_string(e->value.i);
+        return "c";
+      case K::Load: return n_.vars[(size_t)e->var].name;
+      case K::Binary:
+        return show(e->args[0]) + " " + ir::binop_name(e->binop) + " " + show(e->args[1]);
+      case K::Unary: return std::string(ir::unop_name(e->unop)) + show(e->args[0]);
+      case K::Subscript: {
+        int v = -1;
+        std::vector<std::pair<Expr, std::pair<int, int>>> idx;
+        if (chain(e, v, idx)) return text(v, idx);
+        return "...";
+      }
+      default: return "...";
+    }
+  }
+
+  void access(int var, const std::vector<std::pair<Expr, std::pair<int, int>>>& idx, bool write, int line) {
+    PolyAccess a;
+    a.var = var;
+    a.write = write;
+    a.line = line;
+    a.text = text(var, idx);
+    for (auto& [e, o] : idx) {
+      PolyIndex pi;
+      pi.expr = aff(e);
+      pi.origin = o.first;
+      pi.pos = o.second;
+      a.index.push_back(pi);
+    }
+    if (var >= 0) {
+      note_rank_at_least(var, (int)idx.size());
+      for (size_t k = 0; k < idx.size(); k++) extent(var, (int)k);
+    }
+    cur_->accesses.push_back(std::move(a));
+  }
+
+  // Every element read in `e` (and the affine int operations in it).
+  void reads(const Expr& e, int line) {
+    if (!e) return;
+    if (e->kind == K::Subscript) {
+      const Expr& b = e->args[0];
+      if (b->kind == K::Attr) {  // A.shape[k] and other attribute subscripts: no element access
+        aff(e);
+        reads(b, line);
+        reads(e->args[1], line);
+        return;
+      }
+      int var = -1;
+      std::vector<std::pair<Expr, std::pair<int, int>>> idx;
+      if (chain(e, var, idx)) {
+        access(var, idx, false, line);
+        for (auto& [ix, o] : idx) reads(ix, line);
+        return;
+      }
+      m_.unknown_base = true;
+      PolyAccess a;
+      a.var = -1;
+      a.line = line;
+      a.text = "an element of a computed object";
+      cur_->accesses.push_back(a);
+      for (auto& x : e->args) reads(x, line);
+      return;
+    }
+    if (e->kind == K::Binary || e->kind == K::Unary) {
+      if (aff(e)) return;  // affine: records its int ops; no subscripts inside
+    }
+    if (e->kind == K::Call) aff(e);  // len(A): notes the rank
+    for (auto& a : e->args) reads(a, line);
+  }
+
+  // ------------------------------------------------------------ statements
+  PolyStmt& open_stmt(int line) {
+    PolyStmt s;
+    s.id = (int)m_.stmts.size();
+    s.name = "S" + std::to_string(s.id);
+    s.loops = loops_;
+    s.guards = guards_;
+    s.line = line;
+    m_.stmts.push_back(std::move(s));
+    for (int l : loops_) m_.loops[(size_t)l].stmts.push_back((int)m_.stmts.size() - 1);
+    cur_ = &m_.stmts.back();
+    return m_.stmts.back();
+  }
+
+  void block(const Stmt& s) {
+    switch (s->kind) {
+      case StmtNode::Kind::Block:
+        for (auto& b : s->body) block(b);
+        break;
+      case StmtNode::Kind::Seg: {
+        open_stmt(s->line);
+        for (auto& f : s->effects) {
+          if (f.kind == ir::Effect::Kind::Store) {
+            int var = -1;
+            std::vector<std::pair<Expr, std::pair<int, int>>> idx;
+            // The stored-to element: the base chain plus the store's own index.
+            bool ok = chain(f.base, var, idx);
+            if (ok) {
+              const Expr& ix = f.index;
+              if (ix->kind == K::Tuple) {
+                for (size_t k = 0; k < ix->args.size(); k++) idx.push_back({ix->args[k], {f.origin, (int)k}});
+              } else {
+                idx.push_back({ix, {f.origin, 0}});
+              }
+              for (auto& [e, o] : idx) reads(e, s->line);
+              reads(f.value, s->line);
+              access(var, idx, true, s->line);
+            } else {
+              m_.unknown_base = true;
+              reads(f.base, s->line);
+              reads(f.index, s->line);
+              reads(f.value, s->line);
+              PolyAccess a;
+              a.var = -1;
+              a.write = true;
+              a.line = s->line;
+              a.text = "an element of a computed object";
+              cur_->accesses.push_back(a);
+            }
+          } else {
+            reads(f.value, s->line);
+          }
+        }
+        cur_ = nullptr;
+        break;
+      }
+      case StmtNode::Kind::If: {
+        open_stmt(s->line);
+        reads(s->cond, s->line);
+        cur_ = nullptr;
+        auto g = guard(s->cond, false);
+        if (g) guards_.push_back(*g);
+        block(s->body[0]);
+        if (g) guards_.pop_back();
+        auto ng = guard(s->cond, true);
+        if (ng) guards_.push_back(*ng);
+        block(s->body[1]);
+        if (ng) guards_.pop_back();
+        break;
+      }
+      case StmtNode::Kind::For: for_loop(s); break;
+      case StmtNode::Kind::While: {
+        PolyLoop& L = m_.loops[(size_t)s->loop];
+        L.parent = loops_.empty() ? -1 : loops_.back();
+        L.depth = (int)loops_.size();
+        L.constraints = L.dim + " >= 0";
+        loops_.push_back(s->loop);
+        block(s->body[0]);
+        loops_.pop_back();
+        break;
+      }
+      case StmtNode::Kind::Range:  // typed IR only
+      case StmtNode::Kind::Break:
+      case StmtNode::Kind::Continue:
+        break;
+    }
+  }
+
+  // Whether `var` is assigned anywhere inside `s` (other than as `s`'s own loop variable).
+  static bool assigns(const Stmt& s, int var, bool top = true) {
+    if (!top && s->kind == StmtNode::Kind::For && s->var == var) return true;
+    for (auto& f : s->effects)
+      if (f.kind == ir::Effect::Kind::Assign && f.var == var) return true;
+    for (auto& b : s->body)
+      if (assigns(b, var, false)) return true;
+    return false;
+  }
+
+  void for_loop(const Stmt& s) {
+    PolyLoop& L = m_.loops[(size_t)s->loop];
+    L.parent = loops_.empty() ? -1 : loops_.back();
+    L.depth = (int)loops_.size();
+    L.var = s->var;
+    // range() is evaluated once, in the enclosing loops.
+    open_stmt(s->line);
+    std::vector<std::optional<std::string>> a;
+    for (auto& e : s->args) {
+      reads(e, s->line);
+      a.push_back(aff(e));
+    }
+    cur_ = nullptr;
+    std::optional<std::string> start, stop;
+    std::optional<int64_t> step;
+    if (s->args.size() == 1) {
+      start = "0";
+      stop = a[0];
+      step = 1;
+    } else {
+      start = a[0];
+      stop = a[1];
+      step = s->args.size() == 3 ? const_int(s->args[2]) : std::optional<int64_t>(1);
+    }
+    bool var_reassigned = assigns(s->body[0], s->var);
+    std::vector<std::string> cs;
+    const std::string& d = L.dim;
+    if (step && *step != 0) {
+      bool up = *step > 0;
+      if (start) cs.push_back(up ? d + " >= " + *start : d + " <= " + *start);
+      if (stop) cs.push_back(up ? d + " < " + *stop : d + " > " + *stop);
+      if (start && (*step > 1 || *step < -1))
+        cs.push_back("exists (k" + d + " : " + d + " = " + *start + " + " + num(*step) + " * k" + d + ")");
+    }
+    L.affine = start && stop && step && *step != 0 && !var_reassigned;
+    for (size_t k = 0; k < cs.size(); k++) L.constraints += (k ? " and " : "") + cs[k];
+    // Loads of the loop variable inside the body are the iterator (unless the body
+    // assigns it, then they are not affine).
+    auto saved = iterator_of_.find(s->var) != iterator_of_.end() ? std::optional<int>(iterator_of_[s->var]) : std::nullopt;
+    iterator_of_[s->var] = var_reassigned ? -1 : s->loop;
+    loops_.push_back(s->loop);
+    block(s->body[0]);
+    loops_.pop_back();
+    if (saved) iterator_of_[s->var] = *saved;
+    else iterator_of_.erase(s->var);
+    // After the loop the variable holds its last value: not the iterator. Any enclosing
+    // loop that iterates it is already excluded (the assignment makes it reassigned).
+  }
+};
+
+}  // namespace
+
+int PolyModel::param_index(const std::string& name) const {
+  for (size_t i = 0; i < params.size(); i++)
+    if (params[i].name == name) return (int)i;
+  return -1;
+}
+
+std::string PolyModel::param_list() const {
+  std::string s = "[";
+  for (size_t i = 0; i < params.size(); i++) s += (i ? ", " : "") + params[i].name;
+  return s + "]";
+}
+
+std::string PolyModel::dims_of(const PolyStmt& s) const {
+  std::string d;
+  for (size_t k = 0; k < s.loops.size(); k++) d += (k ? ", " : "") + loops[(size_t)s.loops[k]].dim;
+  return d;
+}
+
+std::string PolyModel::domain_of(const PolyStmt& s) const {
+  std::vector<std::string> cs;
+  for (int l : s.loops)
+    if (!loops[(size_t)l].constraints.empty()) cs.push_back(loops[(size_t)l].constraints);
+  for (auto& g : s.guards) cs.push_back(g);
+  std::string out = param_list() + " -> { " + s.name + "[" + dims_of(s) + "]";
+  for (size_t k = 0; k < cs.size(); k++) out += (k ? " and " : " : ") + cs[k];
+  return out + " }";
+}
+
+PolyModel build_poly_model(const ir::Nest& nest) { return Builder(nest).run(); }
+
+std::string to_string(const PolyModel& m, const ir::Nest& nest) {
+  std::ostringstream o;
+  o << "params " << m.param_list() << (m.unknown_base ? "  (an access with an unknown base)" : "") << "\n";
+  for (auto& L : m.loops)
+    if (L.id >= 0)
+      o << "loop L" << L.id << " " << L.dim << (L.affine ? " affine" : "") << " parent " << L.parent << ": "
+        << L.constraints << "\n";
+  for (auto& s : m.stmts) {
+    o << m.domain_of(s) << "  # line " << s.line << "\n";
+    for (auto& a : s.accesses) {
+      o << "    " << (a.write ? "W " : "R ") << a.text << " -> [";
+      for (size_t k = 0; k < a.index.size(); k++) o << (k ? ", " : "") << (a.index[k].expr ? *a.index[k].expr : "?");
+      o << "]\n";
+    }
+    for (auto& op : s.int_ops) o << "    int @" << op.origin << " = " << op.expr << "\n";
+  }
+  o << "assume ranks:";
+  for (auto& [v, r] : m.assumptions.array_rank) o << " " << nest.vars[(size_t)v].name << "=" << r;
+  o << "\n";
+  return o.str();
+}
+
+}  // namespace stagepy::analysis

@@ -1,0 +1,99 @@
+// build_poly_model: in, a lifted (untyped) nest; out, its polyhedral model with loop
+// bounds, shapes and offsets left symbolic: one iteration domain per statement, the array
+// elements each statement reads and writes, and the sites where the kernel checks an index
+// or an integer overflow. Nothing here needs run-time values or types; what the model
+// assumes about them (parameters are Python ints, an array variable has the rank its
+// subscripts imply, `len` is the builtin) is recorded in `assumptions` and checked at
+// dispatch before any condition derived from the model is trusted.
+//
+// Expressions are kept as isl syntax over named dimensions:
+//   loop iterators  i<L>  (the value of For loop L's variable; w<L> counts While loop L)
+//   parameters      the names in `params` (live-in ints, array extents)
+// so that derive_conditions can hand them to isl directly.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace stagepy::analysis {
+
+// A symbolic value fixed for the whole nest execution: a live-in Python int variable, or
+// the extent of a live-in array variable along one dimension.
+struct PolyParam {
+  enum class Kind : uint8_t { Int, Extent } kind = Kind::Int;
+  int var = -1;
+  int dim = 0;        // Extent
+  std::string name;   // isl name
+};
+
+struct PolyLoop {
+  int id = -1;           // ir loop id
+  bool is_for = true;
+  int parent = -1;       // enclosing loop id, or -1
+  int depth = 0;         // 0 for the outermost loop
+  int var = -1;          // For: the loop variable
+  bool affine = false;   // For with affine bounds, a constant step, and a variable the body never assigns
+  std::string dim;       // "i3" / "w3"
+  std::string constraints;  // isl constraints on `dim` given the outer dims ("" when none are known)
+  int line = 0;
+  std::vector<int> stmts;   // statements inside it, at any depth
+};
+
+// One subscript position of an access, e.g. the `j` of A[i, j].
+struct PolyIndex {
+  std::optional<std::string> expr;  // isl expression, or none (not affine)
+  int origin = -1;  // bytecode offset of the subscript operation
+  int pos = 0;      // position in that operation's index tuple
+};
+
+struct PolyAccess {
+  int var = -1;           // the array variable (-1: an unknown object, conflicts with everything)
+  bool write = false;
+  std::vector<PolyIndex> index;  // outermost subscript first
+  int line = 0;
+  std::string text;       // "A[i - 1, j]" for reports
+};
+
+// A Python int operation whose value is affine: the kernel's overflow check for it can go
+// where the value provably stays within 64 bits.
+struct PolyIntOp {
+  int origin = -1;
+  std::string expr;       // isl expression of its value
+};
+
+struct PolyStmt {
+  int id = -1;
+  std::string name;         // "S3"
+  std::vector<int> loops;   // enclosing loop ids, outermost first
+  std::vector<std::string> guards;  // affine conditions of enclosing ifs (isl syntax)
+  std::vector<PolyAccess> accesses;
+  std::vector<PolyIntOp> int_ops;
+  int line = 0;
+};
+
+struct PolyAssumptions {
+  std::vector<std::pair<int, int>> array_rank;  // (var, ndim) for every subscripted variable
+  std::vector<int> int_params;                  // vars that must hold a Python int
+  std::vector<std::pair<int, std::string>> builtins;  // (var, name): var must be that builtin
+};
+
+struct PolyModel {
+  std::vector<PolyParam> params;
+  std::vector<PolyLoop> loops;   // indexed by ir loop id
+  std::vector<PolyStmt> stmts;
+  PolyAssumptions assumptions;
+  bool unknown_base = false;     // some access has a base that is not a plain variable
+
+  int param_index(const std::string& name) const;
+  std::string param_list() const;             // "[n, N_A_0]"
+  std::string dims_of(const PolyStmt& s) const;  // "i0, i1"
+  std::string domain_of(const PolyStmt& s) const;  // isl set "[..] -> { S3[i0, i1] : ... }"
+};
+
+PolyModel build_poly_model(const ir::Nest& nest);
+
+std::string to_string(const PolyModel& m, const ir::Nest& nest);
+
+}  // namespace stagepy::analysis
