@@ -3,6 +3,8 @@
 
 #include <map>
 #include <optional>
+#include <tuple>
+#include <vector>
 
 #include "analysis/bind_module_attributes.h"
 #include "analysis/cfg.h"
@@ -125,7 +127,7 @@ class Lifter {
   RegionCFG g_;
   ir::Nest nest_;
   std::map<std::pair<int, std::string>, int> var_ids_;
-  std::map<std::pair<int, bool>, int> resume_ids_;
+  std::map<std::tuple<int, bool, std::vector<int>>, int> resume_ids_;
   std::vector<Ctx> active_;
 
   int line_at(int offset) const {
@@ -168,15 +170,19 @@ class Lifter {
 
   int resume(const State& st) {
     if (st.stmt_start < 0) fail("a statement without a start", st.stmt_line);
-    auto k = std::make_pair(st.stmt_start, st.stmt_reenter);
+    // Keyed by the enclosing loops too: a statement the structuring duplicated into a copy
+    // of its loop resumes with that copy's iterator.
+    std::vector<int> loops;
+    for (auto& c : active_)
+      if (c.is_for) loops.push_back(c.ir_loop);
+    auto k = std::make_tuple(st.stmt_start, st.stmt_reenter, loops);
     auto it = resume_ids_.find(k);
     if (it != resume_ids_.end()) return it->second;
     ir::ResumePoint r;
     r.offset = st.stmt_start;
     r.line = st.stmt_line;
     r.reenter = st.stmt_reenter;
-    for (auto& c : active_)
-      if (c.is_for) r.loops.push_back(c.ir_loop);
+    r.loops = loops;
     nest_.resumes.push_back(r);
     int id = (int)nest_.resumes.size() - 1;
     resume_ids_[k] = id;

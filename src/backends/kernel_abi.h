@@ -10,7 +10,11 @@
 // state: for each variable the nest assigns, two slots (value bits, type tag; tag 0 means
 // unbound) and for each For loop three slots (current value, stop, step). The kernel
 // fills them before returning: 0 when the nest finished, k when it stopped before resume
-// point k - 1 so CPython can run that statement itself.
+// point k - 1 so CPython can run that statement itself. After those, three slots per
+// warning site (FpMode::Deferred), one per kind (divide by zero, overflow, invalid): 0 if
+// the site's operation never raised it, else the place of its first occurrence among all
+// the warnings the kernel saw (1, 2, ...), for the runtime to emit them afterwards in
+// CPython's order.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -26,12 +30,30 @@ struct KernelParam {
   int dim = 0;     // Shape/Stride: the dimension; TupleItem: the item
 };
 
+// How a kernel treats the NumPy operations that make NumPy warn (a float operation whose
+// result is infinite or NaN from operands that were not, an integer that wraps):
+//   Exact:    the statement goes to CPython, which warns (or raises) itself;
+//   Deferred: the kernel computes on (the values are the same) and records which warnings
+//             each site would have raised; the runtime emits them after the kernel, as
+//             NumPy would have (np.errstate "warn", warnings filters that neither raise
+//             nor show every occurrence);
+//   Ignore:   np.errstate ignores all of them: no check at all.
+enum class FpMode : uint8_t { Exact, Deferred, Ignore };
+
+struct WarnSite {
+  const char* op = "";   // NumPy's name of the operation: "add", "subtract", "multiply", "divide"
+  DType dtype = DType::Float64;
+  int line = 0;
+};
+
 struct KernelLayout {
   std::vector<KernelParam> params;
   std::vector<int> var_slot;    // per variable: first state slot, or -1 (not assigned)
   std::vector<int> loop_slot;   // per loop: first state slot, or -1 (while loops)
   int slots = 0;
   std::vector<int> arrays;      // array id -> variable (live-in arrays, in parameter order)
+  int warn_slot = -1;           // first warning-site slot (FpMode::Deferred)
+  std::vector<WarnSite> warn_sites;
 };
 
 }  // namespace stagepy

@@ -14,6 +14,8 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "hook/eval_hook.h"
+#include "hook/fp_warnings.h"
 #include "hook/frame_access.h"
 #include "hook/numpy_bridge.h"
 #include "hook/py_ref.h"
@@ -26,6 +28,7 @@ namespace stagepy::runtime {
 struct Specialization {
   std::vector<uint64_t> key;
   specialize::FactSet facts;
+  FpMode fp = FpMode::Exact;
   specialize::Kernel kernel;
   std::vector<TypeRef> entry;
   ffi_cif cif;
@@ -139,11 +142,12 @@ ffi_type* ffi_of(Repr r) {
 }
 
 std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_t> key, std::vector<TypeRef> entry,
-                                               specialize::FactSet facts) {
+                                               specialize::FactSet facts, FpMode fp) {
   auto sp = std::make_unique<Specialization>();
   sp->key = std::move(key);
   sp->entry = std::move(entry);
   sp->facts = std::move(facts);
+  sp->fp = fp;
   auto code = s.code;
   auto line_of = [code](int offset) {
     for (auto& in : code->instrs)
@@ -152,7 +156,7 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
   };
   std::string name = "stagepy_" + std::to_string(next_kernel_id());
   double t0 = now_s();
-  sp->kernel = specialize::compile_kernel(s.lift.nest, sp->entry, oracle(), sp->facts, line_of, name);
+  sp->kernel = specialize::compile_kernel(s.lift.nest, sp->entry, oracle(), sp->facts, fp, line_of, name);
   s.compile_s += now_s() - t0;
   s.infer_s += sp->kernel.infer_s;
   s.codegen_s += sp->kernel.codegen_s;
@@ -204,6 +208,11 @@ PyObject* iterators_for(const NestState& s, const specialize::Kernel& k, int r, 
   for (size_t i = 0; i < n; i++) {
     int loop = rp.loops[i];
     int slot = k.layout.loop_slot[loop];
+    if (debug_level() > 0)
+      debug_dump("resume", "at resume point " + std::to_string(r) + " (offset " + std::to_string(rp.offset) + ", line " +
+                               std::to_string(rp.line) + "): loop L" + std::to_string(loop) + " cur " +
+                               std::to_string(state[slot]) + " stop " + std::to_string(state[slot + 1]) + " step " +
+                               std::to_string(state[slot + 2]));
     PyRef cur = PyRef::steal(PyLong_FromLongLong(state[slot]));
     PyRef stop = PyRef::steal(PyLong_FromLongLong(state[slot + 1]));
     PyRef step = PyRef::steal(PyLong_FromLongLong(state[slot + 2]));
@@ -282,6 +291,9 @@ constexpr double kSmallWork_s = 90e-9;
 constexpr unsigned long long kSmallProbe = 64, kSmallRetry = 4096;
 
 PyObject* dispatch(NestState& s) {
+  // Code rewritten while stagepy was enabled keeps its nest entries; after disable() they
+  // answer "not handled" and the original loops run.
+  if (!hook::enabled()) Py_RETURN_NONE;
   s.calls++;
   if (!s.lift.ok) return decline(s, s.status_reason);
   if (s.gave_up) return decline(s, s.status_reason);
@@ -386,6 +398,13 @@ PyObject* dispatch(NestState& s) {
     key.push_back(word);
   }
 
+  // How NumPy's floating-point warnings are kept (fp_warnings.h): part of the key.
+  const np::ErrState es = np::err_state();
+  if (es.under != np::ErrAction::Ignore)
+    return decline(s, "NumPy is set to report floating-point underflow (np.seterr)");
+  const FpMode fp = fp_mode_now(es);
+  key.push_back((uint64_t)fp);
+
   // Find the specialization.
   Specialization* sp = nullptr;
   for (auto& c : s.specs)
@@ -399,7 +418,7 @@ PyObject* dispatch(NestState& s) {
     std::vector<TypeRef> entry(nv);
     for (size_t v = 0; v < nv; v++) entry[v] = vars[v].read ? descs[v].type : types::unbound();
     s.compiles++;
-    s.specs.push_back(specialize_for(s, key, std::move(entry), specialize::facts_of(*s.conds, s.last_bits)));
+    s.specs.push_back(specialize_for(s, key, std::move(entry), specialize::facts_of(*s.conds, s.last_bits), fp));
     sp = s.specs.back().get();
   }
   if (!sp->kernel.ok) {
@@ -407,7 +426,6 @@ PyObject* dispatch(NestState& s) {
     if (sp->kernel.reason_line >= 0) why += " (line " + std::to_string(sp->kernel.reason_line) + ")";
     return decline(s, why);
   }
-  if (!np::underflow_ignored()) return decline(s, "NumPy is set to report floating-point underflow (np.seterr)");
 
   // Unbox.
   const KernelLayout& L = sp->kernel.layout;
@@ -490,6 +508,7 @@ PyObject* dispatch(NestState& s) {
     }
     if (write_variable(f, vars[v], obj.get()) < 0) return nullptr;
   }
+  if (fp == FpMode::Deferred && emit_deferred_warnings(L, state.data(), f, es) < 0) return nullptr;
   s.last_target = sp->kernel.target;
   if (status == 0) {
     s.native_calls++;

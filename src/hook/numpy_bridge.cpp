@@ -21,7 +21,6 @@ int g_major = 0;
 PyArray_Descr* g_descr[11] = {};
 PyObject* g_errvar = nullptr;       // NumPy's errstate context variable (NumPy 2)
 PyObject* g_errvalue = nullptr;     // the value seen last (held, so its address stays its own)
-bool g_under_ignored = true;
 
 const int kTypeNums[11] = {NPY_BOOL, NPY_BYTE, NPY_SHORT, NPY_INT, NPY_LONG, NPY_UBYTE,
                            NPY_USHORT, NPY_UINT, NPY_ULONG, NPY_FLOAT, NPY_DOUBLE};
@@ -222,28 +221,47 @@ PyObject* run_ufunc_loop(Builtin b, DType d, PyObject* values) {
   return out.release();
 }
 
-bool underflow_ignored() {
-  if (!load()) return true;
+ErrState err_state() {
+  static ErrState cached;
+  static bool have = false;
+  if (!load()) return ErrState{};
   PyObject* value = nullptr;
   if (g_errvar) {
     if (PyContextVar_Get(g_errvar, nullptr, &value) < 0) {
       PyErr_Clear();
-      return false;
+      ErrState unknown;
+      unknown.divide = unknown.over = unknown.under = unknown.invalid = ErrAction::Other;
+      return unknown;
     }
-    if (value == g_errvalue) {
+    if (have && value == g_errvalue) {
       Py_XDECREF(value);
-      return g_under_ignored;
+      return cached;
     }
   }
   SavedError saved;
   PyRef numpy = PyRef::steal(PyImport_ImportModule("numpy"));
   PyRef err = numpy ? PyRef::steal(PyObject_CallMethod(numpy.get(), "geterr", nullptr)) : PyRef();
-  PyObject* under = err ? PyDict_GetItemString(err.get(), "under") : nullptr;
-  bool ignored = under && PyUnicode_Check(under) && PyUnicode_CompareWithASCIIString(under, "ignore") == 0;
+  auto action = [&](const char* key) {
+    PyObject* a = err ? PyDict_GetItemString(err.get(), key) : nullptr;
+    if (!a || !PyUnicode_Check(a)) return ErrAction::Other;
+    if (PyUnicode_CompareWithASCIIString(a, "ignore") == 0) return ErrAction::Ignore;
+    if (PyUnicode_CompareWithASCIIString(a, "warn") == 0) return ErrAction::Warn;
+    return ErrAction::Other;
+  };
+  ErrState st;
+  st.divide = action("divide");
+  st.over = action("over");
+  st.under = action("under");
+  st.invalid = action("invalid");
   PyErr_Clear();
-  Py_XSETREF(g_errvalue, value);  // takes the reference PyContextVar_Get returned
-  g_under_ignored = ignored;
-  return ignored;
+  if (g_errvar) {
+    Py_XSETREF(g_errvalue, value);  // takes the reference PyContextVar_Get returned
+    cached = st;
+    have = true;
+  }
+  return st;
 }
+
+bool underflow_ignored() { return err_state().under == ErrAction::Ignore; }
 
 }  // namespace stagepy::runtime::np

@@ -23,6 +23,12 @@ void* data(PyObject* a);
 int ndim(PyObject* a);
 const Py_ssize_t* shape(PyObject* a);
 const Py_ssize_t* strides(PyObject* a);
+// NumPy's floating-point error handling now (np.seterr / np.errstate), per condition.
+enum class ErrAction : uint8_t { Ignore, Warn, Other };  // Other: raise, call, print, log
+struct ErrState {
+  ErrAction divide = ErrAction::Warn, over = ErrAction::Warn, under = ErrAction::Ignore, invalid = ErrAction::Warn;
+};
+ErrState err_state();  // cached while NumPy's errstate object stays the same
 // Whether NumPy ignores floating-point underflow now (np.seterr's default). Kernels never
 // report underflow, so they must not run when NumPy would warn or raise on it.
 bool underflow_ignored();

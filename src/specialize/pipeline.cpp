@@ -29,7 +29,8 @@ analysis::NestConditions first_sight(const ir::Nest& nest, const std::string& na
 }
 
 Kernel compile_kernel(const ir::Nest& nest, const std::vector<TypeRef>& entry, const Oracle& oracle,
-                      const FactSet& facts, const std::function<int(int)>& line_of, const std::string& name) {
+                      const FactSet& facts, FpMode fp, const std::function<int(int)>& line_of,
+                      const std::string& name) {
   Kernel k;
   const bool dbg = debug_level() > 0;
 
@@ -51,7 +52,10 @@ Kernel compile_kernel(const ir::Nest& nest, const std::vector<TypeRef>& entry, c
 
   auto t1 = std::chrono::steady_clock::now();
   auto ctx = std::make_unique<llvm::LLVMContext>();
-  auto cg = backends::cpu::codegen(k.typed, entry, oracle, facts, *ctx, name);
+  backends::cpu::CodegenOptions opts;
+  opts.fp = fp;
+  opts.line_of = line_of;
+  auto cg = backends::cpu::codegen(k.typed, entry, oracle, facts, opts, *ctx, name);
   k.codegen_s = since(t1);
   if (!cg.ok) {
     k.reason = cg.reason;

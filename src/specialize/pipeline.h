@@ -40,7 +40,9 @@ struct Kernel {
 // indices stay in bounds, int operations in 64 bits, and loops free of carried dependences.
 analysis::NestConditions first_sight(const ir::Nest& nest, const std::string& name);
 
+// `fp`: how NumPy's floating-point warnings are kept (backends/kernel_abi.h).
 Kernel compile_kernel(const ir::Nest& nest, const std::vector<TypeRef>& entry, const Oracle& oracle,
-                      const FactSet& facts, const std::function<int(int)>& line_of, const std::string& name);
+                      const FactSet& facts, FpMode fp, const std::function<int(int)>& line_of,
+                      const std::string& name);
 
 }  // namespace stagepy::specialize

@@ -153,7 +153,7 @@ class Gen:
             w = f"w{self.counter}"
             self.counter += 1
             self.emit(indent, f"{w} = 0")
-            self.emit(indent, f"while {w} < {self.int_(0, 4)} and {self.cond()}:")
+            self.emit(indent, f"while {w} < {self.int_(0, 4)} and ({self.cond()}):")
             self.emit(indent + 1, f"{w} += 1")
             self.stmts(indent + 1, depth + 1)
         elif form == 11 and in_loop:
@@ -182,6 +182,8 @@ def programs(draw):
     seed = draw(st.integers(0, 2**16))
     k = draw(st.sampled_from([1, 2, 3, -2, 0]))
     scalars = [draw(st.sampled_from([0, 1, 2.5, -3, 0.0, np.float64(1.5), np.int64(4), True])) for _ in range(3)]
+    # Values that make NumPy warn (overflow, invalid) or that are already non-finite.
+    special = draw(st.sampled_from([None, None, None, 1e300, -1e308, np.inf, np.nan]))
 
     def make_args():
         rng = np.random.default_rng(seed)
@@ -191,6 +193,9 @@ def programs(draw):
                 a = rng.random(shape) > 0.5
             elif d.startswith("float"):
                 a = (rng.standard_normal(shape) * 4).astype(d)
+                if special is not None:
+                    with np.errstate(over="ignore"):
+                        a.flat[int(rng.integers(0, a.size))] = special
             else:
                 info = np.iinfo(d)
                 a = rng.integers(max(info.min, -9), min(info.max, 9), size=shape).astype(d)

@@ -18,13 +18,15 @@ EXAMPLES = int(os.environ.get("STAGEPY_FUZZ_EXAMPLES", "150"))
 
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=os.environ.get("CI") == "true",
           suppress_health_check=list(HealthCheck))
-@given(programs())
-def test_random_nests_match_cpython(prog):
+@given(programs(), st.sampled_from(["always", "default"]))
+def test_random_nests_match_cpython(prog, warn_filter):
+    """Under "always" kernels hand NumPy's warnings to CPython; under "default" they
+    compute on and emit them afterwards."""
     src, make_args = prog
     try:
-        run(src, "f", make_args, calls=2, expect=None)
+        run(src, "f", make_args, calls=2, expect=None, warn_filter=warn_filter)
     except AssertionError as e:
-        raise AssertionError(f"{e}\n--- program ---\n{src}") from None
+        raise AssertionError(f"{e}\n--- program (warnings filter {warn_filter!r}) ---\n{src}") from None
 
 
 @settings(max_examples=max(10, EXAMPLES // 2), deadline=None, derandomize=os.environ.get("CI") == "true",

@@ -10,9 +10,12 @@ and the arguments the function mutated (values, dtypes). Functions usually end w
 It returns stagepy's report records for the function, so tests can also check that the
 nest really ran natively (a differential test that never leaves CPython proves nothing).
 """
+import contextlib
 import math
+import signal
 import sys
 import textwrap
+import threading
 import warnings
 
 import numpy as np
@@ -72,23 +75,51 @@ def _snapshot(args):
     return out
 
 
-def _outcome(fn, args):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+TIMEOUT_S = 60  # a call that runs longer is reported as a hang (with the program)
+
+
+class Hang(BaseException):  # not caught as the program's own exception
+    pass
+
+
+@contextlib.contextmanager
+def _time_limit(seconds):
+    """Raises Hang in the calling code if it runs longer (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        raise Hang(f"still running after {seconds} s")
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _outcome(fn, args, warn_filter):
+    with warnings.catch_warnings(record=True) as caught, _time_limit(TIMEOUT_S):
+        warnings.simplefilter(warn_filter)
         try:
             r = ("return", fn(*args))
         except Exception as e:  # compared below
             r = ("raise", type(e), str(e))
-    ws = [(type(w.message), str(w.message)) for w in caught]
+    ws = [(type(w.message), str(w.message), w.lineno) for w in caught]
     return r, ws, _snapshot(args)
 
 
-def run(src, name, make_args, calls=CALLS, expect="native", globals_=None):
+def run(src, name, make_args, calls=CALLS, expect="native", globals_=None, warn_filter="always"):
     """Runs both versions; returns the report records of the stagepy version's nests.
 
     expect: "native" (some nest ran natively and every call of it finished there),
     "bail" (native code ran and handed a statement to CPython at least once),
-    "interpreted" (no nest ran natively), or None (no check)."""
+    "interpreted" (no nest ran natively), or None (no check).
+    warn_filter: the warnings filter during the calls. "always" shows every occurrence
+    (kernels then hand NumPy's warnings to CPython); "default" shows each once per line,
+    which lets kernels compute on and emit NumPy's warnings afterwards."""
     src = textwrap.dedent(src)
     code_py = compile_module(src)
     ns_py = dict(globals_ or {})
@@ -98,9 +129,9 @@ def run(src, name, make_args, calls=CALLS, expect="native", globals_=None):
         ns_sp = dict(globals_ or {})
         exec(code_sp, ns_sp)
         fn_sp = ns_sp[name]
-        got = [_outcome(fn_sp, make_args()) for _ in range(calls)]
+        got = [_outcome(fn_sp, make_args(), warn_filter) for _ in range(calls)]
     fn_py = ns_py[name]
-    want = [_outcome(fn_py, make_args()) for _ in range(calls)]
+    want = [_outcome(fn_py, make_args(), warn_filter) for _ in range(calls)]
     for k, (g, w) in enumerate(zip(got, want)):
         (gr, gw, ga), (wr, ww, wa) = g, w
         if gr[0] != wr[0]:
@@ -110,7 +141,7 @@ def run(src, name, make_args, calls=CALLS, expect="native", globals_=None):
         else:
             same(gr[1], wr[1], f"call {k} result")
         same(ga, wa, f"call {k} arguments")
-        same([(t.__name__, m) for t, m in gw], [(t.__name__, m) for t, m in ww], f"call {k} warnings")
+        same([(t.__name__, m, ln) for t, m, ln in gw], [(t.__name__, m, ln) for t, m, ln in ww], f"call {k} warnings")
     recs = [r for r in stagepy.report() if r["file"] == code_sp.co_filename]
     check_expectation(recs, expect)
     return recs

@@ -1,6 +1,7 @@
 // See codegen.h.
 #include "backends/cpu/codegen.h"
 
+#include "ir/mutate.h"
 #include "support/debug.h"
 
 #include <llvm/IR/BasicBlock.h>
@@ -16,6 +17,8 @@
 
 #include <functional>
 #include <map>
+#include <optional>
+#include <set>
 
 namespace stagepy::backends::cpu {
 namespace {
@@ -79,8 +82,9 @@ struct V {
 class Gen {
  public:
   Gen(const specialize::TypedNest& tn, const std::vector<TypeRef>& entry, const specialize::Oracle& oracle,
-      const specialize::FactSet& facts, llvm::LLVMContext& ctx, const std::string& name)
-      : C(ctx), B(ctx), tn_(tn), nest_(tn.nest), entry_(entry), oracle_(oracle), facts_(facts), name_(name) {}
+      const specialize::FactSet& facts, const CodegenOptions& options, llvm::LLVMContext& ctx, const std::string& name)
+      : C(ctx), B(ctx), tn_(tn), nest_(tn.nest), entry_(entry), oracle_(oracle), facts_(facts), options_(options),
+        name_(name) {}
 
   Codegen run() {
     Codegen out;
@@ -115,8 +119,13 @@ class Gen {
   const std::vector<TypeRef>& entry_;
   const specialize::Oracle& oracle_;
   const specialize::FactSet& facts_;  // what the run-time values prove (bounds, overflow, ...)
+  const CodegenOptions& options_;
+  struct WarnSlots;
+  std::vector<WarnSlots> warn_flags_;          // per warning site (FpMode::Deferred)
+  llvm::AllocaInst* warn_counter_ = nullptr;   // warnings (kinds per site) seen so far
   std::string name_;
   int op_origin_ = -1;                // bytecode offset of the operation being generated
+  int cur_line_ = 0;                  // line of the statement being generated
   KernelLayout layout_;
 
   Value* state_ = nullptr;
@@ -219,6 +228,7 @@ class Gen {
     if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(ok)) {
       if (c->isOne()) return;
     }
+    bails_emitted_++;
     BasicBlock* cont = BasicBlock::Create(C, "ok", F);
     exit_status_->addIncoming(B.getInt32(resume_ + 1), B.GetInsertBlock());
     auto* br = B.CreateCondBr(ok, cont, exit_);
@@ -245,8 +255,137 @@ class Gen {
     B.CreateStore(B.getFalse(), bad_slot_);
     bail_unless(B.CreateNot(bad));
   }
+  // ------------------------------------------------------------ NumPy warnings
+  // How the operation being generated treats NumPy's warnings (see FpMode):
+  //   Normal:   per options_.fp; in Deferred mode a non-finite result branches to a cold
+  //             block that works out exactly which warnings the operation raised;
+  //   Fast:     the fast pass of a speculative chunk (chunked_loop): only whether anything
+  //             may have warned, as one flag, without branches;
+  //   Classify: the re-run of a chunk whose fast pass set that flag: exact flags.
+  enum class WarnGen : uint8_t { Normal, Fast, Classify };
+  WarnGen warn_gen_ = WarnGen::Normal;
+  llvm::AllocaInst* fast_bad_ = nullptr;   // Fast: anything non-finite or wrapped
+  int bails_emitted_ = 0;                  // bail sites generated so far
+
+  // A warning site: which warnings it raised so far (bits), and for each kind the place
+  // of its first occurrence among all the kernel's warnings (so they are emitted in the
+  // order CPython would have raised them).
+  struct WarnSlots {
+    llvm::AllocaInst* bits;
+    llvm::AllocaInst* first[3];
+  };
+  WarnSlots new_warn_site(const char* op, DType d) {
+    llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+    WarnSlots w{entry.CreateAlloca(i8(), nullptr, std::string("warn.") + op), {}};
+    entry.CreateStore(c8(0), w.bits);
+    for (auto& f : w.first) {
+      f = entry.CreateAlloca(i64(), nullptr, "warn.first");
+      entry.CreateStore(c64(0), f);
+    }
+    if (!warn_counter_) {
+      warn_counter_ = entry.CreateAlloca(i64(), nullptr, "warn.count");
+      entry.CreateStore(c64(0), warn_counter_);
+    }
+    warn_flags_.push_back(w);
+    WarnSite ws;
+    ws.op = op;
+    ws.dtype = d;
+    ws.line = options_.line_of ? options_.line_of(op_origin_) : 0;
+    if (ws.line <= 0) ws.line = cur_line_;
+    layout_.warn_sites.push_back(ws);
+    return w;
+  }
+  void or_flags(const WarnSlots& w, Value* divide, Value* overflow, Value* invalid) {
+    Value* old = B.CreateLoad(i8(), w.bits);
+    Value* kinds[3] = {divide, overflow, invalid};  // NumPy reports them in this order
+    Value* count = B.CreateLoad(i64(), warn_counter_);
+    Value* bits = old;
+    for (int k = 0; k < 3; k++) {
+      if (!kinds[k]) continue;
+      Value* had = B.CreateICmpNE(B.CreateAnd(old, c8(1 << k)), c8(0));
+      Value* fresh = B.CreateAnd(kinds[k], B.CreateNot(had));
+      count = B.CreateAdd(count, B.CreateZExt(fresh, i64()));
+      B.CreateStore(B.CreateSelect(fresh, count, B.CreateLoad(i64(), w.first[k])), w.first[k]);
+      bits = B.CreateOr(bits, B.CreateShl(B.CreateZExt(kinds[k], i8()), k));
+    }
+    B.CreateStore(count, warn_counter_);
+    B.CreateStore(bits, w.bits);
+  }
+  void mark_fast_bad(Value* bad) {
+    B.CreateStore(B.CreateOr(B.CreateLoad(i1(), fast_bad_), bad), fast_bad_);
+  }
+
+  // A NumPy integer operation that wrapped (`overflow`) makes NumPy warn.
+  void np_int_warning(const char* op, DType d, Value* overflow) {
+    if (warn_gen_ == WarnGen::Fast) return mark_fast_bad(overflow);
+    switch (options_.fp) {
+      case FpMode::Ignore: return;
+      case FpMode::Exact: defer(B.CreateNot(overflow)); return;
+      case FpMode::Deferred: or_flags(new_warn_site(op, d), nullptr, overflow, nullptr); return;
+    }
+  }
+
+  // The warnings of a NumPy float operation x op y = r: NumPy reports the IEEE flags the
+  // operation raised, which these formulas reproduce from the values. Every one of them
+  // needs a non-finite result, so that is the (cheap) test before the exact one.
+  void np_float_warning(const char* op, Value* x, Value* y, Value* r, DType d) {
+    if (warn_gen_ == WarnGen::Fast) {
+      if (!absorbed_.count(cur_node_)) mark_fast_bad(B.CreateNot(isfinite(r)));
+      return;
+    }
+    if (options_.fp == FpMode::Exact) return defer(isfinite(r));
+    if (options_.fp == FpMode::Ignore) return;
+    WarnSlots slot = new_warn_site(op, d);
+    auto exact = [&]() {
+      Value* fin = B.CreateAnd(isfinite(x), isfinite(y));
+      Value* inf = B.CreateAnd(B.CreateNot(isfinite(r)), B.CreateNot(isnan(r)));
+      Value* invalid = B.CreateAnd(isnan(r), B.CreateAnd(B.CreateNot(isnan(x)), B.CreateNot(isnan(y))));
+      Value* overflow = B.CreateAnd(inf, fin);
+      Value* divide = nullptr;
+      if (std::string(op) == "divide") {
+        Value* zero = llvm::ConstantFP::get(y->getType(), 0.0);
+        Value* yzero = B.CreateFCmpOEQ(y, zero);
+        divide = B.CreateAnd(yzero, B.CreateAnd(isfinite(x), B.CreateFCmpUNE(x, zero)));
+        overflow = B.CreateAnd(overflow, B.CreateNot(yzero));
+      }
+      or_flags(slot, divide, overflow, invalid);
+    };
+    if (warn_gen_ == WarnGen::Classify) return exact();
+    BasicBlock* cold = BasicBlock::Create(C, "warn.classify", F);
+    BasicBlock* cont = BasicBlock::Create(C, "warn.cont", F);
+    auto* br = B.CreateCondBr(isfinite(r), cont, cold);
+    llvm::MDBuilder md(C);
+    br->setMetadata(llvm::LLVMContext::MD_prof, md.createBranchWeights(1u << 20, 1));
+    B.SetInsertPoint(cold);
+    exact();
+    B.CreateBr(cont);
+    B.SetInsertPoint(cont);
+  }
+
+  // Fast mode: the NumPy float operations whose results feed another such operation
+  // (other than as a divisor) need no test of their own: +, -, * and a dividend carry an
+  // infinity or a NaN on to the result, so testing the outermost result is enough.
+  std::set<const ExprNode*> absorbed_;
+  const ExprNode* cur_node_ = nullptr;
+  static bool np_float_arith(const Expr& e) {
+    if (!e || !e->type || e->type->kind != Type::Kind::NpScalar || !dtype_is_float(e->type->dtype)) return false;
+    if (e->kind != ExprNode::Kind::Binary) return false;
+    using O = ir::BinOp;
+    return e->binop == O::Add || e->binop == O::Sub || e->binop == O::Mul || e->binop == O::TrueDiv;
+  }
+  void note_absorbed(const Expr& e) {
+    if (!e) return;
+    if (np_float_arith(e))
+      for (size_t k = 0; k < e->args.size(); k++) {
+        bool divisor = e->kind == ExprNode::Kind::Binary && e->binop == ir::BinOp::TrueDiv && k == 1;
+        if (!divisor && np_float_arith(e->args[k])) absorbed_.insert(e->args[k].get());
+      }
+    for (auto& a : e->args) note_absorbed(a);
+  }
+
   void bail_now() {
     if (resume_ < 0) fail("internal error: a bail outside any statement");
+    bails_emitted_++;
     exit_with(B.getInt32(resume_ + 1));
     B.SetInsertPoint(BasicBlock::Create(C, "dead", F));
   }
@@ -384,6 +523,20 @@ class Gen {
         p++;
         for (int d = 0; d < t->ndim; d++, p++) a.shape.push_back(&*arg++);
         for (int d = 0; d < t->ndim; d++, p++) a.strides.push_back(&*arg++);
+        // A contiguous layout (part of the guard key) fixes the strides: the element size
+        // along the fastest dimension, products of extents beyond. (Extent-1 dimensions
+        // may carry any stride in NumPy, but only index 0 is valid there.) Constant unit
+        // strides are what lets the vectorizer see consecutive elements.
+        const int64_t item = dtype_size(t->dtype);
+        if (t->layout == Type::CContig && t->ndim > 0) {
+          a.strides[(size_t)t->ndim - 1] = c64(item);
+          for (int d = t->ndim - 2; d >= 0; d--)
+            a.strides[(size_t)d] = B.CreateNSWMul(a.strides[(size_t)d + 1], a.shape[(size_t)d + 1]);
+        } else if (t->layout == Type::FContig && t->ndim > 0) {
+          a.strides[0] = c64(item);
+          for (int d = 1; d < t->ndim; d++)
+            a.strides[(size_t)d] = B.CreateNSWMul(a.strides[(size_t)d - 1], a.shape[(size_t)d - 1]);
+        }
         B.CreateStore(c64(array_id_[v]), bits_[v]);
         arrays_.push_back(a);
       } else {
@@ -411,6 +564,16 @@ class Gen {
     B.SetInsertPoint(body);
     stmt(nest_.root);
     if (!B.GetInsertBlock()->getTerminator()) exit_with(B.getInt32(0));
+    // The warning sites' flags go to the state on every way out.
+    if (!warn_flags_.empty()) {
+      layout_.warn_slot = layout_.slots;
+      layout_.slots += 3 * (int)warn_flags_.size();
+      B.SetInsertPoint(exit_->getTerminator());
+      for (size_t k = 0; k < warn_flags_.size(); k++)
+        for (int j = 0; j < 3; j++)
+          B.CreateStore(B.CreateLoad(i64(), warn_flags_[k].first[j]),
+                        B.CreateConstGEP1_64(i64(), state_, layout_.warn_slot + 3 * (int64_t)k + j));
+    }
     // Unreachable leftovers.
     for (auto& bb : *F)
       if (!bb.getTerminator()) {
@@ -733,6 +896,7 @@ class Gen {
         V a = gen(e->args[0]), b = gen(e->args[1]);
         ir::BinOp op = e->binop;
         op_origin_ = e->origin;
+        cur_node_ = e.get();
         return dispatch({a, b}, e->type, [&](const std::vector<V>& x) {
           TypeRef rt = over_members(x, [&](const std::vector<TypeRef>& m) { return oracle_.binary(op, m[0], m[1]); });
           return binary(op, x[0], x[1], rt);
@@ -1194,10 +1358,15 @@ class Gen {
     if (dtype_is_int(d)) {
       bool s = dtype_is_signed(d);
       Value* zero = llvm::ConstantInt::get(t, 0);
+      auto wrap = [&](llvm::Intrinsic::ID id, const char* name) {  // NumPy wraps, and warns
+        Value* r = B.CreateBinaryIntrinsic(id, x, y);
+        np_int_warning(name, d, B.CreateExtractValue(r, 1));
+        return B.CreateExtractValue(r, 0);
+      };
       switch (op) {
-        case O::Add: return overflow_op(s ? llvm::Intrinsic::sadd_with_overflow : llvm::Intrinsic::uadd_with_overflow, x, y);
-        case O::Sub: return overflow_op(s ? llvm::Intrinsic::ssub_with_overflow : llvm::Intrinsic::usub_with_overflow, x, y);
-        case O::Mul: return overflow_op(s ? llvm::Intrinsic::smul_with_overflow : llvm::Intrinsic::umul_with_overflow, x, y);
+        case O::Add: return wrap(s ? llvm::Intrinsic::sadd_with_overflow : llvm::Intrinsic::uadd_with_overflow, "add");
+        case O::Sub: return wrap(s ? llvm::Intrinsic::ssub_with_overflow : llvm::Intrinsic::usub_with_overflow, "subtract");
+        case O::Mul: return wrap(s ? llvm::Intrinsic::smul_with_overflow : llvm::Intrinsic::umul_with_overflow, "multiply");
         case O::FloorDiv:
         case O::Mod: {
           bail_unless(B.CreateICmpNE(y, zero));
@@ -1240,13 +1409,14 @@ class Gen {
     Value* zero = llvm::ConstantFP::get(t, 0.0);
     auto guard = [&](Value* res) { defer(isfinite(res)); };
     switch (op) {
-      case O::Add: { Value* v = B.CreateFAdd(x, y); guard(v); return v; }
-      case O::Sub: { Value* v = B.CreateFSub(x, y); guard(v); return v; }
-      case O::Mul: { Value* v = B.CreateFMul(x, y); guard(v); return v; }
+      case O::Add: { Value* v = B.CreateFAdd(x, y); np_float_warning("add", x, y, v, d); return v; }
+      case O::Sub: { Value* v = B.CreateFSub(x, y); np_float_warning("subtract", x, y, v, d); return v; }
+      case O::Mul: { Value* v = B.CreateFMul(x, y); np_float_warning("multiply", x, y, v, d); return v; }
       case O::TrueDiv: {
-        defer(B.CreateFCmpUNE(y, zero));
+        if (options_.fp == FpMode::Exact && warn_gen_ == WarnGen::Normal) defer(B.CreateFCmpUNE(y, zero));
+        if (warn_gen_ == WarnGen::Fast) mark_fast_bad(B.CreateNot(isfinite(y)));  // x / inf hides an inf
         Value* v = B.CreateFDiv(x, y);
-        guard(v);
+        np_float_warning("divide", x, y, v, d);
         return v;
       }
       case O::FloorDiv:
@@ -1674,6 +1844,7 @@ class Gen {
 
   void stmt(const Stmt& s) {
     using K = StmtNode::Kind;
+    if (s->line > 0) cur_line_ = s->line;
     if (B.GetInsertBlock()->getTerminator()) B.SetInsertPoint(BasicBlock::Create(C, "dead", F));
     if (s->kind == K::Seg || s->kind == K::Range || (s->kind == K::If && s->resume >= 0)) forced_bail(s->resume);
     switch (s->kind) {
@@ -1764,6 +1935,14 @@ class Gen {
         assign(f.var, p.value);
       } else if (f.kind == ir::Effect::Kind::Store && p.addr) {
         DType d = f.base->type->dtype;
+        if (undo_ && undo_->next < undo_->ptr.size()) {  // fast pass of a chunk: keep the old value
+          size_t st = undo_->next++;
+          int nb = dtype_size(d);
+          undo_->bytes[st] = nb;
+          Value* old = B.CreateAlignedLoad(B.getIntNTy((unsigned)nb * 8), p.addr, llvm::Align(nb));
+          B.CreateStore(p.addr, B.CreateGEP(ptr(), undo_->ptr[st], undo_->kk));
+          B.CreateStore(B.CreateZExt(old, i64()), B.CreateGEP(i64(), undo_->old[st], undo_->kk));
+        }
         B.CreateAlignedStore(p.stored, p.addr, llvm::Align(dtype_size(d)));
       }
     }
@@ -1851,6 +2030,19 @@ class Gen {
       B.SetInsertPoint(first_next);
       k0 = c64(1);
     }
+    for_iterations(s, k0, trip, exit);
+    B.SetInsertPoint(exit);
+  }
+
+  // Iterations [k0, trip) of For loop `s`, then a branch to `exit`.
+  void for_iterations(const Stmt& s, Value* k0, Value* trip, BasicBlock* exit) {
+    if (options_.fp == FpMode::Deferred && warn_gen_ == WarnGen::Normal && straight_line(s->body[0], s->loop) &&
+        has_np_arith(s->body[0]) && chunked_loop(s, k0, trip, exit))
+      return;
+    plain_loop(s, s->body[0], k0, trip, exit);
+  }
+
+  void plain_loop(const Stmt& s, const Stmt& body_s, Value* k0, Value* trip, BasicBlock* exit) {
     BasicBlock* pre = B.GetInsertBlock();
     BasicBlock* head = BasicBlock::Create(C, "for.head", F);
     BasicBlock* body = BasicBlock::Create(C, "for.body", F);
@@ -1863,14 +2055,176 @@ class Gen {
     B.SetInsertPoint(body);
     enter_iteration(s, k);
     targets_.push_back({s->loop, latch, exit});
-    stmt(s->body[0]);
+    stmt(body_s);
     targets_.pop_back();
     if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(latch);
     B.SetInsertPoint(latch);
     Value* k1 = B.CreateAdd(k, c64(1));
     k->addIncoming(k1, latch);
     B.CreateBr(head);
-    B.SetInsertPoint(exit);
+  }
+
+  // ------------------------------------------------------------ speculative chunks
+  // A loop body of statements only (no branch, loop or break; a `continue` at its end).
+  static bool straight_line(const Stmt& s, int loop, bool last = true) {
+    if (s->kind == StmtNode::Kind::Seg) return true;
+    if (s->kind == StmtNode::Kind::Continue) return last && s->loop == loop;
+    if (s->kind != StmtNode::Kind::Block) return false;
+    for (size_t k = 0; k < s->body.size(); k++)
+      if (!straight_line(s->body[k], loop, last && k + 1 == s->body.size())) return false;
+    return true;
+  }
+  static bool has_np_arith(const Stmt& s) {
+    bool found = false;
+    ir::for_each_expr(s, [&](const Expr& e) {
+      if (e->kind == ExprNode::Kind::Binary && e->type && e->type->kind == Type::Kind::NpScalar &&
+          e->type->dtype != DType::Bool)
+        found = true;
+    });
+    return found;
+  }
+
+  // Deferred NumPy warnings in an innermost loop without branches: the iterations run in
+  // chunks. The fast pass of a chunk computes and stores with no test but one flag, "a
+  // NumPy operation may have warned" (so the vectorizer can take it); only when that flag
+  // is set (rare: an infinity, a NaN or a wrapped integer appeared) are the chunk's stores
+  // undone and its variables reset, and the chunk runs again working out exactly which
+  // warnings arose. Returns false (having generated nothing) when the fast pass would
+  // need to stop for CPython somewhere: then a plain loop is better.
+  struct Undo {
+    std::vector<llvm::AllocaInst*> ptr, old;  // per store site: [kChunk] addresses, old bits
+    std::vector<int> bytes;
+    Value* kk = nullptr;                      // iteration within the chunk
+    size_t next = 0;                          // store sites seen in this pass
+  };
+  std::optional<Undo> undo_;
+  static constexpr int64_t kChunk = 256;
+
+  bool chunked_loop(const Stmt& s, Value* k0, Value* trip, BasicBlock* exit) {
+    size_t nstores = 0;
+    ir::for_each_stmt(s->body[0], [&](const Stmt& x) {
+      for (auto& e : x->effects)
+        if (e.kind == ir::Effect::Kind::Store) nstores++;
+    });
+    // What to discard if the fast pass cannot do without a hand-over.
+    std::set<BasicBlock*> before;
+    for (auto& bb : *F) before.insert(&bb);
+    const size_t flags0 = warn_flags_.size(), sites0 = layout_.warn_sites.size();
+    const int bails0 = bails_emitted_;
+    BasicBlock* pre = B.GetInsertBlock();
+
+    llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+    if (!fast_bad_) fast_bad_ = entry.CreateAlloca(i1(), nullptr, "fast.bad");
+    Undo u;
+    for (size_t k = 0; k < nstores; k++) {
+      u.ptr.push_back(entry.CreateAlloca(ptr(), c64(kChunk), "undo.ptr"));
+      u.old.push_back(entry.CreateAlloca(i64(), c64(kChunk), "undo.old"));
+      u.bytes.push_back(0);
+    }
+
+    BasicBlock* chead = BasicBlock::Create(C, "chunk.head", F);
+    BasicBlock* cbody = BasicBlock::Create(C, "chunk.body", F);
+    BasicBlock* fhead = BasicBlock::Create(C, "fast.head", F);
+    BasicBlock* fbody = BasicBlock::Create(C, "fast.body", F);
+    BasicBlock* flatch = BasicBlock::Create(C, "fast.latch", F);
+    BasicBlock* fdone = BasicBlock::Create(C, "fast.done", F);
+    BasicBlock* redo = BasicBlock::Create(C, "chunk.redo", F);
+    BasicBlock* cnext = BasicBlock::Create(C, "chunk.next", F);
+    B.CreateBr(chead);
+    B.SetInsertPoint(chead);
+    auto* kc = B.CreatePHI(i64(), 2, "kc");
+    kc->addIncoming(k0, pre);
+    B.CreateCondBr(B.CreateICmpULT(kc, trip), cbody, exit);
+    B.SetInsertPoint(cbody);
+    Value* kend = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, B.CreateAdd(kc, c64(kChunk)), trip);
+    // The variables at the start of the chunk, to start it again from.
+    std::vector<Value*> saved_bits, saved_tags;
+    for (size_t v = 0; v < bits_.size(); v++) {
+      saved_bits.push_back(B.CreateLoad(i64(), bits_[v]));
+      saved_tags.push_back(B.CreateLoad(i8(), tags_[v]));
+    }
+    auto& L = loops_[s->loop];
+    Value* saved_cur = B.CreateLoad(i64(), L.cur);
+    B.CreateStore(B.getFalse(), fast_bad_);
+    B.CreateBr(fhead);
+    // Fast pass.
+    B.SetInsertPoint(fhead);
+    auto* k = B.CreatePHI(i64(), 2, "kf");
+    k->addIncoming(kc, cbody);
+    B.CreateCondBr(B.CreateICmpULT(k, kend), fbody, fdone);
+    B.SetInsertPoint(fbody);
+    enter_iteration(s, k);
+    u.kk = B.CreateSub(k, kc);
+    undo_ = std::move(u);
+    absorbed_.clear();
+    ir::for_each_expr(s->body[0], [&](const Expr& e) { note_absorbed(e); });
+    warn_gen_ = WarnGen::Fast;
+    targets_.push_back({s->loop, flatch, nullptr});
+    stmt(s->body[0]);
+    targets_.pop_back();
+    warn_gen_ = WarnGen::Normal;
+    Undo done = std::move(*undo_);
+    undo_.reset();
+    if (bails_emitted_ != bails0) {
+      // Discard everything generated here and let the caller make a plain loop.
+      std::vector<BasicBlock*> fresh;
+      for (auto& bb : *F)
+        if (!before.count(&bb)) fresh.push_back(&bb);
+      for (auto* bb : fresh)
+        for (int idx; (idx = exit_status_->getBasicBlockIndex(bb)) >= 0;) exit_status_->removeIncomingValue((unsigned)idx, false);
+      for (auto* bb : fresh) bb->dropAllReferences();
+      for (auto* bb : fresh) bb->eraseFromParent();
+      pre->getTerminator()->eraseFromParent();
+      B.SetInsertPoint(pre);
+      warn_flags_.resize(flags0);
+      layout_.warn_sites.resize(sites0);
+      bails_emitted_ = bails0;
+      return false;
+    }
+    if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(flatch);
+    B.SetInsertPoint(flatch);
+    k->addIncoming(B.CreateAdd(k, c64(1)), flatch);
+    B.CreateBr(fhead);
+    B.SetInsertPoint(fdone);
+    B.CreateCondBr(B.CreateLoad(i1(), fast_bad_), redo, cnext);
+    // Something may have warned: undo the chunk's stores (last first), restore the
+    // variables, and run the chunk again with exact warning flags.
+    B.SetInsertPoint(redo);
+    {
+      BasicBlock* uhead = BasicBlock::Create(C, "undo.head", F);
+      BasicBlock* ubody = BasicBlock::Create(C, "undo.body", F);
+      BasicBlock* udone = BasicBlock::Create(C, "undo.done", F);
+      Value* n = B.CreateSub(kend, kc);
+      B.CreateBr(uhead);
+      B.SetInsertPoint(uhead);
+      auto* j = B.CreatePHI(i64(), 2, "uj");
+      j->addIncoming(n, redo);
+      B.CreateCondBr(B.CreateICmpUGT(j, c64(0)), ubody, udone);
+      B.SetInsertPoint(ubody);
+      Value* jj = B.CreateSub(j, c64(1));
+      for (size_t st = done.ptr.size(); st-- > 0;) {
+        if (!done.bytes[st]) continue;
+        llvm::Type* it = B.getIntNTy((unsigned)done.bytes[st] * 8);
+        Value* p = B.CreateLoad(ptr(), B.CreateGEP(ptr(), done.ptr[st], jj));
+        Value* o = B.CreateLoad(i64(), B.CreateGEP(i64(), done.old[st], jj));
+        B.CreateAlignedStore(B.CreateTrunc(o, it), p, llvm::Align(done.bytes[st]));
+      }
+      j->addIncoming(jj, ubody);
+      B.CreateBr(uhead);
+      B.SetInsertPoint(udone);
+    }
+    for (size_t v = 0; v < bits_.size(); v++) {
+      B.CreateStore(saved_bits[v], bits_[v]);
+      B.CreateStore(saved_tags[v], tags_[v]);
+    }
+    B.CreateStore(saved_cur, L.cur);
+    warn_gen_ = WarnGen::Classify;
+    plain_loop(s, s->body[0], kc, kend, cnext);
+    warn_gen_ = WarnGen::Normal;
+    B.SetInsertPoint(cnext);
+    kc->addIncoming(kend, cnext);
+    B.CreateBr(chead);
+    return true;
   }
 
   void while_loop(const Stmt& s) {
@@ -1896,9 +2250,9 @@ class Gen {
 }  // namespace
 
 Codegen codegen(const specialize::TypedNest& typed, const std::vector<TypeRef>& entry,
-                const specialize::Oracle& oracle, const specialize::FactSet& facts, llvm::LLVMContext& ctx,
-                const std::string& name) {
-  return Gen(typed, entry, oracle, facts, ctx, name).run();
+                const specialize::Oracle& oracle, const specialize::FactSet& facts, const CodegenOptions& options,
+                llvm::LLVMContext& ctx, const std::string& name) {
+  return Gen(typed, entry, oracle, facts, options, ctx, name).run();
 }
 
 }  // namespace stagepy::backends::cpu

@@ -7,6 +7,7 @@
 // CPython would raise or warn, the kernel stops before the statement (writing its state
 // back) so that CPython executes that statement itself.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +24,11 @@ class Module;
 
 namespace stagepy::backends::cpu {
 
+struct CodegenOptions {
+  FpMode fp = FpMode::Exact;
+  std::function<int(int)> line_of;  // bytecode offset -> source line (warning sites)
+};
+
 struct Codegen {
   bool ok = false;
   std::string reason;
@@ -32,7 +38,7 @@ struct Codegen {
 };
 
 Codegen codegen(const specialize::TypedNest& typed, const std::vector<TypeRef>& entry,
-                const specialize::Oracle& oracle, const specialize::FactSet& facts, llvm::LLVMContext& ctx,
-                const std::string& name);
+                const specialize::Oracle& oracle, const specialize::FactSet& facts, const CodegenOptions& options,
+                llvm::LLVMContext& ctx, const std::string& name);
 
 }  // namespace stagepy::backends::cpu

@@ -1,0 +1,159 @@
+"""NumPy's floating-point warnings under the filters programs normally run with.
+
+With a "default" filter (each warning shown once per line) and np.errstate's "warn",
+kernels compute on where NumPy would warn and emit NumPy's warnings afterwards; these
+tests check that a user sees the same warnings (category, message, line), the same
+values, and that np.errstate("ignore" / "raise") and "error" filters keep CPython's
+behaviour too. Inputs exercise the fast path (nothing warns), the exact re-run of a
+chunk (an infinity or NaN appears), data that already holds infinities (no warning),
+and in-place updates (the chunk's stores are undone before the re-run)."""
+import warnings
+
+import numpy as np
+import pytest
+
+from difftest import run
+
+STENCIL = """
+def f(u, v, n):
+    for i in range(1, n - 1):
+        for j in range(1, n - 1):
+            v[i, j] = u[i, j] + 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4.0 * u[i, j])
+    return locals()
+"""
+
+
+def grid(n, poke=None):
+    def make():
+        u = np.linspace(0.0, 1.0, n * n).reshape(n, n)
+        if poke is not None:
+            for (i, j), x in poke.items():
+                u[i, j] = x
+        return u, np.zeros((n, n)), n
+    return make
+
+
+@pytest.mark.parametrize("flt", ["default", "always"])
+def test_stencil_without_warnings(flt):
+    run(STENCIL, "f", grid(40), warn_filter=flt)
+
+
+@pytest.mark.parametrize("flt", ["default", "always", "module", "once"])
+def test_stencil_overflow_midway(flt):
+    # 1e308 * 4.0 overflows at one point: NumPy warns once for that line.
+    run(STENCIL, "f", grid(300, {(150, 200): 1e308, (20, 280): -1e308}), expect=None, warn_filter=flt)
+
+
+def test_stencil_with_infinities_already_in_the_data():
+    # inf - inf is invalid (a warning), inf + finite is not.
+    run(STENCIL, "f", grid(60, {(30, 30): np.inf}), expect=None, warn_filter="default")
+    run(STENCIL, "f", grid(60, {(30, 30): np.nan}), expect=None, warn_filter="default")
+
+
+def test_in_place_update_that_overflows_is_undone_and_redone():
+    src = """
+    def f(A, n, m):
+        for i in range(n):
+            for j in range(m):
+                A[i, j] = A[i, j] * 3.0 + A[i, j]
+        return locals()
+    """
+
+    def make():
+        A = np.ones((5, 700))
+        A[2, 333] = 1e308    # * 3.0 overflows
+        A[3, 10] = -1e308
+        return A, 5, 700
+    run(src, "f", make, expect=None, warn_filter="default")
+
+
+def test_division_warnings_each_kind():
+    src = """
+    def f(A, B, C, n):
+        for i in range(n):
+            C[i] = A[i] / B[i]
+        return locals()
+    """
+
+    def make():
+        A = np.array([1.0, 0.0, 1e300, np.inf, 2.0] * 100)
+        B = np.array([0.0, 0.0, 1e-300, np.inf, 4.0] * 100)
+        return A, B, np.zeros(500), 500
+    run(src, "f", make, expect=None, warn_filter="default")
+
+
+def test_integer_wrap_in_a_chunked_loop():
+    src = """
+    def f(A, B, n):
+        for i in range(n):
+            B[i] = A[i] * A[i]
+        return locals()
+    """
+    run(src, "f", lambda: (np.arange(1000, dtype=np.int32) * 100, np.zeros(1000, np.int32), 1000),
+        expect=None, warn_filter="default")
+
+
+def test_several_warning_lines_in_one_loop():
+    src = """
+    def f(A, B, n):
+        s = 0.0
+        for i in range(n):
+            B[i] = A[i] * A[i]
+            s = s + B[i] - B[i]
+        return locals()
+    """
+    run(src, "f", lambda: (np.array([1.0, 1e200, 3.0, 1e250] * 50), np.zeros(200), 200), expect=None,
+        warn_filter="default")
+
+
+def test_errstate_ignore_and_raise():
+    src = """
+    import numpy as np
+    def f(A, B, n, mode):
+        with np.errstate(all=mode):
+            pass
+        for i in range(n):
+            B[i] = A[i] * 1e300
+        return locals()
+    """
+    mk = lambda: (np.array([1.0, 1e10, 2.0]), np.zeros(3), 3, "ignore")  # noqa: E731
+    with np.errstate(over="ignore"):
+        run(src, "f", mk, expect="native", warn_filter="default")
+    with np.errstate(over="raise"):
+        run(src, "f", mk, expect=None, warn_filter="default")
+
+
+def test_error_filter_raises_at_the_same_iteration():
+    src = """
+    def f(A, B, n):
+        k = -1
+        for i in range(n):
+            B[i] = A[i] * 1e300
+            k = i
+        return locals()
+    """
+    mk = lambda: (np.array([1.0, 2.0, 1e10, 3.0]), np.zeros(4), 4)  # noqa: E731
+    run(src, "f", mk, expect=None, warn_filter="error")
+
+
+def test_warning_is_attributed_to_the_users_line():
+    import stagepy
+    from helpers import define
+    src = """
+    def f(A, B, n):
+        for i in range(n):
+            B[i] = (A[i]
+                    * 1e300)
+        return B
+    """
+    with stagepy.enable():
+        fn = define(src, "f")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        fn(np.array([1e10] * 300), np.zeros(300), 300)
+    assert [str(w.message) for w in caught] == ["overflow encountered in scalar multiply"]
+    with warnings.catch_warnings(record=True) as plain:
+        warnings.simplefilter("default")
+        exec(compile(__import__("textwrap").dedent(src), caught[0].filename, "exec"), ns := {})
+        ns["f"](np.array([1e10] * 300), np.zeros(300), 300)
+    assert caught[0].lineno == plain[0].lineno

@@ -1,0 +1,52 @@
+"""Programs the differential fuzzer (tests/fuzz) found wrong once, minimised, kept as
+regular tests. Each says what was wrong."""
+import numpy as np
+import pytest
+
+from difftest import run
+from helpers import core
+
+
+@pytest.fixture
+def handovers():
+    """Kernels stop for CPython at pseudo-random statements (every <= n of them)."""
+    def set_period(n):
+        core._set_debug_bail(n)
+    yield set_period
+    core._set_debug_bail(0)
+
+
+def test_statement_duplicated_into_two_copies_of_a_loop_resumes_in_its_own_copy(handovers):
+    # The structuring of if/elif duplicated the inner `for v1` loop; a hand-over inside the
+    # second copy used the first copy's iterator (never started: range(0, 0, 0) ->
+    # "range() arg 3 must not be zero"). Resume points are now keyed by their loops too.
+    src = """
+    def f(A, B, M, n, k, s, t, u):
+        for v0 in range(0, n, 3):
+            M[v0 + -2, v0] += (((v0 + A[(v0 * 2) % n]) / 4) + ((M[n - 1 - v0, v0 // 2] * 2) + (s + False)))
+            A[(v0 * 1) % n] = 7
+            if (max(B[(v0 * 2) % n], A[5]) ** 3) >= ((u * M[-1 - v0, v0]) ** 2):
+                w0 = 0
+                while w0 < 2 and (((3 if not (2 == A[-1 - v0]) else M[-1 - v0, v0 // 2]) - 7) > ((M[n - 1 - v0, v0] + s) / 2.0)):
+                    w0 += 1
+                    A[v0] = M[n - 1 - v0, v0 // 2]
+                    u = (min((A[(v0 * 3) % n] * 1.5), abs(t)) * max((A[n - 1 - v0] + B[v0 // 2]), min(2, M[2, v0 + -1])))
+                if (((0.5 + -1) // 2) != (0.0 + (B[-1 - v0] % 5))) and (False == (B[v0] if 100 > 0 else False)):
+                    continue
+            elif ((v0 * (False % 5)) >= ((7 % 2) * (v0 + 7))) or ((s % 2) <= u):
+                for v1 in range(1, n - 1):
+                    u = ((True * min(B[v1 + 2], A[(v1 * 2) % n])) - ((-1 + -1) % 5))
+                    u *= B[(v1 * 1) % n]
+                    t += abs(max((B[v0] / k), -2.25))
+        return locals()
+    """
+
+    def mk():
+        A = np.array([7, 5, -4, 7, -2, 3, 1], dtype=np.int16)
+        B = np.array([-1, 6, 7, -8, 4, -8, 2], dtype=np.int32)
+        M = np.array([[5, 4, 4, 3, 7, 8], [5, 3, 0, 9, 7, 1], [4, 4, 1, 5, 8, 4], [6, 1, 1, 2, 2, 8],
+                      [15, 5, 3, 3, 5, 0], [8, 7, 8, 8, 5, 7]], dtype=np.uint8)
+        return A, B, M, 5, 3, 0.0, np.float64(7.75), np.int32(88)
+    for period in range(1, 13):
+        handovers(period)
+        run(src, "f", mk, calls=20, expect=None)
