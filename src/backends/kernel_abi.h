@@ -14,7 +14,7 @@
 // warning site (FpMode::Deferred), one per kind (divide by zero, overflow, invalid): 0 if
 // the site's operation never raised it, else the place of its first occurrence among all
 // the warnings the kernel saw (1, 2, ...), for the runtime to emit them afterwards in
-// CPython's order.
+// CPython's order. Then, per parallel loop, how many times it ran on several threads.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -54,6 +54,8 @@ struct KernelLayout {
   std::vector<int> arrays;      // array id -> variable (live-in arrays, in parameter order)
   int warn_slot = -1;           // first warning-site slot (FpMode::Deferred)
   std::vector<WarnSite> warn_sites;
+  // Per loop outlined to run on several threads: (loop id, slot counting the times it did).
+  std::vector<std::pair<int, int>> parallel_runs;
 };
 
 }  // namespace stagepy

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "backends/cpu/parallel_runtime.h"
 #include "hook/eval_hook.h"
 #include "hook/fp_warnings.h"
 #include "hook/frame_access.h"
@@ -42,6 +43,15 @@ NestState::~NestState() = default;
 namespace {
 
 thread_local PyObject* t_resume_iters = nullptr;
+
+// STAGEPY_STRICT_FP=1: float reductions keep CPython's order (their loops stay sequential).
+bool strict_fp() {
+  static const bool v = [] {
+    const char* e = std::getenv("STAGEPY_STRICT_FP");
+    return e && *e && std::strcmp(e, "0") != 0;
+  }();
+  return v;
+}
 
 int recompile_limit() {
   static const int n = [] {
@@ -142,7 +152,8 @@ ffi_type* ffi_of(Repr r) {
 }
 
 std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_t> key, std::vector<TypeRef> entry,
-                                               specialize::FactSet facts, FpMode fp) {
+                                               specialize::FactSet facts, FpMode fp,
+                                               std::vector<std::pair<int, int>> overlapping) {
   auto sp = std::make_unique<Specialization>();
   sp->key = std::move(key);
   sp->entry = std::move(entry);
@@ -156,7 +167,32 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
   };
   std::string name = "stagepy_" + std::to_string(next_kernel_id());
   double t0 = now_s();
-  sp->kernel = specialize::compile_kernel(s.lift.nest, sp->entry, oracle(), sp->facts, fp, line_of, name);
+  specialize::KernelRequest rq;
+  rq.nest = &s.lift.nest;
+  rq.entry = sp->entry;
+  rq.oracle = &oracle();
+  rq.conds = s.conds.get();
+  rq.facts = sp->facts;
+  rq.fp = fp;
+  rq.overlapping_vars = std::move(overlapping);
+  rq.threads = backends::cpu::default_threads();
+  rq.reassociate = !strict_fp();
+  rq.line_of = line_of;
+  rq.name = name;
+  sp->kernel = specialize::compile_kernel(rq);
+  if (sp->kernel.ok) {
+    s.threads = rq.threads;
+    s.loops.resize(s.lift.nest.loops.size());
+    for (size_t l = 0; l < s.loops.size() && l < sp->kernel.plan.loops.size(); l++) {
+      const auto& lp = sp->kernel.plan.loops[l];
+      auto& rec = s.loops[l];
+      rec.parallel = false;
+      rec.why = lp.why;
+    }
+    for (int l : sp->kernel.parallel_loops) s.loops[(size_t)l].parallel = true;
+    for (int l : sp->kernel.refused_loops)
+      s.loops[(size_t)l].why = "its body may need to stop for CPython (a check the run-time values do not remove)";
+  }
   s.compile_s += now_s() - t0;
   s.infer_s += sp->kernel.infer_s;
   s.codegen_s += sp->kernel.codegen_s;
@@ -346,11 +382,14 @@ PyObject* dispatch(NestState& s) {
 
   // Which arrays share memory is part of the key: kernels compiled for disjoint arrays
   // may assume it (the same buffer, or views such as a[1:] passed beside a).
+  std::vector<std::pair<int, int>> overlapping;  // variable pairs
   {
     std::vector<std::pair<uintptr_t, uintptr_t>> spans;
+    std::vector<int> span_var;
     for (size_t v = 0; v < nv; v++) {
       PyObject* a = vals[v].get();
       if (!a || !descs[v].type || descs[v].type->kind != Type::Kind::Array) continue;
+      span_var.push_back((int)v);
       uintptr_t lo = (uintptr_t)np::data(a), hi = lo;
       const Py_ssize_t* sh = np::shape(a);
       const Py_ssize_t* st = np::strides(a);
@@ -363,12 +402,13 @@ PyObject* dispatch(NestState& s) {
       hi += (uintptr_t)dtype_size(descs[v].type->dtype);
       spans.push_back(empty ? std::make_pair(lo, lo) : std::make_pair(lo, hi));
     }
-    uint64_t overlap = 0;
-    int bit = 0;
     for (size_t i = 0; i < spans.size(); i++)
-      for (size_t j = i + 1; j < spans.size(); j++, bit++)
-        if (bit < 64 && spans[i].first < spans[j].second && spans[j].first < spans[i].second) overlap |= 1ULL << bit;
-    key.push_back(overlap);
+      for (size_t j = i + 1; j < spans.size(); j++)
+        if (spans[i].first < spans[j].second && spans[j].first < spans[i].second) {
+          overlapping.push_back({span_var[i], span_var[j]});
+          key.push_back(((uint64_t)span_var[i] << 32) | (uint64_t)span_var[j]);
+        }
+    key.push_back(~0ULL);  // end of the overlapping pairs
   }
 
   // The facts that hold for these values (the static stage runs on the first call).
@@ -418,7 +458,8 @@ PyObject* dispatch(NestState& s) {
     std::vector<TypeRef> entry(nv);
     for (size_t v = 0; v < nv; v++) entry[v] = vars[v].read ? descs[v].type : types::unbound();
     s.compiles++;
-    s.specs.push_back(specialize_for(s, key, std::move(entry), specialize::facts_of(*s.conds, s.last_bits), fp));
+    s.specs.push_back(
+        specialize_for(s, key, std::move(entry), specialize::facts_of(*s.conds, s.last_bits), fp, overlapping));
     sp = s.specs.back().get();
   }
   if (!sp->kernel.ok) {
@@ -508,6 +549,8 @@ PyObject* dispatch(NestState& s) {
     }
     if (write_variable(f, vars[v], obj.get()) < 0) return nullptr;
   }
+  for (auto& [loop, slot] : L.parallel_runs)
+    if ((size_t)loop < s.loops.size()) s.loops[(size_t)loop].parallel_runs += (unsigned long long)state[(size_t)slot];
   if (fp == FpMode::Deferred && emit_deferred_warnings(L, state.data(), f, es) < 0) return nullptr;
   s.last_target = sp->kernel.target;
   if (status == 0) {

@@ -47,6 +47,15 @@ struct NestState {
   bool last_assumptions = false;
   double analysis_s = 0;
 
+  // Per loop (by id): what the last specialization planned, and how often it ran on threads.
+  struct LoopRecord {
+    bool parallel = false;      // planned parallel (and its body outlined)
+    std::string why;            // why it stays sequential ("" when not looked at)
+    unsigned long long parallel_runs = 0;
+  };
+  std::vector<LoopRecord> loops;
+  int threads = 1;
+
   std::vector<std::unique_ptr<Specialization>> specs;
   int compiles = 0;                // specializations compiled (the recompile limit counts these)
   bool gave_up = false;            // recompile limit reached

@@ -28,21 +28,20 @@ analysis::NestConditions first_sight(const ir::Nest& nest, const std::string& na
   return conds;
 }
 
-Kernel compile_kernel(const ir::Nest& nest, const std::vector<TypeRef>& entry, const Oracle& oracle,
-                      const FactSet& facts, FpMode fp, const std::function<int(int)>& line_of,
-                      const std::string& name) {
+Kernel compile_kernel(const KernelRequest& rq) {
   Kernel k;
   const bool dbg = debug_level() > 0;
+  const std::string& name = rq.name;
 
   auto t0 = std::chrono::steady_clock::now();
   InferInput in;
-  in.nest = &nest;
-  in.entry = entry;
-  in.oracle = &oracle;
-  in.line_of = line_of;
+  in.nest = rq.nest;
+  in.entry = rq.entry;
+  in.oracle = rq.oracle;
+  in.line_of = rq.line_of;
   k.typed = infer_types(in);
-  k.infer_s = since(t0);
   if (!k.typed.ok) {
+    k.infer_s = since(t0);
     k.reason = k.typed.reason;
     k.reason_line = k.typed.reason_line;
     if (dbg) debug_dump("infer_types failed for " + name, k.reason);
@@ -50,18 +49,32 @@ Kernel compile_kernel(const ir::Nest& nest, const std::vector<TypeRef>& entry, c
   }
   if (dbg) debug_dump("infer_types: " + name, ir::to_string(k.typed.nest));
 
+  if (rq.conds) {
+    PlanOptions po;
+    po.threads = rq.threads;
+    po.reassociate = rq.reassociate;
+    po.fp = rq.fp;
+    k.plan = plan_parallel(k.typed, rq.facts, *rq.conds, po);
+    if (dbg) debug_dump("plan_parallel: " + name, to_string(k.plan, k.typed.nest));
+  }
+  k.infer_s = since(t0);
+
   auto t1 = std::chrono::steady_clock::now();
   auto ctx = std::make_unique<llvm::LLVMContext>();
   backends::cpu::CodegenOptions opts;
-  opts.fp = fp;
-  opts.line_of = line_of;
-  auto cg = backends::cpu::codegen(k.typed, entry, oracle, facts, opts, *ctx, name);
+  opts.fp = rq.fp;
+  opts.line_of = rq.line_of;
+  opts.plan = rq.conds ? &k.plan : nullptr;
+  opts.overlapping_vars = rq.overlapping_vars;
+  auto cg = backends::cpu::codegen(k.typed, rq.entry, *rq.oracle, rq.facts, opts, *ctx, name);
   k.codegen_s = since(t1);
   if (!cg.ok) {
     k.reason = cg.reason;
     if (dbg) debug_dump("codegen failed for " + name, k.reason);
     return k;
   }
+  k.parallel_loops = cg.parallel_loops;
+  k.refused_loops = cg.refused_loops;
   if (debug_level() > 1) {
     std::string s;
     llvm::raw_string_ostream os(s);

@@ -9,8 +9,9 @@
 //     evaluate_conditions (parameter values in, facts out; part of the guard key)
 //   specialize (once per guard key):
 //     infer_types (run-time types in, typed IR out)
+//     plan_parallel (typed IR + facts -> which loops run on threads, how scalars are shared)
 //   backends:
-//     codegen (typed IR + facts -> LLVM IR) -> jit_compile (O3 + ORC)         [compile_kernel]
+//     codegen (typed IR + facts + plan -> LLVM IR) -> jit_compile (O3 + ORC)  [compile_kernel]
 #pragma once
 #include <functional>
 #include <string>
@@ -21,6 +22,7 @@
 #include "ir/ir.h"
 #include "specialize/facts.h"
 #include "specialize/oracle.h"
+#include "specialize/plan_parallel.h"
 #include "specialize/type_infer.h"
 
 namespace stagepy::specialize {
@@ -34,15 +36,30 @@ struct Kernel {
   TypedNest typed;
   double infer_s = 0, codegen_s = 0, optimize_s = 0, jit_s = 0;
   std::string target = "cpu";
+  ParallelPlan plan;
+  std::vector<int> parallel_loops;  // loops that run on several threads (when their checks pass)
+  std::vector<int> refused_loops;   // planned parallel, but their body could stop for CPython
+};
+
+// Everything one specialization depends on.
+struct KernelRequest {
+  const ir::Nest* nest = nullptr;
+  std::vector<TypeRef> entry;                          // per variable, at entry
+  const Oracle* oracle = nullptr;
+  const analysis::NestConditions* conds = nullptr;
+  FactSet facts;
+  FpMode fp = FpMode::Exact;                           // NumPy's warnings (backends/kernel_abi.h)
+  std::vector<std::pair<int, int>> overlapping_vars;   // live-in arrays that share memory
+  int threads = 1;
+  bool reassociate = true;                             // float reductions may be split
+  std::function<int(int)> line_of;
+  std::string name;
 };
 
 // The static stage, once per nest: the polyhedral model and the conditions under which
 // indices stay in bounds, int operations in 64 bits, and loops free of carried dependences.
 analysis::NestConditions first_sight(const ir::Nest& nest, const std::string& name);
 
-// `fp`: how NumPy's floating-point warnings are kept (backends/kernel_abi.h).
-Kernel compile_kernel(const ir::Nest& nest, const std::vector<TypeRef>& entry, const Oracle& oracle,
-                      const FactSet& facts, FpMode fp, const std::function<int(int)>& line_of,
-                      const std::string& name);
+Kernel compile_kernel(const KernelRequest& rq);
 
 }  // namespace stagepy::specialize

@@ -199,7 +199,12 @@ KernelRun compile_and_run(bool with_array, int64_t n, const double* data = nullp
   KernelRun r;
   static int serial = 0;  // kernel symbols must be unique in the process-wide JIT
   std::string name = std::string(with_array ? "t_array_" : "t_int_") + std::to_string(++serial);
-  r.k = specialize::compile_kernel(lifted.nest, entry, oracle, specialize::FactSet{}, FpMode::Exact, nullptr, name);
+  specialize::KernelRequest rq;
+  rq.nest = &lifted.nest;
+  rq.entry = entry;
+  rq.oracle = &oracle;
+  rq.name = name;
+  r.k = specialize::compile_kernel(rq);
   EXPECT_TRUE(r.k.ok) << r.k.reason;
   if (!r.k.ok) return r;
   r.state.assign((size_t)r.k.layout.slots + 1, 0);

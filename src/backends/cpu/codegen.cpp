@@ -1,6 +1,7 @@
 // See codegen.h.
 #include "backends/cpu/codegen.h"
 
+#include "backends/cpu/parallel_runtime.h"
 #include "ir/mutate.h"
 #include "support/debug.h"
 
@@ -15,6 +16,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <climits>
 #include <functional>
 #include <map>
 #include <optional>
@@ -94,11 +96,13 @@ class Gen {
       build();
       std::string err;
       llvm::raw_string_ostream os(err);
-      if (llvm::verifyFunction(*F, &os)) {
+      if (llvm::verifyModule(*M, &os)) {
         os.flush();
         throw CodegenError{"internal error: invalid kernel: " + err.substr(0, 400)};
       }
       out.ok = true;
+      out.parallel_loops.assign(parallel_ran_.begin(), parallel_ran_.end());
+      out.refused_loops.assign(parallel_refused_.begin(), parallel_refused_.end());
       out.module = std::move(mod);
       out.function = name_;
       out.layout = layout_;
@@ -125,6 +129,11 @@ class Gen {
   llvm::AllocaInst* warn_counter_ = nullptr;   // warnings (kinds per site) seen so far
   std::string name_;
   int op_origin_ = -1;                // bytecode offset of the operation being generated
+  llvm::AllocaInst* par_iter_ = nullptr;  // in a parallel loop's body: the iteration running
+  int par_bodies_ = 0;
+  std::set<int> parallel_ran_, parallel_refused_;
+  std::vector<std::pair<int, llvm::AllocaInst*>> par_counters_;  // (loop, times it ran on threads)
+  std::vector<std::vector<uint8_t>> array_overlap_;  // live-in arrays (by id) that share memory  // loops outlined / refused (the body could stop)
   int cur_line_ = 0;                  // line of the statement being generated
   KernelLayout layout_;
 
@@ -278,9 +287,10 @@ class Gen {
     llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
     WarnSlots w{entry.CreateAlloca(i8(), nullptr, std::string("warn.") + op), {}};
     entry.CreateStore(c8(0), w.bits);
+    // In a parallel loop's body: the first iteration of the loop it occurred in.
     for (auto& f : w.first) {
       f = entry.CreateAlloca(i64(), nullptr, "warn.first");
-      entry.CreateStore(c64(0), f);
+      entry.CreateStore(c64(par_iter_ ? INT64_MAX : 0), f);
     }
     if (!warn_counter_) {
       warn_counter_ = entry.CreateAlloca(i64(), nullptr, "warn.count");
@@ -305,7 +315,8 @@ class Gen {
       Value* had = B.CreateICmpNE(B.CreateAnd(old, c8(1 << k)), c8(0));
       Value* fresh = B.CreateAnd(kinds[k], B.CreateNot(had));
       count = B.CreateAdd(count, B.CreateZExt(fresh, i64()));
-      B.CreateStore(B.CreateSelect(fresh, count, B.CreateLoad(i64(), w.first[k])), w.first[k]);
+      Value* place = par_iter_ ? B.CreateLoad(i64(), par_iter_) : count;
+      B.CreateStore(B.CreateSelect(fresh, place, B.CreateLoad(i64(), w.first[k])), w.first[k]);
       bits = B.CreateOr(bits, B.CreateShl(B.CreateZExt(kinds[k], i8()), k));
     }
     B.CreateStore(count, warn_counter_);
@@ -456,6 +467,15 @@ class Gen {
         params.push_back(r == Repr::I1 ? i8() : repr_ty(r));
       }
     }
+    {
+      auto& m = array_overlap_;
+      m.assign(layout_.arrays.size(), std::vector<uint8_t>(layout_.arrays.size(), 0));
+      for (auto& [a, b] : options_.overlapping_vars)
+        if (array_id_[(size_t)a] >= 0 && array_id_[(size_t)b] >= 0) {
+          m[(size_t)array_id_[(size_t)a]][(size_t)array_id_[(size_t)b]] = 1;
+          m[(size_t)array_id_[(size_t)b]][(size_t)array_id_[(size_t)a]] = 1;
+        }
+    }
     auto* fty = llvm::FunctionType::get(B.getInt32Ty(), params, false);
     F = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name_, M);
     F->addFnAttr(llvm::Attribute::NoUnwind);
@@ -523,20 +543,7 @@ class Gen {
         p++;
         for (int d = 0; d < t->ndim; d++, p++) a.shape.push_back(&*arg++);
         for (int d = 0; d < t->ndim; d++, p++) a.strides.push_back(&*arg++);
-        // A contiguous layout (part of the guard key) fixes the strides: the element size
-        // along the fastest dimension, products of extents beyond. (Extent-1 dimensions
-        // may carry any stride in NumPy, but only index 0 is valid there.) Constant unit
-        // strides are what lets the vectorizer see consecutive elements.
-        const int64_t item = dtype_size(t->dtype);
-        if (t->layout == Type::CContig && t->ndim > 0) {
-          a.strides[(size_t)t->ndim - 1] = c64(item);
-          for (int d = t->ndim - 2; d >= 0; d--)
-            a.strides[(size_t)d] = B.CreateNSWMul(a.strides[(size_t)d + 1], a.shape[(size_t)d + 1]);
-        } else if (t->layout == Type::FContig && t->ndim > 0) {
-          a.strides[0] = c64(item);
-          for (int d = 1; d < t->ndim; d++)
-            a.strides[(size_t)d] = B.CreateNSWMul(a.strides[(size_t)d - 1], a.shape[(size_t)d - 1]);
-        }
+        fix_strides(a);
         B.CreateStore(c64(array_id_[v]), bits_[v]);
         arrays_.push_back(a);
       } else {
@@ -574,12 +581,38 @@ class Gen {
           B.CreateStore(B.CreateLoad(i64(), warn_flags_[k].first[j]),
                         B.CreateConstGEP1_64(i64(), state_, layout_.warn_slot + 3 * (int64_t)k + j));
     }
+    // How many times each parallel loop ran on threads.
+    if (!par_counters_.empty()) {
+      B.SetInsertPoint(exit_->getTerminator());
+      for (auto& [loop, counter] : par_counters_) {
+        layout_.parallel_runs.push_back({loop, layout_.slots});
+        B.CreateStore(B.CreateLoad(i64(), counter), B.CreateConstGEP1_64(i64(), state_, layout_.slots++));
+      }
+    }
     // Unreachable leftovers.
     for (auto& bb : *F)
       if (!bb.getTerminator()) {
         B.SetInsertPoint(&bb);
         B.CreateUnreachable();
       }
+  }
+
+  // A contiguous layout (part of the guard key) fixes the strides: the element size along
+  // the fastest dimension, products of extents beyond. (Extent-1 dimensions may carry any
+  // stride in NumPy, but only index 0 is valid there.) Constant unit strides are what lets
+  // the vectorizer see consecutive elements.
+  void fix_strides(Arr& a) {
+    const TypeRef& t = a.t;
+    const int64_t item = dtype_size(t->dtype);
+    if (t->layout == Type::CContig && t->ndim > 0) {
+      a.strides[(size_t)t->ndim - 1] = c64(item);
+      for (int d = t->ndim - 2; d >= 0; d--)
+        a.strides[(size_t)d] = B.CreateNSWMul(a.strides[(size_t)d + 1], a.shape[(size_t)d + 1]);
+    } else if (t->layout == Type::FContig && t->ndim > 0) {
+      a.strides[0] = c64(item);
+      for (int d = 1; d < t->ndim; d++)
+        a.strides[(size_t)d] = B.CreateNSWMul(a.strides[(size_t)d - 1], a.shape[(size_t)d - 1]);
+    }
   }
 
   // ------------------------------------------------------------ conversions
@@ -2030,7 +2063,8 @@ class Gen {
       B.SetInsertPoint(first_next);
       k0 = c64(1);
     }
-    for_iterations(s, k0, trip, exit);
+    const specialize::LoopPlan* lp = options_.plan && !par_iter_ ? &options_.plan->loops[(size_t)s->loop] : nullptr;
+    if (!(lp && lp->parallel && parallel_loop(s, *lp, k0, trip, exit))) for_iterations(s, k0, trip, exit);
     B.SetInsertPoint(exit);
   }
 
@@ -2062,6 +2096,418 @@ class Gen {
     Value* k1 = B.CreateAdd(k, c64(1));
     k->addIncoming(k1, latch);
     B.CreateBr(head);
+  }
+
+  // ------------------------------------------------------------ parallel loops
+  // Everything generation keeps per LLVM function, saved while a loop body is outlined.
+  struct FnState {
+    llvm::Function* F;
+    BasicBlock* insert;
+    Value* state;
+    std::vector<llvm::AllocaInst*> bits, tags;
+    std::vector<LoopSlots> loops;
+    BasicBlock* exit;
+    llvm::PHINode* exit_status;
+    int resume;
+    llvm::AllocaInst* bad_slot;
+    bool deferred;
+    std::vector<Targets> targets;
+    std::vector<Arr> arrays;
+    std::map<int, V> tuples;
+    std::vector<WarnSlots> warn_flags;
+    llvm::AllocaInst* warn_counter;
+    llvm::AllocaInst* fast_bad;
+    llvm::AllocaInst* par_iter;
+  };
+  FnState save_fn() {
+    FnState st{F, B.GetInsertBlock(), state_, bits_, tags_, loops_, exit_, exit_status_, resume_, bad_slot_, deferred_,
+               targets_, arrays_, tuples_, warn_flags_, warn_counter_, fast_bad_, par_iter_};
+    warn_flags_.clear();
+    warn_counter_ = nullptr;
+    fast_bad_ = nullptr;
+    return st;
+  }
+  void restore_fn(FnState&& st) {
+    F = st.F;
+    B.SetInsertPoint(st.insert);
+    state_ = st.state;
+    bits_ = std::move(st.bits);
+    tags_ = std::move(st.tags);
+    loops_ = std::move(st.loops);
+    exit_ = st.exit;
+    exit_status_ = st.exit_status;
+    resume_ = st.resume;
+    bad_slot_ = st.bad_slot;
+    deferred_ = st.deferred;
+    targets_ = std::move(st.targets);
+    arrays_ = std::move(st.arrays);
+    tuples_ = std::move(st.tuples);
+    warn_flags_ = std::move(st.warn_flags);
+    warn_counter_ = st.warn_counter;
+    fast_bad_ = st.fast_bad;
+    par_iter_ = st.par_iter;
+  }
+
+  // The per-thread record of a parallel loop (i64 slots): reduction partials; for each
+  // private variable the last iteration that assigned it and that value (bits, tag); for
+  // each warning site of the body and kind, the first iteration it occurred in.
+  struct ParRecord {
+    int red = 0, last = 0, warn = 0, size = 0;
+  };
+
+  Value* slot_ptr(Value* base, Value* index) { return B.CreateGEP(i64(), base, index); }
+
+  // Outlines the steady iterations [k0, trip) of loop `s` into a function run on several
+  // threads (parallel_runtime.h), with a sequential version for when the conditions
+  // checked here (at least two iterations, arrays that share no memory) fail. Returns
+  // false, having generated nothing, if the body could need to stop for CPython (a check
+  // the facts do not remove): then the loop stays sequential.
+  bool parallel_loop(const Stmt& s, const specialize::LoopPlan& lp, Value* k0, Value* trip, BasicBlock* exit) {
+    const size_t nv = nest_.vars.size();
+    const int threads = options_.plan->threads;
+    // ctx layout: bits[nv], tags[nv], arrays (data, shapes, strides), tuple items, start, step, results.
+    struct CtxLayout {
+      int bits = 0, tags = 0, arrays = 0, tuples = 0, start = 0, step = 0, results = 0, size = 0;
+    } cx;
+    cx.bits = 0;
+    cx.tags = (int)nv;
+    cx.arrays = 2 * (int)nv;
+    int at = cx.arrays;
+    for (auto& a : arrays_) at += 1 + 2 * a.t->ndim;
+    cx.tuples = at;
+    for (auto& [v, tv] : tuples_) at += (int)tv.elems.size();
+    cx.start = at++;
+    cx.step = at++;
+    cx.results = at++;
+    cx.size = at;
+    std::vector<int> last_vars = lp.privates;
+    // ---- the body function
+    const size_t sites0 = layout_.warn_sites.size();
+    const int bails0 = bails_emitted_;
+    const std::vector<Arr> parent_arrays = arrays_;
+    const std::map<int, V> parent_tuples = tuples_;
+    std::vector<LoopSlots> parent_loops = loops_;
+    FnState parent = save_fn();
+    auto* bty = llvm::FunctionType::get(B.getInt32Ty(), {ptr(), i64(), i64(), i64()}, false);
+    llvm::Function* body = llvm::Function::Create(bty, llvm::Function::InternalLinkage,
+                                                  name_ + ".par" + std::to_string(par_bodies_++), M);
+    body->addFnAttr(llvm::Attribute::NoUnwind);
+    F = body;
+    auto arg = body->arg_begin();
+    Value* ctx = &*arg++;
+    Value* lo = &*arg++;
+    Value* hi = &*arg++;
+    Value* tid = &*arg++;
+    BasicBlock* entry_bb = BasicBlock::Create(C, "entry", F);
+    B.SetInsertPoint(entry_bb);
+    auto ctx_i64 = [&](int k) { return B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), ctx, k)); };
+    bits_.assign(nv, nullptr);
+    tags_.assign(nv, nullptr);
+    for (size_t v = 0; v < nv; v++) {
+      bits_[v] = B.CreateAlloca(i64(), nullptr, nest_.vars[v].name);
+      tags_[v] = B.CreateAlloca(i8(), nullptr, nest_.vars[v].name + ".tag");
+      B.CreateStore(ctx_i64(cx.bits + (int)v), bits_[v]);
+      B.CreateStore(B.CreateTrunc(ctx_i64(cx.tags + (int)v), i8()), tags_[v]);
+    }
+    bad_slot_ = B.CreateAlloca(i1(), nullptr, "bad");
+    B.CreateStore(B.getFalse(), bad_slot_);
+    deferred_ = false;
+    loops_.assign(nest_.loops.size(), LoopSlots{});
+    for (size_t l = 0; l < nest_.loops.size(); l++) {
+      auto& ls = loops_[l];
+      for (auto** a : {&ls.cur, &ls.stop, &ls.step, &ls.trip, &ls.start}) {
+        *a = B.CreateAlloca(i64(), nullptr, "L" + std::to_string(l));
+        B.CreateStore(c64(0), *a);
+      }
+    }
+    B.CreateStore(ctx_i64(cx.start), loops_[(size_t)s->loop].start);
+    B.CreateStore(ctx_i64(cx.step), loops_[(size_t)s->loop].step);
+    arrays_.clear();
+    {
+      int k = cx.arrays;
+      for (auto& pa : parent_arrays) {
+        Arr a;
+        a.t = pa.t;
+        a.data = B.CreateIntToPtr(ctx_i64(k++), ptr());
+        for (int d = 0; d < a.t->ndim; d++) a.shape.push_back(ctx_i64(k++));
+        for (int d = 0; d < a.t->ndim; d++) a.strides.push_back(ctx_i64(k++));
+        fix_strides(a);
+        arrays_.push_back(a);
+      }
+      k = cx.tuples;
+      tuples_.clear();
+      for (auto& [v, tv] : parent_tuples) {
+        V t = tv;
+        for (auto& e : t.elems) e.v = from_bits(ctx_i64(k++), e.t);
+        tuples_[v] = t;
+      }
+    }
+    Value* results = B.CreateIntToPtr(ctx_i64(cx.results), ptr());
+    // This thread's record (its size is known once the body is generated: patched below).
+    llvm::Instruction* rec_size = B.Insert(llvm::BinaryOperator::CreateAdd(c64(0), c64(0)), "rec.size");
+    Value* rec = B.CreateGEP(i64(), results, B.CreateMul(tid, rec_size));
+    ParRecord pr;
+    pr.red = 0;
+    pr.last = (int)lp.reductions.size();
+    pr.warn = pr.last + 3 * (int)last_vars.size();
+    for (size_t r = 0; r < lp.reductions.size(); r++)
+      B.CreateStore(B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), rec, pr.red + (int64_t)r)),
+                    bits_[(size_t)lp.reductions[r].var]);
+    std::vector<llvm::AllocaInst*> last_it, last_bits, last_tag;
+    for (size_t p = 0; p < last_vars.size(); p++) {
+      last_it.push_back(B.CreateAlloca(i64(), nullptr, "last.it"));
+      last_bits.push_back(B.CreateAlloca(i64(), nullptr, "last.bits"));
+      last_tag.push_back(B.CreateAlloca(i64(), nullptr, "last.tag"));
+      for (int j = 0; j < 3; j++) {
+        llvm::AllocaInst* dst = j == 0 ? last_it.back() : j == 1 ? last_bits.back() : last_tag.back();
+        B.CreateStore(B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), rec, pr.last + 3 * (int64_t)p + j)), dst);
+      }
+    }
+    par_iter_ = B.CreateAlloca(i64(), nullptr, "par.iter");
+    exit_ = BasicBlock::Create(C, "exit", F);
+    {
+      llvm::IRBuilder<> eb(exit_);
+      exit_status_ = eb.CreatePHI(B.getInt32Ty(), 2, "status");
+      eb.CreateRet(exit_status_);
+    }
+    // The iterations.
+    BasicBlock* pre = B.GetInsertBlock();
+    BasicBlock* head = BasicBlock::Create(C, "par.head", F);
+    BasicBlock* bodyb = BasicBlock::Create(C, "par.body", F);
+    BasicBlock* latch = BasicBlock::Create(C, "par.latch", F);
+    BasicBlock* done = BasicBlock::Create(C, "par.done", F);
+    B.CreateBr(head);
+    B.SetInsertPoint(head);
+    auto* k = B.CreatePHI(i64(), 2, "k");
+    k->addIncoming(lo, pre);
+    B.CreateCondBr(B.CreateICmpSLT(k, hi), bodyb, done);
+    B.SetInsertPoint(bodyb);
+    B.CreateStore(k, par_iter_);
+    for (int v : last_vars) B.CreateStore(c8(0), tags_[(size_t)v]);  // "not assigned in this iteration"
+    enter_iteration(s, k);
+    targets_.clear();
+    targets_.push_back({s->loop, latch, nullptr});
+    stmt(s->body[0]);
+    targets_.pop_back();
+    if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(latch);
+    B.SetInsertPoint(latch);
+    for (size_t p = 0; p < last_vars.size(); p++) {
+      int v = last_vars[p];
+      Value* tag = B.CreateLoad(i8(), tags_[(size_t)v]);
+      Value* set = B.CreateICmpNE(tag, c8(0));
+      B.CreateStore(B.CreateSelect(set, k, B.CreateLoad(i64(), last_it[p])), last_it[p]);
+      B.CreateStore(B.CreateSelect(set, B.CreateLoad(i64(), bits_[(size_t)v]), B.CreateLoad(i64(), last_bits[p])),
+                    last_bits[p]);
+      B.CreateStore(B.CreateSelect(set, B.CreateZExt(tag, i64()), B.CreateLoad(i64(), last_tag[p])), last_tag[p]);
+    }
+    k->addIncoming(B.CreateAdd(k, c64(1)), latch);
+    B.CreateBr(head);
+    B.SetInsertPoint(done);
+    const bool gave_up = bails_emitted_ != bails0;
+    const size_t body_sites = layout_.warn_sites.size() - sites0;
+    pr.size = pr.warn + 3 * (int)body_sites;
+    pr.size = (pr.size + 7) / 8 * 8;  // records on their own cache lines
+    for (size_t r = 0; r < lp.reductions.size(); r++)
+      B.CreateStore(B.CreateLoad(i64(), bits_[(size_t)lp.reductions[r].var]),
+                    B.CreateConstGEP1_64(i64(), rec, pr.red + (int64_t)r));
+    for (size_t p = 0; p < last_vars.size(); p++)
+      for (int j = 0; j < 3; j++) {
+        llvm::AllocaInst* src = j == 0 ? last_it[p] : j == 1 ? last_bits[p] : last_tag[p];
+        B.CreateStore(B.CreateLoad(i64(), src), B.CreateConstGEP1_64(i64(), rec, pr.last + 3 * (int64_t)p + j));
+      }
+    for (size_t w = 0; w < body_sites; w++)
+      for (int j = 0; j < 3; j++) {
+        Value* at_rec = B.CreateConstGEP1_64(i64(), rec, pr.warn + 3 * (int64_t)w + j);
+        Value* mine = B.CreateLoad(i64(), warn_flags_[w].first[j]);
+        Value* theirs = B.CreateLoad(i64(), at_rec);
+        B.CreateStore(B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, mine, theirs), at_rec);
+      }
+    exit_status_->addIncoming(B.getInt32(0), B.GetInsertBlock());
+    B.CreateBr(exit_);
+    rec_size->replaceAllUsesWith(c64(pr.size));
+    rec_size->eraseFromParent();
+    for (auto& bb : *F)
+      if (!bb.getTerminator()) {
+        B.SetInsertPoint(&bb);
+        B.CreateUnreachable();
+      }
+    restore_fn(std::move(parent));
+    loops_ = parent_loops;
+    if (gave_up) {
+      body->eraseFromParent();
+      layout_.warn_sites.resize(sites0);
+      bails_emitted_ = bails0;
+      parallel_refused_.insert(s->loop);
+      return false;
+    }
+    // The parent's slots for the body's warning sites.
+    const size_t parent_sites0 = warn_flags_.size();
+    for (size_t w = 0; w < body_sites; w++) {
+      llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+      WarnSlots ws{entry.CreateAlloca(i8(), nullptr, "warn.par"), {}};
+      entry.CreateStore(c8(0), ws.bits);
+      for (auto& f : ws.first) {
+        f = entry.CreateAlloca(i64(), nullptr, "warn.first");
+        entry.CreateStore(c64(0), f);
+      }
+      if (!warn_counter_) {
+        warn_counter_ = entry.CreateAlloca(i64(), nullptr, "warn.count");
+        entry.CreateStore(c64(0), warn_counter_);
+      }
+      warn_flags_.push_back(ws);
+    }
+
+    // ---- the parent: run in parallel when it is safe and worth it.
+    BasicBlock* par = BasicBlock::Create(C, "par.run", F);
+    BasicBlock* seq = BasicBlock::Create(C, "par.seq", F);
+    Value* ok = B.CreateICmpSGE(B.CreateSub(trip, k0), c64(2));
+    for (auto& [a, b] : lp.alias_pairs) ok = B.CreateAnd(ok, B.CreateNot(may_share(a, b)));
+    B.CreateCondBr(ok, par, seq);
+    B.SetInsertPoint(seq);
+    for_iterations(s, k0, trip, exit);
+    B.SetInsertPoint(par);
+    llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+    auto* ctxa = entry.CreateAlloca(i64(), c64(cx.size), "par.ctx");
+    auto* resa = entry.CreateAlloca(i64(), c64((int64_t)pr.size * threads), "par.results");
+    resa->setAlignment(llvm::Align(64));
+    auto put = [&](int k2, Value* v) { B.CreateStore(v, B.CreateConstGEP1_64(i64(), ctxa, k2)); };
+    for (size_t v = 0; v < nv; v++) {
+      put(cx.bits + (int)v, B.CreateLoad(i64(), bits_[v]));
+      put(cx.tags + (int)v, B.CreateZExt(B.CreateLoad(i8(), tags_[v]), i64()));
+    }
+    {
+      int k2 = cx.arrays;
+      for (auto& a : arrays_) {
+        put(k2++, B.CreatePtrToInt(a.data, i64()));
+        for (auto* x : a.shape) put(k2++, x);
+        for (auto* x : a.strides) put(k2++, x);
+      }
+      k2 = cx.tuples;
+      for (auto& [v, tv] : tuples_)
+        for (auto& e : tv.elems) put(k2++, to_bits(e));
+    }
+    auto& L = loops_[(size_t)s->loop];
+    put(cx.start, B.CreateLoad(i64(), L.start));
+    put(cx.step, B.CreateLoad(i64(), L.step));
+    put(cx.results, B.CreatePtrToInt(resa, i64()));
+    // Per-thread records: reduction identities, no last iteration, no warning yet.
+    for (int t = 0; t < threads; t++) {
+      Value* rec0 = B.CreateConstGEP1_64(i64(), resa, (int64_t)t * pr.size);
+      for (size_t r = 0; r < lp.reductions.size(); r++)
+        B.CreateStore(identity_bits(lp.reductions[r]), B.CreateConstGEP1_64(i64(), rec0, pr.red + (int64_t)r));
+      for (size_t p = 0; p < last_vars.size(); p++)
+        B.CreateStore(c64(-1), B.CreateConstGEP1_64(i64(), rec0, pr.last + 3 * (int64_t)p));
+      for (size_t w = 0; w < 3 * body_sites; w++)
+        B.CreateStore(c64(INT64_MAX), B.CreateConstGEP1_64(i64(), rec0, pr.warn + (int64_t)w));
+    }
+    auto* pfty = llvm::FunctionType::get(B.getInt32Ty(), {ptr(), ptr(), i64(), i64(), i64()}, false);
+    Value* pf = B.CreateIntToPtr(c64((int64_t)(uintptr_t)&stagepy_parallel_for), ptr());
+    B.CreateCall(pfty, pf, {body, ctxa, k0, trip, c64(threads)});
+    {
+      auto* counter = entry.CreateAlloca(i64(), nullptr, "par.runs");
+      entry.CreateStore(c64(0), counter);
+      B.CreateStore(B.CreateAdd(B.CreateLoad(i64(), counter), c64(1)), counter);
+      par_counters_.push_back({s->loop, counter});
+    }
+    // Reductions: the parts in thread order.
+    for (size_t r = 0; r < lp.reductions.size(); r++) {
+      const specialize::Reduction& red = lp.reductions[r];
+      V acc = scalar(red.type, from_bits(B.CreateLoad(i64(), bits_[(size_t)red.var]), red.type));
+      for (int t = 0; t < threads; t++) {
+        Value* pb = B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), resa, (int64_t)t * pr.size + pr.red + (int64_t)r));
+        acc = combine(red, acc, scalar(red.type, from_bits(pb, red.type)));
+      }
+      assign(red.var, acc);
+    }
+    // Private variables: the value of the last iteration that assigned them.
+    for (size_t p = 0; p < last_vars.size(); p++) {
+      int v = last_vars[p];
+      Value* best = c64(-1);
+      Value* bb = B.CreateLoad(i64(), bits_[(size_t)v]);
+      Value* bt = B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)v]), i64());
+      for (int t = 0; t < threads; t++) {
+        int64_t base = (int64_t)t * pr.size + pr.last + 3 * (int64_t)p;
+        Value* it = B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), resa, base));
+        Value* later = B.CreateICmpSGT(it, best);
+        best = B.CreateSelect(later, it, best);
+        bb = B.CreateSelect(later, B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), resa, base + 1)), bb);
+        bt = B.CreateSelect(later, B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), resa, base + 2)), bt);
+      }
+      B.CreateStore(bb, bits_[(size_t)v]);
+      B.CreateStore(B.CreateTrunc(bt, i8()), tags_[(size_t)v]);
+    }
+    // The loop variable ends on the last iteration.
+    enter_iteration(s, B.CreateSub(trip, c64(1)));
+    // Warnings: ordered by the iteration they first occurred in.
+    if (body_sites) {
+      auto* rank = entry.CreateAlloca(i64(), c64(3 * (int64_t)body_sites), "warn.rank");
+      auto* rty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), i64(), i64(), i64(), ptr()}, false);
+      Value* rf = B.CreateIntToPtr(c64((int64_t)(uintptr_t)&stagepy_rank_parallel_warnings), ptr());
+      B.CreateCall(rty, rf, {resa, c64(threads), c64(pr.size), c64(pr.warn), c64(3 * (int64_t)body_sites), rank});
+      Value* count = B.CreateLoad(i64(), warn_counter_);
+      Value* seen = c64(0);
+      for (size_t w = 0; w < body_sites; w++)
+        for (int j = 0; j < 3; j++) {
+          Value* rk = B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), rank, 3 * (int64_t)w + j));
+          auto& slot = warn_flags_[parent_sites0 + w].first[j];
+          B.CreateStore(B.CreateSelect(B.CreateICmpSGT(rk, c64(0)), B.CreateAdd(count, rk), c64(0)), slot);
+          seen = B.CreateAdd(seen, B.CreateZExt(B.CreateICmpSGT(rk, c64(0)), i64()));
+        }
+      B.CreateStore(B.CreateAdd(count, seen), warn_counter_);
+    }
+    B.CreateBr(exit);
+    parallel_ran_.insert(s->loop);
+    return true;
+  }
+
+  // Whether array variables a and b refer, now, to arrays that share memory. Each holds
+  // the id of a live-in array (its parameter position); which ids overlap is known from
+  // the guard key (array_overlap_).
+  Value* may_share(int a, int b) {
+    Value* ida = B.CreateLoad(i64(), bits_[(size_t)a]);
+    Value* idb = B.CreateLoad(i64(), bits_[(size_t)b]);
+    Value* any = B.getFalse();
+    for (size_t x = 0; x < arrays_.size(); x++)
+      for (size_t y = 0; y < arrays_.size(); y++) {
+        bool overlap = x == y || (x < array_overlap_.size() && y < array_overlap_[x].size() && array_overlap_[x][y]);
+        if (overlap) any = B.CreateOr(any, B.CreateAnd(B.CreateICmpEQ(ida, c64((int64_t)x)), B.CreateICmpEQ(idb, c64((int64_t)y))));
+      }
+    return any;
+  }
+
+  Value* identity_bits(const specialize::Reduction& r) {
+    const TypeRef& t = r.type;
+    bool fl = t->kind == Type::Kind::PyFloat || (t->kind == Type::Kind::NpScalar && dtype_is_float(t->dtype));
+    using K = specialize::Reduction::Kind;
+    V x;
+    x.t = t;
+    if (fl) {
+      llvm::Type* ft = ty(t);
+      double id = r.op == ir::BinOp::Mul ? 1.0 : -0.0;  // -0.0 + x == x for every x, -0.0 too
+      x.v = llvm::ConstantFP::get(ft, id);
+      return to_bits(x);
+    }
+    llvm::Type* it = ty(t);
+    unsigned w = it->getIntegerBitWidth();
+    bool sgn = t->kind == Type::Kind::PyInt || dtype_is_signed(t->dtype);
+    llvm::APInt v(w, 0);
+    if (r.kind == K::Min) v = sgn ? llvm::APInt::getSignedMaxValue(w) : llvm::APInt::getMaxValue(w);
+    else if (r.kind == K::Max) v = sgn ? llvm::APInt::getSignedMinValue(w) : llvm::APInt::getMinValue(w);
+    else v = llvm::APInt(w, r.op == ir::BinOp::Mul ? 1 : 0);
+    x.v = llvm::ConstantInt::get(it, v);
+    return to_bits(x);
+  }
+
+  V combine(const specialize::Reduction& r, const V& acc, const V& part) {
+    using K = specialize::Reduction::Kind;
+    if (r.kind == K::Arith) {
+      ir::BinOp op = r.op == ir::BinOp::Mul ? ir::BinOp::Mul : ir::BinOp::Add;
+      return binary(op, acc, part, r.type);
+    }
+    bool sgn = r.type->kind == Type::Kind::PyInt || dtype_is_signed(r.type->dtype);
+    Value* take = r.kind == K::Min ? (sgn ? B.CreateICmpSLT(part.v, acc.v) : B.CreateICmpULT(part.v, acc.v))
+                                   : (sgn ? B.CreateICmpSGT(part.v, acc.v) : B.CreateICmpUGT(part.v, acc.v));
+    return scalar(r.type, B.CreateSelect(take, part.v, acc.v));
   }
 
   // ------------------------------------------------------------ speculative chunks

@@ -15,6 +15,7 @@
 #include "backends/kernel_abi.h"
 #include "specialize/facts.h"
 #include "specialize/oracle.h"
+#include "specialize/plan_parallel.h"
 #include "specialize/type_infer.h"
 
 namespace llvm {
@@ -27,10 +28,15 @@ namespace stagepy::backends::cpu {
 struct CodegenOptions {
   FpMode fp = FpMode::Exact;
   std::function<int(int)> line_of;  // bytecode offset -> source line (warning sites)
+  const specialize::ParallelPlan* plan = nullptr;  // loops to run on several threads
+  // Live-in array variables that share memory (from the guard key).
+  std::vector<std::pair<int, int>> overlapping_vars;
 };
 
 struct Codegen {
   bool ok = false;
+  std::vector<int> parallel_loops;  // loops outlined to run on several threads
+  std::vector<int> refused_loops;   // loops planned parallel whose body could stop for CPython
   std::string reason;
   std::unique_ptr<llvm::Module> module;
   std::string function;  // the kernel's symbol

@@ -1,0 +1,64 @@
+// See parallel_runtime.h.
+#include "backends/cpu/parallel_runtime.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+namespace stagepy::backends::cpu {
+
+int default_threads() {
+  static const int n = [] {
+    const char* v = std::getenv("STAGEPY_THREADS");
+    int k = v && *v ? std::atoi(v) : 0;
+    if (k <= 0) k = (int)std::thread::hardware_concurrency();
+    return k < 1 ? 1 : k;
+  }();
+  return n;
+}
+
+}  // namespace stagepy::backends::cpu
+
+extern "C" int32_t stagepy_parallel_for(stagepy::backends::cpu::ParallelBody body, void* ctx, int64_t k0,
+                                        int64_t trip, int64_t threads) {
+  const int64_t n = trip - k0;
+  if (n <= 0) return 0;
+  if (threads > n) threads = n;
+  // About four chunks per thread: enough to balance a triangular nest, few enough that
+  // each thread sweeps long contiguous runs.
+  int64_t chunk = n / (threads * 4);
+  if (chunk < 1) chunk = 1;
+  int32_t status = 0;
+#pragma omp parallel num_threads((int)threads)
+  {
+    const int64_t tid = omp_get_thread_num();
+    const int64_t nt = omp_get_num_threads();
+    for (int64_t lo = k0 + tid * chunk; lo < trip; lo += nt * chunk) {
+      int32_t st = body(ctx, lo, std::min(lo + chunk, trip), tid);
+      if (st) {
+#pragma omp critical(stagepy_parallel_status)
+        if (!status) status = st;
+        break;
+      }
+    }
+  }
+  return status;
+}
+
+extern "C" void stagepy_rank_parallel_warnings(const int64_t* results, int64_t threads, int64_t record,
+                                               int64_t offset, int64_t n, int64_t* rank) {
+  std::vector<std::tuple<int64_t, int64_t>> seen;  // (first iteration, index)
+  for (int64_t i = 0; i < n; i++) {
+    int64_t first = INT64_MAX;
+    for (int64_t t = 0; t < threads; t++) first = std::min(first, results[t * record + offset + i]);
+    rank[i] = 0;
+    if (first != INT64_MAX) seen.emplace_back(first, i);
+  }
+  std::sort(seen.begin(), seen.end());
+  for (size_t r = 0; r < seen.size(); r++) rank[std::get<1>(seen[r])] = (int64_t)r + 1;
+}

@@ -1,0 +1,28 @@
+// The threads behind parallel loops: in, a loop body outlined by codegen
+// (`int32 body(ctx, lo, hi, tid)`, running iterations [lo, hi) as thread `tid`) and the
+// loop's iteration range; out, every iteration run once, on up to `threads` OpenMP
+// threads. Iterations go out in fixed chunks dealt round-robin (schedule(static, chunk)):
+// balanced for triangular nests, and the same split on every run, so that reductions
+// combine their per-thread parts in the same order each time.
+#pragma once
+#include <cstdint>
+
+namespace stagepy::backends::cpu {
+
+using ParallelBody = int32_t (*)(void* ctx, int64_t lo, int64_t hi, int64_t tid);
+
+// The threads parallel loops use: STAGEPY_THREADS, or every core.
+int default_threads();
+
+}  // namespace stagepy::backends::cpu
+
+extern "C" {
+// Called by kernels. Returns the first non-zero status a body returned (0 normally).
+int32_t stagepy_parallel_for(stagepy::backends::cpu::ParallelBody body, void* ctx, int64_t k0, int64_t trip,
+                             int64_t threads);
+// Orders the warnings a parallel loop's threads saw: `first` holds, per (site, kind) and
+// thread, the first iteration it occurred in (INT64_MAX: never); writes to `rank` the place
+// of each (site, kind) among those that occurred (1, 2, ... by iteration, then site), or 0.
+void stagepy_rank_parallel_warnings(const int64_t* results, int64_t threads, int64_t record, int64_t offset,
+                                    int64_t n, int64_t* rank);
+}

@@ -1,0 +1,367 @@
+// See plan_parallel.h.
+#include "specialize/plan_parallel.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+namespace stagepy::specialize {
+namespace {
+
+using ir::Expr;
+using ir::ExprNode;
+using ir::Stmt;
+using ir::StmtNode;
+using EK = ExprNode::Kind;
+using SK = StmtNode::Kind;
+
+bool is_float(const TypeRef& t) {
+  return t && (t->kind == Type::Kind::PyFloat || (t->kind == Type::Kind::NpScalar && dtype_is_float(t->dtype)));
+}
+bool is_np_int(const TypeRef& t) {
+  return t && t->kind == Type::Kind::NpScalar && dtype_is_int(t->dtype);
+}
+bool is_int(const TypeRef& t) { return t && (t->kind == Type::Kind::PyInt || is_np_int(t)); }
+
+void walk_expr(const Expr& e, const std::function<void(const Expr&)>& f) {
+  if (!e) return;
+  f(e);
+  for (auto& a : e->args) walk_expr(a, f);
+}
+
+bool reads_var(const Expr& e, int v) {
+  bool r = false;
+  walk_expr(e, [&](const Expr& x) { r = r || (x->kind == EK::Load && x->var == v); });
+  return r;
+}
+
+// The variable at the root of a subscript chain (A in A[i][j]), or -1.
+int root_var(const Expr& e) {
+  if (e->kind == EK::Load) return e->var;
+  if (e->kind == EK::Subscript) return root_var(e->args[0]);
+  return -1;
+}
+
+class Planner {
+ public:
+  Planner(const TypedNest& tn, const FactSet& facts, const analysis::NestConditions& conds, const PlanOptions& o)
+      : tn_(tn), n_(tn.nest), facts_(facts), conds_(conds), o_(o) {
+    for (auto& c : conds.conds)
+      if (c.fact.kind == analysis::FactKind::NonNeg) affine_.insert({c.fact.origin, c.fact.pos});
+  }
+
+  ParallelPlan run() {
+    ParallelPlan p;
+    p.threads = o_.threads;
+    p.loops.resize(n_.loops.size());
+    plan_ = &p;
+    visit(n_.root, false);
+    return p;
+  }
+
+ private:
+  const TypedNest& tn_;
+  const ir::Nest& n_;
+  const FactSet& facts_;
+  const analysis::NestConditions& conds_;
+  const PlanOptions& o_;
+  std::set<std::pair<int, int>> affine_;
+  ParallelPlan* plan_ = nullptr;
+
+  std::string name(int v) const { return "`" + n_.vars[(size_t)v].name + "`"; }
+
+  // Finds the outermost loops that can run in parallel (nothing inside one is parallel).
+  void visit(const Stmt& s, bool inside_parallel) {
+    if (s->kind == SK::For && !inside_parallel) {
+      LoopPlan& lp = plan_->loops[(size_t)s->loop];
+      lp = consider(s);
+      if (lp.parallel) inside_parallel = true;
+    }
+    for (auto& b : s->body) visit(b, inside_parallel);
+  }
+
+  // ---------------------------------------------------------------- one loop
+  struct Info {
+    std::set<int> assigned;                    // scalar variables assigned in the loop
+    std::set<int> arrays, written;             // array variables subscripted / stored to
+    std::map<int, std::vector<const ExprNode*>> exposed;  // reads before any write in the iteration
+    std::map<int, int> reads;                  // Load nodes per variable
+    struct Cand {
+      Reduction r;
+      const ExprNode* load;                    // the `v` operand
+      int stmt_line;
+    };
+    std::map<int, std::vector<Cand>> cands;
+    std::set<int> assigned_elsewhere;          // assigned by a statement that is not a reduction of it
+    bool breaks_self = false;
+    std::string bad_index;                     // a subscript whose facts are missing
+    int line = 0;
+  };
+
+  void collect_assigned(const Stmt& s, Info& in) {
+    for (auto& e : s->effects)
+      if (e.kind == ir::Effect::Kind::Assign) in.assigned.insert(e.var);
+    if (s->kind == SK::For) in.assigned.insert(s->var);
+    for (auto& b : s->body) collect_assigned(b, in);
+  }
+
+  void note_expr(const Expr& e, const std::set<int>& D, Info& in) {
+    walk_expr(e, [&](const Expr& x) {
+      if (x->kind == EK::Load && in.assigned.count(x->var)) {
+        in.reads[x->var]++;
+        if (!D.count(x->var)) in.exposed[x->var].push_back(x.get());
+      }
+      if (x->kind == EK::Subscript) subscript(x, x->args[1], x->origin, false, in);
+    });
+  }
+
+  void subscript(const Expr& node, const Expr& index, int origin, bool store, Info& in) {
+    const Expr& base = store ? node : node->args[0];
+    if (!base->type || base->type->kind != Type::Kind::Array) return;
+    int v = root_var(base);
+    if (v >= 0) {
+      in.arrays.insert(v);
+      if (store) in.written.insert(v);
+    } else {
+      in.bad_index = "subscripts an array it cannot name";
+    }
+    size_t k = index->kind == EK::Tuple ? index->args.size() : 1;
+    for (size_t p = 0; p < k; p++) {
+      if (!affine_.count({origin, (int)p})) continue;
+      if (!facts_.has(FactKind::InBounds, origin, (int)p) || !facts_.has(FactKind::NonNeg, origin, (int)p))
+        if (in.bad_index.empty())
+          in.bad_index = "an index may be negative or out of bounds (it is checked at every access)";
+    }
+  }
+
+  // A reduction statement: v = v op e (or e op v for + and *), v = min(v, e), v = max(v, e).
+  std::optional<Reduction> reduction_of(const ir::Effect& f) {
+    if (f.kind != ir::Effect::Kind::Assign) return std::nullopt;
+    int v = f.var;
+    const Expr& e = f.value;
+    Reduction r;
+    r.var = v;
+    r.type = e->type;
+    if (e->kind == EK::Binary) {
+      using O = ir::BinOp;
+      if (e->binop != O::Add && e->binop != O::Sub && e->binop != O::Mul) return std::nullopt;
+      const Expr *self = nullptr, *other = nullptr;
+      if (e->args[0]->kind == EK::Load && e->args[0]->var == v) self = &e->args[0], other = &e->args[1];
+      else if (e->binop != O::Sub && e->args[1]->kind == EK::Load && e->args[1]->var == v)
+        self = &e->args[1], other = &e->args[0];
+      if (!self || reads_var(*other, v)) return std::nullopt;
+      if (!types::same((*self)->type, e->type)) return std::nullopt;  // the type settles in the loop
+      r.op = e->binop;
+      r.kind = Reduction::Kind::Arith;
+      return r;
+    }
+    if (e->kind == EK::Call && e->args.size() == 3 && e->kwnames.empty() && e->args[0]->type &&
+        e->args[0]->type->kind == Type::Kind::Callable &&
+        (e->args[0]->type->builtin == Builtin::Min || e->args[0]->type->builtin == Builtin::Max)) {
+      int self = -1;
+      for (int k = 1; k <= 2; k++)
+        if (e->args[(size_t)k]->kind == EK::Load && e->args[(size_t)k]->var == v) self = k;
+      if (self < 0 || reads_var(e->args[(size_t)(3 - self)], v)) return std::nullopt;
+      if (!types::same(e->args[(size_t)self]->type, e->type)) return std::nullopt;
+      r.kind = e->args[0]->type->builtin == Builtin::Min ? Reduction::Kind::Min : Reduction::Kind::Max;
+      return r;
+    }
+    return std::nullopt;
+  }
+
+  // Walks one iteration: D holds the variables assigned on every way so far. Returns
+  // false when no way falls through to the end of `s` (continue/break).
+  bool walk(const Stmt& s, std::set<int>& D, Info& in, int self_loop) {
+    switch (s->kind) {
+      case SK::Block:
+        for (auto& b : s->body)
+          if (!walk(b, D, in, self_loop)) return false;
+        return true;
+      case SK::Seg: {
+        std::optional<Reduction> red;
+        if (s->effects.size() == 1) red = reduction_of(s->effects[0]);
+        for (auto& f : s->effects) {
+          note_expr(f.base, D, in);
+          note_expr(f.index, D, in);
+          note_expr(f.value, D, in);
+          if (f.kind == ir::Effect::Kind::Store) subscript(f.base, f.index, f.origin, true, in);
+        }
+        for (auto& f : s->effects)
+          if (f.kind == ir::Effect::Kind::Assign) {
+            if (red && red->var == f.var) {
+              const ExprNode* load = nullptr;
+              walk_expr(f.value, [&](const Expr& x) {
+                if (!load && x->kind == EK::Load && x->var == f.var) load = x.get();
+              });
+              in.cands[f.var].push_back({*red, load, s->line});
+            } else {
+              in.assigned_elsewhere.insert(f.var);
+            }
+            D.insert(f.var);
+          }
+        return true;
+      }
+      case SK::If: {
+        note_expr(s->cond, D, in);
+        std::set<int> a = D, b = D;
+        bool fa = walk(s->body[0], a, in, self_loop);
+        bool fb = walk(s->body[1], b, in, self_loop);
+        if (fa && fb) {
+          std::set<int> both;
+          for (int v : a)
+            if (b.count(v)) both.insert(v);
+          D = both;
+        } else if (fa) {
+          D = a;
+        } else if (fb) {
+          D = b;
+        }
+        return fa || fb;
+      }
+      case SK::Range:
+        for (auto& a : s->args) note_expr(a, D, in);
+        return true;
+      case SK::For: {
+        for (auto& a : s->args) note_expr(a, D, in);
+        in.assigned_elsewhere.insert(s->var);
+        std::set<int> inner = D;
+        inner.insert(s->var);
+        if (s->peeled) {
+          std::set<int> first = inner;
+          walk(s->body[1], first, in, self_loop);
+        }
+        walk(s->body[0], inner, in, self_loop);
+        return true;  // may run no iteration: D is unchanged
+      }
+      case SK::While: {
+        std::set<int> inner = D;
+        if (s->peeled) {
+          std::set<int> first = inner;
+          walk(s->body[1], first, in, self_loop);
+        }
+        walk(s->body[0], inner, in, self_loop);
+        return true;
+      }
+      case SK::Break:
+        if (s->loop == self_loop) in.breaks_self = true;
+        return false;
+      case SK::Continue:
+        return false;
+    }
+    return true;
+  }
+
+  LoopPlan consider(const Stmt& s) {
+    LoopPlan lp;
+    auto no = [&](std::string why) {
+      lp.parallel = false;
+      lp.why = std::move(why);
+      lp.privates.clear();
+      lp.reductions.clear();
+      lp.alias_pairs.clear();
+      return lp;
+    };
+    if (o_.threads < 2) return no("one thread (STAGEPY_THREADS)");
+    if (!conds_.ok) return no(conds_.error);
+    Info in;
+    in.line = s->line;
+    collect_assigned(s->body[0], in);
+    in.assigned.insert(s->var);
+    std::set<int> D = {s->var};
+    walk(s->body[0], D, in, s->loop);
+    if (in.breaks_self) return no("it may stop early (break)");
+    if (!in.bad_index.empty()) return no(in.bad_index);
+    if (!facts_.no_carried(s->loop)) return no(carried_arrays(s->loop));
+    for (int v : in.arrays)
+      if (in.assigned.count(v)) return no(name(v) + " is reassigned inside the loop");
+    // Scalars.
+    for (int v : in.assigned) {
+      if (v == s->var) continue;
+      auto ex = in.exposed.find(v);
+      if (ex == in.exposed.end()) {
+        lp.privates.push_back(v);
+        continue;
+      }
+      // Read before it is assigned: only a reduction may do that.
+      auto cs = in.cands.find(v);
+      if (cs == in.cands.end() || in.assigned_elsewhere.count(v))
+        return no(name(v) + " is carried from one iteration to the next");
+      const Reduction& r0 = cs->second[0].r;
+      std::set<const ExprNode*> red_loads;
+      for (auto& c : cs->second) {
+        if (c.r.kind != r0.kind || (c.r.kind == Reduction::Kind::Arith && (c.r.op == ir::BinOp::Mul) != (r0.op == ir::BinOp::Mul)) ||
+            !types::same(c.r.type, r0.type))
+          return no(name(v) + " is carried from one iteration to the next (mixed updates)");
+        red_loads.insert(c.load);
+      }
+      if ((int)red_loads.size() != in.reads[v]) return no(name(v) + " is carried from one iteration to the next");
+      const TypeRef& t = r0.type;
+      if (r0.kind == Reduction::Kind::Arith) {
+        if (is_float(t)) {
+          if (!o_.reassociate)
+            return no("the sum in " + name(v) + " would be reassociated (STAGEPY_STRICT_FP=1)");
+        } else if (is_np_int(t)) {
+          if (o_.fp != FpMode::Ignore)
+            return no("the integer sum in " + name(v) + " could overflow where NumPy warns");
+        } else {
+          return no("the sum in " + name(v) + " is of " + t->str() + " (not a reduction stagepy splits)");
+        }
+      } else if (!is_int(t)) {
+        return no("min/max of " + t->str() + " in " + name(v) + " depends on the order (NaN)");
+      }
+      lp.reductions.push_back(r0);
+    }
+    // Arrays the loop writes must share no memory with the others it touches.
+    for (int w : in.written)
+      for (int a : in.arrays)
+        if (a != w && (a > w || !in.written.count(a))) lp.alias_pairs.push_back({w, a});
+    lp.parallel = true;
+    return lp;
+  }
+
+  std::string carried_arrays(int loop) const {
+    for (auto& c : conds_.conds) {
+      if (c.fact.kind != FactKind::NoCarried || c.fact.loop != loop) continue;
+      for (auto& k : c.conflicts) {
+        if (k.first_writes && !k.second_writes)
+          return k.second + " reads the element " + k.first + " writes in an earlier iteration";
+        if (!k.first_writes && k.second_writes)
+          return k.second + " overwrites the element " + k.first + " reads in an earlier iteration";
+        return k.first + " and " + k.second + " write the same element in different iterations";
+      }
+      return "its iterations may touch the same array elements";
+    }
+    return "no dependence analysis for it";
+  }
+};
+
+}  // namespace
+
+ParallelPlan plan_parallel(const TypedNest& tn, const FactSet& facts, const analysis::NestConditions& conds,
+                           const PlanOptions& options) {
+  return Planner(tn, facts, conds, options).run();
+}
+
+std::string to_string(const ParallelPlan& p, const ir::Nest& nest) {
+  std::ostringstream o;
+  o << "threads " << p.threads << "\n";
+  for (size_t l = 0; l < p.loops.size(); l++) {
+    const LoopPlan& lp = p.loops[l];
+    if (!lp.parallel && lp.why.empty()) continue;
+    o << "L" << l << ": " << (lp.parallel ? "parallel" : "sequential: " + lp.why);
+    if (lp.parallel) {
+      o << "; private";
+      for (int v : lp.privates) o << " " << nest.vars[(size_t)v].name;
+      o << "; reductions";
+      for (auto& r : lp.reductions) o << " " << nest.vars[(size_t)r.var].name;
+      o << "; disjoint";
+      for (auto& [a, b] : lp.alias_pairs) o << " " << nest.vars[(size_t)a].name << "/" << nest.vars[(size_t)b].name;
+    }
+    o << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace stagepy::specialize

@@ -1,0 +1,57 @@
+// plan_parallel: in, a typed nest, the facts of this call (facts.h) and the nest's static
+// conditions; out, for each For loop, whether its iterations may run on several threads,
+// and how each variable it assigns is shared: private to an iteration (the last
+// iteration's value survives the loop), a reduction (per-thread partial results combined
+// after the loop), or carried (the loop stays sequential, and why).
+//
+// A loop is parallel only when all of this holds:
+//   * the static analysis says it carries no dependence through arrays for these parameter
+//     values (NoCarried), and its affine subscripts are in bounds and non-negative (the
+//     assumption that analysis made);
+//   * no array it touches is reassigned inside it, and the arrays it writes share no memory
+//     with the other arrays it touches (checked where the loop starts: plan.alias_pairs);
+//   * every scalar it assigns is private or a reduction; float reductions reassociate, so
+//     they need `reassociate` (STAGEPY_STRICT_FP=1 turns it off);
+//   * it has no `break` of its own (codegen also refuses a body that could stop for CPython).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "backends/kernel_abi.h"
+#include "specialize/facts.h"
+#include "specialize/type_infer.h"
+
+namespace stagepy::specialize {
+
+struct Reduction {
+  int var = -1;
+  ir::BinOp op = ir::BinOp::Add;  // Add, Sub, Mul; or Min/Max below
+  enum class Kind : uint8_t { Arith, Min, Max } kind = Kind::Arith;
+  TypeRef type;                   // the variable's type inside the loop
+};
+
+struct LoopPlan {
+  bool parallel = false;
+  std::string why;                     // why not, in a user's words ("" when parallel or not looked at)
+  std::vector<int> privates;           // scalars assigned in every way through an iteration before any read
+  std::vector<Reduction> reductions;
+  std::vector<std::pair<int, int>> alias_pairs;  // array variables that must not share memory
+};
+
+struct ParallelPlan {
+  std::vector<LoopPlan> loops;  // by loop id
+  int threads = 1;
+};
+
+struct PlanOptions {
+  int threads = 1;
+  bool reassociate = true;   // float reductions may run in another order (STAGEPY_STRICT_FP=0)
+  FpMode fp = FpMode::Exact;
+};
+
+ParallelPlan plan_parallel(const TypedNest& tn, const FactSet& facts, const analysis::NestConditions& conds,
+                           const PlanOptions& options);
+
+std::string to_string(const ParallelPlan& p, const ir::Nest& nest);
+
+}  // namespace stagepy::specialize
