@@ -5,7 +5,6 @@
 # each CPython found (3.11, 3.12, 3.13), the Python packages. Safe to run again.
 #
 #   scripts/setup.sh            # everything
-#   STAGEPY_SETUP_BENCH=1 ...   # also Numba (for the benchmarks)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/pythons.sh"
@@ -25,8 +24,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-py_pkgs=(numpy pytest hypothesis scikit-build-core coverage)
-if [ "${STAGEPY_SETUP_BENCH:-0}" = 1 ]; then py_pkgs+=(numba); fi
+py_pkgs=(numpy pytest hypothesis scikit-build-core coverage numba)
 for py in $(stagepy_pythons); do
   echo "setup: Python packages for $py"
   "$py" -m pip install -q --disable-pip-version-check "${py_pkgs[@]}"

@@ -59,7 +59,8 @@ def enable():
             return False
         global _callbacks_set
         if not _callbacks_set:  # set once, so that tests may substitute their own
-            from . import _resolve, _sweep, _types
+            from . import _compat, _resolve, _sweep, _types
+            _compat.install()
             _types.register_python()
             c.set_resolver(_resolve.resolve)
             c.set_sweeper(_sweep.sweep)

@@ -17,7 +17,11 @@ _OWN_DIR = __file__.rsplit("/", 1)[0] + "/"
 def resolve(code):
     if code.co_filename.startswith(_OWN_DIR):
         return None  # stagepy's own code runs as it is
+    from . import _compat
+    if _compat.foreign_jit_code(code):
+        return None  # numba compiles its own helpers from their bytecode
     core = _hook.core()
+    original = code
     consts = code.co_consts
     new_consts = None
     for i, c in enumerate(consts):
@@ -33,4 +37,7 @@ def resolve(code):
     rewritten = _rewrite.rewrite(code)
     if rewritten is not None:
         code = rewritten
-    return None if (new_consts is None and rewritten is None) else code
+    if new_consts is None and rewritten is None:
+        return None
+    _compat.remember(original, code)
+    return code

@@ -8,7 +8,7 @@ import gc
 import sys
 from types import CodeType, FunctionType
 
-from . import _hook
+from . import _compat, _hook
 
 
 def _replacement_in_consts(code, decision, depth=0):
@@ -26,9 +26,17 @@ def _replacement_in_consts(code, decision, depth=0):
 def sweep():
     core = _hook.core()
     decision, retarget = core.decision, core.retarget
+    held = set()
+    funcs = []
+    jit_types = _compat.foreign_jit_types()
     for obj in gc.get_objects():
         if type(obj) is FunctionType:
-            retarget(obj)
+            funcs.append(obj)
+        elif jit_types and isinstance(obj, jit_types):
+            held.add(id(getattr(obj, "py_func", None)))
+    for f in funcs:
+        if id(f) not in held:
+            retarget(f)
     if sys.version_info < (3, 12):
         # No function watchers before 3.12: a frame running original code could still
         # create functions from original constants that have replacements.
