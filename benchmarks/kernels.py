@@ -1,16 +1,21 @@
-"""CPython vs stagepy vs numba.njit vs NumPy on the same undecorated loop nests.
+"""CPython vs stagepy vs numba vs NumPy on the same undecorated loop nests.
 
     python benchmarks/kernels.py [--scale 1.0] [--repeat 3] [--only gemm,...]
 
 Each kernel is plain Python source, compiled once per configuration:
-  cpython  - run as is;
-  stagepy  - the same source defined with stagepy enabled (single-threaded native code);
-  numba    - the same functions wrapped with numba.njit (if numba is installed);
-  numpy    - an equivalent NumPy expression (for scale, where one exists).
-Reported: best-of-repeat wall time of a warm call, the first call of stagepy (analysis +
-JIT included), and speedups. A benchmark, not a test: figures go to docs/benchmarks.md.
+  CPython      - run as is;
+  stagepy 1t   - the same source defined with stagepy enabled, stagepy.set_threads(1);
+  stagepy      - the same, on every core (parallel loops where the analysis proves them);
+  numba        - the same functions wrapped with numba.njit (if numba is installed);
+  numba prange - a hand-written variant with prange on the loops stagepy runs in parallel,
+                 numba.njit(parallel=True);
+  NumPy        - an equivalent NumPy expression (for scale, where one exists).
+Reported: best-of-repeat wall time of a warm call; stagepy's first call (analysis + JIT
+included) and its phases from the report; speedups; the warm dispatch overhead of a nest.
+A benchmark, not a test: figures go to docs/benchmarks.md.
 """
 import argparse
+import os
 import sys
 import time
 import textwrap
@@ -57,11 +62,25 @@ SOURCE = textwrap.dedent("""
                 out[y, x] = k
 """)
 
+# The hand-written numba.prange variants: prange where stagepy runs a loop in parallel.
+PRANGE = (SOURCE.replace("for i in range(n):", "for i in prange(n):")
+          .replace("for i in range(1, n - 1):", "for i in prange(1, n - 1):")
+          .replace("for i in range(a.shape[0]):", "for i in prange(a.shape[0]):")
+          .replace("for y in range(h):", "for y in prange(h):"))
 
-def define(enabled):
+# Dispatch overhead: the same function with an empty nest, with and without stagepy.
+TINY = textwrap.dedent("""
+    def tiny(a, n):
+        for i in range(n):
+            a[i] += 1.0
+        return a
+""")
+
+
+def define(enabled, source=SOURCE, extra=None):
     import stagepy
-    ns = {}
-    code = compile(SOURCE, "<benchmark kernels>", "exec")
+    ns = dict(extra or {})
+    code = compile(source, "<benchmark kernels>", "exec")
     if enabled:
         with stagepy.enable():
             exec(code, ns)
@@ -97,6 +116,39 @@ def best(fn, repeat):
     return min(times)
 
 
+def on(f):
+    """f, called with stagepy enabled (stagepy.disable() turns native nests off too)."""
+    import stagepy
+
+    def call(*args):
+        with stagepy.enable():
+            return f(*args)
+    return call
+
+
+def dispatch_overhead():
+    """Warm per-call cost of entering a native nest that runs no iteration, minus the same
+    call in CPython (whose loop also runs no iteration)."""
+    import stagepy
+    plain, fast = define(False, TINY)["tiny"], define(True, TINY)["tiny"]
+    a = np.zeros(4)
+    with stagepy.enable():
+        fast(a, 0)
+        fast(a, 0)
+    calls = 200_000
+
+    def per_call(f):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            f(a, 0)
+        return (time.perf_counter() - t0) / calls
+
+    t_py = min(per_call(plain) for _ in range(5))
+    with stagepy.enable():
+        t_sp = min(per_call(fast) for _ in range(5))
+    return t_py, t_sp
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--scale", type=float, default=1.0)
@@ -109,33 +161,61 @@ def main():
         numba = None
     plain = define(False)
     import stagepy
-    fast = define(True)
-    jitted = {k: numba.njit(v) for k, v in plain.items() if callable(v)} if numba else {}
+    fast = {k: on(v) for k, v in define(True).items() if callable(v)}
+    jitted, pranged = {}, {}
+    if numba:
+        jitted = {k: numba.njit(v) for k, v in plain.items() if callable(v)}
+        pr = define(False, PRANGE, {"prange": numba.prange})
+        pranged = {k: numba.njit(parallel=True)(v) for k, v in pr.items() if callable(v) and k != "prange"}
     only = set(args.only.split(",")) if args.only else None
-    print(f"Python {sys.version.split()[0]}, NumPy {np.__version__}, numba {numba.__version__ if numba else '-'}")
-    print("| kernel | size | CPython (s) | stagepy first call (s) | stagepy (s) | numba (s) | NumPy (s) | stagepy vs CPython | stagepy vs numba |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    cores = stagepy.threads()
+    print(f"Python {sys.version.split()[0]}, NumPy {np.__version__}, numba {numba.__version__ if numba else '-'}, "
+          f"{cores} threads ({os.cpu_count()} CPUs)")
+    print("| kernel | size | CPython (s) | stagepy first call (s) | stagepy 1t (s) | stagepy (s) | numba (s) "
+          "| numba prange (s) | NumPy (s) | vs CPython (1t) | parallel speedup | vs numba | vs prange |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    firsts = {}
+    fmt = lambda t: f"{t:.4f}" if t is not None else "-"  # noqa: E731
+    ratio = lambda a, b: f"{a / b:.2f}x" if a and b else "-"  # noqa: E731
     for name, (call, np_version, size) in cases(args.scale).items():
         if only and name not in only:
             continue
         t_py = best(lambda: call(plain[name]), 1)
+        stagepy.set_threads(1)
         t0 = time.perf_counter()
         call(fast[name])
-        t_first = time.perf_counter() - t0
-        t_sp = best(lambda: call(fast[name]), args.repeat)
-        t_nb = None
+        firsts[name] = time.perf_counter() - t0
+        t_1 = best(lambda: call(fast[name]), args.repeat)
+        stagepy.set_threads(0)
+        call(fast[name])  # specializes for every thread
+        t_n = best(lambda: call(fast[name]), args.repeat)
+        t_nb = t_pr = None
         if jitted:
             call(jitted[name])  # compile
             t_nb = best(lambda: call(jitted[name]), args.repeat)
+            call(pranged[name])
+            t_pr = best(lambda: call(pranged[name]), args.repeat)
         t_np = best(np_version, args.repeat) if np_version else None
-        fmt = lambda t: f"{t:.4f}" if t is not None else "-"  # noqa: E731
-        vs_nb = f"{t_nb / t_sp:.2f}x" if t_nb else "-"
-        print(f"| {name} | {size} | {t_py:.3f} | {t_first:.4f} | {fmt(t_sp)} | {fmt(t_nb)} | {fmt(t_np)} | "
-              f"{t_py / t_sp:.0f}x | {vs_nb} |")
+        print(f"| {name} | {size} | {t_py:.3f} | {firsts[name]:.4f} | {fmt(t_1)} | {fmt(t_n)} | {fmt(t_nb)} | "
+              f"{fmt(t_pr)} | {fmt(t_np)} | {t_py / t_1:.0f}x | {ratio(t_1, t_n)} | {ratio(t_nb, t_n)} | "
+              f"{ratio(t_pr, t_n)} |")
     recs = [r for r in stagepy.report() if r["file"] == "<benchmark kernels>"]
+    print()
+    print("First call of each nest (the first specialization, one thread), from stagepy.report():")
+    print("| nest | analysis (ms) | types (ms) | LLVM IR (ms) | optimize (ms) | JIT (ms) | parallel loops |")
+    print("|---|---|---|---|---|---|---|")
+    for r in recs:
+        ph, n = r["compile_phases"], max(1, r["specializations"])
+        par = ", ".join(f"`{l['variable']}` (line {l['line']})" for l in r["loops"] if l["parallel"]) or "-"
+        print(f"| {r['function']}:{r['line']} | {r['analysis_s'] * 1e3:.1f} | {ph['infer_s'] / n * 1e3:.1f} | "
+              f"{ph['codegen_s'] / n * 1e3:.1f} | {ph['optimize_s'] / n * 1e3:.1f} | {ph['jit_s'] / n * 1e3:.1f} | {par} |")
     bad = [r for r in recs if r["status"] == "interpreted"]
     if bad:
         print("nests left to the interpreter:", [(r["function"], r["line"], r["reason"]) for r in bad])
+    t_py, t_sp = dispatch_overhead()
+    print()
+    print(f"Warm call of a function whose nest runs no iteration: CPython {t_py * 1e6:.2f} us, "
+          f"stagepy {t_sp * 1e6:.2f} us (dispatch overhead {max(0.0, t_sp - t_py) * 1e6:.2f} us)")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ or, with no change to the program:  STAGEPY=1 python script.py   /   python -m s
 from . import _hook
 
 __version__ = "0.1.0"
-__all__ = ["enable", "disable", "enabled", "report", "print_report", "hook_stats"]
+__all__ = ["enable", "disable", "enabled", "report", "print_report", "hook_stats", "set_threads", "threads"]
 
 
 class _Activation:
@@ -43,13 +43,27 @@ def enable():
 
 
 def disable():
-    """Turn stagepy off (idempotent). Code already replaced keeps its native loop nests."""
+    """Turn stagepy off (idempotent): from now on every loop nest runs in CPython, including
+    those of code already rewritten (they decline at their entry)."""
     _hook.disable()
 
 
 def enabled():
     """Whether the hook is enabled."""
     return _hook.is_enabled()
+
+
+def set_threads(n=0):
+    """Threads for parallel loops from now on (0: STAGEPY_THREADS, or every core).
+    Returns the number in effect."""
+    c = _hook.core()
+    return c.threads(int(n)) if c is not None and hasattr(c, "threads") else 1
+
+
+def threads():
+    """The threads parallel loops use."""
+    c = _hook.core()
+    return c.threads() if c is not None and hasattr(c, "threads") else 1
 
 
 def hook_stats():

@@ -153,7 +153,7 @@ ffi_type* ffi_of(Repr r) {
 
 std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_t> key, std::vector<TypeRef> entry,
                                                specialize::FactSet facts, FpMode fp,
-                                               std::vector<std::pair<int, int>> overlapping) {
+                                               std::vector<std::pair<int, int>> overlapping, int threads) {
   auto sp = std::make_unique<Specialization>();
   sp->key = std::move(key);
   sp->entry = std::move(entry);
@@ -175,7 +175,7 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
   rq.facts = sp->facts;
   rq.fp = fp;
   rq.overlapping_vars = std::move(overlapping);
-  rq.threads = backends::cpu::default_threads();
+  rq.threads = threads;
   rq.reassociate = !strict_fp();
   rq.line_of = line_of;
   rq.name = name;
@@ -444,6 +444,8 @@ PyObject* dispatch(NestState& s) {
     return decline(s, "NumPy is set to report floating-point underflow (np.seterr)");
   const FpMode fp = fp_mode_now(es);
   key.push_back((uint64_t)fp);
+  const int threads = backends::cpu::default_threads();
+  key.push_back((uint64_t)threads);
 
   // Find the specialization.
   Specialization* sp = nullptr;
@@ -459,7 +461,7 @@ PyObject* dispatch(NestState& s) {
     for (size_t v = 0; v < nv; v++) entry[v] = vars[v].read ? descs[v].type : types::unbound();
     s.compiles++;
     s.specs.push_back(
-        specialize_for(s, key, std::move(entry), specialize::facts_of(*s.conds, s.last_bits), fp, overlapping));
+        specialize_for(s, key, std::move(entry), specialize::facts_of(*s.conds, s.last_bits), fp, overlapping, threads));
     sp = s.specs.back().get();
   }
   if (!sp->kernel.ok) {

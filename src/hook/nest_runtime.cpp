@@ -42,23 +42,20 @@ PyObject* loop_records(const NestState& s) {
 PyObject* nest_record(const NestState& s) {
   const char* status = s.native_calls > 0 ? s.last_target.c_str() : "interpreted";
   std::string reason = s.native_calls > 0 && s.declined == 0 && s.bailouts == 0 ? "" : s.status_reason;
-  PyObject* phases = Py_BuildValue("{s:d,s:d,s:d,s:d}", "infer_s", s.infer_s, "codegen_s", s.codegen_s,
-                                   "optimize_s", s.optimize_s, "jit_s", s.jit_s);
+  PyRef phases = PyRef::steal(Py_BuildValue("{s:d,s:d,s:d,s:d}", "infer_s", s.infer_s, "codegen_s", s.codegen_s,
+                                             "optimize_s", s.optimize_s, "jit_s", s.jit_s));
   if (!phases) return nullptr;
-  PyObject* loops = loop_records(s);
-  if (!loops) {
-    Py_DECREF(phases);
-    return nullptr;
-  }
+  PyRef loops = PyRef::steal(loop_records(s));
+  if (!loops) return nullptr;
   unsigned long long par_runs = 0;
   for (auto& r : s.loops) par_runs += r.parallel_runs;
   return Py_BuildValue(
-      "{s:s,s:s,s:i,s:i,s:s,s:s,s:K,s:K,s:K,s:K,s:d,s:N,s:d,s:i,s:O,s:O,s:N,s:i,s:d}", "file", s.filename.c_str(),
+      "{s:s,s:s,s:i,s:i,s:s,s:s,s:K,s:K,s:K,s:K,s:d,s:O,s:d,s:i,s:O,s:O,s:O,s:i,s:d}", "file", s.filename.c_str(),
       "function", s.function.c_str(), "line", s.line, "end_line", s.lift.ok ? s.lift.nest.end_line : s.line, "status",
       status, "reason", reason.c_str(), "calls", s.calls, "native_calls", s.native_calls, "bailouts", s.bailouts,
-      "declined", s.declined, "compile_s", s.compile_s, "compile_phases", phases, "native_s", s.native_s,
+      "declined", s.declined, "compile_s", s.compile_s, "compile_phases", phases.get(), "native_s", s.native_s,
       "specializations", s.compiles, "lifted", s.lift.ok ? Py_True : Py_False, "user", s.user ? Py_True : Py_False,
-      "loops", loops, "threads", par_runs ? s.threads : 1, "analysis_s", s.analysis_s);
+      "loops", loops.get(), "threads", par_runs ? s.threads : 1, "analysis_s", s.analysis_s);
 }
 
 PyObject* nest_records() {

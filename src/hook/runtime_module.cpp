@@ -1,6 +1,8 @@
 // See runtime_module.h.
 #include "hook/runtime_module.h"
 
+#include "backends/cpu/parallel_runtime.h"
+
 #include "hook/nest_object.h"
 #include "hook/nest_runtime.h"
 #include "hook/numpy_bridge.h"
@@ -83,6 +85,13 @@ PyObject* py_set_debug_bail(PyObject*, PyObject* n) {
   Py_RETURN_NONE;
 }
 
+PyObject* py_threads(PyObject*, PyObject* args) {
+  long n = -1;
+  if (!PyArg_ParseTuple(args, "|l", &n)) return nullptr;
+  if (n >= 0) backends::cpu::set_threads((int)n);
+  return PyLong_FromLong(backends::cpu::default_threads());
+}
+
 PyObject* py_oracle_lookup(PyObject*, PyObject* args) {
   const char *kind, *op;
   int a, b;
@@ -111,6 +120,7 @@ PyMethodDef methods[] = {
     {"_set_debug_bail", py_set_debug_bail, METH_O, "Tests only: force hand-overs to CPython (see support/debug.h)."},
     {"_ufunc_loop", py_ufunc_loop, METH_VARARGS, "Register, run or drop NumPy's inner loop of a ufunc."},
     {"_resume_iters", resume_iters, METH_NOARGS, "Iterators for the resume just requested (bytecode only)."},
+    {"threads", py_threads, METH_VARARGS, "threads([n]): the threads parallel loops use (n: set; 0: default)."},
     {"isl_info", py_isl_info, METH_NOARGS, "Which isl the core is bound to."},
     {"llvm_version", py_llvm_version, METH_NOARGS, "Major version of the LLVM the core uses."},
     {nullptr, nullptr, 0, nullptr},

@@ -92,9 +92,11 @@ class Planner {
       Reduction r;
       const ExprNode* load;                    // the `v` operand
       int stmt_line;
+      const ExprNode* value;                   // the update expression
     };
     std::map<int, std::vector<Cand>> cands;
     std::set<int> assigned_elsewhere;          // assigned by a statement that is not a reduction of it
+    std::map<int, TypeRef> divisors;           // scalars the loop divides by
     bool breaks_self = false;
     std::string bad_index;                     // a subscript whose facts are missing
     int line = 0;
@@ -114,6 +116,14 @@ class Planner {
         if (!D.count(x->var)) in.exposed[x->var].push_back(x.get());
       }
       if (x->kind == EK::Subscript) subscript(x, x->args[1], x->origin, false, in);
+      if (x->kind == EK::Binary &&
+          (x->binop == ir::BinOp::TrueDiv || x->binop == ir::BinOp::FloorDiv || x->binop == ir::BinOp::Mod)) {
+        const Expr& d = x->args[1];
+        if (d->kind == EK::Load && !in.assigned.count(d->var) && d->type &&
+            (d->type->kind == Type::Kind::PyInt || d->type->kind == Type::Kind::PyFloat ||
+             d->type->kind == Type::Kind::PyBool || d->type->kind == Type::Kind::NpScalar))
+          in.divisors.emplace(d->var, d->type);
+      }
     });
   }
 
@@ -195,7 +205,7 @@ class Planner {
               walk_expr(f.value, [&](const Expr& x) {
                 if (!load && x->kind == EK::Load && x->var == f.var) load = x.get();
               });
-              in.cands[f.var].push_back({*red, load, s->line});
+              in.cands[f.var].push_back({*red, load, s->line, f.value.get()});
             } else {
               in.assigned_elsewhere.insert(f.var);
             }
@@ -261,6 +271,7 @@ class Planner {
       lp.privates.clear();
       lp.reductions.clear();
       lp.alias_pairs.clear();
+      lp.invariant_divisors.clear();
       return lp;
     };
     if (o_.threads < 2) return no("one thread (STAGEPY_THREADS)");
@@ -311,12 +322,15 @@ class Planner {
       } else if (!is_int(t)) {
         return no("min/max of " + t->str() + " in " + name(v) + " depends on the order (NaN)");
       }
-      lp.reductions.push_back(r0);
+      Reduction r = r0;
+      for (auto& c : cs->second) r.updates.push_back(c.value);
+      lp.reductions.push_back(std::move(r));
     }
     // Arrays the loop writes must share no memory with the others it touches.
     for (int w : in.written)
       for (int a : in.arrays)
         if (a != w && (a > w || !in.written.count(a))) lp.alias_pairs.push_back({w, a});
+    for (auto& [v, t] : in.divisors) lp.invariant_divisors.push_back({v, t});
     lp.parallel = true;
     return lp;
   }

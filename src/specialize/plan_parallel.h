@@ -28,6 +28,9 @@ struct Reduction {
   ir::BinOp op = ir::BinOp::Add;  // Add, Sub, Mul; or Min/Max below
   enum class Kind : uint8_t { Arith, Min, Max } kind = Kind::Arith;
   TypeRef type;                   // the variable's type inside the loop
+  // The update expressions (`v + e`): on threads, a float one may be reassociated (the
+  // per-thread partial sums are), so codegen lets the vectorizer reorder it too.
+  std::vector<const ir::ExprNode*> updates;
 };
 
 struct LoopPlan {
@@ -36,6 +39,9 @@ struct LoopPlan {
   std::vector<int> privates;           // scalars assigned in every way through an iteration before any read
   std::vector<Reduction> reductions;
   std::vector<std::pair<int, int>> alias_pairs;  // array variables that must not share memory
+  // Scalars the loop does not assign that divide (/, //, %): checked non-zero once before
+  // the loop runs on threads (else it runs sequentially), so the body needs no check.
+  std::vector<std::pair<int, TypeRef>> invariant_divisors;
 };
 
 struct ParallelPlan {

@@ -1,6 +1,7 @@
 // See codegen.h.
 #include "backends/cpu/codegen.h"
 
+#include "backends/cpu/exits_removed.h"
 #include "backends/cpu/parallel_runtime.h"
 #include "ir/mutate.h"
 #include "support/debug.h"
@@ -275,6 +276,14 @@ class Gen {
   WarnGen warn_gen_ = WarnGen::Normal;
   llvm::AllocaInst* fast_bad_ = nullptr;   // Fast: anything non-finite or wrapped
   int bails_emitted_ = 0;                  // bail sites generated so far
+  // Variables known to be non-zero in the code being generated (a parallel body whose
+  // loop checked its invariant divisors first), and whether the current operation's
+  // divisor is one of them.
+  static constexpr int64_t kMinParallelTrip = 512;
+  std::set<int> nonzero_vars_;
+  std::set<const ir::ExprNode*> reassoc_ops_;  // float reduction updates in a parallel body
+  int par_loop_ = -1;                           // the loop a parallel body runs
+  bool divisor_nonzero_ = false;
 
   // A warning site: which warnings it raised so far (bits), and for each kind the place
   // of its first occurrence among all the kernel's warnings (so they are emitted in the
@@ -930,10 +939,19 @@ class Gen {
         ir::BinOp op = e->binop;
         op_origin_ = e->origin;
         cur_node_ = e.get();
-        return dispatch({a, b}, e->type, [&](const std::vector<V>& x) {
+        divisor_nonzero_ = e->args[1]->kind == K::Load && nonzero_vars_.count(e->args[1]->var);
+        llvm::IRBuilderBase::FastMathFlagGuard fmf(B);
+        if (reassoc_ops_.count(e.get())) {
+          llvm::FastMathFlags f = B.getFastMathFlags();
+          f.setAllowReassoc();
+          B.setFastMathFlags(f);
+        }
+        V out = dispatch({a, b}, e->type, [&](const std::vector<V>& x) {
           TypeRef rt = over_members(x, [&](const std::vector<TypeRef>& m) { return oracle_.binary(op, m[0], m[1]); });
           return binary(op, x[0], x[1], rt);
         });
+        divisor_nonzero_ = false;
+        return out;
       }
       case K::Unary: {
         V a = gen(e->args[0]);
@@ -1296,7 +1314,7 @@ class Gen {
         case O::Mul: return safe ? B.CreateNSWMul(x, y) : overflow_op(llvm::Intrinsic::smul_with_overflow, x, y);
         case O::FloorDiv:
         case O::Mod: {
-          bail_unless(B.CreateICmpNE(y, c64(0)));
+          if (!divisor_nonzero_) bail_unless(B.CreateICmpNE(y, c64(0)));
           bail_unless(B.CreateNot(B.CreateAnd(B.CreateICmpEQ(x, c64(INT64_MIN)), B.CreateICmpEQ(y, c64(-1)))));
           return op == O::FloorDiv ? floordiv_signed(x, y) : mod_signed(x, y);
         }
@@ -1345,14 +1363,14 @@ class Gen {
           };
           defer(B.CreateAnd(small(ia), small(ib)));
         }
-        defer(B.CreateFCmpUNE(y, zero));  // ZeroDivisionError
+        if (!divisor_nonzero_) defer(B.CreateFCmpUNE(y, zero));  // ZeroDivisionError
         Value* r2 = B.CreateFDiv(x, y);
         np_guard(r2);
         return r2;
       }
       case O::FloorDiv:
       case O::Mod: {
-        defer(B.CreateFCmpUNE(y, zero));
+        if (!divisor_nonzero_) defer(B.CreateFCmpUNE(y, zero));
         auto [q, m] = float_divmod(x, y);
         Value* r2 = op == O::FloorDiv ? q : m;
         np_guard(r2);
@@ -1402,7 +1420,7 @@ class Gen {
         case O::Mul: return wrap(s ? llvm::Intrinsic::smul_with_overflow : llvm::Intrinsic::umul_with_overflow, "multiply");
         case O::FloorDiv:
         case O::Mod: {
-          bail_unless(B.CreateICmpNE(y, zero));
+          if (!divisor_nonzero_) bail_unless(B.CreateICmpNE(y, zero));
           if (s) {
             Value* minv = llvm::ConstantInt::get(t, llvm::APInt::getSignedMinValue(t->getIntegerBitWidth()));
             Value* m1 = llvm::ConstantInt::get(t, (uint64_t)-1, true);
@@ -2045,6 +2063,7 @@ class Gen {
     B.CreateStore(i, L.cur);
     B.CreateStore(i, bits_[s->var]);
     B.CreateStore(c8(tag_of(types::py_int())), tags_[s->var]);
+    if (par_iter_ && s->loop == par_loop_) B.CreateStore(k, par_iter_);
   }
 
   void for_loop(const Stmt& s) {
@@ -2264,28 +2283,38 @@ class Gen {
       }
     }
     par_iter_ = B.CreateAlloca(i64(), nullptr, "par.iter");
+    const std::set<int> parent_nonzero = nonzero_vars_;
+    for (auto& [v, t] : lp.invariant_divisors) nonzero_vars_.insert(v);
+    const int parent_par_loop = par_loop_;
+    par_loop_ = s->loop;
+    for (auto& r : lp.reductions)
+      if (r.kind == specialize::Reduction::Kind::Arith && r.type && is_float_t(rep(r.type)))
+        reassoc_ops_.insert(r.updates.begin(), r.updates.end());
     exit_ = BasicBlock::Create(C, "exit", F);
     {
       llvm::IRBuilder<> eb(exit_);
       exit_status_ = eb.CreatePHI(B.getInt32Ty(), 2, "status");
       eb.CreateRet(exit_status_);
     }
-    // The iterations.
+    // The iterations: with nothing to track per iteration, the ordinary loop (speculative
+    // chunks included); else one that records which iteration assigned each lastprivate.
+    BasicBlock* done = BasicBlock::Create(C, "par.done", F);
+    targets_.clear();
+    if (last_vars.empty()) {
+      for_iterations(s, lo, hi, done);
+    } else {
     BasicBlock* pre = B.GetInsertBlock();
     BasicBlock* head = BasicBlock::Create(C, "par.head", F);
     BasicBlock* bodyb = BasicBlock::Create(C, "par.body", F);
     BasicBlock* latch = BasicBlock::Create(C, "par.latch", F);
-    BasicBlock* done = BasicBlock::Create(C, "par.done", F);
     B.CreateBr(head);
     B.SetInsertPoint(head);
     auto* k = B.CreatePHI(i64(), 2, "k");
     k->addIncoming(lo, pre);
     B.CreateCondBr(B.CreateICmpSLT(k, hi), bodyb, done);
     B.SetInsertPoint(bodyb);
-    B.CreateStore(k, par_iter_);
     for (int v : last_vars) B.CreateStore(c8(0), tags_[(size_t)v]);  // "not assigned in this iteration"
     enter_iteration(s, k);
-    targets_.clear();
     targets_.push_back({s->loop, latch, nullptr});
     stmt(s->body[0]);
     targets_.pop_back();
@@ -2302,8 +2331,9 @@ class Gen {
     }
     k->addIncoming(B.CreateAdd(k, c64(1)), latch);
     B.CreateBr(head);
+    }
     B.SetInsertPoint(done);
-    const bool gave_up = bails_emitted_ != bails0;
+    bool gave_up = bails_emitted_ != bails0;
     const size_t body_sites = layout_.warn_sites.size() - sites0;
     pr.size = pr.warn + 3 * (int)body_sites;
     pr.size = (pr.size + 7) / 8 * 8;  // records on their own cache lines
@@ -2333,6 +2363,12 @@ class Gen {
       }
     restore_fn(std::move(parent));
     loops_ = parent_loops;
+    nonzero_vars_ = parent_nonzero;
+    par_loop_ = parent_par_loop;
+    reassoc_ops_.clear();
+    // Checks the facts did not remove may still be dead (a counter under `while k < n`
+    // cannot overflow): LLVM's simplifications may prove that no way out is taken.
+    if (gave_up && exits_removed(*body)) gave_up = false;
     if (gave_up) {
       body->eraseFromParent();
       layout_.warn_sites.resize(sites0);
@@ -2360,8 +2396,15 @@ class Gen {
     // ---- the parent: run in parallel when it is safe and worth it.
     BasicBlock* par = BasicBlock::Create(C, "par.run", F);
     BasicBlock* seq = BasicBlock::Create(C, "par.seq", F);
-    Value* ok = B.CreateICmpSGE(B.CreateSub(trip, k0), c64(2));
+    // Worth the threads: a loop with loops inside needs two iterations; an innermost one
+    // enough of them to outweigh waking the threads (a few microseconds).
+    bool has_inner = false;
+    ir::for_each_stmt(s->body[0], [&](const Stmt& x) {
+      has_inner = has_inner || x->kind == ir::StmtNode::Kind::For || x->kind == ir::StmtNode::Kind::While;
+    });
+    Value* ok = B.CreateICmpSGE(B.CreateSub(trip, k0), c64(has_inner ? 2 : kMinParallelTrip));
     for (auto& [a, b] : lp.alias_pairs) ok = B.CreateAnd(ok, B.CreateNot(may_share(a, b)));
+    for (auto& [v, t] : lp.invariant_divisors) ok = B.CreateAnd(ok, truth(load(v, t, false)));
     B.CreateCondBr(ok, par, seq);
     B.SetInsertPoint(seq);
     for_iterations(s, k0, trip, exit);

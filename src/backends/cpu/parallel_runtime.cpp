@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstdlib>
 #include <thread>
@@ -12,7 +13,8 @@
 
 namespace stagepy::backends::cpu {
 
-int default_threads() {
+namespace {
+int env_threads() {
   static const int n = [] {
     const char* v = std::getenv("STAGEPY_THREADS");
     int k = v && *v ? std::atoi(v) : 0;
@@ -21,6 +23,15 @@ int default_threads() {
   }();
   return n;
 }
+std::atomic<int> chosen{0};  // set_threads(); 0: the default
+}  // namespace
+
+int default_threads() {
+  int k = chosen.load(std::memory_order_relaxed);
+  return k > 0 ? k : env_threads();
+}
+
+void set_threads(int n) { chosen.store(n > 0 ? n : 0, std::memory_order_relaxed); }
 
 }  // namespace stagepy::backends::cpu
 

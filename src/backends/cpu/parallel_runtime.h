@@ -11,8 +11,11 @@ namespace stagepy::backends::cpu {
 
 using ParallelBody = int32_t (*)(void* ctx, int64_t lo, int64_t hi, int64_t tid);
 
-// The threads parallel loops use: STAGEPY_THREADS, or every core.
+// The threads parallel loops use: set_threads()'s choice, else STAGEPY_THREADS, else
+// every core. Kernels are compiled for a thread count (it is part of their guard key).
 int default_threads();
+// n <= 0: back to the default.
+void set_threads(int n);
 
 }  // namespace stagepy::backends::cpu
 

@@ -1,0 +1,371 @@
+"""Parallel loops: a loop runs on several threads only where the dependence analysis,
+completed with the call's values, proves its iterations independent - and the results
+are CPython's. Each test is differential (difftest.run) and also checks, in the report,
+which loops did run on threads and why the others did not.
+
+Float reductions on threads are reassociated (docs/semantics.md); tests of them use
+values whose sums are exact in any order, so they still compare bit for bit."""
+import functools
+
+import numpy as np
+import pytest
+
+import stagepy
+import difftest
+
+# Python's default warnings filter (each warning once per place): kernels may then compute
+# on where NumPy warns and emit the warnings afterwards, in CPython's order. Under "always"
+# every NumPy float operation could hand over to CPython, and such loops stay sequential.
+run = functools.partial(difftest.run, warn_filter="default")
+
+N = 2000  # iterations enough to be split between threads
+
+
+@pytest.fixture(autouse=True)
+def two_threads():
+    before = stagepy.threads()
+    stagepy.set_threads(2)
+    yield
+    stagepy.set_threads(0 if before == stagepy.threads() else before)
+
+
+def loops(recs):
+    """{variable: loop record} over the nests of recs (the last loop of that name wins)."""
+    return {l["variable"]: l for r in recs for l in r["loops"]}
+
+
+def ran_parallel(recs, var):
+    return loops(recs)[var]["parallel_runs"] > 0
+
+
+def test_elementwise_loop_runs_on_threads():
+    recs = run("""
+    def f(A, B, C, n):
+        for i in range(n):
+            C[i] = A[i] * 2.0 + B[i]
+        return locals()
+    """, "f", lambda: (np.arange(N, dtype=float), np.ones(N), np.zeros(N), N))
+    assert ran_parallel(recs, "i")
+    assert recs[0]["threads"] == 2
+
+
+def test_float_sum_reduction():
+    recs = run("""
+    def f(A, n):
+        s = 0.0
+        t = 1.0
+        for i in range(n):
+            s += A[i]
+            s -= 0.5
+            t *= 1.0 if A[i] < 10 else 1.0
+        return locals()
+    """, "f", lambda: (np.arange(N, dtype=float), N))
+    assert ran_parallel(recs, "i")
+
+
+def test_int_min_max_reductions():
+    recs = run("""
+    def f(A, n):
+        lo = A[0]
+        hi = A[0]
+        for i in range(n):
+            lo = min(lo, A[i])
+            hi = max(A[i], hi)
+        return locals()
+    """, "f", lambda: (np.random.default_rng(1).integers(-10**6, 10**6, N), N))
+    assert ran_parallel(recs, "i")
+
+
+def test_numpy_int_sum_where_numpy_ignores_overflow():
+    src = """
+    def f(A, n):
+        s = np.int32(0)
+        for i in range(n):
+            s += A[i]
+        return locals()
+    """
+    def args():
+        return (np.random.default_rng(2).integers(-2**31, 2**31 - 1, N).astype(np.int32), N)
+    with np.errstate(all="ignore"):
+        recs = run(src, "f", args, globals_={"np": np})
+    assert ran_parallel(recs, "i")
+    recs = run(src, "f", args, globals_={"np": np})  # NumPy warns on overflow: order matters
+    assert not loops(recs)["i"]["parallel"] or loops(recs)["i"]["why"] == ""
+
+
+def test_private_scalars_and_their_values_after_the_loop():
+    recs = run("""
+    def f(A, B, n):
+        last = -1
+        for i in range(n):
+            t = A[i] * 3.0
+            B[i] = t - 1.0
+            if A[i] > n // 2:
+                last = i
+                big = t
+        return locals()
+    """, "f", lambda: (np.arange(N, dtype=float), np.zeros(N), N))
+    assert ran_parallel(recs, "i")
+
+
+def test_conditional_private_never_assigned_stays_unbound():
+    run("""
+    def f(A, n):
+        for i in range(n):
+            if A[i] > 10**9:
+                hit = i
+        return locals()
+    """, "f", lambda: (np.arange(N, dtype=float), N))
+
+
+def test_triangular_nest():
+    recs = run("""
+    def f(C, n):
+        for i in range(n):
+            for j in range(i + 1):
+                C[i, j] = i * 0.5 + j
+        return locals()
+    """, "f", lambda: (np.zeros((300, 300)), 300))
+    assert ran_parallel(recs, "i")
+
+
+def test_empty_and_one_iteration_ranges():
+    for n in (0, 1, 2):
+        run("""
+        def f(A, n):
+            for i in range(n):
+                A[i] = i * 2.0
+            return locals()
+        """, "f", lambda: (np.zeros(4), n))
+
+
+# ------------------------------------------------------------------ carried dependences
+
+def test_prefix_sum_stays_sequential():
+    recs = run("""
+    def f(A, n):
+        for i in range(1, n):
+            A[i] += A[i - 1]
+        return locals()
+    """, "f", lambda: (np.random.default_rng(3).random(N), N))
+    l = loops(recs)["i"]
+    assert not l["parallel"] and l["parallel_runs"] == 0
+    assert "A[i - 1]" in l["why"] and "earlier iteration" in l["why"]
+
+
+def test_gauss_seidel():
+    recs = run("""
+    def f(A, n, steps):
+        for t in range(steps):
+            for i in range(1, n - 1):
+                for j in range(1, n - 1):
+                    A[i, j] = (A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1] + A[i, j]) / 5.0
+        return locals()
+    """, "f", lambda: (np.random.default_rng(4).random((60, 60)), 60, 3))
+    assert not any(l["parallel_runs"] for l in loops(recs).values())
+
+
+def test_jacobi_with_swapped_arrays_runs_rows_in_parallel():
+    recs = run("""
+    def f(u, v, n, steps):
+        for t in range(steps):
+            for i in range(1, n - 1):
+                for j in range(1, n - 1):
+                    v[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1])
+            u, v = v, u
+        return locals()
+    """, "f", lambda: (np.random.default_rng(5).random((80, 80)), np.zeros((80, 80)), 80, 5))
+    l = loops(recs)
+    assert l["i"]["parallel_runs"] > 0 and not l["t"]["parallel"]
+
+
+def test_lu_decomposition():
+    recs = run("""
+    def f(A, n):
+        for k in range(n):
+            for i in range(k + 1, n):
+                A[i, k] /= A[k, k]
+                for j in range(k + 1, n):
+                    A[i, j] -= A[i, k] * A[k, j]
+        return locals()
+    """, "f", lambda: (np.random.default_rng(6).random((70, 70)) + 70 * np.eye(70), 70))
+    l = loops(recs)
+    assert not l["k"]["parallel"] and l["i"]["parallel_runs"] > 0
+
+
+def test_floyd_warshall():
+    recs = run("""
+    def f(D, n):
+        for k in range(n):
+            for i in range(n):
+                for j in range(n):
+                    if D[i, k] + D[k, j] < D[i, j]:
+                        D[i, j] = D[i, k] + D[k, j]
+        return locals()
+    """, "f", lambda: (np.random.default_rng(7).integers(1, 100, (50, 50)).astype(float), 50))
+    # D[i, k] and D[k, j] are written in the k-th row/column itself: no loop is provably
+    # free of carried dependences for every k, so the results must simply be CPython's.
+    assert recs and recs[0]["native_calls"] > 0
+
+
+def test_triangular_solve():
+    # Unit diagonal, a band of small integers below it: every value stays an exact float,
+    # so the sums come out the same in any order.
+    n = 60
+    rng = np.random.default_rng(8)
+    L = np.eye(n) + np.tril(rng.integers(-1, 2, (n, n)), -1) * (np.tri(n, k=-1) - np.tri(n, k=-3))
+    run("""
+    def f(L, b, x, n):
+        for i in range(n):
+            s = b[i]
+            for j in range(i):
+                s -= L[i, j] * x[j]
+            x[i] = s / L[i, i]
+        return locals()
+    """, "f", lambda: (L.copy(), np.ones(n), np.zeros(n), n))
+
+
+def test_short_inner_reduction_stays_sequential():
+    recs = run("""
+    def f(A, n):
+        s = 0.0
+        for i in range(n):
+            s += A[i]
+        return locals()
+    """, "f", lambda: (np.random.default_rng(9).random(100), 100))
+    assert not ran_parallel(recs, "i")  # too short to be worth the threads: CPython's sum
+
+
+@pytest.mark.parametrize("d", [0, 3, -3, 1, -1])
+def test_runtime_offset_decides(d):
+    recs = run("""
+    def f(A, n, d):
+        for i in range(3, n):
+            A[i] = A[i + d] + 1.0
+        return locals()
+    """, "f", lambda: (np.arange(N + 10, dtype=float), N, d))
+    assert ran_parallel(recs, "i") == (d == 0)
+
+
+# ------------------------------------------------------------------ aliasing
+
+def test_overlapping_view_arguments_run_sequentially():
+    def args():
+        a = np.arange(N + 1, dtype=float)
+        return a, a[1:], N
+    recs = run("""
+    def f(A, B, n):
+        for i in range(n):
+            B[i] = A[i] * 2.0
+        return locals()
+    """, "f", args)
+    assert recs[0]["native_calls"] > 0 and not ran_parallel(recs, "i")
+
+
+def test_same_array_twice():
+    def args():
+        a = np.arange(N, dtype=float)
+        return a, a, N
+    run("""
+    def f(A, B, n):
+        for i in range(n):
+            B[n - 1 - i] = A[i] + 1.0
+        return locals()
+    """, "f", args)
+
+
+# ------------------------------------------------------------------ exceptions, warnings
+
+def test_zero_divisor_raises_at_the_first_iteration_after_its_writes():
+    for w in (0, 7):
+        recs = run("""
+        def f(A, n, w):
+            for i in range(n):
+                A[i] = 1.0
+                A[i] = A[i] / w
+            return locals()
+        """, "f", lambda: (np.ones(N), N, w))
+    assert ran_parallel(recs, "i")
+
+
+def test_index_error_in_a_parallelizable_loop():
+    run("""
+    def f(A, B, n):
+        for i in range(n):
+            B[i] = A[i] * 2.0
+        return locals()
+    """, "f", lambda: (np.ones(N - 5), np.zeros(N), N))
+
+
+def test_numpy_warnings_in_parallel_loops_come_in_cpythons_order():
+    def args():
+        a = np.ones(N)
+        a[1500] = 0.0
+        a[700] = 0.0
+        b = np.ones(N)
+        b[900] = np.inf
+        return a, b, np.zeros(N), N
+    recs = run("""
+    def f(A, B, C, n):
+        for i in range(n):
+            C[i] = 1.0 / A[i]
+            C[i] = B[i] - B[i]
+        return locals()
+    """, "f", args)
+    assert ran_parallel(recs, "i")
+
+
+def test_escape_time_loop_with_counter_runs_on_threads():
+    recs = run("""
+    def f(out, maxit):
+        h, w = out.shape
+        for y in range(h):
+            for x in range(w):
+                cr = -2.0 + 3.0 * x / w
+                ci = -1.5 + 3.0 * y / h
+                zr = 0.0
+                zi = 0.0
+                k = 0
+                while k < maxit and zr * zr + zi * zi <= 4.0:
+                    zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
+                    k += 1
+                out[y, x] = k
+        return locals()
+    """, "f", lambda: (np.zeros((40, 60), np.int64), 50))
+    assert ran_parallel(recs, "y")
+
+
+def test_break_keeps_the_loop_sequential():
+    recs = run("""
+    def f(A, n):
+        for i in range(n):
+            if A[i] > 100:
+                break
+            A[i] = A[i] * 2.0
+        return locals()
+    """, "f", lambda: (np.arange(N, dtype=float), N))
+    l = loops(recs)["i"]
+    assert not l["parallel"] and "break" in l["why"]
+
+
+def test_one_thread_runs_nothing_in_parallel():
+    stagepy.set_threads(1)
+    recs = run("""
+    def f(A, n):
+        for i in range(n):
+            A[i] = i * 2.0
+        return locals()
+    """, "f", lambda: (np.zeros(N), N))
+    assert not ran_parallel(recs, "i") and recs[0]["threads"] == 1
+
+
+def test_strict_fp_keeps_float_reductions_sequential():
+    from helpers import run_python
+    src = ("import numpy as np, stagepy\n"
+           "def f(A):\n    s = 0.0\n    for i in range(A.shape[0]):\n        s += A[i]\n    return s\n"
+           "A = np.random.default_rng(0).random(100000)\n"
+           "with stagepy.enable():\n    r = f(A)\n"
+           "print(r == sum(A.tolist()), [l['parallel'] for n in stagepy.report() for l in n['loops']])\n")
+    out = run_python(["-c", src], env_extra={"STAGEPY_STRICT_FP": "1", "STAGEPY_THREADS": "2"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "True [False]"
