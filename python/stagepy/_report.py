@@ -33,15 +33,29 @@ def _fmt_time(t):
     return f"{t:.2f} s"
 
 
+def _notes(r):
+    """The reason a nest is not (always) native, then what each loop did on threads."""
+    notes = [r["reason"]] if r["reason"] else []
+    if r["native_calls"]:
+        for l in r.get("loops", []):
+            if l["parallel_runs"]:
+                notes.append(f"`{l['variable']}` (line {l['line']}) parallel")
+            elif l["why"] and not l["why"].startswith("one thread"):
+                notes.append(f"`{l['variable']}` (line {l['line']}) sequential: {l['why']}")
+    return "; ".join(notes)
+
+
 def format_table(rows):
     native = [r for r in rows if r["native_calls"]]
     lines = [f"stagepy report: {len(rows)} loop nest(s), {len(native)} ran natively"]
-    header = ("where", "function", "status", "calls", "native", "compile", "native time", "reason")
+    header = ("where", "function", "status", "calls", "native", "compile", "native time", "reason / loops")
     table = [header]
     for r in sorted(rows, key=lambda r: (r["file"], r["line"])):
         status = r["status"] if r["native_calls"] else "interpreted"
+        if r["native_calls"] and r.get("threads", 1) > 1:
+            status += f" x{r['threads']}"
         table.append((_where(r), r["function"], status, str(r["calls"]), str(r["native_calls"]),
-                      _fmt_time(r["compile_s"]), _fmt_time(r["native_s"]), r["reason"]))
+                      _fmt_time(r["compile_s"]), _fmt_time(r["native_s"]), _notes(r)))
     widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
     for row in table:
         cells = [row[i].ljust(widths[i]) if i in (0, 1, 2) else row[i].rjust(widths[i]) for i in range(len(widths))]
