@@ -42,15 +42,16 @@ def message(op, dtype, kind):
     m = _messages.get(key)
     if m is None:
         m = f"{_WORDS[kind]} encountered in scalar {op}"
+        # NumPy's own text, from the error it raises under errstate "raise": catching the
+        # warning instead would mutate the warnings filters, which resets every module's
+        # registry and lets "default" filters show a warning again.
         try:
             a, b = _samples(op, dtype, kind)
-            with warnings.catch_warnings(record=True) as caught, np.errstate(all="warn"):
-                warnings.simplefilter("always")
+            with np.errstate(all="raise"):
                 _OPS[op](a, b)
-            for w in caught:
-                if issubclass(w.category, RuntimeWarning) and _WORDS[kind] in str(w.message):
-                    m = str(w.message)
-                    break
+        except FloatingPointError as e:
+            if _WORDS[kind] in str(e):
+                m = str(e)
         except Exception:  # keep the composed message
             pass
         _messages[key] = m
@@ -63,4 +64,6 @@ def emit(op, dtype, kind, filename, lineno, globals_):
         globals_ = {}
     module = globals_.get("__name__", "<string>")
     registry = globals_.setdefault("__warningregistry__", {})
-    warnings.warn_explicit(message(op, dtype, kind), RuntimeWarning, filename, lineno, module, registry, globals_)
+    # No module_globals, as CPython's own warnings from C code: with them, warn_explicit asks
+    # the module's loader for its source, which fails for `python -c` code.
+    warnings.warn_explicit(message(op, dtype, kind), RuntimeWarning, filename, lineno, module, registry)

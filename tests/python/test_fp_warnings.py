@@ -157,3 +157,30 @@ def test_warning_is_attributed_to_the_users_line():
         exec(compile(__import__("textwrap").dedent(src), caught[0].filename, "exec"), ns := {})
         ns["f"](np.array([1e10] * 300), np.zeros(300), 300)
     assert caught[0].lineno == plain[0].lineno
+
+
+def test_first_use_of_a_warning_message_does_not_reset_the_registries():
+    # stagepy learns NumPy's text for each warning the first time it emits one; doing that
+    # by catching the warning mutated the warnings filters, which resets every module's
+    # registry, so a "default" filter showed an earlier warning once more (found by the
+    # fuzzer: 4 warnings instead of 3, only in a fresh process).
+    from helpers import run_python
+    script = (
+        "import sys, warnings, numpy as np, stagepy\n"
+        "def f(A, B, n):\n"
+        "    for i in range(n):\n"
+        "        A[i] = A[i] * 1e300\n"
+        "        B[i] = B[i] / 0.0\n"
+        "if sys.argv[1] == 'on':\n"
+        "    stagepy.enable()\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('default')\n"
+        "    for call in range(3):\n"
+        "        f(np.full(600, 1e300), np.ones(600), 600)\n"
+        "print([(str(w.message), w.lineno) for w in caught])\n"
+        "print([r['native_calls'] for r in stagepy.report()])\n")
+    plain = run_python(["-c", script, "off"])
+    fast = run_python(["-c", script, "on"])
+    assert plain.returncode == 0 and fast.returncode == 0, plain.stderr + fast.stderr
+    assert fast.stdout.splitlines()[0] == plain.stdout.splitlines()[0]
+    assert fast.stdout.splitlines()[1] != "[0]"  # the nest did run natively
