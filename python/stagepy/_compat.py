@@ -42,7 +42,7 @@ def foreign_jit_types():
 
 
 # numba's own functions (which it compiles too) are never rewritten.
-_FOREIGN_DIRS = tuple(f"{sep}{pkg}{sep}" for pkg in ("numba", "llvmlite") for sep in ("/",))
+_FOREIGN_DIRS = ("/numba/", "/llvmlite/")
 
 
 def foreign_jit_code(code):

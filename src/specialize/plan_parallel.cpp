@@ -265,14 +265,10 @@ class Planner {
 
   LoopPlan consider(const Stmt& s) {
     LoopPlan lp;
-    auto no = [&](std::string why) {
-      lp.parallel = false;
-      lp.why = std::move(why);
-      lp.privates.clear();
-      lp.reductions.clear();
-      lp.alias_pairs.clear();
-      lp.invariant_divisors.clear();
-      return lp;
+    auto no = [](std::string why) {
+      LoopPlan seq;
+      seq.why = std::move(why);
+      return seq;
     };
     if (o_.threads < 2) return no("one thread (STAGEPY_THREADS)");
     if (!conds_.ok) return no(conds_.error);

@@ -23,10 +23,9 @@ N = 2000  # iterations enough to be split between threads
 
 @pytest.fixture(autouse=True)
 def two_threads():
-    before = stagepy.threads()
     stagepy.set_threads(2)
     yield
-    stagepy.set_threads(0 if before == stagepy.threads() else before)
+    stagepy.set_threads(0)  # back to the default
 
 
 def loops(recs):

@@ -733,11 +733,9 @@ class Gen {
   }
 
   // ------------------------------------------------------------ union tags
-  // The result tag of an operation on (possibly union) operands, given the result type
-  // of each combination of members.
-  Value* result_tag(const std::vector<V>& ops, const TypeRef& result,
-                    const std::function<TypeRef(const std::vector<TypeRef>&)>& f) {
-    if (result->kind != Type::Kind::Union) return nullptr;
+  // Every combination of the members of the operands' (possibly union) types, first
+  // operand outermost.
+  static std::vector<std::vector<TypeRef>> member_combos(const std::vector<V>& ops) {
     std::vector<std::vector<TypeRef>> combos = {{}};
     for (auto& o : ops) {
       std::vector<std::vector<TypeRef>> next;
@@ -745,10 +743,19 @@ class Gen {
         for (auto& m : members(o.t)) {
           auto d = c;
           d.push_back(m);
-          next.push_back(d);
+          next.push_back(std::move(d));
         }
-      combos = next;
+      combos = std::move(next);
     }
+    return combos;
+  }
+
+  // The result tag of an operation on (possibly union) operands, given the result type
+  // of each combination of members.
+  Value* result_tag(const std::vector<V>& ops, const TypeRef& result,
+                    const std::function<TypeRef(const std::vector<TypeRef>&)>& f) {
+    if (result->kind != Type::Kind::Union) return nullptr;
+    const std::vector<std::vector<TypeRef>> combos = member_combos(ops);
     Value* tag = c8(tag_of(f(combos[0])));
     for (size_t k = 1; k < combos.size(); k++) {
       Value* match = B.getTrue();
@@ -859,17 +866,7 @@ class Gen {
 
   // The result type of `f` over the members of its (possibly union) operands.
   TypeRef over_members(const std::vector<V>& args, const std::function<TypeRef(const std::vector<TypeRef>&)>& f) {
-    std::vector<std::vector<TypeRef>> combos = {{}};
-    for (auto& a : args) {
-      std::vector<std::vector<TypeRef>> next;
-      for (auto& c : combos)
-        for (auto& m : members(a.t)) {
-          auto d = c;
-          d.push_back(m);
-          next.push_back(d);
-        }
-      combos = next;
-    }
+    const std::vector<std::vector<TypeRef>> combos = member_combos(args);
     std::vector<TypeRef> rs;
     for (auto& c : combos) {
       TypeRef r = f(c);
@@ -2303,34 +2300,34 @@ class Gen {
     if (last_vars.empty()) {
       for_iterations(s, lo, hi, done);
     } else {
-    BasicBlock* pre = B.GetInsertBlock();
-    BasicBlock* head = BasicBlock::Create(C, "par.head", F);
-    BasicBlock* bodyb = BasicBlock::Create(C, "par.body", F);
-    BasicBlock* latch = BasicBlock::Create(C, "par.latch", F);
-    B.CreateBr(head);
-    B.SetInsertPoint(head);
-    auto* k = B.CreatePHI(i64(), 2, "k");
-    k->addIncoming(lo, pre);
-    B.CreateCondBr(B.CreateICmpSLT(k, hi), bodyb, done);
-    B.SetInsertPoint(bodyb);
-    for (int v : last_vars) B.CreateStore(c8(0), tags_[(size_t)v]);  // "not assigned in this iteration"
-    enter_iteration(s, k);
-    targets_.push_back({s->loop, latch, nullptr});
-    stmt(s->body[0]);
-    targets_.pop_back();
-    if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(latch);
-    B.SetInsertPoint(latch);
-    for (size_t p = 0; p < last_vars.size(); p++) {
-      int v = last_vars[p];
-      Value* tag = B.CreateLoad(i8(), tags_[(size_t)v]);
-      Value* set = B.CreateICmpNE(tag, c8(0));
-      B.CreateStore(B.CreateSelect(set, k, B.CreateLoad(i64(), last_it[p])), last_it[p]);
-      B.CreateStore(B.CreateSelect(set, B.CreateLoad(i64(), bits_[(size_t)v]), B.CreateLoad(i64(), last_bits[p])),
-                    last_bits[p]);
-      B.CreateStore(B.CreateSelect(set, B.CreateZExt(tag, i64()), B.CreateLoad(i64(), last_tag[p])), last_tag[p]);
-    }
-    k->addIncoming(B.CreateAdd(k, c64(1)), latch);
-    B.CreateBr(head);
+      BasicBlock* pre = B.GetInsertBlock();
+      BasicBlock* head = BasicBlock::Create(C, "par.head", F);
+      BasicBlock* bodyb = BasicBlock::Create(C, "par.body", F);
+      BasicBlock* latch = BasicBlock::Create(C, "par.latch", F);
+      B.CreateBr(head);
+      B.SetInsertPoint(head);
+      auto* k = B.CreatePHI(i64(), 2, "k");
+      k->addIncoming(lo, pre);
+      B.CreateCondBr(B.CreateICmpSLT(k, hi), bodyb, done);
+      B.SetInsertPoint(bodyb);
+      for (int v : last_vars) B.CreateStore(c8(0), tags_[(size_t)v]);  // "not assigned in this iteration"
+      enter_iteration(s, k);
+      targets_.push_back({s->loop, latch, nullptr});
+      stmt(s->body[0]);
+      targets_.pop_back();
+      if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(latch);
+      B.SetInsertPoint(latch);
+      for (size_t p = 0; p < last_vars.size(); p++) {
+        int v = last_vars[p];
+        Value* tag = B.CreateLoad(i8(), tags_[(size_t)v]);
+        Value* set = B.CreateICmpNE(tag, c8(0));
+        B.CreateStore(B.CreateSelect(set, k, B.CreateLoad(i64(), last_it[p])), last_it[p]);
+        B.CreateStore(B.CreateSelect(set, B.CreateLoad(i64(), bits_[(size_t)v]), B.CreateLoad(i64(), last_bits[p])),
+                      last_bits[p]);
+        B.CreateStore(B.CreateSelect(set, B.CreateZExt(tag, i64()), B.CreateLoad(i64(), last_tag[p])), last_tag[p]);
+      }
+      k->addIncoming(B.CreateAdd(k, c64(1)), latch);
+      B.CreateBr(head);
     }
     B.SetInsertPoint(done);
     bool gave_up = bails_emitted_ != bails0;
