@@ -67,6 +67,10 @@ ParamSet ParamSet::from_isl(isl_set* raw, const std::vector<std::string>& names)
     if (pos_of[i] < 0) all_named = false;
   }
   isl_space_free(sp);
+  p.involved_.assign(names.size(), all_named ? 0 : 1);
+  for (int i = 0; i < np; i++)
+    if (pos_of[i] >= 0 && isl_set_involves_dims(s.get(), isl_dim_param, (unsigned)i, 1) != isl_bool_false)
+      p.involved_[(size_t)pos_of[i]] = 1;
   isl::set explicit_divs = isl::manage(isl_set_compute_divs(s.copy()));
   explicit_divs.foreach_basic_set([&](isl::basic_set b) {
     Piece piece;

@@ -24,6 +24,9 @@ class ParamSet {
   // Whether `params` (values in the order of `names`) lie in the set. Never wrong: where
   // the fast path cannot decide, isl decides.
   bool contains(const int64_t* params) const;
+  // Whether membership depends on parameter `k` (in `names` order): the others may be
+  // left without a value.
+  bool involves(size_t k) const { return k < involved_.size() && involved_[k]; }
   bool is_empty() const { return empty_; }
   bool is_universe() const { return universe_; }
   const std::string& str() const { return text_; }
@@ -42,6 +45,7 @@ class ParamSet {
   bool empty_ = true, universe_ = false;
   std::string text_;
   std::vector<std::string> names_;
+  std::vector<uint8_t> involved_;  // per name
   bool slow_contains(const int64_t* params) const;
 };
 
