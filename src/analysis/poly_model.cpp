@@ -83,10 +83,15 @@ class Builder {
     return p.name;
   }
 
-  // A variable the nest never assigns (its value is fixed while the nest runs).
-  bool invariant(int var) const {
-    const ir::Var& v = n_.vars[(size_t)var];
-    return !v.assigned && v.storage != ir::Var::Storage::Attr;
+  // A variable the nest never assigns (its value is fixed while the nest runs); attribute
+  // variables (`self.n`, `np.pi`) are read once at entry.
+  bool invariant(int var) const { return !n_.vars[(size_t)var].assigned; }
+
+  // The variable an expression names: `A`, or `obj.A` through its attribute variable.
+  static int named_var(const Expr& e) {
+    if (e->kind == K::Load) return e->var;
+    if (e->kind == K::Attr && e->pseudo >= 0) return e->pseudo;
+    return -1;
   }
 
   // ------------------------------------------------------------ affine expressions
@@ -100,7 +105,7 @@ class Builder {
   }
 
   // `A` in A.shape[k] / len(A): a variable.
-  static int array_var(const Expr& e) { return e->kind == K::Load ? e->var : -1; }
+  static int array_var(const Expr& e) { return named_var(e); }
 
   std::optional<std::string> aff(const Expr& e) {
     switch (e->kind) {
@@ -113,6 +118,9 @@ class Builder {
         if (invariant(e->var)) return int_param(e->var);
         return std::nullopt;
       }
+      case K::Attr:
+        if (e->pseudo >= 0 && invariant(e->pseudo)) return int_param(e->pseudo);
+        return std::nullopt;
       case K::Subscript: {
         // A.shape[k]
         const Expr& b = e->args[0];
@@ -235,8 +243,8 @@ class Builder {
 
   // Flattens A[i][j] (a chain of subscripts on a variable) into (A, [i, j]).
   bool chain(const Expr& e, int& var, std::vector<std::pair<Expr, std::pair<int, int>>>& idx) {
-    if (e->kind == K::Load) {
-      var = e->var;
+    if (named_var(e) >= 0) {
+      var = named_var(e);
       return true;
     }
     if (e->kind != K::Subscript) return false;
@@ -301,11 +309,16 @@ class Builder {
     if (!e) return;
     if (e->kind == K::Subscript) {
       const Expr& b = e->args[0];
-      if (b->kind == K::Attr) {  // A.shape[k] and other attribute subscripts: no element access
+      // A.shape[k] is an extent; but `x.shape` may as well be an object's list, whose
+      // element read is then recorded below like any other (for an array's shape the
+      // attribute variable holds nothing at run time and the record is inert).
+      if (b->kind == K::Attr && b->name == "shape") {
         aff(e);
-        reads(b, line);
-        reads(e->args[1], line);
-        return;
+        if (b->pseudo < 0) {
+          reads(b, line);
+          reads(e->args[1], line);
+          return;
+        }
       }
       int var = -1;
       std::vector<std::pair<Expr, std::pair<int, int>>> idx;

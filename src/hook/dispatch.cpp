@@ -13,11 +13,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "backends/cpu/parallel_runtime.h"
 #include "hook/eval_hook.h"
 #include "hook/fp_warnings.h"
 #include "hook/frame_access.h"
+#include "hook/list_buffer.h"
 #include "hook/numpy_bridge.h"
 #include "hook/py_ref.h"
 #include "hook/runtime_state.h"
@@ -72,6 +74,15 @@ PyObject* decline(NestState& s, std::string why) {
   Py_RETURN_NONE;
 }
 
+// Where a live-in array's elements are: an ndarray's own memory, or the buffer a Python
+// list was read into for this call.
+struct ArrayView {
+  void* data = nullptr;
+  int ndim = 0;
+  const Py_ssize_t* shape = nullptr;
+  const Py_ssize_t* strides = nullptr;
+};
+
 // A live-in value: its Type and the key words that decide it.
 struct Described {
   TypeRef type;
@@ -119,21 +130,21 @@ Described describe(PyObject* v, const ir::Var& var) {
     const char* name = PyModule_GetName(v);
     if (!name) PyErr_Clear();
     d.type = types::module(name ? name : "?");
+  } else if (Builtin b = known_callable(v); b != Builtin::None_) {
+    d.k2 = (uint64_t)(uintptr_t)v;
+    d.type = types::callable(b);
+  } else if (plain_object(v)) {
+    d.type = types::object(t->tp_name);  // k1, its exact type, guards its class
   } else {
-    Builtin b = known_callable(v);
-    if (b != Builtin::None_) {
-      d.k2 = (uint64_t)(uintptr_t)v;
-      d.type = types::callable(b);
-    } else {
-      std::string what = t->tp_name;
-      if (PyFunction_Check(v)) what = "the Python function `" + var.name + "`";
-      else if (PyList_Check(v)) what = "a list";
-      else if (PyTuple_Check(v)) what = "a tuple";
-      else if (PyComplex_Check(v)) what = "a complex number";
-      else what = "a " + what;
-      d.why = var.storage == ir::Var::Storage::Attr ? "uses `" + var.name + "`, " + what
-                                                    : "`" + var.name + "` is " + what;
-    }
+    std::string what = t->tp_name;
+    if (PyFunction_Check(v)) what = "the Python function `" + var.name + "`";
+    else if (PyMethod_Check(v)) what = "a method";
+    else if (PyList_Check(v)) what = "a subclass of list";
+    else if (PyTuple_Check(v)) what = "a tuple";
+    else if (PyComplex_Check(v)) what = "a complex number";
+    else what = "a " + what;
+    d.why = var.storage == ir::Var::Storage::Attr ? "uses `" + var.name + "`, " + what
+                                                  : "`" + var.name + "` is " + what;
   }
   return d;
 }
@@ -268,13 +279,17 @@ PyObject* iterators_for(const NestState& s, const specialize::Kernel& k, int r, 
 // The values of the analysis parameters for this call, and whether the model's
 // assumptions (ranks, builtins) hold for the values the variables hold.
 specialize::ParamValues param_values(const analysis::NestConditions& c, const std::vector<ir::Var>& vars,
-                                     const std::vector<PyRef>& vals, const std::vector<Described>& descs) {
+                                     const std::vector<PyRef>& vals, const std::vector<Described>& descs,
+                                     const std::vector<ArrayView>& views) {
   specialize::ParamValues p;
   p.values.assign(c.params.size(), 0);
   p.known.assign(c.params.size(), 0);
   auto is_array = [&](int v) { return descs[(size_t)v].type && descs[(size_t)v].type->kind == Type::Kind::Array; };
   for (auto& [var, rank] : c.assumptions.array_rank) {
     const TypeRef& t = descs[(size_t)var].type;
+    // An attribute variable that holds nothing (`A.shape` of an array: the nest computes
+    // the attribute itself) has no elements the nest could access.
+    if (vars[(size_t)var].storage == ir::Var::Storage::Attr && (!t || t->kind == Type::Kind::Unbound)) continue;
     if (!t) return p;
     if (t->kind == Type::Kind::Array && t->ndim != rank) return p;
     if (t->kind != Type::Kind::Array && t->kind != Type::Kind::Tuple) return p;
@@ -302,13 +317,13 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
     }
     // An extent: of the array the variable holds; a variable the nest reassigns may come
     // to hold any live-in array of its type, so all of those must agree.
-    if (!is_array((int)pp.var) || np::ndim(v) <= pp.dim) continue;
-    int64_t n = (int64_t)np::shape(v)[pp.dim];
+    if (!is_array((int)pp.var) || views[(size_t)pp.var].ndim <= pp.dim) continue;
+    int64_t n = (int64_t)views[(size_t)pp.var].shape[pp.dim];
     bool agree = true;
     if (vars[(size_t)pp.var].assigned)
       for (size_t w = 0; w < vars.size(); w++)
         if (vals[w] && is_array((int)w) && types::same(descs[w].type, descs[(size_t)pp.var].type) &&
-            (int64_t)np::shape(vals[w].get())[pp.dim] != n)
+            (int64_t)views[w].shape[pp.dim] != n)
           agree = false;
     if (!agree) continue;
     p.values[i] = n;
@@ -355,26 +370,42 @@ PyObject* dispatch(NestState& s) {
   std::vector<uint64_t> key;
   key.reserve(2 * nv);
   std::vector<Described> descs(nv);
+  std::vector<ArrayView> views(nv);
+  // Python lists, read into buffers (one per list object, whichever variables hold it).
+  std::vector<std::unique_ptr<ListBuffer>> lists;
+  std::unordered_map<PyObject*, ListBuffer*> list_of;
+  std::unordered_set<PyObject*> seen_lists;
+  double convert_s = 0;
   for (size_t v = 0; v < nv; v++) {
     if (!vars[v].read) continue;
     PyObject* val = nullptr;
     std::string why;
     if (vars[v].storage == ir::Var::Storage::Attr) {
-      PyObject* base = vals[vars[v].index].get();
-      if (base && PyModule_CheckExact(base)) {
-        PyObject* dict = PyModule_GetDict(base);
-        const std::string& full = vars[v].name;
-        std::string attr = full.substr(full.find('.') + 1);
-        PyObject* x = PyDict_GetItemString(dict, attr.c_str());
-        val = Py_XNewRef(x);
-      }
+      if (read_attribute(vals[vars[v].index].get(), vars[v], &val, &why) < 0) return nullptr;
     } else if (read_variable(f, vars[v], &val, &why) < 0) {
       return nullptr;
     }
     if (!why.empty()) return decline(s, why);
     vals[v] = PyRef::steal(val);
-    descs[v] = describe(val, vars[v]);
-    if (!descs[v].why.empty()) return decline(s, descs[v].why);
+    if (val && PyList_CheckExact(val)) {
+      double t0 = now_s();
+      ListBuffer*& lb = list_of[val];
+      if (!lb) {
+        lists.push_back(std::make_unique<ListBuffer>());
+        if (!lists.back()->read(val, seen_lists, &why)) return decline(s, "`" + vars[v].name + "` " + why);
+        lb = lists.back().get();
+      }
+      descs[v].type = types::py_list(lb->dtype(), lb->ndim());
+      descs[v].k1 = (uint64_t)(uintptr_t)&PyList_Type;
+      descs[v].k2 = (uint64_t)lb->dtype() | ((uint64_t)lb->ndim() << 8);
+      views[v] = {lb->data(), lb->ndim(), lb->shape(), lb->strides()};
+      convert_s += now_s() - t0;
+    } else {
+      descs[v] = describe(val, vars[v]);
+      if (!descs[v].why.empty()) return decline(s, descs[v].why);
+      if (descs[v].type->kind == Type::Kind::Array)
+        views[v] = {np::data(val), np::ndim(val), np::shape(val), np::strides(val)};
+    }
     key.push_back(descs[v].k1);
     key.push_back(descs[v].k2);
     key.insert(key.end(), descs[v].extra.begin(), descs[v].extra.end());
@@ -387,14 +418,14 @@ PyObject* dispatch(NestState& s) {
     std::vector<std::pair<uintptr_t, uintptr_t>> spans;
     std::vector<int> span_var;
     for (size_t v = 0; v < nv; v++) {
-      PyObject* a = vals[v].get();
-      if (!a || !descs[v].type || descs[v].type->kind != Type::Kind::Array) continue;
+      if (!vals[v] || !descs[v].type || descs[v].type->kind != Type::Kind::Array) continue;
+      const ArrayView& a = views[v];
       span_var.push_back((int)v);
-      uintptr_t lo = (uintptr_t)np::data(a), hi = lo;
-      const Py_ssize_t* sh = np::shape(a);
-      const Py_ssize_t* st = np::strides(a);
+      uintptr_t lo = (uintptr_t)a.data, hi = lo;
+      const Py_ssize_t* sh = a.shape;
+      const Py_ssize_t* st = a.strides;
       bool empty = false;
-      for (int d = 0; d < np::ndim(a); d++) {
+      for (int d = 0; d < a.ndim; d++) {
         if (sh[d] == 0) empty = true;
         Py_ssize_t ext = (sh[d] - 1) * st[d];
         if (ext < 0) lo += ext; else hi += ext;
@@ -419,7 +450,7 @@ PyObject* dispatch(NestState& s) {
     s.analysis_s = now_s() - t0;
   }
   {
-    specialize::ParamValues pv = param_values(*s.conds, vars, vals, descs);
+    specialize::ParamValues pv = param_values(*s.conds, vars, vals, descs, views);
     if (pv.values != s.last_params || pv.known != s.last_known || pv.assumptions_hold != s.last_assumptions ||
         s.last_bits.size() != s.conds->conds.size()) {
       s.last_bits = specialize::evaluate_conditions(*s.conds, pv);
@@ -485,12 +516,12 @@ PyObject* dispatch(NestState& s) {
     avalues[i + 1] = &slot;
     switch (p.kind) {
       case KernelParam::Kind::Data: {
-        void* d = np::data(v);
+        void* d = views[p.var].data;
         std::memcpy(&slot, &d, sizeof d);
         break;
       }
-      case KernelParam::Kind::Shape: slot = (uint64_t)np::shape(v)[p.dim]; break;
-      case KernelParam::Kind::Stride: slot = (uint64_t)np::strides(v)[p.dim]; break;
+      case KernelParam::Kind::Shape: slot = (uint64_t)views[p.var].shape[p.dim]; break;
+      case KernelParam::Kind::Stride: slot = (uint64_t)views[p.var].strides[p.dim]; break;
       case KernelParam::Kind::Scalar:
       case KernelParam::Kind::TupleItem: {
         TypeRef t = sp->entry[p.var];
@@ -530,7 +561,16 @@ PyObject* dispatch(NestState& s) {
   double t0 = now_s();
   ffi_arg ret = 0;
   ffi_call(&sp->cif, FFI_FN(sp->kernel.fn), &ret, avalues.data());
-  s.native_s += now_s() - t0;
+  const double t1 = now_s();
+  // The lists get the elements the kernel changed before anything else can look at them
+  // (also when it stopped for CPython: the writes before that statement are done).
+  for (auto& lb : lists)
+    if (lb->write_back() < 0) return nullptr;
+  const double t2 = now_s();
+  // Reading and writing back lists is part of what running the nest natively costs.
+  if (!lists.empty()) convert_s += t2 - t1;
+  s.convert_s += convert_s;
+  s.native_s += (t1 - t0) + convert_s;
   int status = (int)(int32_t)ret;
   sp->uses++;
 

@@ -1,7 +1,10 @@
 // See frame_access.h.
 #include "hook/frame_access.h"
 
+#include <cstring>
+
 #include "hook/cpython_internals.h"
+#include "hook/py_ref.h"
 
 namespace stagepy::runtime {
 
@@ -96,6 +99,40 @@ int read_variable(const FrameRef& f, const ir::Var& v, PyObject** out, std::stri
     case ir::Var::Storage::Attr:
       *why = "internal error: attribute read as a variable";
       return 0;
+  }
+  return 0;
+}
+
+bool plain_object(PyObject* o) {
+  PyTypeObject* t = Py_TYPE(o);
+  if (t->tp_getattro != PyObject_GenericGetAttr || PyType_Check(o) || PyModule_Check(o)) return false;
+  return PyType_HasFeature(t, Py_TPFLAGS_HEAPTYPE) || std::strcmp(t->tp_name, "types.SimpleNamespace") == 0;
+}
+
+int read_attribute(PyObject* base, const ir::Var& v, PyObject** out, std::string* why) {
+  *out = nullptr;
+  if (!base) return 0;
+  const std::string attr = v.name.substr(v.name.find('.') + 1);
+  if (PyModule_CheckExact(base)) {
+    *out = Py_XNewRef(PyDict_GetItemString(PyModule_GetDict(base), attr.c_str()));
+    return 0;
+  }
+  if (!plain_object(base)) return 0;
+  PyRef name = PyRef::steal(PyUnicode_InternFromString(attr.c_str()));
+  if (!name) return -1;
+  // A descriptor on the class decides the lookup: only slots (C members) and functions
+  // (the instance dict may shadow them; else a bound method, which stays unsupported)
+  // are read without running code.
+  PyObject* descr = _PyType_Lookup(Py_TYPE(base), name.get());
+  if (descr && Py_TYPE(descr)->tp_descr_get && Py_TYPE(descr) != &PyMemberDescr_Type && !PyFunction_Check(descr)) {
+    *why = "`" + v.name + "` is a property or another descriptor";
+    return 0;
+  }
+  *out = PyObject_GenericGetAttr(base, name.get());
+  if (!*out) {
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+    PyErr_Clear();
+    *why = "`" + v.name + "` is not set";
   }
   return 0;
 }

@@ -30,6 +30,16 @@ bool being_traced(PyThreadState* ts, PyCodeObject* code);
 // error only for failures of the lookup itself. `why` is set when the storage cannot be read
 // without running Python code (a non-dict f_locals...).
 int read_variable(const FrameRef& f, const ir::Var& v, PyObject** out, std::string* why);
+// An attribute variable `base.name` (ir::Var::Storage::Attr), read as CPython's attribute
+// lookup would find it, but only where that runs no Python code: from a module's dict, or
+// from a plain object (plain_object()) through its instance dict, its class, or a slot.
+// A property or another descriptor, or a missing attribute, sets `why` (CPython then
+// runs the nest and does the lookup itself). For other bases (A.shape of an ndarray) *out
+// stays nullptr: the nest computes the attribute itself. -1 only with an error set.
+int read_attribute(PyObject* base, const ir::Var& v, PyObject** out, std::string* why);
+// An instance of a Python class (or a types.SimpleNamespace) with the default attribute
+// lookup, whose attributes read_attribute can take.
+bool plain_object(PyObject* o);
 // Sets a variable (steals nothing; `value` is borrowed). 0 or -1 with an error.
 int write_variable(const FrameRef& f, const ir::Var& v, PyObject* value);
 

@@ -31,6 +31,7 @@ struct NestState {
   // Counters for the report.
   unsigned long long calls = 0, native_calls = 0, bailouts = 0, declined = 0;
   double compile_s = 0, native_s = 0, dispatch_s = 0;
+  double convert_s = 0;            // of native_s: reading Python lists and writing them back
   std::string status_reason;       // why the last call stayed interpreted
   std::string last_target = "interpreted";
 

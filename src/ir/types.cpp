@@ -48,6 +48,11 @@ std::string Type::str() const {
     case Kind::PyFloat: return "float";
     case Kind::NpScalar: return std::string("np.") + (dtype == DType::Bool ? "bool_" : dtype_name(dtype));
     case Kind::Array: {
+      if (pylist) {
+        std::string s = "list";
+        for (int i = 1; i < ndim; i++) s += " of lists";
+        return s + " of " + (dtype == DType::Int64 ? "ints" : dtype == DType::Float64 ? "floats" : "bools");
+      }
       std::string s = std::string("array(") + dtype_name(dtype) + ", " + std::to_string(ndim) + "d";
       if (layout == CContig) s += ", C";
       if (layout == FContig) s += ", F";
@@ -60,6 +65,7 @@ std::string Type::str() const {
       return s + (elems.size() == 1 ? ",)" : ")");
     }
     case Kind::Module: return "module " + name;
+    case Kind::Object: return name + " object";
     case Kind::Callable: return builtin_name(builtin);
     case Kind::Union: {
       std::string s;
@@ -74,8 +80,10 @@ bool Type::operator==(const Type& o) const {
   if (kind != o.kind) return false;
   switch (kind) {
     case Kind::NpScalar: return dtype == o.dtype;
-    case Kind::Array: return dtype == o.dtype && ndim == o.ndim && layout == o.layout && writeable == o.writeable;
-    case Kind::Module: return name == o.name;
+    case Kind::Array:
+      return dtype == o.dtype && ndim == o.ndim && layout == o.layout && writeable == o.writeable && pylist == o.pylist;
+    case Kind::Module:
+    case Kind::Object: return name == o.name;
     case Kind::Callable: return builtin == o.builtin;
     case Kind::Tuple:
     case Kind::Union:
@@ -94,6 +102,7 @@ size_t Type::hash() const {
   mix(static_cast<size_t>(ndim));
   mix(static_cast<size_t>(layout));
   mix(writeable);
+  mix(pylist);
   mix(static_cast<size_t>(builtin));
   mix(std::hash<std::string>()(name));
   for (auto& e : elems) mix(e->hash());
@@ -171,6 +180,19 @@ TypeRef array(DType d, int ndim, Type::Layout layout, bool writeable) {
   t->writeable = writeable;
   return t;
 }
+TypeRef py_list(DType d, int ndim) {
+  auto t = std::make_shared<Type>();
+  t->kind = Type::Kind::Array;
+  t->dtype = d;
+  t->ndim = ndim;
+  t->layout = Type::CContig;
+  t->writeable = true;
+  t->pylist = true;
+  return t;
+}
+TypeRef list_elem(DType d) {
+  return d == DType::Float64 ? py_float() : d == DType::Bool ? py_bool() : py_int();
+}
 TypeRef tuple(std::vector<TypeRef> elems) {
   auto t = std::make_shared<Type>();
   t->kind = Type::Kind::Tuple;
@@ -180,6 +202,12 @@ TypeRef tuple(std::vector<TypeRef> elems) {
 TypeRef module(const std::string& name) {
   auto t = std::make_shared<Type>();
   t->kind = Type::Kind::Module;
+  t->name = name;
+  return t;
+}
+TypeRef object(const std::string& name) {
+  auto t = std::make_shared<Type>();
+  t->kind = Type::Kind::Object;
   t->name = name;
   return t;
 }

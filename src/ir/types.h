@@ -48,9 +48,13 @@ struct Type {
     PyInt,     // Python int (arbitrary precision; i64 in kernels, overflow leaves native code)
     PyFloat,   // Python float
     NpScalar,  // NumPy scalar of `dtype`
-    Array,     // numpy.ndarray
+    Array,     // numpy.ndarray; with `pylist`, a Python list (of lists) of ints, floats or
+               // bools, read into a C-contiguous buffer for the kernel (list_buffer.h)
     Tuple,     // Python tuple of `elems`
     Module,    // a module object, identified by `name` (guarded by identity)
+    Object,    // another object (`self`) whose plain attributes the nest reads, each read
+               // at entry into its attribute variable; `name`: its class (guarded by the
+               // exact type)
     Callable,  // a function stagepy knows (`builtin`), guarded by identity
     Union,     // one of `elems` (scalars or Unbound); a run-time tag tells which
   };
@@ -59,8 +63,10 @@ struct Type {
   int ndim = 0;                  // Array
   enum Layout : uint8_t { Strided = 0, CContig = 1, FContig = 2 } layout = Strided;  // Array
   bool writeable = true;         // Array
+  bool pylist = false;           // Array: a Python list; its elements are Python ints
+                                 // (dtype Int64), floats (Float64) or bools (Bool)
   Builtin builtin = Builtin::None_;  // Callable
-  std::string name;              // Module
+  std::string name;              // Module, Object
   std::vector<TypeRef> elems;    // Tuple, Union
 
   std::string str() const;
@@ -81,8 +87,14 @@ TypeRef py_int();
 TypeRef py_float();
 TypeRef np_scalar(DType d);
 TypeRef array(DType d, int ndim, Type::Layout layout, bool writeable);
+// A Python list nested `ndim` deep whose elements are all Python ints (Int64), floats
+// (Float64) or bools (Bool).
+TypeRef py_list(DType d, int ndim);
+// The type of an element of a Python list of dtype `d` (int, float or bool).
+TypeRef list_elem(DType d);
 TypeRef tuple(std::vector<TypeRef> elems);
 TypeRef module(const std::string& name);
+TypeRef object(const std::string& class_name);
 TypeRef callable(Builtin b);
 // A union of `members` (flattened, deduplicated, ordered); the single member if only one.
 // Returns nullptr if a member cannot live in a tagged 64-bit slot (arrays, tuples,

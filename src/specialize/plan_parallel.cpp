@@ -40,6 +40,7 @@ bool reads_var(const Expr& e, int v) {
 // The variable at the root of a subscript chain (A in A[i][j]), or -1.
 int root_var(const Expr& e) {
   if (e->kind == EK::Load) return e->var;
+  if (e->kind == EK::Attr && e->pseudo >= 0) return e->pseudo;  // self.A: read at entry
   if (e->kind == EK::Subscript) return root_var(e->args[0]);
   return -1;
 }

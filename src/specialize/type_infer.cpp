@@ -165,16 +165,20 @@ class Infer {
       case K::Attr: {
         if (e->pseudo >= 0) {
           int base = e->args[0]->var;
-          if (!unbound(env[base]) && env[base]->kind == Type::Kind::Module) {
+          if (!unbound(env[base]) &&
+              (env[base]->kind == Type::Kind::Module || env[base]->kind == Type::Kind::Object)) {
             TypeRef t = env[e->pseudo];
-            if (unbound(t)) fail("uses `" + nest_.vars[e->pseudo].name + "`, which the module does not have", ln);
+            if (unbound(t))
+              fail("uses `" + nest_.vars[e->pseudo].name + "`, which the " +
+                       (env[base]->kind == Type::Kind::Module ? "module" : "object") + " does not have",
+                   ln);
             return typed(e, e->args, t);  // the base stays for codegen to recognise the module
           }
         }
         Expr obj = expr(e->args[0], env);
         if (unbound(obj->type)) return typed(e, {obj}, types::unbound());
         const Type& ot = *obj->type;
-        if (ot.kind == Type::Kind::Array) {
+        if (ot.kind == Type::Kind::Array && !ot.pylist) {
           if (e->name == "shape") {
             std::vector<TypeRef> el(ot.ndim, types::py_int());
             return typed(e, {obj}, types::tuple(el));
@@ -285,6 +289,13 @@ class Infer {
 
   TypeRef subscript_type(const Expr& base, const Expr& idx, int ln) {
     const Type& bt = *base->type;
+    if (bt.kind == Type::Kind::Array && bt.pylist) {
+      // A list takes one index at a time: A[i][j], never A[i, j] (a TypeError in CPython).
+      if (idx->type->kind == Type::Kind::Tuple) fail("indexes a list with a tuple", ln);
+      if (!int_like(idx->type)) fail("indexes a list with a " + idx->type->str() + " (only integers are supported)", ln);
+      if (bt.ndim == 1) return types::list_elem(bt.dtype);
+      return types::py_list(bt.dtype, bt.ndim - 1);
+    }
     if (bt.kind == Type::Kind::Array) {
       std::vector<TypeRef> parts;
       if (idx->type->kind == Type::Kind::Tuple) parts = idx->type->elems;
@@ -490,7 +501,7 @@ class Infer {
           if (t->kind == Type::Kind::Array && f.value->kind != ExprNode::Kind::Load)
             fail("assigns an array view to " + vname(f.var), s->line);
           if (t->kind == Type::Kind::Tuple || t->kind == Type::Kind::Module || t->kind == Type::Kind::Callable ||
-              t->kind == Type::Kind::None)
+              t->kind == Type::Kind::None || t->kind == Type::Kind::Object)
             fail("assigns a " + t->str() + " to " + vname(f.var), s->line);
           if (t->kind == Type::Kind::Array) {
             TypeRef old = env[f.var];
@@ -511,6 +522,10 @@ class Infer {
           if (elem->kind == Type::Kind::Array) fail("assigns to a whole row or slice of an array", s->line);
           if (!bt.writeable) fail("writes to a read-only array", s->line);
           if (!f.value->type->is_scalar()) fail("stores a " + f.value->type->str() + " into an array", s->line);
+          // A list keeps the objects it is given: only a value of its elements' own type
+          // keeps it a list stagepy can hold (an int stored into a list of floats stays an int).
+          if (bt.pylist && !types::same(f.value->type, elem))
+            fail("stores a " + f.value->type->str() + " into a " + bt.str(), s->line);
           break;
         }
         case ir::Effect::Kind::Eval:

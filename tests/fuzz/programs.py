@@ -1,7 +1,7 @@
 """Random plain-Python loop nests, inside and just outside the subset stagepy runs natively.
 
 program(draw) returns (source, make_args): a function `f` whose loop nest reads and writes
-NumPy arrays and scalars of random dtypes, with random range forms (empty, negative steps,
+NumPy arrays or Python lists (of lists) and scalars of random dtypes, with random range forms (empty, negative steps,
 bounds from outer variables), affine and non-affine subscripts (some out of bounds, some
 negative), reductions, if/elif/else, bounded while loops, break/continue, min/max/abs, mixed
 int/float/bool arithmetic, and ending with `return locals()`.
@@ -17,6 +17,7 @@ class Gen:
     def __init__(self, draw, n):
         self.draw = draw
         self.n = n
+        self.chain = draw(st.booleans())  # M[i][j] (lists and arrays) or M[i, j] (arrays only)
         self.loop_vars = []
         self.lines = []
         self.counter = 0
@@ -65,8 +66,12 @@ class Gen:
         if choice == 7:
             return f"B[{self.index()}]"
         if choice == 8:
-            return f"M[{self.index()}, {self.index()}]"
+            return self.m_item()
         return self.pick(["k", "n", "True", "False"])
+
+    def m_item(self):
+        a, b = self.index(), self.index()
+        return f"M[{a}][{b}]" if self.chain else f"M[{a}, {b}]"
 
     def expr(self, depth=0):
         if depth > 2 or self.int_(0, 3) == 0:
@@ -133,7 +138,7 @@ class Gen:
         elif form <= 6:
             self.emit(indent, f"{self.pick(['A', 'B'])}[{self.index()}] = {self.expr()}")
         elif form == 7:
-            self.emit(indent, f"M[{self.index()}, {self.index()}] += {self.expr()}")
+            self.emit(indent, f"{self.m_item()} += {self.expr()}")
         elif form == 8 and depth < 3:
             self.emit(indent, f"if {self.cond()}:")
             self.stmts(indent + 1, depth + 1)
@@ -179,6 +184,8 @@ def programs(draw):
     g.emit(1, "return locals()")
     src = "\n".join(g.lines) + "\n"
     dtypes = [draw(st.sampled_from(DTYPES)) for _ in range(3)]
+    # Each of A, B, M may be a Python list (of lists) of the Python values of its dtype.
+    as_list = [draw(st.sampled_from([False, False, True])) for _ in range(3)]
     seed = draw(st.integers(0, 2**16))
     k = draw(st.sampled_from([1, 2, 3, -2, 0]))
     scalars = [draw(st.sampled_from([0, 1, 2.5, -3, 0.0, np.float64(1.5), np.int64(4), True])) for _ in range(3)]
@@ -199,6 +206,6 @@ def programs(draw):
             else:
                 info = np.iinfo(d)
                 a = rng.integers(max(info.min, -9), min(info.max, 9), size=shape).astype(d)
-            arrs.append(a)
+            arrs.append(a.tolist() if as_list[len(arrs)] else a)
         return (*arrs, n, k, *scalars)
     return src, make_args

@@ -901,7 +901,8 @@ class Gen {
       case K::Const: return constant(e);
       case K::Load: return load(e->var, e->type, e->check_bound);
       case K::Attr: {
-        if (e->pseudo >= 0 && entry_[e->args[0]->var] && entry_[e->args[0]->var]->kind == Type::Kind::Module)
+        if (e->pseudo >= 0 && entry_[e->args[0]->var] &&
+            (entry_[e->args[0]->var]->kind == Type::Kind::Module || entry_[e->args[0]->var]->kind == Type::Kind::Object))
           return load(e->pseudo, e->type, false);
         V obj = gen(e->args[0]);
         if (obj.t->kind == Type::Kind::Array) {
@@ -997,7 +998,8 @@ class Gen {
 
   V load(int var, const TypeRef& t, bool check_bound) {
     if (check_bound) bail_unless(B.CreateICmpNE(B.CreateLoad(i8(), tags_[var]), c8(0)));
-    if (t->kind == Type::Kind::None || t->kind == Type::Kind::Module || t->kind == Type::Kind::Callable) {
+    if (t->kind == Type::Kind::None || t->kind == Type::Kind::Module || t->kind == Type::Kind::Callable ||
+        t->kind == Type::Kind::Object) {
       V x;
       x.t = t;
       return x;

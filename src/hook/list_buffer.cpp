@@ -1,0 +1,152 @@
+// See list_buffer.h.
+#include "hook/list_buffer.h"
+
+#include <cstring>
+
+namespace stagepy::runtime {
+
+namespace {
+constexpr size_t kMaxDepth = 8;
+
+std::string type_name(PyObject* o) {
+  if (PyComplex_Check(o)) return "complex numbers";
+  if (PyLong_Check(o) || PyFloat_Check(o)) return std::string("instances of ") + Py_TYPE(o)->tp_name;
+  return std::string(Py_TYPE(o)->tp_name) + " objects";
+}
+}  // namespace
+
+bool ListBuffer::classify(PyObject* item, std::string* why) {
+  DType d;
+  if (PyBool_Check(item)) d = DType::Bool;
+  else if (PyLong_CheckExact(item)) d = DType::Int64;
+  else if (PyFloat_CheckExact(item)) d = DType::Float64;
+  else {
+    *why = "holds " + type_name(item);
+    return false;
+  }
+  if (!typed_) {
+    dtype_ = d;
+    typed_ = true;
+    return true;
+  }
+  if (d != dtype_) {
+    *why = "mixes element types";
+    return false;
+  }
+  return true;
+}
+
+bool ListBuffer::store(PyObject* item, size_t at, std::string* why) {
+  uint8_t* p = bytes_.data() + at * (size_t)dtype_size(dtype_);
+  switch (dtype_) {
+    case DType::Bool: *p = item == Py_True ? 1 : 0; return true;
+    case DType::Float64: {
+      double v = PyFloat_AS_DOUBLE(item);
+      std::memcpy(p, &v, 8);
+      return true;
+    }
+    default: {
+      int overflow = 0;
+      long long v = PyLong_AsLongLongAndOverflow(item, &overflow);
+      if (overflow) {
+        *why = "holds an int beyond 64 bits";
+        return false;
+      }
+      std::memcpy(p, &v, 8);
+      return true;
+    }
+  }
+}
+
+bool ListBuffer::read(PyObject* list, std::unordered_set<PyObject*>& seen, std::string* why) {
+  // The shape, from the first element at each depth.
+  shape_.clear();
+  PyObject* at = list;
+  while (PyList_CheckExact(at)) {
+    if (shape_.size() == kMaxDepth) {
+      *why = "is nested more than " + std::to_string(kMaxDepth) + " deep";
+      return false;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(at);
+    shape_.push_back(n);
+    if (n == 0) break;
+    at = PyList_GET_ITEM(at, 0);
+  }
+  // Every list of the right length, every list once; the innermost ones in order.
+  rows_.clear();
+  std::vector<PyObject*> level = {list}, next;
+  for (size_t d = 0; d < shape_.size(); d++) {
+    next.clear();
+    for (PyObject* l : level) {
+      if (!PyList_CheckExact(l)) {
+        *why = PyList_Check(l) ? "holds a subclass of list" : "is ragged (lists mixed with other values)";
+        return false;
+      }
+      if (PyList_GET_SIZE(l) != shape_[d]) {
+        *why = "is ragged (inner lists of different lengths)";
+        return false;
+      }
+      if (!seen.insert(l).second) {
+        *why = "shares a list with another list stagepy reads (an alias such as `A[0] is A[1]`)";
+        return false;
+      }
+      if (d + 1 < shape_.size())
+        for (Py_ssize_t i = 0; i < shape_[d]; i++) next.push_back(PyList_GET_ITEM(l, i));
+    }
+    if (d + 1 < shape_.size()) level.swap(next);
+  }
+  rows_ = level;
+  // The elements.
+  typed_ = false;
+  dtype_ = DType::Int64;
+  const Py_ssize_t len = shape_.back();
+  for (PyObject* r : rows_)
+    for (Py_ssize_t j = 0; j < len; j++)
+      if (!classify(PyList_GET_ITEM(r, j), why)) return false;
+  const size_t item = (size_t)dtype_size(dtype_);
+  bytes_.resize(elements() * item);
+  size_t k = 0;
+  for (PyObject* r : rows_)
+    for (Py_ssize_t j = 0; j < len; j++)
+      if (!store(PyList_GET_ITEM(r, j), k++, why)) return false;
+  before_ = bytes_;
+  strides_.assign(shape_.size(), (Py_ssize_t)item);
+  for (size_t d = shape_.size() - 1; d-- > 0;) strides_[d] = strides_[d + 1] * shape_[d + 1];
+  return true;
+}
+
+int ListBuffer::write_back() {
+  const size_t item = (size_t)dtype_size(dtype_);
+  const Py_ssize_t len = shape_.empty() ? 0 : shape_.back();
+  const size_t row_bytes = item * (size_t)len;
+  for (size_t r = 0; r < rows_.size(); r++) {
+    const uint8_t* now = bytes_.data() + r * row_bytes;
+    const uint8_t* old = before_.data() + r * row_bytes;
+    if (std::memcmp(now, old, row_bytes) == 0) continue;
+    for (Py_ssize_t j = 0; j < len; j++) {
+      const uint8_t* p = now + (size_t)j * item;
+      if (std::memcmp(p, old + (size_t)j * item, item) == 0) continue;
+      PyObject* obj = nullptr;
+      switch (dtype_) {
+        case DType::Bool: obj = Py_NewRef(*p ? Py_True : Py_False); break;
+        case DType::Float64: {
+          double v;
+          std::memcpy(&v, p, 8);
+          obj = PyFloat_FromDouble(v);
+          break;
+        }
+        default: {
+          long long v;
+          std::memcpy(&v, p, 8);
+          obj = PyLong_FromLongLong(v);
+          break;
+        }
+      }
+      if (!obj) return -1;
+      if (PyList_SetItem(rows_[r], j, obj) < 0) return -1;  // steals obj, releases the old item
+    }
+  }
+  return 0;
+}
+
+}  // namespace stagepy::runtime

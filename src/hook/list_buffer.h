@@ -1,0 +1,53 @@
+// Python lists as kernel data: in, a list (of lists, rectangular) whose elements are all
+// exact Python ints that fit 64 bits, all floats, or all bools; out, a C-contiguous native
+// buffer the kernel reads and writes like an array, and afterwards the elements that
+// changed written back into the same list objects as new Python objects of the element
+// type (the lists keep their identity and every reference into them sees the change).
+//
+// A list that cannot be held this way (ragged, mixed or other element types, ints beyond
+// 64 bits, an inner list that appears twice) gives a reason instead: the nest stays with
+// CPython.
+#pragma once
+#include <Python.h>
+
+#include <cstdint>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "hook/py_ref.h"
+#include "ir/types.h"
+
+namespace stagepy::runtime {
+
+class ListBuffer {
+ public:
+  // Reads `list` (borrowed; it must outlive the buffer). `seen` collects every list object
+  // read in this call so that lists sharing an inner list are refused. On failure returns
+  // false and sets `why` (no Python exception is set).
+  bool read(PyObject* list, std::unordered_set<PyObject*>& seen, std::string* why);
+
+  // Writes the elements that differ from what was read back into the lists. -1 with a
+  // Python exception set if a new object could not be made.
+  int write_back();
+
+  DType dtype() const { return dtype_; }
+  int ndim() const { return (int)shape_.size(); }
+  void* data() { return bytes_.data(); }
+  const Py_ssize_t* shape() const { return shape_.data(); }
+  const Py_ssize_t* strides() const { return strides_.data(); }
+  size_t elements() const { return rows_.size() * (shape_.empty() ? 0 : (size_t)shape_.back()); }
+
+ private:
+  bool classify(PyObject* item, std::string* why);
+  bool store(PyObject* item, size_t at, std::string* why);
+
+  DType dtype_ = DType::Int64;
+  bool typed_ = false;  // dtype_ was decided by an element
+  std::vector<Py_ssize_t> shape_, strides_;
+  std::vector<PyObject*> rows_;  // the innermost lists, in order (borrowed)
+  std::vector<uint8_t> bytes_;   // the elements, as the kernel sees them
+  std::vector<uint8_t> before_;  // the same, as read
+};
+
+}  // namespace stagepy::runtime

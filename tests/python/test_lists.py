@@ -1,0 +1,246 @@
+"""Python lists as loop data: nests over lists (and lists of lists) of ints, floats and bools
+run natively and leave the lists exactly as CPython would (values, element types, the same
+list objects); lists stagepy cannot hold keep the nest in CPython, with a reason."""
+import random
+
+import numpy as np
+import pytest
+
+import stagepy
+from difftest import run, run_module
+
+
+def ints(n, seed=0, lo=-50, hi=50):
+    r = random.Random(seed)
+    return [r.randint(lo, hi) for _ in range(n)]
+
+
+def floats(n, seed=0):
+    r = random.Random(seed)
+    return [r.uniform(-10, 10) for _ in range(n)]
+
+
+def matrix(n, m, seed=0, kind=float):
+    r = random.Random(seed)
+    if kind is float:
+        return [[r.uniform(-1, 1) for _ in range(m)] for _ in range(n)]
+    return [[r.randint(-9, 9) for _ in range(m)] for _ in range(n)]
+
+
+def test_elementwise_ints_floats_bools():
+    run("""
+    def f(A, B, C, F, G, P, n):
+        for i in range(n):
+            C[i] = A[i] * 3 - B[i] // 2 + A[i] % 7
+            F[i] = F[i] * 0.5 + A[i]
+            P[i] = not P[i] if A[i] > B[i] else P[i]
+            G[i] = A[i] / (B[i] if B[i] != 0 else 1)
+        return locals()
+    """, "f", lambda: (ints(40, 1), ints(40, 2), [0] * 40, floats(40, 3), [0.0] * 40,
+                       [i % 3 == 0 for i in range(40)], 40))
+
+
+def test_reductions_and_locals_after_the_loop():
+    recs = run("""
+    def f(A, X, n):
+        total = 0
+        best = A[0]
+        acc = 0.0
+        for i in range(n):
+            total += A[i]
+            best = max(best, A[i])
+            acc += X[i] * X[i]
+        return locals()
+    """, "f", lambda: (ints(500, 4), floats(500, 5), 500))
+    assert recs[0]["convert_s"] > 0
+
+
+def test_polybench_gemm_lists_of_lists():
+    run("""
+    def gemm(ni, nj, nk, alpha, beta, C, A, B):
+        for i in range(ni):
+            for j in range(nj):
+                C[i][j] *= beta
+            for k in range(nk):
+                for j in range(nj):
+                    C[i][j] += alpha * A[i][k] * B[k][j]
+        return C
+    """, "gemm", lambda: (12, 10, 8, 1.5, 1.2, matrix(12, 10, 1), matrix(12, 8, 2), matrix(8, 10, 3)))
+
+
+def test_int_matrices_and_negative_indices():
+    run("""
+    def f(M, R, n, m):
+        for i in range(n):
+            for j in range(m):
+                R[-1 - i][j] = M[i][-1 - j] * 2 + M[i - 1][j]
+        return locals()
+    """, "f", lambda: (matrix(6, 5, 1, int), matrix(6, 5, 2, int), 6, 5))
+
+
+def test_edit_distance_swapping_rows():
+    src = """
+    def edit_distance(a, b):
+        n, m = len(a), len(b)
+        prev = list(range(m + 1))
+        cur = [0] * (m + 1)
+        for i in range(1, n + 1):
+            cur[0] = i
+            for j in range(1, m + 1):
+                cost = 0 if a[i - 1] == b[j - 1] else 1
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            prev, cur = cur, prev
+        return prev[m], prev, cur
+    """
+    run(src, "edit_distance", lambda: (ints(30, 1, 0, 4), ints(27, 2, 0, 4)))
+
+
+def test_identity_of_lists_and_rows_is_kept():
+    run("""
+    def f(M, n):
+        row0 = M[0]
+        outer = M
+        for i in range(n):
+            for j in range(n):
+                M[i][j] = M[i][j] + i * j
+        return M[0] is row0, outer is M, row0
+    """, "f", lambda: (matrix(5, 5, 7), 5))
+
+
+def test_other_references_see_the_changes():
+    from helpers import compile_module
+    src = "def f(L, n):\n    for i in range(n):\n        L[i] = L[i] * 2 + 1\n"
+    with stagepy.enable():
+        ns = {}
+        exec(compile_module(src), ns)
+        data = list(range(100))
+        alias = data
+        holder = {"x": data}
+        for _ in range(3):
+            ns["f"](data, 100)
+    want = list(range(100))
+    for _ in range(3):
+        want = [v * 2 + 1 for v in want]
+    assert alias is data and holder["x"] is data and data == want
+    assert all(type(v) is int for v in data)
+    recs = [r for r in stagepy.report() if r["function"] == "f" and r["native_calls"]]
+    assert recs
+
+
+def test_index_error_after_earlier_writes():
+    run("""
+    def f(A, B, n):
+        for i in range(n):
+            B[i] = A[i] + 1
+        return B
+    """, "f", lambda: (ints(10, 1), [0] * 8, 10), expect="bail")
+
+
+def test_ints_that_outgrow_64_bits_continue_in_cpython():
+    run("""
+    def f(A, n):
+        for i in range(n):
+            A[i] = A[i] * A[i] + 1
+        return A
+    """, "f", lambda: ([3, 2**31, 5, 2**40, 7], 5), expect="bail")
+
+
+def test_same_list_twice_is_one_buffer():
+    run("""
+    def f(A, B, n):
+        for i in range(1, n):
+            A[i] = B[i - 1] + A[i]
+        return A
+    """, "f", lambda: ((lambda L: (L, L, 20))(ints(20, 3))))
+
+
+def test_lists_with_arrays_and_module_level_histogram():
+    run_module("""
+    for y in range(h):
+        for x in range(w):
+            v = (x * 7 + y * 13) % 11
+            img[y, x] = v
+            hist[v * 4 // 11] += 1
+    """, lambda: {"np": np, "h": 30, "w": 20, "img": np.zeros((30, 20), np.uint8), "hist": [0] * 4})
+
+
+def test_special_floats_survive():
+    run("""
+    def f(A, B, n):
+        for i in range(n):
+            B[i] = A[i] * 1.0
+            A[i] = -A[i]
+        return locals()
+    """, "f", lambda: ([0.0, -0.0, float("nan"), float("inf"), 1e308, -5e-324], [1.0] * 6, 6))
+
+
+def test_empty_lists():
+    run("""
+    def f(A, M, n):
+        s = 0
+        for i in range(n):
+            s += len(A) + len(M)
+        return locals()
+    """, "f", lambda: ([], [[], []], 50), expect=None)
+
+
+@pytest.mark.parametrize("case, args, reason", [
+    ("ragged", lambda: ([[1.0, 2.0], [3.0]], 2), "ragged"),
+    ("mixed", lambda: ([[1, 2.0], [3, 4]], 2), "mixes element types"),
+    ("big int", lambda: ([[1, 2**70], [3, 4]], 2), "beyond 64 bits"),
+    ("aliased rows", lambda: ((lambda r: [r, r])([1.0, 2.0]), 2), "shares a list"),
+    ("subclass of float", lambda: ([[np.float64(1.0), np.float64(2.0)], [3.0, 4.0]], 2), "holds"),
+    ("strings", lambda: ([["a", "b"], ["c", "d"]], 2), "holds str"),
+])
+def test_lists_stagepy_cannot_hold_stay_interpreted(case, args, reason):
+    recs = run("""
+    def f(M, n):
+        for i in range(n):
+            for j in range(n):
+                M[i][j] = M[i][j] + M[j][i]
+        return M
+    """, "f", args, expect="interpreted")
+    assert any(reason in r["reason"] for r in recs), recs
+
+
+def test_store_of_another_type_stays_interpreted():
+    recs = run("""
+    def f(A, n):
+        for i in range(n):
+            A[i] = A[i] / 2
+        return A
+    """, "f", lambda: (ints(10, 1), 10), expect="interpreted")
+    assert "stores a float into a list of ints" in recs[0]["reason"]
+
+
+def test_row_shared_with_another_argument_stays_interpreted():
+    def args():
+        M = matrix(4, 4, 1)
+        return M, M[2], 4
+    recs = run("""
+    def f(M, r, n):
+        for i in range(n):
+            for j in range(n):
+                M[i][j] = M[i][j] + r[j]
+        return M, r
+    """, "f", args, expect="interpreted")
+    assert "shares a list" in recs[0]["reason"]
+
+
+def test_tuple_subscript_of_a_list_raises_like_cpython():
+    run("""
+    def f(M, n):
+        s = 0.0
+        for i in range(n):
+            s += M[i, 0]
+        return s
+    """, "f", lambda: (matrix(3, 3, 1), 3), expect="interpreted")
+
+
+def test_nest_that_changes_a_list_length_stays_interpreted():
+    run("""
+    def f(A, n):
+        for i in range(n):
+            A.append(i)
+        return A
+    """, "f", lambda: ([], 10), expect="interpreted")
