@@ -20,6 +20,7 @@
 #include "hook/fp_warnings.h"
 #include "hook/frame_access.h"
 #include "hook/list_buffer.h"
+#include "hook/py_buffer.h"
 #include "hook/numpy_bridge.h"
 #include "hook/py_ref.h"
 #include "hook/runtime_state.h"
@@ -375,6 +376,9 @@ PyObject* dispatch(NestState& s) {
   std::vector<std::unique_ptr<ListBuffer>> lists;
   std::unordered_map<PyObject*, ListBuffer*> list_of;
   std::unordered_set<PyObject*> seen_lists;
+  // Buffer-protocol objects, held until the kernel is done.
+  std::vector<std::unique_ptr<HeldBuffer>> buffers;
+  std::unordered_map<PyObject*, HeldBuffer*> buffer_of;
   double convert_s = 0;
   for (size_t v = 0; v < nv; v++) {
     if (!vars[v].read) continue;
@@ -400,6 +404,17 @@ PyObject* dispatch(NestState& s) {
       descs[v].k2 = (uint64_t)lb->dtype() | ((uint64_t)lb->ndim() << 8);
       views[v] = {lb->data(), lb->ndim(), lb->shape(), lb->strides()};
       convert_s += now_s() - t0;
+    } else if (val && HeldBuffer::handles(val)) {
+      HeldBuffer*& hb = buffer_of[val];
+      if (!hb) {
+        buffers.push_back(std::make_unique<HeldBuffer>());
+        if (!buffers.back()->take(val, &why)) return decline(s, "`" + vars[v].name + "` " + why);
+        hb = buffers.back().get();
+      }
+      descs[v].type = types::py_buffer(hb->dtype(), hb->writeable());
+      descs[v].k1 = (uint64_t)(uintptr_t)Py_TYPE(val);
+      descs[v].k2 = (uint64_t)hb->dtype() | ((uint64_t)hb->writeable() << 8) | (1ULL << 16);
+      views[v] = {hb->data(), 1, hb->shape(), hb->strides()};
     } else {
       descs[v] = describe(val, vars[v]);
       if (!descs[v].why.empty()) return decline(s, descs[v].why);

@@ -48,6 +48,7 @@ std::string Type::str() const {
     case Kind::PyFloat: return "float";
     case Kind::NpScalar: return std::string("np.") + (dtype == DType::Bool ? "bool_" : dtype_name(dtype));
     case Kind::Array: {
+      if (pybuf) return std::string("buffer of ") + dtype_name(dtype) + (writeable ? "" : ", readonly");
       if (pylist) {
         std::string s = "list";
         for (int i = 1; i < ndim; i++) s += " of lists";
@@ -81,7 +82,8 @@ bool Type::operator==(const Type& o) const {
   switch (kind) {
     case Kind::NpScalar: return dtype == o.dtype;
     case Kind::Array:
-      return dtype == o.dtype && ndim == o.ndim && layout == o.layout && writeable == o.writeable && pylist == o.pylist;
+      return dtype == o.dtype && ndim == o.ndim && layout == o.layout && writeable == o.writeable && pylist == o.pylist &&
+             pybuf == o.pybuf;
     case Kind::Module:
     case Kind::Object: return name == o.name;
     case Kind::Callable: return builtin == o.builtin;
@@ -103,6 +105,7 @@ size_t Type::hash() const {
   mix(static_cast<size_t>(layout));
   mix(writeable);
   mix(pylist);
+  mix(pybuf);
   mix(static_cast<size_t>(builtin));
   mix(std::hash<std::string>()(name));
   for (auto& e : elems) mix(e->hash());
@@ -190,8 +193,18 @@ TypeRef py_list(DType d, int ndim) {
   t->pylist = true;
   return t;
 }
+TypeRef py_buffer(DType d, bool writeable) {
+  auto t = std::make_shared<Type>();
+  t->kind = Type::Kind::Array;
+  t->dtype = d;
+  t->ndim = 1;
+  t->layout = Type::Strided;
+  t->writeable = writeable;
+  t->pybuf = true;
+  return t;
+}
 TypeRef list_elem(DType d) {
-  return d == DType::Float64 ? py_float() : d == DType::Bool ? py_bool() : py_int();
+  return dtype_is_float(d) ? py_float() : d == DType::Bool ? py_bool() : py_int();
 }
 TypeRef tuple(std::vector<TypeRef> elems) {
   auto t = std::make_shared<Type>();

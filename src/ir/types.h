@@ -65,6 +65,10 @@ struct Type {
   bool writeable = true;         // Array
   bool pylist = false;           // Array: a Python list; its elements are Python ints
                                  // (dtype Int64), floats (Float64) or bools (Bool)
+  bool pybuf = false;            // Array: an array.array, bytearray, bytes or memoryview
+                                 // (1-d); its items of `dtype` read as Python ints/floats/bools
+  // Items are Python objects (a list or a buffer), not NumPy scalars.
+  bool py_items() const { return pylist || pybuf; }
   Builtin builtin = Builtin::None_;  // Callable
   std::string name;              // Module, Object
   std::vector<TypeRef> elems;    // Tuple, Union
@@ -90,7 +94,9 @@ TypeRef array(DType d, int ndim, Type::Layout layout, bool writeable);
 // A Python list nested `ndim` deep whose elements are all Python ints (Int64), floats
 // (Float64) or bools (Bool).
 TypeRef py_list(DType d, int ndim);
-// The type of an element of a Python list of dtype `d` (int, float or bool).
+// A buffer-protocol object (py_buffer.h) with items of `d`.
+TypeRef py_buffer(DType d, bool writeable);
+// The Python type an item of dtype `d` of a list or buffer reads as (int, float or bool).
 TypeRef list_elem(DType d);
 TypeRef tuple(std::vector<TypeRef> elems);
 TypeRef module(const std::string& name);

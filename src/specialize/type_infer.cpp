@@ -178,7 +178,7 @@ class Infer {
         Expr obj = expr(e->args[0], env);
         if (unbound(obj->type)) return typed(e, {obj}, types::unbound());
         const Type& ot = *obj->type;
-        if (ot.kind == Type::Kind::Array && !ot.pylist) {
+        if (ot.kind == Type::Kind::Array && !ot.py_items()) {
           if (e->name == "shape") {
             std::vector<TypeRef> el(ot.ndim, types::py_int());
             return typed(e, {obj}, types::tuple(el));
@@ -289,9 +289,9 @@ class Infer {
 
   TypeRef subscript_type(const Expr& base, const Expr& idx, int ln) {
     const Type& bt = *base->type;
-    if (bt.kind == Type::Kind::Array && bt.pylist) {
+    if (bt.kind == Type::Kind::Array && bt.py_items()) {
       // A list takes one index at a time: A[i][j], never A[i, j] (a TypeError in CPython).
-      if (idx->type->kind == Type::Kind::Tuple) fail("indexes a list with a tuple", ln);
+      if (idx->type->kind == Type::Kind::Tuple) fail("indexes a " + bt.str() + " with a tuple", ln);
       if (!int_like(idx->type)) fail("indexes a list with a " + idx->type->str() + " (only integers are supported)", ln);
       if (bt.ndim == 1) return types::list_elem(bt.dtype);
       return types::py_list(bt.dtype, bt.ndim - 1);
@@ -526,6 +526,16 @@ class Infer {
           // keeps it a list stagepy can hold (an int stored into a list of floats stays an int).
           if (bt.pylist && !types::same(f.value->type, elem))
             fail("stores a " + f.value->type->str() + " into a " + bt.str(), s->line);
+          // A buffer converts what it is given as its own setitem does: ints (and bools)
+          // into integer and float items, floats into float items, bools into '?' items.
+          if (bt.pybuf) {
+            const Type& vt = *f.value->type;
+            bool ok = bt.dtype == DType::Bool ? vt.kind == Type::Kind::PyBool
+                    : dtype_is_int(bt.dtype)  ? vt.kind == Type::Kind::PyInt || vt.kind == Type::Kind::PyBool
+                    : bt.dtype == DType::Float64 &&
+                          (vt.kind == Type::Kind::PyInt || vt.kind == Type::Kind::PyBool || vt.kind == Type::Kind::PyFloat);
+            if (!ok) fail("stores a " + vt.str() + " into a " + bt.str(), s->line);
+          }
           break;
         }
         case ir::Effect::Kind::Eval:

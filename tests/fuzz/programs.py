@@ -1,16 +1,19 @@
 """Random plain-Python loop nests, inside and just outside the subset stagepy runs natively.
 
 program(draw) returns (source, make_args): a function `f` whose loop nest reads and writes
-NumPy arrays or Python lists (of lists) and scalars of random dtypes, with random range forms (empty, negative steps,
+NumPy arrays, Python lists (of lists) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
 bounds from outer variables), affine and non-affine subscripts (some out of bounds, some
 negative), reductions, if/elif/else, bounded while loops, break/continue, min/max/abs, mixed
 int/float/bool arithmetic, and ending with `return locals()`.
 """
+import array
+
 import numpy as np
 from hypothesis import strategies as st
 
 DTYPES = ["float64", "float32", "int64", "int32", "int16", "int8", "uint8", "bool"]
 SCALARS = ["s", "t", "u"]
+ARRAY_CODES = {"float64": "d", "float32": "f", "int64": "q", "int32": "i", "int16": "h", "int8": "b", "uint8": "B"}
 
 
 class Gen:
@@ -184,8 +187,10 @@ def programs(draw):
     g.emit(1, "return locals()")
     src = "\n".join(g.lines) + "\n"
     dtypes = [draw(st.sampled_from(DTYPES)) for _ in range(3)]
-    # Each of A, B, M may be a Python list (of lists) of the Python values of its dtype.
-    as_list = [draw(st.sampled_from([False, False, True])) for _ in range(3)]
+    # Each of A, B, M may be a Python list (of lists) of the Python values of its dtype;
+    # A and B may be an array.array of its item type.
+    kinds = [draw(st.sampled_from(["ndarray", "ndarray", "list", "array.array"])) for _ in range(2)]
+    kinds.append(draw(st.sampled_from(["ndarray", "ndarray", "list"])))
     seed = draw(st.integers(0, 2**16))
     k = draw(st.sampled_from([1, 2, 3, -2, 0]))
     scalars = [draw(st.sampled_from([0, 1, 2.5, -3, 0.0, np.float64(1.5), np.int64(4), True])) for _ in range(3)]
@@ -206,6 +211,11 @@ def programs(draw):
             else:
                 info = np.iinfo(d)
                 a = rng.integers(max(info.min, -9), min(info.max, 9), size=shape).astype(d)
-            arrs.append(a.tolist() if as_list[len(arrs)] else a)
+            kind = kinds[len(arrs)]
+            if kind == "array.array" and d in ARRAY_CODES:
+                a = array.array(ARRAY_CODES[d], a.tolist())
+            elif kind != "ndarray":
+                a = a.tolist()
+            arrs.append(a)
         return (*arrs, n, k, *scalars)
     return src, make_args

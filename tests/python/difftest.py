@@ -10,6 +10,7 @@ and the arguments the function mutated (values, dtypes). Functions usually end w
 It returns stagepy's report records for the function, so tests can also check that the
 nest really ran natively (a differential test that never leaves CPython proves nothing).
 """
+import array
 import contextlib
 import math
 import signal
@@ -40,6 +41,11 @@ def same(a, b, path="value"):
         if not eq:
             diff = np.argwhere(~((a == b) | (np.isnan(a) & np.isnan(b)) if a.dtype.kind == "f" else a == b))
             raise AssertionError(f"{path}: arrays differ at {diff[:5].tolist()}:\n{a}\n{b}")
+        return
+    if isinstance(a, array.array):
+        if a.typecode != b.typecode:
+            raise AssertionError(f"{path}: array.array of '{a.typecode}' != '{b.typecode}'")
+        same(a.tolist(), b.tolist(), path)
         return
     if isinstance(a, (float, np.floating)):
         if math.isnan(a) and math.isnan(b):

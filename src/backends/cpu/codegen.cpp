@@ -1094,6 +1094,11 @@ class Gen {
       auto* ld = B.CreateAlignedLoad(mt, at.v, llvm::Align(dtype_size(d)));
       Value* v = ld;
       if (d == DType::Bool) v = B.CreateICmpNE(v, c8(0));
+      // Items of lists and buffers read as Python ints and floats: widened.
+      else if (base.t->py_items() && dtype_is_int(d) && dtype_size(d) < 8)
+        v = dtype_is_signed(d) ? B.CreateSExt(v, i64()) : B.CreateZExt(v, i64());
+      else if (base.t->py_items() && d == DType::Float32)
+        v = B.CreateFPExt(v, f64());
       return scalar(t, v);
     }
     if (base.t->kind == Type::Kind::Tuple) {
