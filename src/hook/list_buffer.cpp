@@ -17,9 +17,10 @@ std::string type_name(PyObject* o) {
 
 bool ListBuffer::classify(PyObject* item, std::string* why) {
   DType d;
-  if (PyBool_Check(item)) d = DType::Bool;
-  else if (PyLong_CheckExact(item)) d = DType::Int64;
-  else if (PyFloat_CheckExact(item)) d = DType::Float64;
+  PyTypeObject* t = Py_TYPE(item);
+  if (t == &PyFloat_Type) d = DType::Float64;
+  else if (t == &PyLong_Type) d = DType::Int64;
+  else if (t == &PyBool_Type) d = DType::Bool;
   else {
     *why = "holds " + type_name(item);
     return false;
@@ -96,21 +97,20 @@ bool ListBuffer::read(PyObject* list, std::unordered_set<PyObject*>& seen, std::
     if (d + 1 < shape_.size()) level.swap(next);
   }
   rows_ = level;
-  // The elements.
+  // The elements, in one pass: the first decides the type, every other must match it.
   typed_ = false;
   dtype_ = DType::Int64;
   const Py_ssize_t len = shape_.back();
-  for (PyObject* r : rows_)
-    for (Py_ssize_t j = 0; j < len; j++)
-      if (!classify(PyList_GET_ITEM(r, j), why)) return false;
-  const size_t item = (size_t)dtype_size(dtype_);
-  bytes_.resize(elements() * item);
+  if (!rows_.empty() && len > 0 && !classify(PyList_GET_ITEM(rows_[0], 0), why)) return false;
+  bytes_.resize(elements() * (size_t)dtype_size(dtype_));
   size_t k = 0;
   for (PyObject* r : rows_)
-    for (Py_ssize_t j = 0; j < len; j++)
-      if (!store(PyList_GET_ITEM(r, j), k++, why)) return false;
+    for (Py_ssize_t j = 0; j < len; j++) {
+      PyObject* x = PyList_GET_ITEM(r, j);
+      if (!classify(x, why) || !store(x, k++, why)) return false;
+    }
   before_ = bytes_;
-  strides_.assign(shape_.size(), (Py_ssize_t)item);
+  strides_.assign(shape_.size(), (Py_ssize_t)dtype_size(dtype_));
   for (size_t d = shape_.size() - 1; d-- > 0;) strides_[d] = strides_[d + 1] * shape_[d + 1];
   return true;
 }
