@@ -37,6 +37,8 @@ def _notes(r):
     """The reason a nest is not (always) native, then what each loop did on threads."""
     notes = [r["reason"]] if r["reason"] else []
     if r["native_calls"]:
+        if r.get("convert_s"):
+            notes.append(f"lists read and written back in {_fmt_time(r['convert_s'])}")
         for l in r.get("loops", []):
             if l["parallel_runs"]:
                 notes.append(f"`{l['variable']}` (line {l['line']}) parallel")
