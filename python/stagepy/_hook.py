@@ -64,6 +64,8 @@ def enable():
             _types.register_python()
             c.set_resolver(_resolve.resolve)
             c.set_sweeper(_sweep.sweep)
+            from . import _rewrite
+            c.set_helper_info(_rewrite.helper_info)
             _callbacks_set = True
         c.enable()
         return True

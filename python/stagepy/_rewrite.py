@@ -59,6 +59,25 @@ def _code_info(core, code, instrs):
         code.co_filename, code.co_qualname, code.co_firstlineno, PY[0] * 100 + PY[1])
 
 
+_CO_VARARGS, _CO_VARKEYWORDS, _CO_GENERATOR, _CO_COROUTINE, _CO_ITERABLE_COROUTINE, _CO_ASYNC_GENERATOR = (
+    0x4, 0x8, 0x20, 0x80, 0x100, 0x200)
+
+
+def helper_info(fn):
+    """For inlining a plain Python function a nest calls: (CodeInfo, parameter count), or a
+    str saying why it cannot be inlined (the runtime puts it in the report)."""
+    from . import _compat
+    code = _compat.original(fn.__code__) or fn.__code__  # a helper with loops was rewritten
+    if code.co_flags & (_CO_GENERATOR | _CO_COROUTINE | _CO_ITERABLE_COROUTINE | _CO_ASYNC_GENERATOR):
+        return "it is a generator or a coroutine"
+    if code.co_flags & (_CO_VARARGS | _CO_VARKEYWORDS) or code.co_kwonlyargcount:
+        return "it takes *args, **kwargs or keyword-only arguments"
+    if code.co_freevars or code.co_cellvars:
+        return "it uses a closure"
+    core = _hook.core()
+    return _code_info(core, code, B.decode(code)), code.co_argcount
+
+
 def rewrite(code):
     core = _hook.core()
     if core is None or not hasattr(core, "Nest"):

@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -20,16 +22,28 @@
 #include "hook/fp_warnings.h"
 #include "hook/frame_access.h"
 #include "hook/list_buffer.h"
+#include "hook/nest_object.h"
 #include "hook/py_buffer.h"
 #include "hook/numpy_bridge.h"
 #include "hook/py_ref.h"
 #include "hook/runtime_state.h"
+#include "specialize/inline_helpers.h"
 #include "specialize/pipeline.h"
 #include "support/debug.h"
 
 namespace stagepy::runtime {
 
+// A plain Python function a nest calls: its body lifted once per code object, and the
+// nest variables (appended to the nest when first seen) its globals are read through.
+struct HelperEntry {
+  PyRef code;           // keeps the code object (the key) alive
+  std::string reason;   // why it cannot be inlined ("" when it can)
+  std::shared_ptr<const analysis::HelperBody> body;
+  std::vector<int> global_vars;
+};
+
 struct Specialization {
+  std::unique_ptr<ir::Nest> inlined;  // the nest with its helpers inlined (when it calls any)
   std::vector<uint64_t> key;
   specialize::FactSet facts;
   FpMode fp = FpMode::Exact;
@@ -165,8 +179,19 @@ ffi_type* ffi_of(Repr r) {
 
 std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_t> key, std::vector<TypeRef> entry,
                                                specialize::FactSet facts, FpMode fp,
-                                               std::vector<std::pair<int, int>> overlapping, int threads) {
+                                               std::vector<std::pair<int, int>> overlapping, int threads,
+                                               const std::map<int, specialize::Helper>& helpers) {
   auto sp = std::make_unique<Specialization>();
+  const ir::Nest* nest = &s.lift.nest;
+  if (!helpers.empty()) {
+    specialize::InlineResult ir = specialize::inline_helpers(s.lift.nest, helpers);
+    if (!ir.ok) {
+      sp->kernel.reason = ir.reason;
+      return sp;
+    }
+    sp->inlined = std::make_unique<ir::Nest>(std::move(ir.nest));
+    nest = sp->inlined.get();
+  }
   sp->key = std::move(key);
   sp->entry = std::move(entry);
   sp->facts = std::move(facts);
@@ -180,7 +205,7 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
   std::string name = "stagepy_" + std::to_string(next_kernel_id());
   double t0 = now_s();
   specialize::KernelRequest rq;
-  rq.nest = &s.lift.nest;
+  rq.nest = nest;
   rq.entry = sp->entry;
   rq.oracle = &oracle();
   rq.conds = s.conds.get();
@@ -226,6 +251,84 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
     }
   }
   return sp;
+}
+
+// The variable of `nest` with this storage and name, appended (read at entry) if missing.
+int var_named(ir::Nest& nest, ir::Var::Storage storage, const std::string& name, int index) {
+  for (size_t v = 0; v < nest.vars.size(); v++)
+    if (nest.vars[v].storage == storage && nest.vars[v].name == name && nest.vars[v].index == index) {
+      nest.vars[v].read = true;
+      return (int)v;
+    }
+  ir::Var v;
+  v.name = name;
+  v.storage = storage;
+  v.index = index;
+  v.read = true;
+  nest.vars.push_back(v);
+  return (int)nest.vars.size() - 1;
+}
+
+constexpr size_t kMaxHelpers = 16;  // distinct functions per nest
+
+// The plain Python function `fn` the nest calls, lifted for inlining the first time its
+// code object is seen; the globals its body reads (and their attributes, `math.sqrt`)
+// become variables of the nest, read at every entry like the nest's own. nullptr with
+// `why` when it cannot be inlined; nullptr with a Python error on failure.
+HelperEntry* helper_for(NestState& s, PyObject* fn, const FrameRef& f, std::string* why) {
+  if (PyFunction_GET_GLOBALS(fn) != f.globals) {
+    *why = "it is defined in another module";
+    return nullptr;
+  }
+  PyObject* code = PyFunction_GET_CODE(fn);
+  for (auto& h : s.helpers)
+    if (h->code.get() == code) {
+      *why = h->reason;
+      return h->reason.empty() ? h.get() : nullptr;
+    }
+  if (s.helpers.size() >= kMaxHelpers) {
+    *why = "the nest has seen too many different functions";
+    return nullptr;
+  }
+  auto h = std::make_unique<HelperEntry>();
+  h->code = PyRef::borrow(code);
+  PyObject* info_fn = helper_info_fn();
+  if (!info_fn) {
+    h->reason = "stagepy cannot read its bytecode";
+  } else {
+    PyRef r = PyRef::steal(PyObject_CallOneArg(info_fn, fn));
+    if (!r) return nullptr;
+    if (PyUnicode_Check(r.get())) {
+      const char* msg = PyUnicode_AsUTF8(r.get());
+      if (!msg) return nullptr;
+      h->reason = msg;
+    } else {
+      PyObject* info = nullptr;
+      int nparams = 0;
+      if (!PyArg_ParseTuple(r.get(), "O!i", &CodeInfoType, &info, &nparams)) return nullptr;
+      auto body = std::make_shared<analysis::HelperBody>(
+          analysis::lift_helper(*((CodeInfoObject*)info)->info, nparams));
+      if (!body->ok) h->reason = body->reason;
+      h->body = std::move(body);
+    }
+  }
+  if (h->reason.empty()) {
+    ir::Nest& nest = s.lift.nest;
+    for (auto& g : h->body->globals) h->global_vars.push_back(var_named(nest, ir::Var::Storage::Global, g, -1));
+    std::function<void(const ir::Expr&)> attrs = [&](const ir::Expr& x) {
+      for (auto& a : x->args) attrs(a);
+      if (x->kind != ir::ExprNode::Kind::Attr || x->args[0]->kind != ir::ExprNode::Kind::Load ||
+          x->args[0]->var < h->body->nparams)
+        return;
+      int base = h->global_vars[(size_t)(x->args[0]->var - h->body->nparams)];
+      var_named(nest, ir::Var::Storage::Attr, nest.vars[(size_t)base].name + "." + x->name, base);
+    };
+    attrs(h->body->body);
+  }
+  s.helpers.push_back(std::move(h));
+  HelperEntry* e = s.helpers.back().get();
+  *why = e->reason;
+  return e->reason.empty() ? e : nullptr;
 }
 
 // Boxes a state slot's value as the Python object of type `t`. New reference.
@@ -365,8 +468,9 @@ PyObject* dispatch(NestState& s) {
   if (being_traced(ts, f.code)) return decline(s, "a tracer or sys.monitoring tool is active");
 
   // Read and describe the live-in values.
+  // (Functions the nest calls may add variables: the globals their bodies read.)
   const auto& vars = s.lift.nest.vars;
-  const size_t nv = vars.size();
+  size_t nv = vars.size();
   std::vector<PyRef> vals(nv);
   std::vector<uint64_t> key;
   key.reserve(2 * nv);
@@ -380,6 +484,7 @@ PyObject* dispatch(NestState& s) {
   std::vector<std::unique_ptr<HeldBuffer>> buffers;
   std::unordered_map<PyObject*, HeldBuffer*> buffer_of;
   double convert_s = 0;
+  std::map<int, specialize::Helper> helpers;  // variable -> the function it holds, lifted
   for (size_t v = 0; v < nv; v++) {
     if (!vars[v].read) continue;
     PyObject* val = nullptr;
@@ -415,6 +520,25 @@ PyObject* dispatch(NestState& s) {
       descs[v].k1 = (uint64_t)(uintptr_t)Py_TYPE(val);
       descs[v].k2 = (uint64_t)hb->dtype() | ((uint64_t)hb->writeable() << 8) | (1ULL << 16);
       views[v] = {hb->data(), 1, hb->shape(), hb->strides()};
+    } else if (val && PyFunction_Check(val)) {
+      // A plain Python function: inlined where the nest calls it (inline_helpers.h).
+      HelperEntry* h = helper_for(s, val, f, &why);
+      if (!h && PyErr_Occurred()) return nullptr;
+      if (!h) return decline(s, "calls `" + vars[v].name + "`, which stagepy cannot inline: " + why);
+      PyObject* qn = ((PyFunctionObject*)val)->func_qualname;
+      const char* qs = qn && PyUnicode_Check(qn) ? PyUnicode_AsUTF8(qn) : nullptr;
+      if (!qs) PyErr_Clear();
+      descs[v].type = types::function(qs ? qs : vars[v].name);
+      descs[v].k1 = (uint64_t)(uintptr_t)Py_TYPE(val);
+      descs[v].k2 = (uint64_t)(uintptr_t)val;
+      descs[v].extra.push_back((uint64_t)(uintptr_t)PyFunction_GET_CODE(val));
+      helpers[(int)v] = specialize::Helper{vars[v].name, h->body, h->global_vars};
+      if (vars.size() > nv) {  // its globals became variables of the nest: read them too
+        nv = vars.size();
+        vals.resize(nv);
+        descs.resize(nv);
+        views.resize(nv);
+      }
     } else {
       descs[v] = describe(val, vars[v]);
       if (!descs[v].why.empty()) return decline(s, descs[v].why);
@@ -507,7 +631,8 @@ PyObject* dispatch(NestState& s) {
     for (size_t v = 0; v < nv; v++) entry[v] = vars[v].read ? descs[v].type : types::unbound();
     s.compiles++;
     s.specs.push_back(
-        specialize_for(s, key, std::move(entry), specialize::facts_of(*s.conds, s.last_bits), fp, overlapping, threads));
+        specialize_for(s, key, std::move(entry), specialize::facts_of(*s.conds, s.last_bits), fp, overlapping, threads,
+                       helpers));
     sp = s.specs.back().get();
   }
   if (!sp->kernel.ok) {
@@ -590,7 +715,7 @@ PyObject* dispatch(NestState& s) {
   sp->uses++;
 
   // Write back every variable the kernel assigned.
-  for (size_t v = 0; v < nv; v++) {
+  for (size_t v = 0; v < nv && v < L.var_slot.size(); v++) {
     int slot = L.var_slot[v];
     if (slot < 0) continue;
     int64_t tag = state[(size_t)slot + 1];

@@ -16,6 +16,7 @@
 namespace stagepy::runtime {
 
 struct Specialization;  // a compiled kernel for one guard key (dispatch.cpp)
+struct HelperEntry;     // a Python function the nest calls, lifted for inlining (dispatch.cpp)
 
 struct NestState {
   NestState();
@@ -58,6 +59,7 @@ struct NestState {
   int threads = 1;
 
   std::vector<std::unique_ptr<Specialization>> specs;
+  std::vector<std::unique_ptr<HelperEntry>> helpers;  // per code object of a called function
   int compiles = 0;                // specializations compiled (the recompile limit counts these)
   bool gave_up = false;            // recompile limit reached
 };

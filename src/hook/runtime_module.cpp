@@ -85,6 +85,11 @@ PyObject* py_set_debug_bail(PyObject*, PyObject* n) {
   Py_RETURN_NONE;
 }
 
+PyObject* py_set_helper_info(PyObject*, PyObject* fn) {
+  set_helper_info_fn(fn == Py_None ? nullptr : fn);
+  Py_RETURN_NONE;
+}
+
 PyObject* py_threads(PyObject*, PyObject* args) {
   long n = -1;
   if (!PyArg_ParseTuple(args, "|l", &n)) return nullptr;
@@ -120,6 +125,7 @@ PyMethodDef methods[] = {
     {"_set_debug_bail", py_set_debug_bail, METH_O, "Tests only: force hand-overs to CPython (see support/debug.h)."},
     {"_ufunc_loop", py_ufunc_loop, METH_VARARGS, "Register, run or drop NumPy's inner loop of a ufunc."},
     {"_resume_iters", resume_iters, METH_NOARGS, "Iterators for the resume just requested (bytecode only)."},
+    {"set_helper_info", py_set_helper_info, METH_O, "The function giving a helper's bytecode for inlining."},
     {"threads", py_threads, METH_VARARGS, "threads([n]): the threads parallel loops use (n: set; 0: default)."},
     {"isl_info", py_isl_info, METH_NOARGS, "Which isl the core is bound to."},
     {"llvm_version", py_llvm_version, METH_NOARGS, "Major version of the LLVM the core uses."},

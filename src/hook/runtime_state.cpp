@@ -31,4 +31,14 @@ void register_callable(PyObject* o, Builtin b) {
 
 unsigned long long next_kernel_id() { return ++g_kernel_id; }
 
+namespace {
+PyObject* g_helper_info = nullptr;  // strong reference
+}  // namespace
+
+PyObject* helper_info_fn() { return g_helper_info; }
+void set_helper_info_fn(PyObject* fn) {
+  Py_XINCREF(fn);
+  Py_XSETREF(g_helper_info, fn);
+}
+
 }  // namespace stagepy::runtime

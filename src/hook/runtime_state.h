@@ -15,5 +15,9 @@ Builtin known_callable(PyObject* o);
 // Registers `o` as builtin `b` (from Python, where the objects are looked up by name).
 void register_callable(PyObject* o, Builtin b);
 unsigned long long next_kernel_id();
+// The Python function that gives a helper function's CodeInfo and parameter count, or a
+// str saying why it cannot be inlined (stagepy._rewrite.helper_info). Borrowed; may be null.
+PyObject* helper_info_fn();
+void set_helper_info_fn(PyObject* fn);
 
 }  // namespace stagepy::runtime

@@ -96,6 +96,11 @@ Expr make_cond(Expr c, Expr t, Expr f, int origin) {
   e->args = {std::move(c), std::move(t), std::move(f)};
   return e;
 }
+Expr make_seq(std::vector<Expr> items, int origin) {
+  auto e = node(ExprNode::Kind::Seq, origin);
+  e->args = std::move(items);
+  return e;
+}
 Expr with_type(const Expr& e, TypeRef type) {
   auto c = std::make_shared<ExprNode>(*e);
   c->type = std::move(type);

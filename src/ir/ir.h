@@ -72,6 +72,9 @@ struct ExprNode {
     Truth,      // bool(args[0]) as a jump or TO_BOOL would take it
     Call,       // args[0](args[1:]); kwnames for keyword arguments at the end
     Cond,       // args[1] if args[0] else args[2]   (lazy; args[0] is a truth value)
+    Seq,        // evaluates args[0..n-2] (for their errors only), then is args[n-1]: an
+                // inlined call, whose arguments CPython evaluates even where the body
+                // does not use them
     // Only in typed IR:
     LoopNonEmpty,  // whether For loop `var` (a loop id here) has at least one iteration
   };
@@ -103,6 +106,10 @@ Expr make_compare(CmpOp op, Expr a, Expr b, int origin = -1);
 Expr make_truth(Expr a, int origin = -1);
 Expr make_call(Expr callee, std::vector<Expr> args, std::vector<std::string> kwnames, int origin = -1);
 Expr make_cond(Expr c, Expr t, Expr f, int origin = -1);
+Expr make_seq(std::vector<Expr> items, int origin = -1);
+// The origin of every node an inlined helper's body contributes: no fact of the caller's
+// analysis (keyed by the caller's bytecode offsets) applies to it.
+constexpr int kInlinedOrigin = -2;
 // A copy of `e` with `type` set.
 Expr with_type(const Expr& e, TypeRef type);
 

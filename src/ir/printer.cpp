@@ -45,7 +45,7 @@ std::string to_string(const Expr& e, const Nest& n) {
     case K::Subscript: return typed(e, a(0) + "[" + a(1) + "]");
     case K::Tuple: {
       std::string s = "(";
-      for (size_t i = 0; i < e->args.size(); i++) s += (i ? ", " : "") + a(i);
+      for (size_t i = 0; i < e->args.size(); i++) s += (i ? ", " : "") + a((int)i);
       return typed(e, s + (e->args.size() == 1 ? ",)" : ")"));
     }
     case K::Binary: return typed(e, "(" + a(0) + " " + binop_name(e->binop) + (e->inplace ? "= " : " ") + a(1) + ")");
@@ -63,6 +63,11 @@ std::string to_string(const Expr& e, const Nest& n) {
       return typed(e, s + ")");
     }
     case K::Cond: return typed(e, "(" + a(1) + " if " + a(0) + " else " + a(2) + ")");
+    case K::Seq: {
+      std::string s = "seq(";
+      for (size_t i = 0; i < e->args.size(); i++) s += (i ? ", " : "") + a((int)i);
+      return typed(e, s + ")");
+    }
     case K::LoopNonEmpty: return "nonempty(L" + std::to_string(e->var) + ")";
   }
   return "?";

@@ -67,6 +67,7 @@ std::string Type::str() const {
     }
     case Kind::Module: return "module " + name;
     case Kind::Object: return name + " object";
+    case Kind::Function: return "the Python function " + name;
     case Kind::Callable: return builtin_name(builtin);
     case Kind::Union: {
       std::string s;
@@ -85,7 +86,8 @@ bool Type::operator==(const Type& o) const {
       return dtype == o.dtype && ndim == o.ndim && layout == o.layout && writeable == o.writeable && pylist == o.pylist &&
              pybuf == o.pybuf;
     case Kind::Module:
-    case Kind::Object: return name == o.name;
+    case Kind::Object:
+    case Kind::Function: return name == o.name;
     case Kind::Callable: return builtin == o.builtin;
     case Kind::Tuple:
     case Kind::Union:
@@ -222,6 +224,12 @@ TypeRef object(const std::string& name) {
   auto t = std::make_shared<Type>();
   t->kind = Type::Kind::Object;
   t->name = name;
+  return t;
+}
+TypeRef function(const std::string& qualname) {
+  auto t = std::make_shared<Type>();
+  t->kind = Type::Kind::Function;
+  t->name = qualname;
   return t;
 }
 TypeRef callable(Builtin b) {

@@ -56,6 +56,8 @@ struct Type {
                // at entry into its attribute variable; `name`: its class (guarded by the
                // exact type)
     Callable,  // a function stagepy knows (`builtin`), guarded by identity
+    Function,  // a plain Python function the nest calls, inlined (`name`: its qualified
+               // name); guarded by the identity of the function and of its code
     Union,     // one of `elems` (scalars or Unbound); a run-time tag tells which
   };
   Kind kind = Kind::Unknown;
@@ -102,6 +104,7 @@ TypeRef tuple(std::vector<TypeRef> elems);
 TypeRef module(const std::string& name);
 TypeRef object(const std::string& class_name);
 TypeRef callable(Builtin b);
+TypeRef function(const std::string& qualname);
 // A union of `members` (flattened, deduplicated, ordered); the single member if only one.
 // Returns nullptr if a member cannot live in a tagged 64-bit slot (arrays, tuples,
 // modules...) and the members are not all the same.

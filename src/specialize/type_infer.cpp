@@ -213,6 +213,7 @@ class Infer {
             fail(std::string("computes `") + ir::binop_name(e->binop) + "` on whole arrays", ln);
           fail(std::string("computes `") + ir::binop_name(e->binop) + "` on " + a->type->str() + " and " + b->type->str(), ln);
         }
+        if (e->origin == ir::kInlinedOrigin) python_only(a->type, b->type, ln);
         const Oracle& o = *in_.oracle;
         ir::BinOp op = e->binop;
         TypeRef r = combine(a->type, b->type, [&](const TypeRef& x, const TypeRef& y) { return o.binary(op, x, y); },
@@ -227,6 +228,7 @@ class Infer {
           return typed(e, {a}, types::py_bool());
         }
         if (!a->type->is_scalar()) fail(std::string("computes `") + ir::unop_name(e->unop) + "` on a " + a->type->str(), ln);
+        if (e->origin == ir::kInlinedOrigin) python_only(a->type, nullptr, ln);
         const Oracle& o = *in_.oracle;
         std::vector<TypeRef> rs;
         for (auto& x : members(a->type)) {
@@ -275,9 +277,29 @@ class Infer {
         }
         return typed(e, {c, t, f}, r);
       }
+      case K::Seq: {
+        std::vector<Expr> args;
+        bool ub = false;
+        for (auto& a : e->args) {
+          args.push_back(expr(a, env));
+          ub = ub || unbound(args.back()->type);
+        }
+        return typed(e, args, ub ? types::unbound() : args.back()->type);
+      }
       case K::LoopNonEmpty: return e;
     }
     fail("an expression stagepy cannot type", ln);
+  }
+
+  // Inlined helper bodies compute on Python numbers only: a NumPy operation there could
+  // warn, and its warning would name the helper's line, which the kernel does not track.
+  void python_only(const TypeRef& a, const TypeRef& b, int ln) {
+    for (const TypeRef& t : {a, b}) {
+      if (!t) continue;
+      for (auto& m : members(t))
+        if (m->kind == Type::Kind::NpScalar)
+          fail("calls a Python function on NumPy scalars (only Python numbers are inlined)", ln);
+    }
   }
 
   void check_truth(const Expr& a, int ln) {
@@ -336,11 +358,14 @@ class Infer {
       std::string name = e->args[0]->kind == ExprNode::Kind::Load ? nest_.vars[e->args[0]->var].name
                        : e->args[0]->kind == ExprNode::Kind::Attr ? e->args[0]->name : "a value";
       if (ct.kind == Type::Kind::Module) fail("calls the module `" + name + "`", ln);
+      if (ct.kind == Type::Kind::Function) fail("calls " + ct.str() + ", which is not inlined", ln);
       fail("calls `" + name + "` (a " + ct.str() + ")", ln);
     }
     Builtin f = ct.builtin;
     std::vector<TypeRef> at;
     for (size_t i = 1; i < args.size(); i++) at.push_back(args[i]->type);
+    if (e->origin == ir::kInlinedOrigin)
+      for (auto& t : at) python_only(t, nullptr, ln);
     const std::string fname = std::string("`") + builtin_name(f) + "()`";
     switch (f) {
       case Builtin::Range: fail("uses range() outside a for statement", ln);
@@ -501,7 +526,7 @@ class Infer {
           if (t->kind == Type::Kind::Array && f.value->kind != ExprNode::Kind::Load)
             fail("assigns an array view to " + vname(f.var), s->line);
           if (t->kind == Type::Kind::Tuple || t->kind == Type::Kind::Module || t->kind == Type::Kind::Callable ||
-              t->kind == Type::Kind::None || t->kind == Type::Kind::Object)
+              t->kind == Type::Kind::None || t->kind == Type::Kind::Object || t->kind == Type::Kind::Function)
             fail("assigns a " + t->str() + " to " + vname(f.var), s->line);
           if (t->kind == Type::Kind::Array) {
             TypeRef old = env[f.var];

@@ -13,6 +13,17 @@ from hypothesis import strategies as st
 
 DTYPES = ["float64", "float32", "int64", "int32", "int16", "int8", "uint8", "bool"]
 SCALARS = ["s", "t", "u"]
+# Helper functions the nests may call (inlined when their arguments are Python numbers).
+HELPERS = """
+def h1(x, y):
+    if x > y:
+        return x - y
+    return y * 2
+
+def h2(x):
+    t = x + 1
+    return t * t if t < 50 else -t
+"""
 ARRAY_CODES = {"float64": "d", "float32": "f", "int64": "q", "int32": "i", "int16": "h", "int8": "b", "uint8": "B"}
 
 
@@ -96,6 +107,8 @@ class Gen:
             return f"abs({a})"
         if form == 10:
             return f"({a} if {self.cond(depth + 1)} else {b})"
+        if form == 11 and self.int_(0, 1):
+            return self.pick([f"h1({a}, {b})", f"h2({a})"])
         return f"({a} ** {self.pick(['2', '0', '3'])})"
 
     def cond(self, depth=0):
@@ -175,6 +188,7 @@ class Gen:
 def programs(draw):
     n = draw(st.integers(0, 7))
     g = Gen(draw, n)
+    g.lines += HELPERS.splitlines()
     g.emit(0, "def f(A, B, M, n, k, s, t, u):")
     g.loop_vars = ["v0"]
     body_start = len(g.lines)

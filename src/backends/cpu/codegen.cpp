@@ -974,6 +974,11 @@ class Gen {
       case K::Truth: return scalar(types::py_bool(), truth(gen(e->args[0])));
       case K::Call: return call(e);
       case K::Cond: return cond(e);
+      case K::Seq: {
+        V last;
+        for (auto& a : e->args) last = gen(a);
+        return last;
+      }
       case K::LoopNonEmpty: {
         Value* trip = B.CreateLoad(i64(), loops_[e->var].trip);
         return scalar(types::py_bool(), B.CreateICmpSGT(trip, c64(0)));
@@ -999,7 +1004,7 @@ class Gen {
   V load(int var, const TypeRef& t, bool check_bound) {
     if (check_bound) bail_unless(B.CreateICmpNE(B.CreateLoad(i8(), tags_[var]), c8(0)));
     if (t->kind == Type::Kind::None || t->kind == Type::Kind::Module || t->kind == Type::Kind::Callable ||
-        t->kind == Type::Kind::Object) {
+        t->kind == Type::Kind::Object || t->kind == Type::Kind::Function) {
       V x;
       x.t = t;
       return x;

@@ -1,0 +1,280 @@
+// See lift_helper.h.
+#include "analysis/lift_helper.h"
+
+#include <map>
+#include <optional>
+
+namespace stagepy::analysis {
+namespace {
+
+using ir::Expr;
+constexpr int O = ir::kInlinedOrigin;
+constexpr int kBudget = 4000;  // instructions executed over all paths
+
+struct Failure {
+  std::string why;
+};
+[[noreturn]] void fail(const std::string& why) { throw Failure{why}; }
+
+class HelperLifter {
+ public:
+  HelperLifter(const CodeInfo& code, int nparams) : code_(code), nparams_(nparams) {
+    for (size_t i = 0; i < code.instrs.size(); i++) index_of_[code.instrs[i].offset] = i;
+  }
+
+  HelperBody run() {
+    HelperBody out;
+    out.nparams = nparams_;
+    State st;
+    for (int k = 0; k < nparams_; k++) st.locals[k] = ir::make_load(k, O);
+    out.body = exec(0, st);
+    out.globals = globals_;
+    out.ok = true;
+    return out;
+  }
+
+ private:
+  struct State {
+    std::vector<Expr> stack;  // nullptr: the NULL of a function or method load
+    std::map<int, Expr> locals;
+    // Values this path computed before the return (assigned to locals, or dropped): their
+    // errors must happen even where the returned value does not use them.
+    std::vector<Expr> evaluated;
+  };
+  static bool trivial(const Expr& e) {
+    return e->kind == ir::ExprNode::Kind::Load || e->kind == ir::ExprNode::Kind::Const;
+  }
+  static Expr returning(const State& st, Expr v) {
+    if (st.evaluated.empty()) return v;
+    std::vector<Expr> items = st.evaluated;
+    items.push_back(std::move(v));
+    return ir::make_seq(std::move(items), O);
+  }
+  const CodeInfo& code_;
+  int nparams_;
+  std::map<int, size_t> index_of_;
+  std::vector<std::string> globals_;
+  int budget_ = kBudget;
+
+  Expr pop(State& st) {
+    if (st.stack.empty()) fail("its bytecode underflows the stack");
+    Expr e = st.stack.back();
+    st.stack.pop_back();
+    if (!e) fail("it calls a method");
+    return e;
+  }
+  void push_null_and(State& st, Expr e, bool null) {
+    if (null && code_.version < 313) st.stack.push_back(nullptr);
+    st.stack.push_back(std::move(e));
+    if (null && code_.version >= 313) st.stack.push_back(nullptr);
+  }
+  int global(const std::string& name) {
+    for (size_t k = 0; k < globals_.size(); k++)
+      if (globals_[k] == name) return nparams_ + (int)k;
+    globals_.push_back(name);
+    return nparams_ + (int)globals_.size() - 1;
+  }
+  size_t target(const Instr& in) {
+    if (in.target <= in.offset) fail("it loops");
+    auto it = index_of_.find(in.target);
+    if (it == index_of_.end()) fail("it jumps where stagepy cannot follow");
+    return it->second;
+  }
+  Expr constant(const Const& c) {
+    ir::ConstValue v;
+    switch (c.kind) {
+      case Const::Kind::None: v.kind = ir::ConstValue::Kind::None; break;
+      case Const::Kind::Bool: v.kind = ir::ConstValue::Kind::Bool; v.b = c.i != 0; break;
+      case Const::Kind::Int: v.kind = ir::ConstValue::Kind::Int; v.i = c.i; break;
+      case Const::Kind::Float: v.kind = ir::ConstValue::Kind::Float; v.f = c.f; break;
+      case Const::Kind::Tuple: {
+        std::vector<Expr> elems;
+        for (auto& e : c.elems) elems.push_back(constant(e));
+        return ir::make_tuple(std::move(elems), O);
+      }
+      case Const::Kind::Other: fail("it uses a constant of a type stagepy does not handle");
+    }
+    return ir::make_const(v, O);
+  }
+  Expr none() {
+    ir::ConstValue v;
+    return ir::make_const(v, O);
+  }
+
+  // Runs from instruction `pc` until every path returns; the value returned.
+  Expr exec(size_t pc, State st) {
+    while (true) {
+      if (pc >= code_.instrs.size()) fail("it runs off its end");
+      if (--budget_ < 0) fail("it is too large to inline");
+      const Instr& in = code_.instrs[pc];
+      switch (in.op) {
+        case Op::NOP: case Op::NOT_TAKEN: break;
+        case Op::LOAD_FAST: case Op::LOAD_FAST_CHECK: {
+          auto it = st.locals.find(in.iarg);
+          if (it == st.locals.end()) fail("it may read `" + in.sarg + "` before assigning it");
+          st.stack.push_back(it->second);
+          break;
+        }
+        case Op::STORE_FAST: {
+          Expr v = pop(st);
+          if (!trivial(v)) st.evaluated.push_back(v);
+          st.locals[in.iarg] = v;
+          break;
+        }
+        case Op::LOAD_CONST:
+          if (in.iarg < 0 || in.iarg >= (int)code_.consts.size()) fail("bad constant index");
+          st.stack.push_back(constant(code_.consts[(size_t)in.iarg]));
+          break;
+        case Op::LOAD_GLOBAL: push_null_and(st, ir::make_load(global(in.sarg), O), in.flags & 1); break;
+        case Op::LOAD_ATTR: {
+          Expr obj = pop(st);
+          push_null_and(st, ir::make_attr(obj, in.sarg, O), in.flags & 1);
+          break;
+        }
+        case Op::PUSH_NULL: st.stack.push_back(nullptr); break;
+        case Op::BINARY_OP: {
+          Expr b = pop(st), a = pop(st);
+          std::string s = in.sarg;
+          bool inplace = s.size() >= 2 && s.back() == '=' && s != "==";
+          if (inplace) s.pop_back();
+          static const std::map<std::string, ir::BinOp> ops = {
+              {"+", ir::BinOp::Add}, {"-", ir::BinOp::Sub}, {"*", ir::BinOp::Mul}, {"/", ir::BinOp::TrueDiv},
+              {"//", ir::BinOp::FloorDiv}, {"%", ir::BinOp::Mod}, {"**", ir::BinOp::Pow}, {"<<", ir::BinOp::LShift},
+              {">>", ir::BinOp::RShift}, {"&", ir::BinOp::And}, {"|", ir::BinOp::Or}, {"^", ir::BinOp::Xor}};
+          auto it = ops.find(s);
+          if (it == ops.end()) fail("it uses the operator " + in.sarg);
+          st.stack.push_back(ir::make_binary(it->second, a, b, inplace, O));
+          break;
+        }
+        case Op::COMPARE_OP: {
+          Expr b = pop(st), a = pop(st);
+          static const std::map<std::string, ir::CmpOp> ops = {
+              {"<", ir::CmpOp::LT}, {"<=", ir::CmpOp::LE}, {"==", ir::CmpOp::EQ},
+              {"!=", ir::CmpOp::NE}, {">", ir::CmpOp::GT}, {">=", ir::CmpOp::GE}};
+          auto it = ops.find(in.sarg);
+          if (it == ops.end()) fail("it uses the comparison " + in.sarg);
+          Expr c = ir::make_compare(it->second, a, b, O);
+          if (in.flags & 2) c = ir::make_truth(c, O);
+          st.stack.push_back(c);
+          break;
+        }
+        case Op::IS_OP: {
+          Expr b = pop(st), a = pop(st);
+          st.stack.push_back(ir::make_compare(in.iarg ? ir::CmpOp::IsNot : ir::CmpOp::Is, a, b, O));
+          break;
+        }
+        case Op::UNARY_NEGATIVE: st.stack.push_back(ir::make_unary(ir::UnOp::Neg, pop(st), O)); break;
+        case Op::UNARY_POSITIVE: st.stack.push_back(ir::make_unary(ir::UnOp::Pos, pop(st), O)); break;
+        case Op::UNARY_INVERT: st.stack.push_back(ir::make_unary(ir::UnOp::Invert, pop(st), O)); break;
+        case Op::UNARY_NOT: st.stack.push_back(ir::make_unary(ir::UnOp::Not, pop(st), O)); break;
+        case Op::CALL_INTRINSIC_1:
+          if (in.sarg != "INTRINSIC_UNARY_POSITIVE") fail("it uses " + in.sarg);
+          st.stack.push_back(ir::make_unary(ir::UnOp::Pos, pop(st), O));
+          break;
+        case Op::TO_BOOL: st.stack.push_back(ir::make_truth(pop(st), O)); break;
+        case Op::CALL: {
+          int n = in.iarg;
+          std::vector<Expr> args((size_t)n);
+          for (int i = n - 1; i >= 0; i--) args[(size_t)i] = pop(st);
+          if (st.stack.size() < 2) fail("its bytecode underflows the stack");
+          Expr b = st.stack.back();
+          st.stack.pop_back();
+          Expr a = st.stack.back();
+          st.stack.pop_back();
+          Expr callee = !a && b ? b : !b && a ? a : nullptr;
+          if (!callee) fail("it calls a method");
+          st.stack.push_back(ir::make_call(callee, std::move(args), {}, O));
+          break;
+        }
+        case Op::BUILD_TUPLE: {
+          std::vector<Expr> elems((size_t)in.iarg);
+          for (int i = in.iarg - 1; i >= 0; i--) elems[(size_t)i] = pop(st);
+          st.stack.push_back(ir::make_tuple(std::move(elems), O));
+          break;
+        }
+        case Op::UNPACK_SEQUENCE: {
+          Expr v = pop(st);
+          if (v->kind != ir::ExprNode::Kind::Tuple || (int)v->args.size() != in.iarg)
+            fail("it unpacks something other than a tuple it built");
+          for (int i = in.iarg - 1; i >= 0; i--) st.stack.push_back(v->args[(size_t)i]);
+          break;
+        }
+        case Op::COPY: {
+          if (in.iarg < 1 || in.iarg > (int)st.stack.size()) fail("bad COPY");
+          st.stack.push_back(st.stack[st.stack.size() - (size_t)in.iarg]);
+          break;
+        }
+        case Op::SWAP: {
+          if (in.iarg < 2 || in.iarg > (int)st.stack.size()) fail("bad SWAP");
+          std::swap(st.stack.back(), st.stack[st.stack.size() - (size_t)in.iarg]);
+          break;
+        }
+        case Op::POP_TOP: {
+          // A value computed only to be dropped (an expression statement, the leftover of
+          // a chained comparison): pure, but its errors still happen.
+          if (st.stack.empty()) fail("its bytecode underflows the stack");
+          Expr v = st.stack.back();
+          st.stack.pop_back();
+          if (v && !trivial(v)) st.evaluated.push_back(v);
+          break;
+        }
+        case Op::RETURN_VALUE: {
+          Expr v = pop(st);
+          return returning(st, v);
+        }
+        case Op::RETURN_CONST:
+          if (in.iarg < 0 || in.iarg >= (int)code_.consts.size()) fail("bad constant index");
+          return returning(st, constant(code_.consts[(size_t)in.iarg]));
+        case Op::JUMP_FORWARD: case Op::JUMP: case Op::JUMP_NO_INTERRUPT:
+          pc = target(in);
+          continue;
+        case Op::POP_JUMP_IF_FALSE: case Op::POP_JUMP_FORWARD_IF_FALSE:
+        case Op::POP_JUMP_IF_TRUE: case Op::POP_JUMP_FORWARD_IF_TRUE:
+        case Op::POP_JUMP_IF_NONE: case Op::POP_JUMP_FORWARD_IF_NONE:
+        case Op::POP_JUMP_IF_NOT_NONE: case Op::POP_JUMP_FORWARD_IF_NOT_NONE: {
+          Expr v = pop(st);
+          size_t jump = target(in);
+          bool on_true = in.op == Op::POP_JUMP_IF_TRUE || in.op == Op::POP_JUMP_FORWARD_IF_TRUE;
+          bool on_none = in.op == Op::POP_JUMP_IF_NONE || in.op == Op::POP_JUMP_FORWARD_IF_NONE;
+          bool on_not_none = in.op == Op::POP_JUMP_IF_NOT_NONE || in.op == Op::POP_JUMP_FORWARD_IF_NOT_NONE;
+          Expr cond;  // true: the jump is taken
+          if (on_none) cond = ir::make_compare(ir::CmpOp::Is, v, none(), O);
+          else if (on_not_none) cond = ir::make_compare(ir::CmpOp::IsNot, v, none(), O);
+          else cond = ir::make_truth(v, O);
+          Expr taken = exec(jump, st), fall = exec(pc + 1, st);
+          if (on_true || on_none || on_not_none) return ir::make_cond(cond, taken, fall, O);
+          return ir::make_cond(cond, fall, taken, O);  // jump if false: the truth picks `fall`
+        }
+        case Op::JUMP_IF_FALSE_OR_POP: case Op::JUMP_IF_TRUE_OR_POP: {
+          if (st.stack.empty()) fail("its bytecode underflows the stack");
+          Expr v = st.stack.back();
+          size_t jump = target(in);
+          State popped = st;
+          popped.stack.pop_back();
+          Expr cond = ir::make_truth(v, O);
+          if (in.op == Op::JUMP_IF_FALSE_OR_POP) return ir::make_cond(cond, exec(pc + 1, popped), exec(jump, st), O);
+          return ir::make_cond(cond, exec(jump, st), exec(pc + 1, popped), O);
+        }
+        case Op::GET_ITER: case Op::FOR_ITER: fail("it loops");
+        case Op::BINARY_SUBSCR: fail("it reads an element of a container (only scalar helpers are inlined)");
+        default:
+          fail("it uses " + in.opname);
+      }
+      pc++;
+    }
+  }
+};
+
+}  // namespace
+
+HelperBody lift_helper(const CodeInfo& code, int nparams) {
+  try {
+    return HelperLifter(code, nparams).run();
+  } catch (const Failure& f) {
+    HelperBody h;
+    h.reason = f.why;
+    return h;
+  }
+}
+
+}  // namespace stagepy::analysis

@@ -1,0 +1,80 @@
+// See inline_helpers.h.
+#include "specialize/inline_helpers.h"
+
+#include "ir/mutate.h"
+
+namespace stagepy::specialize {
+namespace {
+
+constexpr int kMaxDepth = 4;  // helpers calling helpers; deeper calls stay calls (and fail typing)
+
+struct Failure {
+  std::string why;
+};
+
+class Inliner {
+ public:
+  Inliner(const ir::Nest& nest, const std::map<int, Helper>& helpers) : nest_(nest), helpers_(helpers) {}
+
+  // A call node whose callee names a helper: its inlined form; otherwise `e` itself.
+  ir::Expr call(const ir::Expr& e, int depth) {
+    if (e->kind != ir::ExprNode::Kind::Call || e->args[0]->kind != ir::ExprNode::Kind::Load) return e;
+    auto it = helpers_.find(e->args[0]->var);
+    if (it == helpers_.end() || depth >= kMaxDepth) return e;
+    const Helper& h = it->second;
+    if (!e->kwnames.empty()) throw Failure{"calls `" + h.name + "` with keyword arguments"};
+    std::vector<ir::Expr> args(e->args.begin() + 1, e->args.end());
+    if ((int)args.size() != h.body->nparams)
+      throw Failure{"calls `" + h.name + "` with " + std::to_string(args.size()) + " arguments (it takes " +
+                    std::to_string(h.body->nparams) + ")"};
+    ir::Expr body = ir::map_expr(h.body->body, [&](const ir::Expr& x) -> ir::Expr {
+      if (x->kind == ir::ExprNode::Kind::Load) {
+        if (x->var < h.body->nparams) return args[(size_t)x->var];
+        return ir::make_load(h.global_vars[(size_t)(x->var - h.body->nparams)], ir::kInlinedOrigin);
+      }
+      if (x->kind == ir::ExprNode::Kind::Attr) return bind_attr(x);
+      if (x->kind == ir::ExprNode::Kind::Call) return call(x, depth + 1);
+      return x;
+    });
+    std::vector<ir::Expr> items = std::move(args);
+    items.push_back(std::move(body));
+    return ir::make_seq(std::move(items), e->origin);
+  }
+
+ private:
+  const ir::Nest& nest_;
+  const std::map<int, Helper>& helpers_;
+
+  // `math.sqrt` in a helper: the attribute variable the dispatcher made for it.
+  ir::Expr bind_attr(const ir::Expr& x) const {
+    const ir::Expr& base = x->args[0];
+    if (base->kind != ir::ExprNode::Kind::Load || x->pseudo >= 0) return x;
+    const std::string full = nest_.vars[(size_t)base->var].name + "." + x->name;
+    for (size_t v = 0; v < nest_.vars.size(); v++)
+      if (nest_.vars[v].storage == ir::Var::Storage::Attr && nest_.vars[v].index == base->var &&
+          nest_.vars[v].name == full) {
+        auto c = std::make_shared<ir::ExprNode>(*x);
+        c->pseudo = (int)v;
+        return c;
+      }
+    return x;
+  }
+};
+
+}  // namespace
+
+InlineResult inline_helpers(const ir::Nest& nest, const std::map<int, Helper>& helpers) {
+  InlineResult r;
+  r.nest = nest;
+  if (helpers.empty()) return r;
+  Inliner in(nest, helpers);
+  try {
+    r.nest.root = ir::map_exprs(nest.root, [&](const ir::Expr& e) { return in.call(e, 0); });
+  } catch (const Failure& f) {
+    r.ok = false;
+    r.reason = f.why;
+  }
+  return r;
+}
+
+}  // namespace stagepy::specialize

@@ -1,0 +1,186 @@
+"""Calls to plain Python helper functions are inlined: `def sq(x): return x * x` called in a
+nest runs natively, guarded on the identity of the function (and of its code), with CPython's
+values and exceptions; functions stagepy cannot inline keep the nest in CPython, with a reason."""
+import numpy as np
+
+from difftest import run
+
+HELPERS = """
+import math
+K = 3
+
+def sq(x):
+    return x * x
+
+def clamp(x, lo, hi):
+    if x < lo:
+        return lo
+    return hi if x > hi else x
+
+def dist(x, y):
+    t = sq(x) + sq(y)
+    return math.sqrt(t) + K * math.pi
+
+def sign(v):
+    if v > 0:
+        return 1
+    elif v < 0:
+        return -1
+    return 0
+"""
+
+
+def test_helpers_inlined_with_globals_attributes_and_nested_calls():
+    recs = run(HELPERS + """
+def f(A, B, n):
+    s = 0.0
+    c = 0
+    for i in range(n):
+        B[i] = clamp(sq(A[i]) - 3.0, -1.0, 5.0) + dist(A[i], 1.0)
+        s += dist(A[i], B[i])
+        c += sign(A[i]) * K
+    return locals()
+""", "f", lambda: (np.linspace(-3, 3, 50).tolist(), [0.0] * 50, 50))
+    assert all(r["reason"] == "" for r in recs if r["native_calls"]), recs
+
+
+def test_helper_on_numpy_arrays_in_a_parallel_loop():
+    run(HELPERS + """
+def f(A, B, n):
+    for i in range(n):
+        B[i] = sq(float(A[i])) + 1.0
+    return B
+""", "f", lambda: (np.arange(2000.0), np.zeros(2000), 2000))
+
+
+def test_rebinding_the_name_respecializes():
+    run("""
+def double(x):
+    return 2 * x
+
+def triple(x):
+    return 3 * x
+
+def f(A, n):
+    global double
+    out = []
+    for rep in range(3):
+        s = 0
+        for i in range(n):
+            s += double(A[i])
+        out.append(s)
+        double, triple = triple, double
+    return out
+""", "f", lambda: (list(range(20)), 20))
+
+
+def test_replacing_the_code_of_the_function_respecializes():
+    run("""
+def g(x):
+    return x + 1
+
+def h(x):
+    return x - 1
+
+def f(n):
+    res = []
+    for rep in range(2):
+        s = 0
+        for i in range(n):
+            s += g(i)
+        res.append(s)
+        g.__code__ = h.__code__
+    g.__code__ = (lambda x: x + 1).__code__
+    return res
+""", "f", lambda: (30,))
+
+
+def test_errors_inside_helpers_and_in_unused_arguments():
+    src = """
+def inv(x):
+    return 1.0 / x
+
+def first(a, b):
+    return a
+
+def unused_local(x, d):
+    t = x // d
+    return x
+
+def f(A, n, d):
+    s = 0.0
+    for i in range(n):
+        s += inv(A[i])
+        s += first(A[i], A[i + 1])
+        s += unused_local(i, d)
+    return s
+"""
+    run(src, "f", lambda: ([3.0, 2.0, 0.0, 1.0, 5.0], 3, 1), expect="bail")   # ZeroDivisionError in inv
+    run(src, "f", lambda: ([3.0, 2.0, 4.0, 1.0, 5.0], 5, 1), expect="bail")   # IndexError in an unused argument
+    run(src, "f", lambda: ([3.0, 2.0, 4.0, 1.0, 5.0], 3, 0), expect="bail")   # ZeroDivisionError in an unused local
+
+
+def test_python_ints_that_outgrow_64_bits_inside_a_helper():
+    run("""
+def cube(x):
+    return x * x * x
+
+def f(n):
+    s = 0
+    for i in range(n):
+        s += cube(i * 1000003)
+    return s
+""", "f", lambda: (3000,), expect="bail")
+
+
+def reason_of(recs):
+    return " ".join(r["reason"] for r in recs)
+
+
+def test_helpers_stagepy_cannot_inline_stay_interpreted_with_a_reason():
+    cases = {
+        "loops": ("def h(x):\n    t = 0\n    for k in range(x):\n        t += k\n    return t\n", "it loops"),
+        "defaults": ("def h(x, y=2):\n    return x * y\n", "with 1 arguments (it takes 2)"),
+        "varargs": ("def h(*xs):\n    return xs[0]\n", "*args"),
+        "subscript": ("def h(x):\n    return x[0]\n", "reads an element"),
+        "recursion": ("def h(x):\n    return x if x < 2 else h(x - 1) + h(x - 2)\n", "not inlined"),
+    }
+    for name, (helper, reason) in cases.items():
+        recs = run(helper + """
+def f(A, n):
+    s = 0
+    for i in range(n):
+        s += h(A[i])
+    return s
+""", "f", lambda: ([1, 2, 3, 4], 4) if name != "subscript" else ([[1], [2], [3], [4]], 4), expect=None)
+        mine = [r for r in recs if r["function"] == "f"]  # (h's own loop may run natively)
+        assert mine and not any(r["native_calls"] for r in mine), (name, recs)
+        assert reason in reason_of(mine), (name, recs)
+
+
+def test_closures_and_numpy_scalars_stay_interpreted():
+    recs = run("""
+def make(k):
+    def h(x):
+        return x * k
+    return h
+
+def f(A, n):
+    h = make(3)
+    s = 0
+    for i in range(n):
+        s += h(A[i])
+    return s
+""", "f", lambda: ([1, 2, 3], 3), expect="interpreted")
+    assert "closure" in reason_of(recs), recs
+    recs = run("""
+def sq(x):
+    return x * x
+
+def f(A, n):
+    s = 0.0
+    for i in range(n):
+        s += sq(A[i])
+    return s
+""", "f", lambda: (np.arange(5.0), 5), expect="interpreted")
+    assert "NumPy scalars" in reason_of(recs), recs
