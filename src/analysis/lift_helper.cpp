@@ -255,7 +255,10 @@ class HelperLifter {
           if (in.op == Op::JUMP_IF_FALSE_OR_POP) return ir::make_cond(cond, exec(pc + 1, popped), exec(jump, st), O);
           return ir::make_cond(cond, exec(jump, st), exec(pc + 1, popped), O);
         }
-        case Op::GET_ITER: case Op::FOR_ITER: fail("it loops");
+        case Op::GET_ITER: case Op::FOR_ITER: case Op::JUMP_BACKWARD: case Op::JUMP_BACKWARD_NO_INTERRUPT:
+        case Op::POP_JUMP_BACKWARD_IF_FALSE: case Op::POP_JUMP_BACKWARD_IF_TRUE:
+        case Op::POP_JUMP_BACKWARD_IF_NONE: case Op::POP_JUMP_BACKWARD_IF_NOT_NONE:
+          fail("it loops");
         case Op::BINARY_SUBSCR: fail("it reads an element of a container (only scalar helpers are inlined)");
         default:
           fail("it uses " + in.opname);

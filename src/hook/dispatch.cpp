@@ -27,7 +27,6 @@
 #include "hook/numpy_bridge.h"
 #include "hook/py_ref.h"
 #include "hook/runtime_state.h"
-#include "specialize/inline_helpers.h"
 #include "specialize/pipeline.h"
 #include "support/debug.h"
 
@@ -43,7 +42,6 @@ struct HelperEntry {
 };
 
 struct Specialization {
-  std::unique_ptr<ir::Nest> inlined;  // the nest with its helpers inlined (when it calls any)
   std::vector<uint64_t> key;
   specialize::FactSet facts;
   FpMode fp = FpMode::Exact;
@@ -182,16 +180,6 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
                                                std::vector<std::pair<int, int>> overlapping, int threads,
                                                const std::map<int, specialize::Helper>& helpers) {
   auto sp = std::make_unique<Specialization>();
-  const ir::Nest* nest = &s.lift.nest;
-  if (!helpers.empty()) {
-    specialize::InlineResult ir = specialize::inline_helpers(s.lift.nest, helpers);
-    if (!ir.ok) {
-      sp->kernel.reason = ir.reason;
-      return sp;
-    }
-    sp->inlined = std::make_unique<ir::Nest>(std::move(ir.nest));
-    nest = sp->inlined.get();
-  }
   sp->key = std::move(key);
   sp->entry = std::move(entry);
   sp->facts = std::move(facts);
@@ -205,7 +193,8 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
   std::string name = "stagepy_" + std::to_string(next_kernel_id());
   double t0 = now_s();
   specialize::KernelRequest rq;
-  rq.nest = nest;
+  rq.nest = &s.lift.nest;
+  rq.helpers = helpers;
   rq.entry = sp->entry;
   rq.oracle = &oracle();
   rq.conds = s.conds.get();

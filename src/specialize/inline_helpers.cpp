@@ -7,6 +7,18 @@ namespace stagepy::specialize {
 namespace {
 
 constexpr int kMaxDepth = 4;  // helpers calling helpers; deeper calls stay calls (and fail typing)
+// Arguments are substituted at each use (pure expressions; LLVM shares the common ones):
+// a body that uses its parameters many times, nested, could grow without bound.
+constexpr size_t kMaxNodes = 4000;
+
+size_t count_nodes(const ir::Expr& e, size_t limit) {
+  size_t n = 1;
+  for (auto& a : e->args) {
+    if (n > limit) break;
+    n += count_nodes(a, limit);
+  }
+  return n;
+}
 
 struct Failure {
   std::string why;
@@ -38,7 +50,9 @@ class Inliner {
     });
     std::vector<ir::Expr> items = std::move(args);
     items.push_back(std::move(body));
-    return ir::make_seq(std::move(items), e->origin);
+    ir::Expr out = ir::make_seq(std::move(items), e->origin);
+    if (count_nodes(out, kMaxNodes) > kMaxNodes) throw Failure{"inlining `" + h.name + "` makes too large an expression"};
+    return out;
   }
 
  private:

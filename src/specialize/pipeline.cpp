@@ -34,8 +34,17 @@ Kernel compile_kernel(const KernelRequest& rq) {
   const std::string& name = rq.name;
 
   auto t0 = std::chrono::steady_clock::now();
+  InlineResult inlined;
+  if (!rq.helpers.empty()) {
+    inlined = inline_helpers(*rq.nest, rq.helpers);
+    if (!inlined.ok) {
+      k.reason = inlined.reason;
+      return k;
+    }
+    if (dbg) debug_dump("inline_helpers: " + name, ir::to_string(inlined.nest));
+  }
   InferInput in;
-  in.nest = rq.nest;
+  in.nest = rq.helpers.empty() ? rq.nest : &inlined.nest;
   in.entry = rq.entry;
   in.oracle = rq.oracle;
   in.line_of = rq.line_of;

@@ -7,7 +7,9 @@
 //              -> build_poly_model -> derive_conditions (isl: parameter sets)   [first_sight]
 //   specialize (each call, from the run-time values):
 //     evaluate_conditions (parameter values in, facts out; part of the guard key)
+//   dispatch (a function seen in a variable): lift_helper (its bytecode -> one expression)
 //   specialize (once per guard key):
+//     inline_helpers (calls of the functions this call's variables hold -> their bodies)
 //     infer_types (run-time types in, typed IR out)
 //     plan_parallel (typed IR + facts -> which loops run on threads, how scalars are shared)
 //   backends:
@@ -21,6 +23,7 @@
 #include "backends/kernel_abi.h"
 #include "ir/ir.h"
 #include "specialize/facts.h"
+#include "specialize/inline_helpers.h"
 #include "specialize/oracle.h"
 #include "specialize/plan_parallel.h"
 #include "specialize/type_infer.h"
@@ -54,6 +57,7 @@ struct KernelRequest {
   bool reassociate = true;                             // float reductions may be split
   std::function<int(int)> line_of;
   std::string name;
+  std::map<int, Helper> helpers;                       // variable -> the function it holds
 };
 
 // The static stage, once per nest: the polyhedral model and the conditions under which

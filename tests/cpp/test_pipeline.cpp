@@ -8,50 +8,17 @@
 #include <vector>
 
 #include "analysis/lift.h"
+#include "bytecode_asm.h"
 #include "ir/printer.h"
 #include "specialize/pipeline.h"
 
 using namespace stagepy;
 using analysis::Instr;
 using analysis::Op;
+using test_asm::Asm;
+using test_asm::int_const;
 
 namespace {
-
-// A tiny assembler for neutral instructions (3.12 conventions), offsets in steps of 2.
-struct Asm {
-  analysis::CodeInfo code;
-  int offset = 0;
-  Asm() { code.version = 312; }
-  int emit(const char* op, std::string sarg = "", int iarg = 0, int flags = 0, int target = -1, int line = 1) {
-    Instr in;
-    in.opname = op;
-    in.op = analysis::op_from_name(op);
-    in.offset = offset;
-    in.target = target;
-    in.sarg = std::move(sarg);
-    in.iarg = iarg;
-    in.flags = flags;
-    in.line = line;
-    code.instrs.push_back(in);
-    offset += 2;
-    return in.offset;
-  }
-  int konst(analysis::Const c) {
-    code.consts.push_back(c);
-    return (int)code.consts.size() - 1;
-  }
-  void patch(int at_offset, int target) {
-    for (auto& in : code.instrs)
-      if (in.offset == at_offset) in.target = target;
-  }
-};
-
-analysis::Const int_const(int64_t v) {
-  analysis::Const c;
-  c.kind = analysis::Const::Kind::Int;
-  c.i = v;
-  return c;
-}
 
 // def f(A, n):            locals: A=0, n=1, s=2, i=3
 //     s = 0

@@ -1,0 +1,104 @@
+// lift_helper: a helper function's bytecode becomes one expression of its parameters.
+#include <gtest/gtest.h>
+
+#include "analysis/lift_helper.h"
+#include "bytecode_asm.h"
+#include "ir/printer.h"
+
+using namespace stagepy;
+using test_asm::Asm;
+using test_asm::float_const;
+using test_asm::int_const;
+
+namespace {
+
+std::string show(const analysis::HelperBody& h) {
+  ir::Nest nest;
+  for (int k = 0; k < h.nparams; k++) {
+    ir::Var v;
+    v.name = "p" + std::to_string(k);
+    nest.vars.push_back(v);
+  }
+  for (auto& g : h.globals) {
+    ir::Var v;
+    v.name = g;
+    v.storage = ir::Var::Storage::Global;
+    nest.vars.push_back(v);
+  }
+  return ir::to_string(h.body, nest);
+}
+
+}  // namespace
+
+// def clamp(x, lo):        x=0, lo=1, t=2
+//     t = x * 2
+//     if t < lo:
+//         return lo
+//     return t + K
+TEST(LiftHelper, BranchesBecomeConditionalsAndLocalsAreKeptForTheirErrors) {
+  Asm a;
+  int two = a.konst(int_const(2));
+  a.emit("LOAD_FAST", "x", 0);
+  a.emit("LOAD_CONST", "", two);
+  a.emit("BINARY_OP", "*", 5);
+  a.emit("STORE_FAST", "t", 2);
+  a.emit("LOAD_FAST", "t", 2);
+  a.emit("LOAD_FAST", "lo", 1);
+  a.emit("COMPARE_OP", "<", 0, 2);
+  int jump = a.emit("POP_JUMP_IF_FALSE");
+  a.emit("LOAD_FAST", "lo", 1);
+  a.emit("RETURN_VALUE");
+  int rest = a.emit("LOAD_FAST", "t", 2);
+  a.patch(jump, rest);
+  a.emit("LOAD_GLOBAL", "K", 0, 0);
+  a.emit("BINARY_OP", "+", 0);
+  a.emit("RETURN_VALUE");
+  analysis::HelperBody h = analysis::lift_helper(a.code, 2);
+  ASSERT_TRUE(h.ok) << h.reason;
+  EXPECT_EQ(h.globals, std::vector<std::string>{"K"});
+  EXPECT_EQ(show(h), "(seq((p0 * 2), p1) if bool(((p0 * 2) < p1)) else seq((p0 * 2), ((p0 * 2) + K)))");
+}
+
+TEST(LiftHelper, RefusesLoopsSubscriptsAndReadsBeforeAssignment) {
+  {
+    Asm a;  // while True: pass  (a backward jump)
+    int top = a.emit("NOP");
+    a.emit("JUMP_BACKWARD", "", 0, 0, top);
+    analysis::HelperBody h = analysis::lift_helper(a.code, 0);
+    EXPECT_FALSE(h.ok);
+    EXPECT_EQ(h.reason, "it loops");
+  }
+  {
+    Asm a;  // return x[0]
+    a.emit("LOAD_FAST", "x", 0);
+    a.emit("LOAD_CONST", "", a.konst(int_const(0)));
+    a.emit("BINARY_SUBSCR");
+    a.emit("RETURN_VALUE");
+    EXPECT_NE(analysis::lift_helper(a.code, 1).reason.find("reads an element"), std::string::npos);
+  }
+  {
+    Asm a;  // return y  (y: a local never assigned)
+    a.emit("LOAD_FAST", "y", 1);
+    a.emit("RETURN_VALUE");
+    EXPECT_EQ(analysis::lift_helper(a.code, 1).reason, "it may read `y` before assigning it");
+  }
+}
+
+TEST(LiftHelper, ReturnsConstantsAndCallsThroughGlobals) {
+  Asm a;  // return math.sqrt(x) if x > 0.0 else 0.0
+  int zero = a.konst(float_const(0.0));
+  a.emit("LOAD_FAST", "x", 0);
+  a.emit("LOAD_CONST", "", zero);
+  a.emit("COMPARE_OP", ">", 0, 2);
+  int jump = a.emit("POP_JUMP_IF_FALSE");
+  a.emit("LOAD_GLOBAL", "math", 0, 0);
+  a.emit("LOAD_ATTR", "sqrt", 0, 1);
+  a.emit("LOAD_FAST", "x", 0);
+  a.emit("CALL", "", 1);
+  a.emit("RETURN_VALUE");
+  int other = a.emit("RETURN_CONST", "", zero);
+  a.patch(jump, other);
+  analysis::HelperBody h = analysis::lift_helper(a.code, 1);
+  ASSERT_TRUE(h.ok) << h.reason;
+  EXPECT_EQ(show(h), "(math.sqrt(p0) if bool((p0 > 0.0)) else 0.0)");
+}
