@@ -259,10 +259,24 @@ class Builder {
   }
 
   std::string text(int var, const std::vector<std::pair<Expr, std::pair<int, int>>>& idx) {
+    // As written: A[i, j] (one subscript, two positions) or A[i][j] (two subscripts).
     std::string s = var >= 0 ? n_.vars[(size_t)var].name : "?";
-    s += "[";
-    for (size_t k = 0; k < idx.size(); k++) s += (k ? ", " : "") + show(idx[k].first);
+    for (size_t k = 0; k < idx.size(); k++) s += (k == 0 ? "[" : idx[k].second.second == 0 ? "][" : ", ") + show(idx[k].first);
     return s + "]";
+  }
+
+  static int precedence(ir::BinOp op) {
+    switch (op) {
+      case ir::BinOp::Pow: return 6;
+      case ir::BinOp::Mul: case ir::BinOp::TrueDiv: case ir::BinOp::FloorDiv: case ir::BinOp::Mod:
+      case ir::BinOp::MatMul: return 5;
+      case ir::BinOp::Add: case ir::BinOp::Sub: return 4;
+      case ir::BinOp::LShift: case ir::BinOp::RShift: return 3;
+      case ir::BinOp::And: return 2;
+      case ir::BinOp::Xor: return 1;
+      case ir::BinOp::Or: return 0;
+    }
+    return 0;
   }
 
   std::string show(const Expr& e) {
@@ -271,8 +285,19 @@ class Builder {
         if (e->value.kind == ir::ConstValue::Kind::Int) return std::to_string(e->value.i);
         return "c";
       case K::Load: return n_.vars[(size_t)e->var].name;
-      case K::Binary:
-        return show(e->args[0]) + " " + ir::binop_name(e->binop) + " " + show(e->args[1]);
+      case K::Binary: {
+        // Parenthesized as Python needs: a looser operand, or an equal one on the right
+        // (`**` the other way round).
+        int p = precedence(e->binop);
+        auto operand = [&](const Expr& x, bool right) {
+          if (x->kind != K::Binary) return show(x);
+          int q = precedence(x->binop);
+          bool pow = e->binop == ir::BinOp::Pow;
+          bool paren = q < p || (q == p && (pow ? !right : right));
+          return paren ? "(" + show(x) + ")" : show(x);
+        };
+        return operand(e->args[0], false) + " " + ir::binop_name(e->binop) + " " + operand(e->args[1], true);
+      }
       case K::Unary: return std::string(ir::unop_name(e->unop)) + show(e->args[0]);
       case K::Subscript: {
         int v = -1;

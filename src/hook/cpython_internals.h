@@ -25,6 +25,12 @@ namespace stagepy::cpy {
 
 using Frame = _PyInterpreterFrame;
 
+// The word CPython's C signal handler sets when a signal arrives (cleared once the
+// interpreter has run the Python-level handlers). In signal_flag.c: the runtime's
+// headers only compile as C (3.11's pycore_atomic.h).
+extern "C" const volatile int* stagepy_signal_flag(void);
+inline const volatile int* signal_flag() { return stagepy_signal_flag(); }
+
 #if PY_VERSION_HEX >= 0x030D0000
 inline PyCodeObject* frame_code(Frame* f) {
   return PyCode_Check(f->f_executable) ? (PyCodeObject*)f->f_executable : nullptr;

@@ -2,9 +2,11 @@
 // runtime come out; no logic lives here beyond argument conversion.
 #include <Python.h>
 
+#include "hook/cpython_internals.h"
 #include "hook/eval_hook.h"
 #include "hook/runtime_module.h"
 #include "hook/testing_hook.h"
+#include "support/debug.h"
 #include "support/version.h"
 
 namespace {
@@ -115,6 +117,9 @@ PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "stagepy._core", "stagepy native
 PyMODINIT_FUNC PyInit__core(void) {
   PyObject* m = PyModule_Create(&moduledef);
   if (!m) return nullptr;
+#if STAGEPY_HOOK_SUPPORTED
+  stagepy::set_interrupt_flag(stagepy::cpy::signal_flag());
+#endif
   if (PyModule_AddObject(m, "HOOK_SUPPORTED", PyBool_FromLong(hook::supported())) < 0 ||
       PyModule_AddStringConstant(m, "UNSUPPORTED_REASON", hook::unsupported_reason()) < 0 ||
       PyModule_AddStringConstant(m, "CORE_VERSION", stagepy::core_version()) < 0 ||

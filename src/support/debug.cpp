@@ -32,4 +32,11 @@ void debug_dump(const std::string& title, const std::string& text) {
   std::fflush(stderr);
 }
 
+namespace {
+const volatile int* g_interrupt_flag = nullptr;
+}  // namespace
+
+const volatile int* interrupt_flag() { return g_interrupt_flag; }
+void set_interrupt_flag(const volatile int* flag) { g_interrupt_flag = flag; }
+
 }  // namespace stagepy

@@ -17,4 +17,11 @@ void set_debug_bail(int64_t n);
 int64_t* debug_bail_counter();
 void debug_dump(const std::string& title, const std::string& text);
 
+// CPython's "a signal arrived" flag (set by its C signal handler, cleared when the
+// interpreter runs the Python handlers), or nullptr where unknown. Kernels read it at the
+// top of `while` bodies and of loops that contain loops, and hand the statement to CPython
+// when it is set, so Ctrl-C (and any Python signal handler) gets through.
+const volatile int* interrupt_flag();
+void set_interrupt_flag(const volatile int* flag);
+
 }  // namespace stagepy

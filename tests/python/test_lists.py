@@ -244,3 +244,15 @@ def test_nest_that_changes_a_list_length_stays_interpreted():
             A.append(i)
         return A
     """, "f", lambda: ([], 10), expect="interpreted")
+
+
+def test_report_names_elements_as_written():
+    recs = run("""
+    def f(A, n):
+        for i in range(1, n):
+            for j in range(n):
+                A[i][j] = A[i - 1][j] * 2 + j // (i + 1)
+        return A
+    """, "f", lambda: (matrix(6, 6, 3, int), 6))
+    why = recs[0]["loops"][0]["why"]
+    assert "A[i - 1][j]" in why and "A[i][j]" in why, why

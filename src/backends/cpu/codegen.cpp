@@ -1902,6 +1902,32 @@ class Gen {
     bail_unless(B.CreateICmpNE(c, c64(0)));
   }
 
+  // The resume point of the first statement `s` runs, or -1.
+  static int first_resume(const Stmt& s) {
+    using K = StmtNode::Kind;
+    if (s->kind == K::Block) return s->body.empty() ? -1 : first_resume(s->body[0]);
+    if (s->kind == K::Seg || s->kind == K::Range || s->kind == K::If) return s->resume;
+    return -1;
+  }
+  static bool contains_loop(const Stmt& s) {
+    if (s->kind == StmtNode::Kind::For || s->kind == StmtNode::Kind::While) return true;
+    for (auto& b : s->body)
+      if (contains_loop(b)) return true;
+    return false;
+  }
+  // At the top of a loop body: a pending signal hands the body's first statement to
+  // CPython, which runs the Python signal handler (KeyboardInterrupt) in the loop. Not in
+  // bodies run on threads, which never hand over.
+  void poll_interrupts(const Stmt& body) {
+    const volatile int* flag = interrupt_flag();
+    int r = first_resume(body);
+    if (!flag || par_iter_ || r < 0) return;
+    resume_ = r;
+    Value* addr = B.CreateIntToPtr(c64((int64_t)(uintptr_t)flag), ptr());
+    auto* ld = B.CreateAlignedLoad(B.getInt32Ty(), addr, llvm::Align(4), /*isVolatile=*/true);
+    bail_unless(B.CreateICmpEQ(ld, B.getInt32(0)));
+  }
+
   void stmt(const Stmt& s) {
     using K = StmtNode::Kind;
     if (s->line > 0) cur_line_ = s->line;
@@ -2116,6 +2142,7 @@ class Gen {
     B.CreateCondBr(B.CreateICmpULT(k, trip), body, exit);
     B.SetInsertPoint(body);
     enter_iteration(s, k);
+    if (contains_loop(body_s)) poll_interrupts(body_s);
     targets_.push_back({s->loop, latch, exit});
     stmt(body_s);
     targets_.pop_back();
@@ -2738,6 +2765,7 @@ class Gen {
     }
     B.SetInsertPoint(head);
     targets_.push_back({s->loop, head, exit});
+    poll_interrupts(s->body[0]);
     stmt(s->body[0]);
     targets_.pop_back();
     if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(head);

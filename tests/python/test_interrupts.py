@@ -1,0 +1,89 @@
+"""Signals reach Python while native code runs: Ctrl-C stops a long nest with
+KeyboardInterrupt, and a Python signal handler that does not raise runs and the nest goes on
+to CPython's result."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+
+LONG = textwrap.dedent("""
+    import sys, stagepy
+    import numpy as np
+    stagepy.enable()
+
+    def forever(A):
+        s = 0.0
+        for r in range(10 ** 12):
+            k = 0
+            while k < len(A):          # a native while loop inside a native for loop
+                s += A[k] * r
+                k += 1
+        return s
+
+    print("ready", flush=True)
+    try:
+        forever(np.ones(1000))
+    except KeyboardInterrupt:
+        rec = [r for r in stagepy.report() if r["function"] == "forever"][0]
+        print("KeyboardInterrupt", rec["native_calls"], flush=True)
+""")
+
+
+def test_ctrl_c_interrupts_a_native_nest(tmp_path):
+    script = tmp_path / "long.py"
+    script.write_text(LONG)
+    p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        time.sleep(1.0)  # compiled and running natively by now
+        t0 = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        out, _ = p.communicate(timeout=30)
+        waited = time.monotonic() - t0
+    finally:
+        p.kill()
+    words = out.split()
+    assert words[:1] == ["KeyboardInterrupt"], out
+    assert int(words[1]) >= 1, out  # it was running natively when interrupted
+    assert waited < 10, waited
+
+
+HANDLER = textwrap.dedent("""
+    import signal, stagepy
+    stagepy.enable()
+    ticks = 0
+
+    def on_alarm(signum, frame):
+        global ticks
+        ticks += 1
+
+    def work(n, m):
+        s = 0
+        for i in range(n):
+            for j in range(m):
+                s = (s + i * j) % 1000003
+        return s
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, 0.01, 0.01)
+    got = work(4000, 20000)
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    stagepy.disable()
+    want = 0
+    for i in range(4000):
+        want = (want + i * (20000 * (20000 - 1) // 2)) % 1000003
+    print(got == want, ticks > 0)
+""")
+
+
+def test_python_signal_handlers_run_and_the_nest_goes_on(tmp_path):
+    script = tmp_path / "handler.py"
+    script.write_text(HANDLER)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["True", "True"], out.stdout + out.stderr
