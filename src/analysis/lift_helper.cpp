@@ -19,7 +19,8 @@ struct Failure {
 class HelperLifter {
  public:
   HelperLifter(const CodeInfo& code, int nparams) : code_(code), nparams_(nparams) {
-    for (size_t i = 0; i < code.instrs.size(); i++) index_of_[code.instrs[i].offset] = i;
+    // A superinstruction's halves share its offset: a jump lands on the first.
+    for (size_t i = 0; i < code.instrs.size(); i++) index_of_.emplace(code.instrs[i].offset, i);
   }
 
   HelperBody run() {

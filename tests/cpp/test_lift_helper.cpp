@@ -102,3 +102,25 @@ TEST(LiftHelper, ReturnsConstantsAndCallsThroughGlobals) {
   ASSERT_TRUE(h.ok) << h.reason;
   EXPECT_EQ(show(h), "(math.sqrt(p0) if bool((p0 > 0.0)) else 0.0)");
 }
+
+// 3.13's LOAD_FAST_LOAD_FAST expands to two instructions at one offset: a jump to that
+// offset runs both.
+TEST(LiftHelper, JumpsLandOnTheFirstHalfOfASuperinstruction) {
+  Asm a;  // return lo if x < lo else x
+  a.emit("LOAD_FAST", "x", 0);
+  a.emit("LOAD_FAST", "lo", 1);
+  a.code.instrs.back().offset = a.code.instrs[0].offset;
+  a.emit("COMPARE_OP", "<", 0, 2);
+  int jump = a.emit("POP_JUMP_IF_FALSE");
+  a.emit("LOAD_FAST", "lo", 1);
+  a.emit("RETURN_VALUE");
+  int other = a.emit("LOAD_FAST", "x", 0);
+  a.emit("LOAD_FAST", "lo", 1);
+  a.code.instrs.back().offset = other;
+  a.emit("BINARY_OP", "+", 0);
+  a.emit("RETURN_VALUE");
+  a.patch(jump, other);
+  analysis::HelperBody h = analysis::lift_helper(a.code, 2);
+  ASSERT_TRUE(h.ok) << h.reason;
+  EXPECT_EQ(show(h), "(p1 if bool((p0 < p1)) else (p0 + p1))");
+}
