@@ -250,20 +250,9 @@ class Lifter {
   }
 
   Expr const_expr(const Const& c, int origin, int line) {
-    ir::ConstValue v;
-    switch (c.kind) {
-      case Const::Kind::None: v.kind = ir::ConstValue::Kind::None; break;
-      case Const::Kind::Bool: v.kind = ir::ConstValue::Kind::Bool; v.b = c.i != 0; break;
-      case Const::Kind::Int: v.kind = ir::ConstValue::Kind::Int; v.i = c.i; break;
-      case Const::Kind::Float: v.kind = ir::ConstValue::Kind::Float; v.f = c.f; break;
-      case Const::Kind::Tuple: {
-        std::vector<Expr> elems;
-        for (auto& e : c.elems) elems.push_back(const_expr(e, origin, line));
-        return ir::make_tuple(std::move(elems), origin);
-      }
-      case Const::Kind::Other: fail("uses a constant of a type stagepy does not handle (str, bytes, big int...)", line);
-    }
-    return ir::make_const(v, origin);
+    Expr e = constant_expr(c, origin);
+    if (!e) fail("uses a constant of a type stagepy does not handle (str, bytes, big int...)", line);
+    return e;
   }
 
   // ------------------------------------------------------------ one instruction
@@ -318,17 +307,9 @@ class Lifter {
       }
       case Op::BINARY_OP: {
         Expr b = pop_expr(st, in), a = pop_expr(st, in);
-        std::string s = in.sarg;
-        bool inplace = s.size() >= 2 && s.back() == '=' && s != "==";
-        if (inplace) s.pop_back();
-        static const std::map<std::string, ir::BinOp> ops = {
-            {"+", ir::BinOp::Add}, {"-", ir::BinOp::Sub}, {"*", ir::BinOp::Mul}, {"/", ir::BinOp::TrueDiv},
-            {"//", ir::BinOp::FloorDiv}, {"%", ir::BinOp::Mod}, {"**", ir::BinOp::Pow}, {"<<", ir::BinOp::LShift},
-            {">>", ir::BinOp::RShift}, {"&", ir::BinOp::And}, {"|", ir::BinOp::Or}, {"^", ir::BinOp::Xor},
-            {"@", ir::BinOp::MatMul}};
-        auto it = ops.find(s);
-        if (it == ops.end()) fail("uses the operator " + in.sarg, in.line);
-        st.stack.push_back(of(ir::make_binary(it->second, a, b, inplace, o)));
+        auto op = binary_op_of(in.sarg);
+        if (!op) fail("uses the operator " + in.sarg, in.line);
+        st.stack.push_back(of(ir::make_binary(op->first, a, b, op->second, o)));
         break;
       }
       case Op::BINARY_SUBSCR: {
@@ -352,12 +333,9 @@ class Lifter {
       }
       case Op::COMPARE_OP: {
         Expr b = pop_expr(st, in), a = pop_expr(st, in);
-        static const std::map<std::string, ir::CmpOp> ops = {
-            {"<", ir::CmpOp::LT}, {"<=", ir::CmpOp::LE}, {"==", ir::CmpOp::EQ},
-            {"!=", ir::CmpOp::NE}, {">", ir::CmpOp::GT}, {">=", ir::CmpOp::GE}};
-        auto it = ops.find(in.sarg);
-        if (it == ops.end()) fail("uses the comparison " + in.sarg, in.line);
-        Expr c = ir::make_compare(it->second, a, b, o);
+        auto op = compare_op_of(in.sarg);
+        if (!op) fail("uses the comparison " + in.sarg, in.line);
+        Expr c = ir::make_compare(*op, a, b, o);
         if (in.flags & 2) c = ir::make_truth(c, o);
         st.stack.push_back(of(c));
         break;
@@ -688,6 +666,49 @@ class Lifter {
 };
 
 }  // namespace
+
+std::optional<std::pair<ir::BinOp, bool>> binary_op_of(const std::string& sarg) {
+  std::string s = sarg;
+  bool inplace = s.size() >= 2 && s.back() == '=' && s != "==";
+  if (inplace) s.pop_back();
+  static const std::map<std::string, ir::BinOp> ops = {
+      {"+", ir::BinOp::Add}, {"-", ir::BinOp::Sub}, {"*", ir::BinOp::Mul}, {"/", ir::BinOp::TrueDiv},
+      {"//", ir::BinOp::FloorDiv}, {"%", ir::BinOp::Mod}, {"**", ir::BinOp::Pow}, {"<<", ir::BinOp::LShift},
+      {">>", ir::BinOp::RShift}, {"&", ir::BinOp::And}, {"|", ir::BinOp::Or}, {"^", ir::BinOp::Xor},
+      {"@", ir::BinOp::MatMul}};
+  auto it = ops.find(s);
+  if (it == ops.end()) return std::nullopt;
+  return std::make_pair(it->second, inplace);
+}
+
+std::optional<ir::CmpOp> compare_op_of(const std::string& sarg) {
+  static const std::map<std::string, ir::CmpOp> ops = {
+      {"<", ir::CmpOp::LT}, {"<=", ir::CmpOp::LE}, {"==", ir::CmpOp::EQ},
+      {"!=", ir::CmpOp::NE}, {">", ir::CmpOp::GT}, {">=", ir::CmpOp::GE}};
+  auto it = ops.find(sarg);
+  if (it == ops.end()) return std::nullopt;
+  return it->second;
+}
+
+ir::Expr constant_expr(const Const& c, int origin) {
+  ir::ConstValue v;
+  switch (c.kind) {
+    case Const::Kind::None: v.kind = ir::ConstValue::Kind::None; break;
+    case Const::Kind::Bool: v.kind = ir::ConstValue::Kind::Bool; v.b = c.i != 0; break;
+    case Const::Kind::Int: v.kind = ir::ConstValue::Kind::Int; v.i = c.i; break;
+    case Const::Kind::Float: v.kind = ir::ConstValue::Kind::Float; v.f = c.f; break;
+    case Const::Kind::Tuple: {
+      std::vector<ir::Expr> elems;
+      for (auto& e : c.elems) {
+        elems.push_back(constant_expr(e, origin));
+        if (!elems.back()) return nullptr;
+      }
+      return ir::make_tuple(std::move(elems), origin);
+    }
+    case Const::Kind::Other: return nullptr;
+  }
+  return ir::make_const(v, origin);
+}
 
 LiftResult lift_nest(const CodeInfo& code, const LoopSpec& spec) {
   LiftResult r;

@@ -6,7 +6,9 @@
 // executed symbolically on a stack of IR expressions, so every expression keeps
 // CPython's evaluation order and every store becomes an Effect of a Seg.
 #pragma once
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "analysis/bytecode.h"
 #include "ir/ir.h"
@@ -21,5 +23,12 @@ struct LiftResult {
 };
 
 LiftResult lift_nest(const CodeInfo& code, const LoopSpec& spec);
+
+// Shared with lift_helper: BINARY_OP's argument ("+", "+=", "//"...) as an IR operator and
+// whether it is the augmented form; COMPARE_OP's ("<", "=="...); a constant as IR, or
+// nullptr for one IR has no value for (str, bytes, big ints).
+std::optional<std::pair<ir::BinOp, bool>> binary_op_of(const std::string& sarg);
+std::optional<ir::CmpOp> compare_op_of(const std::string& sarg);
+ir::Expr constant_expr(const Const& c, int origin);
 
 }  // namespace stagepy::analysis

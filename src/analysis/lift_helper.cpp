@@ -2,7 +2,8 @@
 #include "analysis/lift_helper.h"
 
 #include <map>
-#include <optional>
+
+#include "analysis/lift.h"
 
 namespace stagepy::analysis {
 namespace {
@@ -82,20 +83,9 @@ class HelperLifter {
     return it->second;
   }
   Expr constant(const Const& c) {
-    ir::ConstValue v;
-    switch (c.kind) {
-      case Const::Kind::None: v.kind = ir::ConstValue::Kind::None; break;
-      case Const::Kind::Bool: v.kind = ir::ConstValue::Kind::Bool; v.b = c.i != 0; break;
-      case Const::Kind::Int: v.kind = ir::ConstValue::Kind::Int; v.i = c.i; break;
-      case Const::Kind::Float: v.kind = ir::ConstValue::Kind::Float; v.f = c.f; break;
-      case Const::Kind::Tuple: {
-        std::vector<Expr> elems;
-        for (auto& e : c.elems) elems.push_back(constant(e));
-        return ir::make_tuple(std::move(elems), O);
-      }
-      case Const::Kind::Other: fail("it uses a constant of a type stagepy does not handle");
-    }
-    return ir::make_const(v, O);
+    Expr e = constant_expr(c, O);
+    if (!e) fail("it uses a constant of a type stagepy does not handle");
+    return e;
   }
   Expr none() {
     ir::ConstValue v;
@@ -135,26 +125,16 @@ class HelperLifter {
         case Op::PUSH_NULL: st.stack.push_back(nullptr); break;
         case Op::BINARY_OP: {
           Expr b = pop(st), a = pop(st);
-          std::string s = in.sarg;
-          bool inplace = s.size() >= 2 && s.back() == '=' && s != "==";
-          if (inplace) s.pop_back();
-          static const std::map<std::string, ir::BinOp> ops = {
-              {"+", ir::BinOp::Add}, {"-", ir::BinOp::Sub}, {"*", ir::BinOp::Mul}, {"/", ir::BinOp::TrueDiv},
-              {"//", ir::BinOp::FloorDiv}, {"%", ir::BinOp::Mod}, {"**", ir::BinOp::Pow}, {"<<", ir::BinOp::LShift},
-              {">>", ir::BinOp::RShift}, {"&", ir::BinOp::And}, {"|", ir::BinOp::Or}, {"^", ir::BinOp::Xor}};
-          auto it = ops.find(s);
-          if (it == ops.end()) fail("it uses the operator " + in.sarg);
-          st.stack.push_back(ir::make_binary(it->second, a, b, inplace, O));
+          auto op = binary_op_of(in.sarg);
+          if (!op) fail("it uses the operator " + in.sarg);
+          st.stack.push_back(ir::make_binary(op->first, a, b, op->second, O));
           break;
         }
         case Op::COMPARE_OP: {
           Expr b = pop(st), a = pop(st);
-          static const std::map<std::string, ir::CmpOp> ops = {
-              {"<", ir::CmpOp::LT}, {"<=", ir::CmpOp::LE}, {"==", ir::CmpOp::EQ},
-              {"!=", ir::CmpOp::NE}, {">", ir::CmpOp::GT}, {">=", ir::CmpOp::GE}};
-          auto it = ops.find(in.sarg);
-          if (it == ops.end()) fail("it uses the comparison " + in.sarg);
-          Expr c = ir::make_compare(it->second, a, b, O);
+          auto op = compare_op_of(in.sarg);
+          if (!op) fail("it uses the comparison " + in.sarg);
+          Expr c = ir::make_compare(*op, a, b, O);
           if (in.flags & 2) c = ir::make_truth(c, O);
           st.stack.push_back(c);
           break;
