@@ -186,22 +186,12 @@ TypeRef array(DType d, int ndim, Type::Layout layout, bool writeable) {
   return t;
 }
 TypeRef py_list(DType d, int ndim) {
-  auto t = std::make_shared<Type>();
-  t->kind = Type::Kind::Array;
-  t->dtype = d;
-  t->ndim = ndim;
-  t->layout = Type::CContig;
-  t->writeable = true;
+  auto t = std::make_shared<Type>(*array(d, ndim, Type::CContig, true));
   t->pylist = true;
   return t;
 }
 TypeRef py_buffer(DType d, bool writeable) {
-  auto t = std::make_shared<Type>();
-  t->kind = Type::Kind::Array;
-  t->dtype = d;
-  t->ndim = 1;
-  t->layout = Type::Strided;
-  t->writeable = writeable;
+  auto t = std::make_shared<Type>(*array(d, 1, Type::Strided, writeable));
   t->pybuf = true;
   return t;
 }
