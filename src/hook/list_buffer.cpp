@@ -13,29 +13,19 @@ std::string type_name(PyObject* o) {
   if (PyLong_Check(o) || PyFloat_Check(o)) return std::string("instances of ") + Py_TYPE(o)->tp_name;
   return std::string(Py_TYPE(o)->tp_name) + " objects";
 }
-}  // namespace
-
-bool ListBuffer::classify(PyObject* item, std::string* why) {
-  DType d;
+// The item type an element is held as: exact floats, ints and bools only.
+bool item_dtype(PyObject* item, DType* d, std::string* why) {
   PyTypeObject* t = Py_TYPE(item);
-  if (t == &PyFloat_Type) d = DType::Float64;
-  else if (t == &PyLong_Type) d = DType::Int64;
-  else if (t == &PyBool_Type) d = DType::Bool;
+  if (t == &PyFloat_Type) *d = DType::Float64;
+  else if (t == &PyLong_Type) *d = DType::Int64;
+  else if (t == &PyBool_Type) *d = DType::Bool;
   else {
     *why = "holds " + type_name(item);
     return false;
   }
-  if (!typed_) {
-    dtype_ = d;
-    typed_ = true;
-    return true;
-  }
-  if (d != dtype_) {
-    *why = "mixes element types";
-    return false;
-  }
   return true;
 }
+}  // namespace
 
 bool ListBuffer::store(PyObject* item, size_t at, std::string* why) {
   uint8_t* p = bytes_.data() + at * (size_t)dtype_size(dtype_);
@@ -97,17 +87,23 @@ bool ListBuffer::read(PyObject* list, std::unordered_set<PyObject*>& seen, std::
     if (d + 1 < shape_.size()) level.swap(next);
   }
   rows_ = level;
-  // The elements, in one pass: the first decides the type, every other must match it.
-  typed_ = false;
+  // The elements, in one pass: the first decides the type (an empty list holds ints),
+  // every other must match it.
   dtype_ = DType::Int64;
   const Py_ssize_t len = shape_.back();
-  if (!rows_.empty() && len > 0 && !classify(PyList_GET_ITEM(rows_[0], 0), why)) return false;
+  if (!rows_.empty() && len > 0 && !item_dtype(PyList_GET_ITEM(rows_[0], 0), &dtype_, why)) return false;
   bytes_.resize(elements() * (size_t)dtype_size(dtype_));
   size_t k = 0;
   for (PyObject* r : rows_)
     for (Py_ssize_t j = 0; j < len; j++) {
       PyObject* x = PyList_GET_ITEM(r, j);
-      if (!classify(x, why) || !store(x, k++, why)) return false;
+      DType d;
+      if (!item_dtype(x, &d, why)) return false;
+      if (d != dtype_) {
+        *why = "mixes element types";
+        return false;
+      }
+      if (!store(x, k++, why)) return false;
     }
   before_ = bytes_;
   strides_.assign(shape_.size(), (Py_ssize_t)dtype_size(dtype_));

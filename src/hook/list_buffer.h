@@ -15,7 +15,6 @@
 #include <unordered_set>
 #include <vector>
 
-#include "hook/py_ref.h"
 #include "ir/types.h"
 
 namespace stagepy::runtime {
@@ -39,11 +38,9 @@ class ListBuffer {
   size_t elements() const { return rows_.size() * (shape_.empty() ? 0 : (size_t)shape_.back()); }
 
  private:
-  bool classify(PyObject* item, std::string* why);
   bool store(PyObject* item, size_t at, std::string* why);
 
   DType dtype_ = DType::Int64;
-  bool typed_ = false;  // dtype_ was decided by an element
   std::vector<Py_ssize_t> shape_, strides_;
   std::vector<PyObject*> rows_;  // the innermost lists, in order (borrowed)
   std::vector<uint8_t> bytes_;   // the elements, as the kernel sees them
