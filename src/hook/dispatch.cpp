@@ -258,6 +258,18 @@ int var_named(ir::Nest& nest, ir::Var::Storage storage, const std::string& name,
   return (int)nest.vars.size() - 1;
 }
 
+// The name of attribute variable `v` (`np.pi` -> "pi"), interned once per nest: dispatch
+// reads attributes at every entry. Borrowed; nullptr with an error.
+PyObject* attr_name(NestState& s, size_t v) {
+  if (s.attr_names.size() < s.lift.nest.vars.size()) s.attr_names.resize(s.lift.nest.vars.size());
+  PyRef& n = s.attr_names[v];
+  if (!n) {
+    const std::string& full = s.lift.nest.vars[v].name;
+    n = PyRef::steal(PyUnicode_InternFromString(full.substr(full.find('.') + 1).c_str()));
+  }
+  return n.get();
+}
+
 constexpr size_t kMaxHelpers = 16;  // distinct functions per nest
 
 // The plain Python function `fn` the nest calls, lifted for inlining the first time its
@@ -479,7 +491,8 @@ PyObject* dispatch(NestState& s) {
     PyObject* val = nullptr;
     std::string why;
     if (vars[v].storage == ir::Var::Storage::Attr) {
-      if (read_attribute(vals[vars[v].index].get(), vars[v], &val, &why) < 0) return nullptr;
+      PyObject* name = attr_name(s, v);
+      if (!name || read_attribute(vals[vars[v].index].get(), vars[v], name, &val, &why) < 0) return nullptr;
     } else if (read_variable(f, vars[v], &val, &why) < 0) {
       return nullptr;
     }

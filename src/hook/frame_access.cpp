@@ -109,26 +109,25 @@ bool plain_object(PyObject* o) {
   return PyType_HasFeature(t, Py_TPFLAGS_HEAPTYPE) || std::strcmp(t->tp_name, "types.SimpleNamespace") == 0;
 }
 
-int read_attribute(PyObject* base, const ir::Var& v, PyObject** out, std::string* why) {
+int read_attribute(PyObject* base, const ir::Var& v, PyObject* name, PyObject** out, std::string* why) {
   *out = nullptr;
   if (!base) return 0;
-  const std::string attr = v.name.substr(v.name.find('.') + 1);
   if (PyModule_CheckExact(base)) {
-    *out = Py_XNewRef(PyDict_GetItemString(PyModule_GetDict(base), attr.c_str()));
+    PyObject* x = PyDict_GetItemWithError(PyModule_GetDict(base), name);
+    if (!x && PyErr_Occurred()) return -1;
+    *out = Py_XNewRef(x);
     return 0;
   }
   if (!plain_object(base)) return 0;
-  PyRef name = PyRef::steal(PyUnicode_InternFromString(attr.c_str()));
-  if (!name) return -1;
   // A descriptor on the class decides the lookup: only slots (C members) and functions
   // (the instance dict may shadow them; else a bound method, which stays unsupported)
   // are read without running code.
-  PyObject* descr = _PyType_Lookup(Py_TYPE(base), name.get());
+  PyObject* descr = _PyType_Lookup(Py_TYPE(base), name);
   if (descr && Py_TYPE(descr)->tp_descr_get && Py_TYPE(descr) != &PyMemberDescr_Type && !PyFunction_Check(descr)) {
     *why = "`" + v.name + "` is a property or another descriptor";
     return 0;
   }
-  *out = PyObject_GenericGetAttr(base, name.get());
+  *out = PyObject_GenericGetAttr(base, name);
   if (!*out) {
     if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
     PyErr_Clear();

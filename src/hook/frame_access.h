@@ -35,8 +35,9 @@ int read_variable(const FrameRef& f, const ir::Var& v, PyObject** out, std::stri
 // from a plain object (plain_object()) through its instance dict, its class, or a slot.
 // A property or another descriptor, or a missing attribute, sets `why` (CPython then
 // runs the nest and does the lookup itself). For other bases (A.shape of an ndarray) *out
-// stays nullptr: the nest computes the attribute itself. -1 only with an error set.
-int read_attribute(PyObject* base, const ir::Var& v, PyObject** out, std::string* why);
+// stays nullptr: the nest computes the attribute itself. `name`: the attribute's name, an
+// interned str. -1 only with an error set.
+int read_attribute(PyObject* base, const ir::Var& v, PyObject* name, PyObject** out, std::string* why);
 // An instance of a Python class (or a types.SimpleNamespace) with the default attribute
 // lookup, whose attributes read_attribute can take.
 bool plain_object(PyObject* o);

@@ -12,6 +12,7 @@
 #include "analysis/bytecode.h"
 #include "analysis/derive_conditions.h"
 #include "analysis/lift.h"
+#include "hook/py_ref.h"
 
 namespace stagepy::runtime {
 
@@ -60,6 +61,7 @@ struct NestState {
 
   std::vector<std::unique_ptr<Specialization>> specs;
   std::vector<std::unique_ptr<HelperEntry>> helpers;  // per code object of a called function
+  std::vector<PyRef> attr_names;  // per attribute variable: its name, interned
   int compiles = 0;                // specializations compiled (the recompile limit counts these)
   bool gave_up = false;            // recompile limit reached
 };
