@@ -2130,27 +2130,39 @@ class Gen {
     plain_loop(s, s->body[0], k0, trip, exit);
   }
 
-  void plain_loop(const Stmt& s, const Stmt& body_s, Value* k0, Value* trip, BasicBlock* exit) {
+  // The skeleton of a counted loop, k from k0 while k < end (compared unsigned or signed),
+  // then a branch to `exit`: `body(k, latch)` emits one iteration (it may end anywhere
+  // that falls through), `at_latch(k)` what runs before k advances.
+  void counted_loop(const char* prefix, Value* k0, Value* end, bool signed_compare, BasicBlock* exit,
+                    const std::function<void(Value*, BasicBlock*)>& body,
+                    const std::function<void(Value*)>& at_latch) {
+    const std::string p = prefix;
     BasicBlock* pre = B.GetInsertBlock();
-    BasicBlock* head = BasicBlock::Create(C, "for.head", F);
-    BasicBlock* body = BasicBlock::Create(C, "for.body", F);
-    BasicBlock* latch = BasicBlock::Create(C, "for.latch", F);
+    BasicBlock* head = BasicBlock::Create(C, p + ".head", F);
+    BasicBlock* bodyb = BasicBlock::Create(C, p + ".body", F);
+    BasicBlock* latch = BasicBlock::Create(C, p + ".latch", F);
     B.CreateBr(head);
     B.SetInsertPoint(head);
     auto* k = B.CreatePHI(i64(), 2, "k");
     k->addIncoming(k0, pre);
-    B.CreateCondBr(B.CreateICmpULT(k, trip), body, exit);
-    B.SetInsertPoint(body);
-    enter_iteration(s, k);
-    if (contains_loop(body_s)) poll_interrupts(body_s);
-    targets_.push_back({s->loop, latch, exit});
-    stmt(body_s);
-    targets_.pop_back();
+    B.CreateCondBr(signed_compare ? B.CreateICmpSLT(k, end) : B.CreateICmpULT(k, end), bodyb, exit);
+    B.SetInsertPoint(bodyb);
+    body(k, latch);
     if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(latch);
     B.SetInsertPoint(latch);
-    Value* k1 = B.CreateAdd(k, c64(1));
-    k->addIncoming(k1, latch);
+    if (at_latch) at_latch(k);
+    k->addIncoming(B.CreateAdd(k, c64(1)), latch);
     B.CreateBr(head);
+  }
+
+  void plain_loop(const Stmt& s, const Stmt& body_s, Value* k0, Value* trip, BasicBlock* exit) {
+    counted_loop("for", k0, trip, false, exit, [&](Value* k, BasicBlock* latch) {
+      enter_iteration(s, k);
+      if (contains_loop(body_s)) poll_interrupts(body_s);
+      targets_.push_back({s->loop, latch, exit});
+      stmt(body_s);
+      targets_.pop_back();
+    }, nullptr);
   }
 
   // ------------------------------------------------------------ parallel loops
@@ -2339,34 +2351,23 @@ class Gen {
     if (last_vars.empty()) {
       for_iterations(s, lo, hi, done);
     } else {
-      BasicBlock* pre = B.GetInsertBlock();
-      BasicBlock* head = BasicBlock::Create(C, "par.head", F);
-      BasicBlock* bodyb = BasicBlock::Create(C, "par.body", F);
-      BasicBlock* latch = BasicBlock::Create(C, "par.latch", F);
-      B.CreateBr(head);
-      B.SetInsertPoint(head);
-      auto* k = B.CreatePHI(i64(), 2, "k");
-      k->addIncoming(lo, pre);
-      B.CreateCondBr(B.CreateICmpSLT(k, hi), bodyb, done);
-      B.SetInsertPoint(bodyb);
-      for (int v : last_vars) B.CreateStore(c8(0), tags_[(size_t)v]);  // "not assigned in this iteration"
-      enter_iteration(s, k);
-      targets_.push_back({s->loop, latch, nullptr});
-      stmt(s->body[0]);
-      targets_.pop_back();
-      if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(latch);
-      B.SetInsertPoint(latch);
-      for (size_t p = 0; p < last_vars.size(); p++) {
-        int v = last_vars[p];
-        Value* tag = B.CreateLoad(i8(), tags_[(size_t)v]);
-        Value* set = B.CreateICmpNE(tag, c8(0));
-        B.CreateStore(B.CreateSelect(set, k, B.CreateLoad(i64(), last_it[p])), last_it[p]);
-        B.CreateStore(B.CreateSelect(set, B.CreateLoad(i64(), bits_[(size_t)v]), B.CreateLoad(i64(), last_bits[p])),
-                      last_bits[p]);
-        B.CreateStore(B.CreateSelect(set, B.CreateZExt(tag, i64()), B.CreateLoad(i64(), last_tag[p])), last_tag[p]);
-      }
-      k->addIncoming(B.CreateAdd(k, c64(1)), latch);
-      B.CreateBr(head);
+      counted_loop("par", lo, hi, true, done, [&](Value* k, BasicBlock* latch) {
+        for (int v : last_vars) B.CreateStore(c8(0), tags_[(size_t)v]);  // "not assigned in this iteration"
+        enter_iteration(s, k);
+        targets_.push_back({s->loop, latch, nullptr});
+        stmt(s->body[0]);
+        targets_.pop_back();
+      }, [&](Value* k) {
+        for (size_t p = 0; p < last_vars.size(); p++) {
+          int v = last_vars[p];
+          Value* tag = B.CreateLoad(i8(), tags_[(size_t)v]);
+          Value* set = B.CreateICmpNE(tag, c8(0));
+          B.CreateStore(B.CreateSelect(set, k, B.CreateLoad(i64(), last_it[p])), last_it[p]);
+          B.CreateStore(B.CreateSelect(set, B.CreateLoad(i64(), bits_[(size_t)v]), B.CreateLoad(i64(), last_bits[p])),
+                        last_bits[p]);
+          B.CreateStore(B.CreateSelect(set, B.CreateZExt(tag, i64()), B.CreateLoad(i64(), last_tag[p])), last_tag[p]);
+        }
+      });
     }
     B.SetInsertPoint(done);
     bool gave_up = bails_emitted_ != bails0;
