@@ -10,7 +10,8 @@ or, with no change to the program:  STAGEPY=1 python script.py   /   python -m s
 from . import _hook
 
 __version__ = "0.1.0"
-__all__ = ["enable", "disable", "enabled", "report", "print_report", "hook_stats", "set_threads", "threads"]
+__all__ = ["enable", "disable", "enabled", "report", "print_report", "hook_stats", "set_threads", "threads",
+           "set_target", "gpu_info"]
 
 
 class _Activation:
@@ -64,6 +65,24 @@ def threads():
     """The threads parallel loops use."""
     c = _hook.core()
     return c.threads() if c is not None and hasattr(c, "threads") else 1
+
+
+def set_target(target):
+    """Where parallel loops may run from now on: "auto" (the cost model picks the CPU's
+    threads or the GPU), "gpu" (the GPU whenever the loop has a GPU version) or "cpu".
+    Kernels compiled before keep the versions they have. STAGEPY_TARGET sets it at start."""
+    c = _hook.core()
+    if c is not None and hasattr(c, "set_target"):
+        c.set_target(str(target))
+
+
+def gpu_info():
+    """The GPU as stagepy sees it: whether kernels get GPU versions (and why not), the
+    device, the target, and the launches and copies so far."""
+    c = _hook.core()
+    if c is None or not hasattr(c, "gpu_info"):
+        return {"enabled": False, "why_not": "stagepy's extension is not loaded"}
+    return c.gpu_info()
 
 
 def hook_stats():

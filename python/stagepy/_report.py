@@ -40,6 +40,15 @@ def _notes(r):
         if r.get("convert_s"):
             notes.append(f"lists read and written back in {_fmt_time(r['convert_s'])}")
         for l in r.get("loops", []):
+            g = l.get("gpu")
+            if g and g["launches"]:
+                notes.append(f"`{l['variable']}` (line {l['line']}) on the GPU: {g['launches']} launches, "
+                             f"{_fmt_time(g['gpu_s'])} with copies (estimated {_fmt_time(g['estimate_gpu_s'])} "
+                             f"vs {_fmt_time(g['estimate_cpu_s'])} on the CPU)")
+                if g["cpu_runs"]:
+                    notes.append(f"{g['cpu_runs']} runs on the CPU: {g['why_cpu']}")
+            elif g and (g["why_cpu"]):
+                notes.append(f"`{l['variable']}` (line {l['line']}) not on the GPU: {g['why_cpu']}")
             if l["parallel_runs"]:
                 notes.append(f"`{l['variable']}` (line {l['line']}) parallel")
             elif l["why"] and not l["why"].startswith("one thread"):

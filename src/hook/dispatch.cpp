@@ -6,6 +6,8 @@
 // libffi, box what it assigned and write it back to the frame.
 #include "hook/dispatch.h"
 
+#include "backends/gpu/gpu_runtime.h"
+
 #include <ffi.h>
 
 #include <chrono>
@@ -177,7 +179,7 @@ ffi_type* ffi_of(Repr r) {
 
 std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_t> key, std::vector<TypeRef> entry,
                                                specialize::FactSet facts, FpMode fp,
-                                               std::vector<std::pair<int, int>> overlapping, int threads,
+                                               std::vector<std::pair<int, int>> overlapping, int threads, bool gpu,
                                                const std::map<int, specialize::Helper>& helpers) {
   auto sp = std::make_unique<Specialization>();
   sp->key = std::move(key);
@@ -202,6 +204,7 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
   rq.fp = fp;
   rq.overlapping_vars = std::move(overlapping);
   rq.threads = threads;
+  rq.gpu = gpu;
   rq.reassociate = !strict_fp();
   rq.line_of = line_of;
   rq.name = name;
@@ -216,6 +219,11 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
       rec.why = lp.why;
     }
     for (int l : sp->kernel.parallel_loops) s.loops[(size_t)l].parallel = true;
+    for (auto& rec : s.loops) rec.gpu_why.clear();
+    for (auto& [l, why] : sp->kernel.gpu_refused)
+      if ((size_t)l < s.loops.size()) s.loops[(size_t)l].gpu_why = why;
+    for (auto* gl : sp->kernel.gpu_loops)
+      if ((size_t)gl->loop < s.loops.size()) s.loops[(size_t)gl->loop].gpu.push_back(gl);
     for (int l : sp->kernel.refused_loops)
       s.loops[(size_t)l].why = "its body may need to stop for CPython (a check the run-time values do not remove)";
   }
@@ -224,6 +232,7 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
   s.codegen_s += sp->kernel.codegen_s;
   s.optimize_s += sp->kernel.optimize_s;
   s.jit_s += sp->kernel.jit_s;
+  s.ptx_s += sp->kernel.ptx_s;
   if (sp->kernel.ok) {
     sp->arg_types.push_back(&ffi_type_pointer);
     for (auto& p : sp->kernel.layout.params) {
@@ -618,6 +627,9 @@ PyObject* dispatch(NestState& s) {
   key.push_back((uint64_t)fp);
   const int threads = backends::cpu::default_threads();
   key.push_back((uint64_t)threads);
+  // Whether parallel loops get GPU versions (a device, or its emulation; STAGEPY_TARGET).
+  const bool gpu = backends::gpu::gpu_wanted();
+  key.push_back((uint64_t)gpu);
 
   // Find the specialization.
   Specialization* sp = nullptr;
@@ -634,7 +646,7 @@ PyObject* dispatch(NestState& s) {
     s.compiles++;
     s.specs.push_back(
         specialize_for(s, key, std::move(entry), specialize::facts_of(*s.conds, s.last_bits), fp, overlapping, threads,
-                       helpers));
+                       gpu, helpers));
     sp = s.specs.back().get();
   }
   if (!sp->kernel.ok) {
@@ -704,6 +716,14 @@ PyObject* dispatch(NestState& s) {
   ffi_arg ret = 0;
   ffi_call(&sp->cif, FFI_FN(sp->kernel.fn), &ret, avalues.data());
   const double t1 = now_s();
+  if (!sp->kernel.gpu_loops.empty()) {
+    // The arrays the GPU wrote come back before anything else can look at them.
+    std::string fatal = backends::gpu::end_session();
+    if (!fatal.empty()) {
+      PyErr_Format(PyExc_RuntimeError, "stagepy: %s", fatal.c_str());
+      return nullptr;
+    }
+  }
   // The lists get the elements the kernel changed before anything else can look at them
   // (also when it stopped for CPython: the writes before that statement are done).
   for (auto& lb : lists)

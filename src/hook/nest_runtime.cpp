@@ -1,6 +1,7 @@
 // See nest_runtime.h.
 #include "hook/nest_runtime.h"
 
+#include "backends/gpu/gpu_runtime.h"
 #include "hook/dispatch.h"
 #include "hook/nest_object.h"
 #include "hook/py_ref.h"
@@ -11,6 +12,26 @@ namespace {
 std::vector<std::shared_ptr<NestState>>& registry() {
   static auto* r = new std::vector<std::shared_ptr<NestState>>();  // lives to the end of the process
   return *r;
+}
+struct GpuFigures {
+  unsigned long long launches = 0, cpu_runs = 0;
+  double gpu_s = 0, est_gpu = 0, est_cpu = 0;
+  std::string why;
+};
+
+GpuFigures gpu_figures(const NestState::LoopRecord& r) {
+  GpuFigures f;
+  f.why = r.gpu_why;
+  for (auto* g : r.gpu) {
+    std::lock_guard<std::mutex> lock(g->mu);
+    f.launches += g->launches;
+    f.cpu_runs += g->cpu_runs;
+    f.gpu_s += g->gpu_s;
+    f.est_gpu = g->est_gpu_s;
+    f.est_cpu = g->est_cpu_s;
+    if (!g->why_cpu.empty()) f.why = g->why_cpu;
+  }
+  return f;
 }
 }  // namespace
 
@@ -34,16 +55,28 @@ PyObject* loop_records(const NestState& s) {
                                          var_of[l] >= 0 ? n.vars[(size_t)var_of[l]].name.c_str() : "?", "parallel",
                                          r.parallel ? Py_True : Py_False, "parallel_runs", r.parallel_runs, "why",
                                          r.why.c_str()));
-    if (!d || PyList_Append(list.get(), d.get()) < 0) return nullptr;
+    if (!d) return nullptr;
+    if (r.parallel && (!r.gpu.empty() || !r.gpu_why.empty())) {
+      // The GPU: launches, time there (copies included), the cost model's last estimates.
+      GpuFigures g = gpu_figures(r);
+      PyRef gd = PyRef::steal(Py_BuildValue("{s:K,s:K,s:d,s:d,s:d,s:s}", "launches", g.launches, "cpu_runs", g.cpu_runs,
+                                            "gpu_s", g.gpu_s, "estimate_gpu_s", g.est_gpu, "estimate_cpu_s", g.est_cpu,
+                                            "why_cpu", g.why.c_str()));
+      if (!gd || PyDict_SetItemString(d.get(), "gpu", gd.get()) < 0) return nullptr;
+    }
+    if (PyList_Append(list.get(), d.get()) < 0) return nullptr;
   }
   return list.release();
 }
 
-PyObject* nest_record(const NestState& s) {
-  const char* status = s.native_calls > 0 ? s.last_target.c_str() : "interpreted";
+namespace {
+PyObject* base_record(const NestState& s) {
+  unsigned long long gpu_launches = 0;
+  for (auto& r : s.loops) gpu_launches += gpu_figures(r).launches;
+  const char* status = s.native_calls > 0 ? (gpu_launches ? "gpu" : s.last_target.c_str()) : "interpreted";
   std::string reason = s.native_calls > 0 && s.declined == 0 && s.bailouts == 0 ? "" : s.status_reason;
-  PyRef phases = PyRef::steal(Py_BuildValue("{s:d,s:d,s:d,s:d}", "infer_s", s.infer_s, "codegen_s", s.codegen_s,
-                                             "optimize_s", s.optimize_s, "jit_s", s.jit_s));
+  PyRef phases = PyRef::steal(Py_BuildValue("{s:d,s:d,s:d,s:d,s:d}", "infer_s", s.infer_s, "codegen_s", s.codegen_s,
+                                             "optimize_s", s.optimize_s, "jit_s", s.jit_s, "ptx_s", s.ptx_s));
   if (!phases) return nullptr;
   PyRef loops = PyRef::steal(loop_records(s));
   if (!loops) return nullptr;
@@ -56,6 +89,18 @@ PyObject* nest_record(const NestState& s) {
       "declined", s.declined, "compile_s", s.compile_s, "compile_phases", phases.get(), "native_s", s.native_s,
       "convert_s", s.convert_s, "specializations", s.compiles, "lifted", s.lift.ok ? Py_True : Py_False, "user", s.user ? Py_True : Py_False,
       "loops", loops.get(), "threads", par_runs ? s.threads : 1, "analysis_s", s.analysis_s);
+}
+
+}  // namespace
+
+PyObject* nest_record(const NestState& s) {
+  PyRef d = PyRef::steal(base_record(s));
+  if (!d) return nullptr;
+  unsigned long long launches = 0;
+  for (auto& r : s.loops) launches += gpu_figures(r).launches;
+  PyRef n = PyRef::steal(PyLong_FromUnsignedLongLong(launches));
+  if (!n || PyDict_SetItemString(d.get(), "gpu_launches", n.get()) < 0) return nullptr;
+  return d.release();
 }
 
 PyObject* nest_records() {

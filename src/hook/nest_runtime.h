@@ -14,6 +14,10 @@
 #include "analysis/lift.h"
 #include "hook/py_ref.h"
 
+namespace stagepy::backends::gpu {
+struct GpuLoop;
+}  // namespace stagepy::backends::gpu
+
 namespace stagepy::runtime {
 
 struct Specialization;  // a compiled kernel for one guard key (dispatch.cpp)
@@ -38,6 +42,7 @@ struct NestState {
   std::string last_target = "interpreted";
 
   double infer_s = 0, codegen_s = 0, optimize_s = 0, jit_s = 0;  // compile_s split by phase
+  double ptx_s = 0;                // of compile_s: the GPU versions' PTX
   // Too little work per call: the call costs more than the loop (see dispatch.cpp).
   bool too_small = false;
   unsigned long long skipped_small = 0;
@@ -55,6 +60,8 @@ struct NestState {
     bool parallel = false;      // planned parallel (and its body outlined)
     std::string why;            // why it stays sequential ("" when not looked at)
     unsigned long long parallel_runs = 0;
+    std::vector<backends::gpu::GpuLoop*> gpu;  // its GPU versions (one per specialization that has one)
+    std::string gpu_why;                        // why the last specialization gave it none
   };
   std::vector<LoopRecord> loops;
   int threads = 1;

@@ -2,6 +2,7 @@
 #include "hook/runtime_module.h"
 
 #include "backends/cpu/parallel_runtime.h"
+#include "backends/gpu/gpu_runtime.h"
 
 #include "hook/nest_object.h"
 #include "hook/nest_runtime.h"
@@ -17,6 +18,36 @@ namespace {
 PyObject* py_isl_info(PyObject*, PyObject*) {
   return Py_BuildValue("{s:s,s:s,s:O}", "version", isl_version_string().c_str(), "library",
                        isl_library_path().c_str(), "real", isl_is_real() ? Py_True : Py_False);
+}
+
+// gpu_info(): whether kernels get GPU versions, the device, and the process's GPU figures.
+PyObject* py_gpu_info(PyObject*, PyObject*) {
+  namespace g = backends::gpu;
+  std::string why;
+  const bool wanted = g::gpu_wanted(&why);
+  const g::Device* dev = nullptr;
+  std::string dwhy;
+  const bool device = g::driver(&dev, &dwhy) != nullptr;
+  const g::GpuStats st = g::stats();
+  const char* target = g::target() == g::Target::Cpu ? "cpu" : g::target() == g::Target::Gpu ? "gpu" : "auto";
+  return Py_BuildValue("{s:O,s:s,s:O,s:O,s:s,s:s,s:s,s:K,s:K,s:K,s:d,s:d}", "enabled", wanted ? Py_True : Py_False,
+                       "why_not", wanted ? "" : why.c_str(), "device", device ? Py_True : Py_False, "emulated",
+                       g::emulating() ? Py_True : Py_False, "name", device ? dev->name.c_str() : dwhy.c_str(), "arch",
+                       g::device_arch().c_str(), "target", target, "launches", st.launches, "h2d_bytes", st.h2d_bytes,
+                       "d2h_bytes", st.d2h_bytes, "h2d_s", st.h2d_s, "d2h_s", st.d2h_s);
+}
+
+// set_target("cpu" | "gpu" | "auto")
+PyObject* py_set_target(PyObject*, PyObject* arg) {
+  namespace g = backends::gpu;
+  const char* t = PyUnicode_AsUTF8(arg);
+  if (!t) return nullptr;
+  std::string s = t;
+  if (s == "cpu") g::set_target(g::Target::Cpu);
+  else if (s == "gpu") g::set_target(g::Target::Gpu);
+  else if (s == "auto") g::set_target(g::Target::Auto);
+  else return PyErr_Format(PyExc_ValueError, "target must be 'cpu', 'gpu' or 'auto', not %R", arg);
+  Py_RETURN_NONE;
 }
 
 PyObject* py_llvm_version(PyObject*, PyObject*) { return PyLong_FromLong(llvm_major_version()); }
@@ -128,6 +159,8 @@ PyMethodDef methods[] = {
     {"set_helper_info", py_set_helper_info, METH_O, "The function giving a helper's bytecode for inlining."},
     {"threads", py_threads, METH_VARARGS, "threads([n]): the threads parallel loops use (n: set; 0: default)."},
     {"isl_info", py_isl_info, METH_NOARGS, "Which isl the core is bound to."},
+    {"gpu_info", py_gpu_info, METH_NOARGS, "The GPU: whether kernels use one, the device, transfers so far."},
+    {"set_target", py_set_target, METH_O, "set_target('cpu'|'gpu'|'auto'): where parallel loops may run."},
     {"llvm_version", py_llvm_version, METH_NOARGS, "Major version of the LLVM the core uses."},
     {nullptr, nullptr, 0, nullptr},
 };

@@ -9,6 +9,8 @@
 
 #include "backends/cpu/codegen.h"
 #include "backends/cpu/jit.h"
+#include "backends/gpu/gpu_runtime.h"
+#include "backends/gpu/ptx.h"
 #include "analysis/poly_model.h"
 #include "ir/printer.h"
 #include "support/debug.h"
@@ -61,6 +63,7 @@ Kernel compile_kernel(const KernelRequest& rq) {
   if (rq.conds) {
     PlanOptions po;
     po.threads = rq.threads;
+    po.gpu = rq.gpu;
     po.reassociate = rq.reassociate;
     po.fp = rq.fp;
     k.plan = plan_parallel(k.typed, rq.facts, *rq.conds, po);
@@ -75,6 +78,7 @@ Kernel compile_kernel(const KernelRequest& rq) {
   opts.line_of = rq.line_of;
   opts.plan = rq.conds ? &k.plan : nullptr;
   opts.overlapping_vars = rq.overlapping_vars;
+  opts.gpu = rq.gpu;
   auto cg = backends::cpu::codegen(k.typed, rq.entry, *rq.oracle, rq.facts, opts, *ctx, name);
   k.codegen_s = since(t1);
   if (!cg.ok) {
@@ -91,6 +95,26 @@ Kernel compile_kernel(const KernelRequest& rq) {
     debug_dump("codegen: " + name, os.str());
   }
   k.layout = cg.layout;
+  k.gpu_refused = cg.gpu_refused;
+  if (cg.gpu_module) {
+    // The GPU versions: PTX now (the module shares the CPU module's context); the driver
+    // loads it when a loop first runs there.
+    if (debug_level() > 1) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      cg.gpu_module->print(os, nullptr);
+      debug_dump("codegen (GPU): " + name, os.str());
+    }
+    const std::string arch = backends::gpu::device_arch();
+    backends::gpu::PtxResult pr = backends::gpu::compile_ptx(std::move(cg.gpu_module), arch);
+    backends::gpu::GpuModule* gm = cg.gpu_info;
+    gm->arch = arch;
+    gm->ptx_s = pr.optimize_s + pr.emit_s;
+    k.ptx_s = gm->ptx_s;
+    if (pr.ok) gm->ptx = std::move(pr.ptx);
+    else gm->error = "PTX generation failed: " + pr.error;
+    k.gpu_loops = cg.gpu_loops;
+  }
 
   std::string err;
   backends::cpu::JitTimes jt;

@@ -14,8 +14,11 @@
 //     plan_parallel (typed IR + facts -> which loops run on threads, how scalars are shared)
 //   backends:
 //     codegen (typed IR + facts + plan -> LLVM IR) -> jit_compile (O3 + ORC)  [compile_kernel]
+//     with a GPU: codegen also writes each parallel loop's body into an NVPTX module
+//              -> compile_ptx (O3 + NVPTX) ; the driver loads it at the first launch
 #pragma once
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +30,10 @@
 #include "specialize/oracle.h"
 #include "specialize/plan_parallel.h"
 #include "specialize/type_infer.h"
+
+namespace stagepy::backends::gpu {
+struct GpuLoop;
+}  // namespace stagepy::backends::gpu
 
 namespace stagepy::specialize {
 
@@ -42,6 +49,10 @@ struct Kernel {
   ParallelPlan plan;
   std::vector<int> parallel_loops;  // loops that run on several threads (when their checks pass)
   std::vector<int> refused_loops;   // planned parallel, but their body could stop for CPython
+  // GPU versions (KernelRequest::gpu): one record per loop that has one, and why others have none.
+  std::vector<backends::gpu::GpuLoop*> gpu_loops;
+  std::map<int, std::string> gpu_refused;
+  double ptx_s = 0;
 };
 
 // Everything one specialization depends on.
@@ -58,6 +69,7 @@ struct KernelRequest {
   std::function<int(int)> line_of;
   std::string name;
   std::map<int, Helper> helpers;                       // variable -> the function it holds
+  bool gpu = false;                                    // give parallel loops GPU versions too
 };
 
 // The static stage, once per nest: the polyhedral model and the conditions under which

@@ -271,7 +271,7 @@ class Planner {
       seq.why = std::move(why);
       return seq;
     };
-    if (o_.threads < 2) return no("one thread (STAGEPY_THREADS)");
+    if (o_.threads < 2 && !o_.gpu) return no("one thread (STAGEPY_THREADS)");
     if (!conds_.ok) return no(conds_.error);
     Info in;
     in.line = s->line;

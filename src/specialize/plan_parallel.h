@@ -53,6 +53,7 @@ struct PlanOptions {
   int threads = 1;
   bool reassociate = true;   // float reductions may run in another order (STAGEPY_STRICT_FP=0)
   FpMode fp = FpMode::Exact;
+  bool gpu = false;          // loops may also run on a GPU: plan them even with one CPU thread
 };
 
 ParallelPlan plan_parallel(const TypedNest& tn, const FactSet& facts, const analysis::NestConditions& conds,

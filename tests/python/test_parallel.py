@@ -33,11 +33,25 @@ def loops(recs):
     return {l["variable"]: l for r in recs for l in r["loops"]}
 
 
+def runs(loop):
+    """Times a loop ran in parallel: on threads, or on the GPU (a GPU, or its emulation)."""
+    return loop["parallel_runs"] + loop.get("gpu", {}).get("launches", 0)
+
+
 def ran_parallel(recs, var):
-    return loops(recs)[var]["parallel_runs"] > 0
+    return runs(loops(recs)[var]) > 0
 
 
-def test_elementwise_loop_runs_on_threads():
+@pytest.fixture
+def cpu_only():
+    """Parallel loops on the CPU's threads only (also where a GPU, or its emulation, is on)."""
+    import os
+    stagepy.set_target("cpu")
+    yield
+    stagepy.set_target(os.environ.get("STAGEPY_TARGET", "auto"))
+
+
+def test_elementwise_loop_runs_on_threads(cpu_only):
     recs = run("""
     def f(A, B, C, n):
         for i in range(n):
@@ -175,7 +189,7 @@ def test_jacobi_with_swapped_arrays_runs_rows_in_parallel():
         return locals()
     """, "f", lambda: (np.random.default_rng(5).random((80, 80)), np.zeros((80, 80)), 80, 5))
     l = loops(recs)
-    assert l["i"]["parallel_runs"] > 0 and not l["t"]["parallel"]
+    assert runs(l["i"]) > 0 and not l["t"]["parallel"]
 
 
 def test_lu_decomposition():
@@ -189,7 +203,7 @@ def test_lu_decomposition():
         return locals()
     """, "f", lambda: (np.random.default_rng(6).random((70, 70)) + 70 * np.eye(70), 70))
     l = loops(recs)
-    assert not l["k"]["parallel"] and l["i"]["parallel_runs"] > 0
+    assert not l["k"]["parallel"] and runs(l["i"]) > 0
 
 
 def test_floyd_warshall():
@@ -347,7 +361,7 @@ def test_break_keeps_the_loop_sequential():
     assert not l["parallel"] and "break" in l["why"]
 
 
-def test_one_thread_runs_nothing_in_parallel():
+def test_one_thread_runs_nothing_in_parallel(cpu_only):
     stagepy.set_threads(1)
     recs = run("""
     def f(A, n):

@@ -3,6 +3,8 @@
 
 #include "backends/cpu/exits_removed.h"
 #include "backends/cpu/parallel_runtime.h"
+#include "backends/gpu/gpu_runtime.h"
+#include "backends/gpu/ptx.h"
 #include "ir/mutate.h"
 #include "support/debug.h"
 
@@ -11,6 +13,7 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
@@ -107,6 +110,12 @@ class Gen {
       out.module = std::move(mod);
       out.function = name_;
       out.layout = layout_;
+      if (!gpu_loops_.empty()) {
+        out.gpu_module = std::move(gpu_module_);
+        out.gpu_info = gpu_info_;
+        out.gpu_loops = gpu_loops_;
+      }
+      out.gpu_refused = gpu_refused_;
     } catch (const CodegenError& e) {
       out.ok = false;
       out.reason = e.reason;
@@ -440,6 +449,13 @@ class Gen {
 
   void build() {
     const size_t nv = nest_.vars.size();
+    if (options_.gpu && options_.plan) {
+      for (size_t l = 0; l < options_.plan->loops.size(); l++) {
+        const auto& lp = options_.plan->loops[l];
+        if (lp.parallel && lp.reductions.empty()) gpu_candidates_.insert((int)l);
+      }
+      gpu_mode_ = !gpu_candidates_.empty();
+    }
     // Parameters.
     std::vector<llvm::Type*> params = {ptr()};
     array_id_.assign(nv, -1);
@@ -1232,6 +1248,11 @@ class Gen {
   }
 
   Value* libm1(const char* name, Value* x) {
+    if (gpu_body_) {
+      // The GPU's sqrt rounds correctly, as the CPU's; its other functions may differ in the last bit.
+      if (std::string(name) == "sqrt") return B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
+      gpu_refuse(std::string("it calls ") + name + ", which the GPU may round differently from the CPU's libm");
+    }
     llvm::Type* t = x->getType();
     std::string n = name;
     if (t->isFloatTy()) n += "f";
@@ -1239,6 +1260,10 @@ class Gen {
     return B.CreateCall(fn, {x});
   }
   Value* libm2(const char* name, Value* x, Value* y) {
+    if (gpu_body_) {
+      if (std::string(name) == "copysign") return B.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, x, y);
+      gpu_refuse(std::string("it calls ") + name + ", which the GPU may round differently from the CPU's libm");
+    }
     llvm::Type* t = x->getType();
     std::string n = name;
     if (t->isFloatTy()) n += "f";
@@ -1809,6 +1834,7 @@ class Gen {
 
   // Calls NumPy's inner loop for one element: loop(args, dimensions, steps, data).
   Value* ufunc_call(const specialize::Oracle::UfuncLoop& loop, Value* x, Value* y) {
+    if (gpu_body_) gpu_refuse("it calls one of NumPy's ufunc loops, which run on the host");
     llvm::Type* t = x->getType();
     llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
     int nargs = y ? 3 : 2;
@@ -1932,6 +1958,23 @@ class Gen {
     using K = StmtNode::Kind;
     if (s->line > 0) cur_line_ = s->line;
     if (B.GetInsertBlock()->getTerminator()) B.SetInsertPoint(BasicBlock::Create(C, "dead", F));
+    if (gpu_mode_ && !par_iter_ && !host_flushed_) {
+      // Host code about to touch array elements: the GPU's copies come back first. Inside a
+      // statement with no GPU loop nothing goes to the device again, so once is enough.
+      flush_before(s);
+      if (!contains_gpu_loop(s)) {
+        host_flushed_ = true;
+        stmt_body(s);
+        host_flushed_ = false;
+        return;
+      }
+    }
+    stmt_body(s);
+  }
+  bool host_flushed_ = false;  // generating inside a statement that flushed the GPU's copies
+
+  void stmt_body(const Stmt& s) {
+    using K = StmtNode::Kind;
     if (s->kind == K::Seg || s->kind == K::Range || (s->kind == K::If && s->resume >= 0)) forced_bail(s->resume);
     switch (s->kind) {
       case K::Block:
@@ -2224,195 +2267,460 @@ class Gen {
 
   Value* slot_ptr(Value* base, Value* index) { return B.CreateGEP(i64(), base, index); }
 
-  // Outlines the steady iterations [k0, trip) of loop `s` into a function run on several
-  // threads (parallel_runtime.h), with a sequential version for when the conditions
-  // checked here (at least two iterations, arrays that share no memory) fail. Returns
-  // false, having generated nothing, if the body could need to stop for CPython (a check
-  // the facts do not remove): then the loop stays sequential.
-  bool parallel_loop(const Stmt& s, const specialize::LoopPlan& lp, Value* k0, Value* trip, BasicBlock* exit) {
-    const size_t nv = nest_.vars.size();
-    const int threads = options_.plan->threads;
-    // ctx layout: bits[nv], tags[nv], arrays (data, shapes, strides), tuple items, start, step, results.
-    struct CtxLayout {
-      int bits = 0, tags = 0, arrays = 0, tuples = 0, start = 0, step = 0, results = 0, size = 0;
-    } cx;
-    cx.bits = 0;
-    cx.tags = (int)nv;
-    cx.arrays = 2 * (int)nv;
+  // The context array an outlined body reads (i64 slots): bits[nv], tags[nv], the live-in
+  // arrays (data, shapes, strides), tuple items, start, step, the records' address.
+  struct CtxLayout {
+    int bits = 0, tags = 0, arrays = 0, tuples = 0, start = 0, step = 0, results = 0, size = 0;
+    std::vector<int> array_slot;  // per live-in array: its data slot
+  };
+  CtxLayout ctx_layout() {
+    const int nv = (int)nest_.vars.size();
+    CtxLayout cx;
+    cx.tags = nv;
+    cx.arrays = 2 * nv;
     int at = cx.arrays;
-    for (auto& a : arrays_) at += 1 + 2 * a.t->ndim;
+    for (auto& a : arrays_) {
+      cx.array_slot.push_back(at);
+      at += 1 + 2 * a.t->ndim;
+    }
     cx.tuples = at;
     for (auto& [v, tv] : tuples_) at += (int)tv.elems.size();
     cx.start = at++;
     cx.step = at++;
     cx.results = at++;
     cx.size = at;
-    std::vector<int> last_vars = lp.privates;
-    // ---- the body function
+    return cx;
+  }
+
+  struct Outlined {
+    llvm::Function* fn = nullptr;
+    ParRecord pr;
+    size_t sites = 0;      // warning sites of the body
+    bool gave_up = false;  // the body could stop for CPython
+  };
+
+  // Generates, into the current module, `int32 body(ctx, lo, hi, tid)` running iterations
+  // [lo, hi) of loop `s` with thread `tid`'s record (results + tid * size). The GPU version
+  // (gpu_body_) uses record 0 for every thread: only tid 0 records the privates, and
+  // warnings go in with atomic min. Leaves the generator's state as it found it, the
+  // body's warning sites appended to layout_.warn_sites.
+  Outlined outline_body(const Stmt& s, const specialize::LoopPlan& lp, const CtxLayout& cx, const std::string& fname) {
+    const size_t nv = nest_.vars.size();
+    const std::vector<int>& last_vars = lp.privates;
+    Outlined out;
     const size_t sites0 = layout_.warn_sites.size();
     const int bails0 = bails_emitted_;
     const std::vector<Arr> parent_arrays = arrays_;
     const std::map<int, V> parent_tuples = tuples_;
     std::vector<LoopSlots> parent_loops = loops_;
+    const std::set<int> parent_nonzero = nonzero_vars_;
+    const int parent_par_loop = par_loop_;
     FnState parent = save_fn();
     auto* bty = llvm::FunctionType::get(B.getInt32Ty(), {ptr(), i64(), i64(), i64()}, false);
-    llvm::Function* body = llvm::Function::Create(bty, llvm::Function::InternalLinkage,
-                                                  name_ + ".par" + std::to_string(par_bodies_++), M);
+    llvm::Function* body = llvm::Function::Create(bty, llvm::Function::InternalLinkage, fname, M);
     body->addFnAttr(llvm::Attribute::NoUnwind);
-    F = body;
-    auto arg = body->arg_begin();
-    Value* ctx = &*arg++;
-    Value* lo = &*arg++;
-    Value* hi = &*arg++;
-    Value* tid = &*arg++;
-    BasicBlock* entry_bb = BasicBlock::Create(C, "entry", F);
-    B.SetInsertPoint(entry_bb);
-    auto ctx_i64 = [&](int k) { return B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), ctx, k)); };
-    bits_.assign(nv, nullptr);
-    tags_.assign(nv, nullptr);
-    for (size_t v = 0; v < nv; v++) {
-      bits_[v] = B.CreateAlloca(i64(), nullptr, nest_.vars[v].name);
-      tags_[v] = B.CreateAlloca(i8(), nullptr, nest_.vars[v].name + ".tag");
-      B.CreateStore(ctx_i64(cx.bits + (int)v), bits_[v]);
-      B.CreateStore(B.CreateTrunc(ctx_i64(cx.tags + (int)v), i8()), tags_[v]);
-    }
-    bad_slot_ = B.CreateAlloca(i1(), nullptr, "bad");
-    B.CreateStore(B.getFalse(), bad_slot_);
-    deferred_ = false;
-    loops_.assign(nest_.loops.size(), LoopSlots{});
-    for (size_t l = 0; l < nest_.loops.size(); l++) {
-      auto& ls = loops_[l];
-      for (auto** a : {&ls.cur, &ls.stop, &ls.step, &ls.trip, &ls.start}) {
-        *a = B.CreateAlloca(i64(), nullptr, "L" + std::to_string(l));
-        B.CreateStore(c64(0), *a);
+    auto restore = [&] {
+      restore_fn(std::move(parent));
+      loops_ = parent_loops;
+      nonzero_vars_ = parent_nonzero;
+      par_loop_ = parent_par_loop;
+      reassoc_ops_.clear();
+    };
+    try {
+      F = body;
+      auto arg = body->arg_begin();
+      Value* ctx = &*arg++;
+      Value* lo = &*arg++;
+      Value* hi = &*arg++;
+      Value* tid = &*arg++;
+      BasicBlock* entry_bb = BasicBlock::Create(C, "entry", F);
+      B.SetInsertPoint(entry_bb);
+      auto ctx_i64 = [&](int k) { return B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), ctx, k)); };
+      bits_.assign(nv, nullptr);
+      tags_.assign(nv, nullptr);
+      for (size_t v = 0; v < nv; v++) {
+        bits_[v] = B.CreateAlloca(i64(), nullptr, nest_.vars[v].name);
+        tags_[v] = B.CreateAlloca(i8(), nullptr, nest_.vars[v].name + ".tag");
+        B.CreateStore(ctx_i64(cx.bits + (int)v), bits_[v]);
+        B.CreateStore(B.CreateTrunc(ctx_i64(cx.tags + (int)v), i8()), tags_[v]);
       }
-    }
-    B.CreateStore(ctx_i64(cx.start), loops_[(size_t)s->loop].start);
-    B.CreateStore(ctx_i64(cx.step), loops_[(size_t)s->loop].step);
-    arrays_.clear();
-    {
-      int k = cx.arrays;
-      for (auto& pa : parent_arrays) {
+      bad_slot_ = B.CreateAlloca(i1(), nullptr, "bad");
+      B.CreateStore(B.getFalse(), bad_slot_);
+      deferred_ = false;
+      loops_.assign(nest_.loops.size(), LoopSlots{});
+      for (size_t l = 0; l < nest_.loops.size(); l++) {
+        auto& ls = loops_[l];
+        for (auto** a : {&ls.cur, &ls.stop, &ls.step, &ls.trip, &ls.start}) {
+          *a = B.CreateAlloca(i64(), nullptr, "L" + std::to_string(l));
+          B.CreateStore(c64(0), *a);
+        }
+      }
+      B.CreateStore(ctx_i64(cx.start), loops_[(size_t)s->loop].start);
+      B.CreateStore(ctx_i64(cx.step), loops_[(size_t)s->loop].step);
+      arrays_.clear();
+      for (size_t x = 0; x < parent_arrays.size(); x++) {
+        int k = cx.array_slot[x];
         Arr a;
-        a.t = pa.t;
+        a.t = parent_arrays[x].t;
         a.data = B.CreateIntToPtr(ctx_i64(k++), ptr());
         for (int d = 0; d < a.t->ndim; d++) a.shape.push_back(ctx_i64(k++));
         for (int d = 0; d < a.t->ndim; d++) a.strides.push_back(ctx_i64(k++));
         fix_strides(a);
         arrays_.push_back(a);
       }
-      k = cx.tuples;
-      tuples_.clear();
-      for (auto& [v, tv] : parent_tuples) {
-        V t = tv;
-        for (auto& e : t.elems) e.v = from_bits(ctx_i64(k++), e.t);
-        tuples_[v] = t;
-      }
-    }
-    Value* results = B.CreateIntToPtr(ctx_i64(cx.results), ptr());
-    // This thread's record (its size is known once the body is generated: patched below).
-    llvm::Instruction* rec_size = B.Insert(llvm::BinaryOperator::CreateAdd(c64(0), c64(0)), "rec.size");
-    Value* rec = B.CreateGEP(i64(), results, B.CreateMul(tid, rec_size));
-    ParRecord pr;
-    pr.red = 0;
-    pr.last = (int)lp.reductions.size();
-    pr.warn = pr.last + 3 * (int)last_vars.size();
-    for (size_t r = 0; r < lp.reductions.size(); r++)
-      B.CreateStore(B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), rec, pr.red + (int64_t)r)),
-                    bits_[(size_t)lp.reductions[r].var]);
-    std::vector<llvm::AllocaInst*> last_it, last_bits, last_tag;
-    for (size_t p = 0; p < last_vars.size(); p++) {
-      last_it.push_back(B.CreateAlloca(i64(), nullptr, "last.it"));
-      last_bits.push_back(B.CreateAlloca(i64(), nullptr, "last.bits"));
-      last_tag.push_back(B.CreateAlloca(i64(), nullptr, "last.tag"));
-      for (int j = 0; j < 3; j++) {
-        llvm::AllocaInst* dst = j == 0 ? last_it.back() : j == 1 ? last_bits.back() : last_tag.back();
-        B.CreateStore(B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), rec, pr.last + 3 * (int64_t)p + j)), dst);
-      }
-    }
-    par_iter_ = B.CreateAlloca(i64(), nullptr, "par.iter");
-    const std::set<int> parent_nonzero = nonzero_vars_;
-    for (auto& [v, t] : lp.invariant_divisors) nonzero_vars_.insert(v);
-    const int parent_par_loop = par_loop_;
-    par_loop_ = s->loop;
-    for (auto& r : lp.reductions)
-      if (r.kind == specialize::Reduction::Kind::Arith && r.type && is_float_t(rep(r.type)))
-        reassoc_ops_.insert(r.updates.begin(), r.updates.end());
-    exit_ = BasicBlock::Create(C, "exit", F);
-    {
-      llvm::IRBuilder<> eb(exit_);
-      exit_status_ = eb.CreatePHI(B.getInt32Ty(), 2, "status");
-      eb.CreateRet(exit_status_);
-    }
-    // The iterations: with nothing to track per iteration, the ordinary loop (speculative
-    // chunks included); else one that records which iteration assigned each lastprivate.
-    BasicBlock* done = BasicBlock::Create(C, "par.done", F);
-    targets_.clear();
-    if (last_vars.empty()) {
-      for_iterations(s, lo, hi, done);
-    } else {
-      counted_loop("par", lo, hi, true, done, [&](Value* k, BasicBlock* latch) {
-        for (int v : last_vars) B.CreateStore(c8(0), tags_[(size_t)v]);  // "not assigned in this iteration"
-        enter_iteration(s, k);
-        targets_.push_back({s->loop, latch, nullptr});
-        stmt(s->body[0]);
-        targets_.pop_back();
-      }, [&](Value* k) {
-        for (size_t p = 0; p < last_vars.size(); p++) {
-          int v = last_vars[p];
-          Value* tag = B.CreateLoad(i8(), tags_[(size_t)v]);
-          Value* set = B.CreateICmpNE(tag, c8(0));
-          B.CreateStore(B.CreateSelect(set, k, B.CreateLoad(i64(), last_it[p])), last_it[p]);
-          B.CreateStore(B.CreateSelect(set, B.CreateLoad(i64(), bits_[(size_t)v]), B.CreateLoad(i64(), last_bits[p])),
-                        last_bits[p]);
-          B.CreateStore(B.CreateSelect(set, B.CreateZExt(tag, i64()), B.CreateLoad(i64(), last_tag[p])), last_tag[p]);
+      {
+        int k = cx.tuples;
+        tuples_.clear();
+        for (auto& [v, tv] : parent_tuples) {
+          V t = tv;
+          for (auto& e : t.elems) e.v = from_bits(ctx_i64(k++), e.t);
+          tuples_[v] = t;
         }
-      });
+      }
+      Value* results = B.CreateIntToPtr(ctx_i64(cx.results), ptr());
+      // This thread's record (its size is known once the body is generated: patched below).
+      llvm::Instruction* rec_size = B.Insert(llvm::BinaryOperator::CreateAdd(c64(0), c64(0)), "rec.size");
+      Value* rec = gpu_body_ ? results : B.CreateGEP(i64(), results, B.CreateMul(tid, rec_size));
+      ParRecord& pr = out.pr;
+      pr.red = 0;
+      pr.last = (int)lp.reductions.size();
+      pr.warn = pr.last + 3 * (int)last_vars.size();
+      for (size_t r = 0; r < lp.reductions.size(); r++)
+        B.CreateStore(B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), rec, pr.red + (int64_t)r)),
+                      bits_[(size_t)lp.reductions[r].var]);
+      std::vector<llvm::AllocaInst*> last_it, last_bits, last_tag;
+      for (size_t p = 0; p < last_vars.size(); p++) {
+        last_it.push_back(B.CreateAlloca(i64(), nullptr, "last.it"));
+        last_bits.push_back(B.CreateAlloca(i64(), nullptr, "last.bits"));
+        last_tag.push_back(B.CreateAlloca(i64(), nullptr, "last.tag"));
+        for (int j = 0; j < 3; j++) {
+          llvm::AllocaInst* dst = j == 0 ? last_it.back() : j == 1 ? last_bits.back() : last_tag.back();
+          B.CreateStore(B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), rec, pr.last + 3 * (int64_t)p + j)), dst);
+        }
+      }
+      par_iter_ = B.CreateAlloca(i64(), nullptr, "par.iter");
+      for (auto& [v, t] : lp.invariant_divisors) nonzero_vars_.insert(v);
+      par_loop_ = s->loop;
+      for (auto& r : lp.reductions)
+        if (r.kind == specialize::Reduction::Kind::Arith && r.type && is_float_t(rep(r.type)))
+          reassoc_ops_.insert(r.updates.begin(), r.updates.end());
+      exit_ = BasicBlock::Create(C, "exit", F);
+      {
+        llvm::IRBuilder<> eb(exit_);
+        exit_status_ = eb.CreatePHI(B.getInt32Ty(), 2, "status");
+        eb.CreateRet(exit_status_);
+      }
+      // The iterations: with nothing to track per iteration, the ordinary loop (speculative
+      // chunks included); else one that records which iteration assigned each lastprivate.
+      BasicBlock* done = BasicBlock::Create(C, "par.done", F);
+      targets_.clear();
+      if (last_vars.empty()) {
+        for_iterations(s, lo, hi, done);
+      } else {
+        counted_loop("par", lo, hi, true, done, [&](Value* k, BasicBlock* latch) {
+          for (int v : last_vars) B.CreateStore(c8(0), tags_[(size_t)v]);  // "not assigned in this iteration"
+          enter_iteration(s, k);
+          targets_.push_back({s->loop, latch, nullptr});
+          stmt(s->body[0]);
+          targets_.pop_back();
+        }, [&](Value* k) {
+          for (size_t p = 0; p < last_vars.size(); p++) {
+            int v = last_vars[p];
+            Value* tag = B.CreateLoad(i8(), tags_[(size_t)v]);
+            Value* set = B.CreateICmpNE(tag, c8(0));
+            B.CreateStore(B.CreateSelect(set, k, B.CreateLoad(i64(), last_it[p])), last_it[p]);
+            B.CreateStore(B.CreateSelect(set, B.CreateLoad(i64(), bits_[(size_t)v]), B.CreateLoad(i64(), last_bits[p])),
+                          last_bits[p]);
+            B.CreateStore(B.CreateSelect(set, B.CreateZExt(tag, i64()), B.CreateLoad(i64(), last_tag[p])), last_tag[p]);
+          }
+        });
+      }
+      B.SetInsertPoint(done);
+      out.gave_up = bails_emitted_ != bails0;
+      out.sites = layout_.warn_sites.size() - sites0;
+      pr.size = pr.warn + 3 * (int)out.sites;
+      pr.size = (pr.size + 7) / 8 * 8;  // records on their own cache lines
+      for (size_t r = 0; r < lp.reductions.size(); r++)
+        B.CreateStore(B.CreateLoad(i64(), bits_[(size_t)lp.reductions[r].var]),
+                      B.CreateConstGEP1_64(i64(), rec, pr.red + (int64_t)r));
+      if (!last_vars.empty()) {
+        BasicBlock* store_last = BasicBlock::Create(C, "par.store.last", F);
+        BasicBlock* after_last = BasicBlock::Create(C, "par.after.last", F);
+        B.CreateCondBr(gpu_body_ ? B.CreateICmpEQ(tid, c64(0)) : B.getTrue(), store_last, after_last);
+        B.SetInsertPoint(store_last);
+        for (size_t p = 0; p < last_vars.size(); p++)
+          for (int j = 0; j < 3; j++) {
+            llvm::AllocaInst* src = j == 0 ? last_it[p] : j == 1 ? last_bits[p] : last_tag[p];
+            B.CreateStore(B.CreateLoad(i64(), src), B.CreateConstGEP1_64(i64(), rec, pr.last + 3 * (int64_t)p + j));
+          }
+        B.CreateBr(after_last);
+        B.SetInsertPoint(after_last);
+      }
+      for (size_t w = 0; w < out.sites; w++)
+        for (int j = 0; j < 3; j++) {
+          Value* at_rec = B.CreateConstGEP1_64(i64(), rec, pr.warn + 3 * (int64_t)w + j);
+          Value* mine = B.CreateLoad(i64(), warn_flags_[w].first[j]);
+          if (gpu_body_) {
+            // Threads that saw it (rare) fold their first iteration in atomically.
+            BasicBlock* saw = BasicBlock::Create(C, "warn.saw", F);
+            BasicBlock* next = BasicBlock::Create(C, "warn.next", F);
+            B.CreateCondBr(B.CreateICmpNE(mine, c64(INT64_MAX)), saw, next);
+            B.SetInsertPoint(saw);
+            B.CreateAtomicRMW(llvm::AtomicRMWInst::Min, at_rec, mine, llvm::MaybeAlign(8),
+                              llvm::AtomicOrdering::Monotonic);
+            B.CreateBr(next);
+            B.SetInsertPoint(next);
+          } else {
+            Value* theirs = B.CreateLoad(i64(), at_rec);
+            B.CreateStore(B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, mine, theirs), at_rec);
+          }
+        }
+      exit_status_->addIncoming(B.getInt32(0), B.GetInsertBlock());
+      B.CreateBr(exit_);
+      rec_size->replaceAllUsesWith(c64(pr.size));
+      rec_size->eraseFromParent();
+      for (auto& bb : *F)
+        if (!bb.getTerminator()) {
+          B.SetInsertPoint(&bb);
+          B.CreateUnreachable();
+        }
+    } catch (...) {
+      restore();
+      body->eraseFromParent();
+      layout_.warn_sites.resize(sites0);
+      bails_emitted_ = bails0;
+      throw;
     }
-    B.SetInsertPoint(done);
-    bool gave_up = bails_emitted_ != bails0;
-    const size_t body_sites = layout_.warn_sites.size() - sites0;
-    pr.size = pr.warn + 3 * (int)body_sites;
-    pr.size = (pr.size + 7) / 8 * 8;  // records on their own cache lines
-    for (size_t r = 0; r < lp.reductions.size(); r++)
-      B.CreateStore(B.CreateLoad(i64(), bits_[(size_t)lp.reductions[r].var]),
-                    B.CreateConstGEP1_64(i64(), rec, pr.red + (int64_t)r));
-    for (size_t p = 0; p < last_vars.size(); p++)
-      for (int j = 0; j < 3; j++) {
-        llvm::AllocaInst* src = j == 0 ? last_it[p] : j == 1 ? last_bits[p] : last_tag[p];
-        B.CreateStore(B.CreateLoad(i64(), src), B.CreateConstGEP1_64(i64(), rec, pr.last + 3 * (int64_t)p + j));
-      }
-    for (size_t w = 0; w < body_sites; w++)
-      for (int j = 0; j < 3; j++) {
-        Value* at_rec = B.CreateConstGEP1_64(i64(), rec, pr.warn + 3 * (int64_t)w + j);
-        Value* mine = B.CreateLoad(i64(), warn_flags_[w].first[j]);
-        Value* theirs = B.CreateLoad(i64(), at_rec);
-        B.CreateStore(B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, mine, theirs), at_rec);
-      }
-    exit_status_->addIncoming(B.getInt32(0), B.GetInsertBlock());
-    B.CreateBr(exit_);
-    rec_size->replaceAllUsesWith(c64(pr.size));
-    rec_size->eraseFromParent();
-    for (auto& bb : *F)
-      if (!bb.getTerminator()) {
-        B.SetInsertPoint(&bb);
-        B.CreateUnreachable();
-      }
-    restore_fn(std::move(parent));
-    loops_ = parent_loops;
-    nonzero_vars_ = parent_nonzero;
-    par_loop_ = parent_par_loop;
-    reassoc_ops_.clear();
+    restore();
+    out.fn = body;
+    return out;
+  }
+
+  // ------------------------------------------------------------ GPU versions
+  // A parallel loop without reductions also gets a GPU version when the kernel is built
+  // for a machine with a GPU (options_.gpu): the same body, generated into an NVPTX module
+  // with a kernel entry running one iteration per GPU thread. Anything the GPU cannot do
+  // exactly as the CPU does (a libm function other than sqrt, a NumPy ufunc loop called on
+  // the host) refuses the GPU version, with the reason, and the loop stays on the threads.
+  struct GpuRefusal {
+    std::string why;
+  };
+  bool gpu_body_ = false;        // generating a body into the GPU module
+  bool gpu_mode_ = false;        // some loop may run on the GPU: host code flushes the mirrors first
+  std::set<int> gpu_candidates_;
+  std::unique_ptr<llvm::Module> gpu_module_;
+  gpu::GpuModule* gpu_info_ = nullptr;
+  std::vector<gpu::GpuLoop*> gpu_loops_;
+  std::map<int, std::string> gpu_refused_;
+
+  [[noreturn]] void gpu_refuse(std::string why) { throw GpuRefusal{std::move(why)}; }
+
+  void gpu_flush() {
+    auto* fty = llvm::FunctionType::get(B.getVoidTy(), {}, false);
+    B.CreateCall(fty, B.CreateIntToPtr(c64((int64_t)(uintptr_t)&stagepy_gpu_flush), ptr()), {});
+  }
+
+  static bool is_array_t(const TypeRef& t) { return t && t->kind == Type::Kind::Array; }
+
+  static void walk(const Expr& e, const std::function<void(const Expr&)>& f) {
+    if (!e) return;
+    f(e);
+    for (auto& a : e->args) walk(a, f);
+  }
+  // The expressions statement `s` evaluates itself (not those of the statements in it).
+  static void own_exprs(const Stmt& s, const std::function<void(const Expr&)>& f) {
+    for (auto& e : s->effects) {
+      walk(e.base, f);
+      walk(e.index, f);
+      walk(e.value, f);
+    }
+    walk(s->cond, f);
+    for (auto& a : s->args) walk(a, f);
+  }
+  static bool reads_or_writes_elements(const Stmt& s, bool own_only) {
+    bool any = false;
+    auto f = [&](const Expr& e) {
+      if (e->kind == ExprNode::Kind::Subscript && is_array_t(e->args[0]->type)) any = true;
+    };
+    auto g = [&](const Stmt& x) {
+      own_exprs(x, f);
+      for (auto& e : x->effects)
+        if (e.kind == ir::Effect::Kind::Store && e.base && is_array_t(e.base->type)) any = true;
+    };
+    if (own_only) g(s);
+    else ir::for_each_stmt(s, g);
+    return any;
+  }
+  bool contains_gpu_loop(const Stmt& s) {
+    bool any = false;
+    ir::for_each_stmt(s, [&](const Stmt& x) {
+      any = any || (x->kind == StmtNode::Kind::For && gpu_candidates_.count(x->loop));
+    });
+    return any;
+  }
+  // Before host code reads or writes array elements, the mirrors go back to the host.
+  void flush_before(const Stmt& s) {
+    if (!gpu_mode_ || par_iter_) return;
+    if (contains_gpu_loop(s) ? reads_or_writes_elements(s, true) : reads_or_writes_elements(s, false)) gpu_flush();
+  }
+
+  // The live-in arrays (ids) an array expression may refer to: all those of its type where
+  // the variable is reassigned in the nest, every one where the expression is not a variable.
+  std::vector<int> arrays_of(const Expr& base) {
+    const ExprNode* e = base.get();
+    while (e->kind == ExprNode::Kind::Subscript) e = e->args[0].get();
+    int var = -1;
+    if (e->kind == ExprNode::Kind::Load) var = e->var;
+    else if (e->kind == ExprNode::Kind::Attr && e->pseudo >= 0) var = e->pseudo;
+    if (var >= 0 && !nest_.vars[(size_t)var].assigned && array_id_[(size_t)var] >= 0) return {array_id_[(size_t)var]};
+    std::vector<int> ids;
+    for (size_t k = 0; k < arrays_.size(); k++)
+      if (var < 0 || !is_array_t(e->type) || types::same(arrays_[k].t, e->type)) ids.push_back((int)k);
+    return ids;
+  }
+
+  // A rough count of the operations of one iteration of `s`'s body (the cost model):
+  // inner loops count 16 iterations.
+  static double ops_estimate(const Stmt& s) {
+    double n = 0;
+    own_exprs(s, [&](const Expr&) { n += 1; });
+    for (auto& e : s->effects) n += e.kind == ir::Effect::Kind::Store ? 2 : 0;
+    double inner = 0;
+    for (auto& b : s->body) inner += ops_estimate(b);
+    if (s->kind == StmtNode::Kind::For || s->kind == StmtNode::Kind::While) inner *= 16;
+    return n + inner + 1;
+  }
+
+  gpu::GpuLoop* gpu_version(const Stmt& s, const specialize::LoopPlan& lp, const CtxLayout& cx, const ParRecord& pr,
+                            size_t body_sites) {
+    if (!options_.gpu) return nullptr;
+    if (!gpu_candidates_.count(s->loop)) {
+      gpu_refused_[s->loop] = "its reductions run on the CPU's threads (the GPU takes loops without reductions)";
+      return nullptr;
+    }
+    if (!gpu_module_) {
+      gpu_module_ = std::make_unique<llvm::Module>(name_ + "_gpu", C);
+      gpu_module_->setTargetTriple(gpu::nvptx_triple());
+      gpu_module_->setDataLayout(gpu::nvptx_data_layout());
+      gpu_info_ = gpu::new_module();
+    }
+    const size_t sites_before = layout_.warn_sites.size();
+    const int bails_before = bails_emitted_;
+    const std::string n = std::to_string(gpu_loops_.size());
+    llvm::Module* host_module = M;
+    M = gpu_module_.get();
+    gpu_body_ = true;
+    Outlined g;
+    std::string why;
+    try {
+      g = outline_body(s, lp, cx, name_ + "_gpubody" + n);
+    } catch (const GpuRefusal& r) {
+      why = r.why;
+    } catch (const CodegenError& e) {
+      why = e.reason;
+    }
+    M = host_module;
+    gpu_body_ = false;
+    layout_.warn_sites.resize(sites_before);
+    bails_emitted_ = bails_before;
+    if (why.empty() && (g.sites != body_sites || g.pr.size != pr.size))
+      why = "internal error: the GPU body's records differ from the CPU body's";
+    if (!why.empty()) {
+      if (g.fn) g.fn->eraseFromParent();
+      gpu_refused_[s->loop] = why;
+      return nullptr;
+    }
+    // The entry: iteration lo + (ctaid.x * ntid.x + tid.x), when below hi.
+    const std::string entry_name = name_ + "_gpu" + n;
+    auto* kty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), i64(), i64()}, false);
+    llvm::Function* kern = llvm::Function::Create(kty, llvm::Function::ExternalLinkage, entry_name, gpu_module_.get());
+    {
+      llvm::IRBuilder<> kb(BasicBlock::Create(C, "entry", kern));
+      auto arg = kern->arg_begin();
+      Value* ctx = &*arg++;
+      Value* lo = &*arg++;
+      Value* hi = &*arg++;
+      Value* tid = &*arg++;
+      auto sreg = [&](llvm::Intrinsic::ID id) {
+        return kb.CreateZExt(kb.CreateCall(llvm::Intrinsic::getDeclaration(gpu_module_.get(), id)), i64());
+      };
+      Value* gid = kb.CreateAdd(kb.CreateMul(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                             sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
+                                sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+      Value* k = kb.CreateAdd(lo, gid);
+      BasicBlock* run = BasicBlock::Create(C, "run", kern);
+      BasicBlock* done = BasicBlock::Create(C, "done", kern);
+      kb.CreateCondBr(kb.CreateICmpSLT(k, hi), run, done);
+      kb.SetInsertPoint(run);
+      kb.CreateCall(g.fn, {ctx, k, kb.CreateAdd(k, c64(1)), tid});
+      kb.CreateBr(done);
+      kb.SetInsertPoint(done);
+      kb.CreateRetVoid();
+    }
+    llvm::Metadata* md[] = {llvm::ValueAsMetadata::get(kern), llvm::MDString::get(C, "kernel"),
+                            llvm::ValueAsMetadata::get(B.getInt32(1))};
+    gpu_module_->getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(C, md));
+
+    gpu::GpuLoop* gl = gpu::new_loop();
+    gl->module = gpu_info_;
+    gl->entry = entry_name;
+    gl->loop = s->loop;
+    gl->line = s->line;
+    gl->ctx_size = cx.size;
+    gl->results_slot = cx.results;
+    gl->arrays.resize(arrays_.size());
+    for (size_t x = 0; x < arrays_.size(); x++) {
+      gl->arrays[x].slot = cx.array_slot[x];
+      gl->arrays[x].ndim = arrays_[x].t->ndim;
+      gl->arrays[x].itemsize = dtype_size(arrays_[x].t->dtype);
+    }
+    ir::for_each_stmt(s->body[0], [&](const Stmt& x) {
+      own_exprs(x, [&](const Expr& e) {
+        if (e->kind == ExprNode::Kind::Subscript && is_array_t(e->args[0]->type))
+          for (int id : arrays_of(e->args[0])) gl->arrays[(size_t)id].touched = true;
+      });
+      for (auto& e : x->effects)
+        if (e.kind == ir::Effect::Kind::Store && e.base && is_array_t(e.base->type))
+          for (int id : arrays_of(e.base)) gl->arrays[(size_t)id].touched = gl->arrays[(size_t)id].written = true;
+    });
+    gl->record_size = pr.size;
+    gl->last = pr.last;
+    gl->privates = (int)lp.privates.size();
+    gl->warn = pr.warn;
+    gl->warn_slots = 3 * (int)body_sites;
+    gl->ops_per_iter = ops_estimate(s->body[0]);
+    gpu_loops_.push_back(gl);
+    return gl;
+  }
+
+  // Outlines the steady iterations [k0, trip) of loop `s` into a function run on several
+  // threads (parallel_runtime.h) or, where this kernel has GPU versions, on the GPU
+  // (gpu_runtime.h), with a sequential version for when the conditions checked here (at
+  // least two iterations, arrays that share no memory) fail. Returns false, having
+  // generated nothing, if the body could need to stop for CPython (a check the facts do
+  // not remove): then the loop stays sequential.
+  bool parallel_loop(const Stmt& s, const specialize::LoopPlan& lp, Value* k0, Value* trip, BasicBlock* exit) {
+    const size_t nv = nest_.vars.size();
+    const int threads = options_.plan->threads;
+    const std::vector<int>& last_vars = lp.privates;
+    const CtxLayout cx = ctx_layout();
+    const size_t sites0 = layout_.warn_sites.size();
+    const int bails0 = bails_emitted_;
+    Outlined ob = outline_body(s, lp, cx, name_ + ".par" + std::to_string(par_bodies_++));
     // Checks the facts did not remove may still be dead (a counter under `while k < n`
     // cannot overflow): LLVM's simplifications may prove that no way out is taken.
-    if (gave_up && exits_removed(*body)) gave_up = false;
-    if (gave_up) {
-      body->eraseFromParent();
+    if (ob.gave_up && exits_removed(*ob.fn)) ob.gave_up = false;
+    if (ob.gave_up) {
+      ob.fn->eraseFromParent();
       layout_.warn_sites.resize(sites0);
       bails_emitted_ = bails0;
       parallel_refused_.insert(s->loop);
       return false;
     }
+    llvm::Function* body = ob.fn;
+    const ParRecord pr = ob.pr;
+    const size_t body_sites = ob.sites;
+    gpu::GpuLoop* gl = gpu_version(s, lp, cx, pr, body_sites);
     // The parent's slots for the body's warning sites.
     const size_t parent_sites0 = warn_flags_.size();
     for (size_t w = 0; w < body_sites; w++) {
@@ -2431,6 +2739,7 @@ class Gen {
     }
 
     // ---- the parent: run in parallel when it is safe and worth it.
+    BasicBlock* fill = BasicBlock::Create(C, "par.ctx", F);
     BasicBlock* par = BasicBlock::Create(C, "par.run", F);
     BasicBlock* seq = BasicBlock::Create(C, "par.seq", F);
     // Worth the threads: a loop with loops inside needs two iterations; an innermost one
@@ -2439,13 +2748,14 @@ class Gen {
     ir::for_each_stmt(s->body[0], [&](const Stmt& x) {
       has_inner = has_inner || x->kind == ir::StmtNode::Kind::For || x->kind == ir::StmtNode::Kind::While;
     });
-    Value* ok = B.CreateICmpSGE(B.CreateSub(trip, k0), c64(has_inner ? 2 : kMinParallelTrip));
+    Value* ok = B.CreateICmpSGE(B.CreateSub(trip, k0), c64(has_inner || gl ? 2 : kMinParallelTrip));
     for (auto& [a, b] : lp.alias_pairs) ok = B.CreateAnd(ok, B.CreateNot(may_share(a, b)));
     for (auto& [v, t] : lp.invariant_divisors) ok = B.CreateAnd(ok, truth(load(v, t, false)));
-    B.CreateCondBr(ok, par, seq);
+    B.CreateCondBr(ok, fill, seq);
     B.SetInsertPoint(seq);
+    if (gpu_mode_) gpu_flush();
     for_iterations(s, k0, trip, exit);
-    B.SetInsertPoint(par);
+    B.SetInsertPoint(fill);
     llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
     auto* ctxa = entry.CreateAlloca(i64(), c64(cx.size), "par.ctx");
     auto* resa = entry.CreateAlloca(i64(), c64((int64_t)pr.size * threads), "par.results");
@@ -2456,13 +2766,14 @@ class Gen {
       put(cx.tags + (int)v, B.CreateZExt(B.CreateLoad(i8(), tags_[v]), i64()));
     }
     {
-      int k2 = cx.arrays;
-      for (auto& a : arrays_) {
+      for (size_t x = 0; x < arrays_.size(); x++) {
+        const Arr& a = arrays_[x];
+        int k2 = cx.array_slot[x];
         put(k2++, B.CreatePtrToInt(a.data, i64()));
-        for (auto* x : a.shape) put(k2++, x);
-        for (auto* x : a.strides) put(k2++, x);
+        for (auto* d : a.shape) put(k2++, d);
+        for (auto* d : a.strides) put(k2++, d);
       }
-      k2 = cx.tuples;
+      int k2 = cx.tuples;
       for (auto& [v, tv] : tuples_)
         for (auto& e : tv.elems) put(k2++, to_bits(e));
     }
@@ -2480,6 +2791,91 @@ class Gen {
       for (size_t w = 0; w < 3 * body_sites; w++)
         B.CreateStore(c64(INT64_MAX), B.CreateConstGEP1_64(i64(), rec0, pr.warn + (int64_t)w));
     }
+    // After the iterations ran, from `records` records: the reductions, the privates, the
+    // loop variable, the warnings; then on to `exit`.
+    auto finish = [&](int records) {
+      // Reductions: the parts in thread order.
+      for (size_t r = 0; r < lp.reductions.size(); r++) {
+        const specialize::Reduction& red = lp.reductions[r];
+        V acc = scalar(red.type, from_bits(B.CreateLoad(i64(), bits_[(size_t)red.var]), red.type));
+        for (int t = 0; t < records; t++) {
+          Value* pb = B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), resa, (int64_t)t * pr.size + pr.red + (int64_t)r));
+          acc = combine(red, acc, scalar(red.type, from_bits(pb, red.type)));
+        }
+        assign(red.var, acc);
+      }
+      // Private variables: the value of the last iteration that assigned them.
+      for (size_t p = 0; p < last_vars.size(); p++) {
+        int v = last_vars[p];
+        Value* best = c64(-1);
+        Value* bb = B.CreateLoad(i64(), bits_[(size_t)v]);
+        Value* bt = B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)v]), i64());
+        for (int t = 0; t < records; t++) {
+          int64_t base = (int64_t)t * pr.size + pr.last + 3 * (int64_t)p;
+          Value* it = B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), resa, base));
+          Value* later = B.CreateICmpSGT(it, best);
+          best = B.CreateSelect(later, it, best);
+          bb = B.CreateSelect(later, B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), resa, base + 1)), bb);
+          bt = B.CreateSelect(later, B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), resa, base + 2)), bt);
+        }
+        B.CreateStore(bb, bits_[(size_t)v]);
+        B.CreateStore(B.CreateTrunc(bt, i8()), tags_[(size_t)v]);
+      }
+      // The loop variable ends on the last iteration.
+      enter_iteration(s, B.CreateSub(trip, c64(1)));
+      // Warnings: ordered by the iteration they first occurred in.
+      if (body_sites) {
+        llvm::IRBuilder<> eb(&F->getEntryBlock(), F->getEntryBlock().begin());
+        auto* rank = eb.CreateAlloca(i64(), c64(3 * (int64_t)body_sites), "warn.rank");
+        auto* rty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), i64(), i64(), i64(), ptr()}, false);
+        Value* rf = B.CreateIntToPtr(c64((int64_t)(uintptr_t)&stagepy_rank_parallel_warnings), ptr());
+        B.CreateCall(rty, rf, {resa, c64(records), c64(pr.size), c64(pr.warn), c64(3 * (int64_t)body_sites), rank});
+        Value* count = B.CreateLoad(i64(), warn_counter_);
+        Value* seen = c64(0);
+        for (size_t w = 0; w < body_sites; w++)
+          for (int j = 0; j < 3; j++) {
+            Value* rk = B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), rank, 3 * (int64_t)w + j));
+            auto& slot = warn_flags_[parent_sites0 + w].first[j];
+            B.CreateStore(B.CreateSelect(B.CreateICmpSGT(rk, c64(0)), B.CreateAdd(count, rk), c64(0)), slot);
+            seen = B.CreateAdd(seen, B.CreateZExt(B.CreateICmpSGT(rk, c64(0)), i64()));
+          }
+        B.CreateStore(B.CreateAdd(count, seen), warn_counter_);
+      }
+      B.CreateBr(exit);
+    };
+    if (gl) {
+      // The GPU first; it answers 1 (run on the CPU), 2 (only the last iteration ran:
+      // the host runs the others, then the last iteration's privates apply) or 0.
+      BasicBlock* gpu_done = BasicBlock::Create(C, "gpu.done", F);
+      BasicBlock* gpu_rest = BasicBlock::Create(C, "gpu.rest", F);
+      auto* gty = llvm::FunctionType::get(B.getInt32Ty(), {ptr(), ptr(), ptr(), ptr(), i64(), i64(), i64()}, false);
+      Value* gf = B.CreateIntToPtr(c64((int64_t)(uintptr_t)&stagepy_gpu_for), ptr());
+      Value* desc = B.CreateIntToPtr(c64((int64_t)(uintptr_t)gl), ptr());
+      Value* st = B.CreateCall(gty, gf, {desc, body, ctxa, resa, k0, trip, c64(threads)});
+      auto* sw = B.CreateSwitch(st, par, 2);
+      sw->addCase(B.getInt32(0), gpu_done);
+      sw->addCase(B.getInt32(2), gpu_rest);
+      B.SetInsertPoint(gpu_rest);
+      for_iterations(s, k0, B.CreateSub(trip, c64(1)), gpu_done);
+      B.SetInsertPoint(gpu_done);
+      finish(1);
+    } else {
+      B.CreateBr(par);
+    }
+    B.SetInsertPoint(par);
+    if (threads < 2) {
+      // Planned for the GPU only (one CPU thread): the sequential loop.
+      B.CreateBr(seq);
+      parallel_ran_.insert(s->loop);
+      return true;
+    }
+    if (gl && !has_inner) {
+      // Sent back by the GPU: threads only where they pay.
+      BasicBlock* threads_bb = BasicBlock::Create(C, "par.threads", F);
+      B.CreateCondBr(B.CreateICmpSGE(B.CreateSub(trip, k0), c64(kMinParallelTrip)), threads_bb, seq);
+      B.SetInsertPoint(threads_bb);
+    }
+    if (gpu_mode_) gpu_flush();
     auto* pfty = llvm::FunctionType::get(B.getInt32Ty(), {ptr(), ptr(), i64(), i64(), i64()}, false);
     Value* pf = B.CreateIntToPtr(c64((int64_t)(uintptr_t)&stagepy_parallel_for), ptr());
     B.CreateCall(pfty, pf, {body, ctxa, k0, trip, c64(threads)});
@@ -2489,53 +2885,7 @@ class Gen {
       B.CreateStore(B.CreateAdd(B.CreateLoad(i64(), counter), c64(1)), counter);
       par_counters_.push_back({s->loop, counter});
     }
-    // Reductions: the parts in thread order.
-    for (size_t r = 0; r < lp.reductions.size(); r++) {
-      const specialize::Reduction& red = lp.reductions[r];
-      V acc = scalar(red.type, from_bits(B.CreateLoad(i64(), bits_[(size_t)red.var]), red.type));
-      for (int t = 0; t < threads; t++) {
-        Value* pb = B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), resa, (int64_t)t * pr.size + pr.red + (int64_t)r));
-        acc = combine(red, acc, scalar(red.type, from_bits(pb, red.type)));
-      }
-      assign(red.var, acc);
-    }
-    // Private variables: the value of the last iteration that assigned them.
-    for (size_t p = 0; p < last_vars.size(); p++) {
-      int v = last_vars[p];
-      Value* best = c64(-1);
-      Value* bb = B.CreateLoad(i64(), bits_[(size_t)v]);
-      Value* bt = B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)v]), i64());
-      for (int t = 0; t < threads; t++) {
-        int64_t base = (int64_t)t * pr.size + pr.last + 3 * (int64_t)p;
-        Value* it = B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), resa, base));
-        Value* later = B.CreateICmpSGT(it, best);
-        best = B.CreateSelect(later, it, best);
-        bb = B.CreateSelect(later, B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), resa, base + 1)), bb);
-        bt = B.CreateSelect(later, B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), resa, base + 2)), bt);
-      }
-      B.CreateStore(bb, bits_[(size_t)v]);
-      B.CreateStore(B.CreateTrunc(bt, i8()), tags_[(size_t)v]);
-    }
-    // The loop variable ends on the last iteration.
-    enter_iteration(s, B.CreateSub(trip, c64(1)));
-    // Warnings: ordered by the iteration they first occurred in.
-    if (body_sites) {
-      auto* rank = entry.CreateAlloca(i64(), c64(3 * (int64_t)body_sites), "warn.rank");
-      auto* rty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), i64(), i64(), i64(), ptr()}, false);
-      Value* rf = B.CreateIntToPtr(c64((int64_t)(uintptr_t)&stagepy_rank_parallel_warnings), ptr());
-      B.CreateCall(rty, rf, {resa, c64(threads), c64(pr.size), c64(pr.warn), c64(3 * (int64_t)body_sites), rank});
-      Value* count = B.CreateLoad(i64(), warn_counter_);
-      Value* seen = c64(0);
-      for (size_t w = 0; w < body_sites; w++)
-        for (int j = 0; j < 3; j++) {
-          Value* rk = B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), rank, 3 * (int64_t)w + j));
-          auto& slot = warn_flags_[parent_sites0 + w].first[j];
-          B.CreateStore(B.CreateSelect(B.CreateICmpSGT(rk, c64(0)), B.CreateAdd(count, rk), c64(0)), slot);
-          seen = B.CreateAdd(seen, B.CreateZExt(B.CreateICmpSGT(rk, c64(0)), i64()));
-        }
-      B.CreateStore(B.CreateAdd(count, seen), warn_counter_);
-    }
-    B.CreateBr(exit);
+    finish(threads);
     parallel_ran_.insert(s->loop);
     return true;
   }

@@ -8,6 +8,7 @@
 // back) so that CPython executes that statement itself.
 #pragma once
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +24,11 @@ class LLVMContext;
 class Module;
 }  // namespace llvm
 
+namespace stagepy::backends::gpu {
+struct GpuModule;
+struct GpuLoop;
+}  // namespace stagepy::backends::gpu
+
 namespace stagepy::backends::cpu {
 
 struct CodegenOptions {
@@ -31,6 +37,8 @@ struct CodegenOptions {
   const specialize::ParallelPlan* plan = nullptr;  // loops to run on several threads
   // Live-in array variables that share memory (from the guard key).
   std::vector<std::pair<int, int>> overlapping_vars;
+  // Also give parallel loops without reductions a GPU version (backends/gpu).
+  bool gpu = false;
 };
 
 struct Codegen {
@@ -41,6 +49,12 @@ struct Codegen {
   std::unique_ptr<llvm::Module> module;
   std::string function;  // the kernel's symbol
   KernelLayout layout;
+  // The GPU versions of parallel loops (options.gpu): an NVPTX module for ptx.h, its run-time
+  // record, one GpuLoop per loop (they live for the process: the kernel refers to them).
+  std::unique_ptr<llvm::Module> gpu_module;
+  gpu::GpuModule* gpu_info = nullptr;
+  std::vector<gpu::GpuLoop*> gpu_loops;
+  std::map<int, std::string> gpu_refused;  // loop -> why it has no GPU version
 };
 
 Codegen codegen(const specialize::TypedNest& typed, const std::vector<TypeRef>& entry,

@@ -1,0 +1,120 @@
+// See cuda_driver.h.
+#include "backends/gpu/cuda_driver.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+
+namespace stagepy::backends::gpu {
+namespace {
+
+// cuda.h's values.
+constexpr int kAttrMultiprocessorCount = 16;
+constexpr int kAttrComputeCapabilityMajor = 75;
+constexpr int kAttrComputeCapabilityMinor = 76;
+
+struct Loaded {
+  Driver d{};
+  Device dev;
+  bool ok = false;
+  std::string why;
+};
+
+std::string text_of(const Driver& d, CUresult r) {
+  const char* s = nullptr;
+  if (d.cuGetErrorString && d.cuGetErrorString(r, &s) == 0 && s) return std::string(s) + " (" + std::to_string(r) + ")";
+  return "CUDA error " + std::to_string(r);
+}
+
+template <class F>
+bool bind(void* lib, const char* name, F*& slot, std::string& why) {
+  slot = reinterpret_cast<F*>(dlsym(lib, name));
+  if (!slot) why = std::string("libcuda.so.1 has no ") + name;
+  return slot != nullptr;
+}
+
+Loaded* load() {
+  auto* L = new Loaded();  // lives for the process: kernels keep the module handles
+  const char* forced = std::getenv("STAGEPY_NO_GPU");
+  if (forced && *forced && std::string(forced) != "0") {
+    L->why = "STAGEPY_NO_GPU is set";
+    return L;
+  }
+  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    L->why = "no CUDA driver (libcuda.so.1 not found)";
+    return L;
+  }
+  Driver& d = L->d;
+  std::string& w = L->why;
+  bool ok = bind(lib, "cuInit", d.cuInit, w) && bind(lib, "cuDeviceGetCount", d.cuDeviceGetCount, w) &&
+            bind(lib, "cuDeviceGet", d.cuDeviceGet, w) && bind(lib, "cuDeviceGetAttribute", d.cuDeviceGetAttribute, w) &&
+            bind(lib, "cuDeviceGetName", d.cuDeviceGetName, w) &&
+            bind(lib, "cuDeviceTotalMem_v2", d.cuDeviceTotalMem, w) &&
+            bind(lib, "cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain, w) &&
+            bind(lib, "cuCtxSetCurrent", d.cuCtxSetCurrent, w) && bind(lib, "cuCtxSynchronize", d.cuCtxSynchronize, w) &&
+            bind(lib, "cuModuleLoadDataEx", d.cuModuleLoadDataEx, w) &&
+            bind(lib, "cuModuleGetFunction", d.cuModuleGetFunction, w) && bind(lib, "cuMemAlloc_v2", d.cuMemAlloc, w) &&
+            bind(lib, "cuMemFree_v2", d.cuMemFree, w) && bind(lib, "cuMemcpyHtoD_v2", d.cuMemcpyHtoD, w) &&
+            bind(lib, "cuMemcpyDtoH_v2", d.cuMemcpyDtoH, w) && bind(lib, "cuLaunchKernel", d.cuLaunchKernel, w) &&
+            bind(lib, "cuGetErrorString", d.cuGetErrorString, w);
+  if (!ok) return L;
+  CUresult r = d.cuInit(0);
+  if (r != 0) {
+    L->why = "cuInit failed: " + text_of(d, r);
+    return L;
+  }
+  int count = 0;
+  if (d.cuDeviceGetCount(&count) != 0 || count < 1) {
+    L->why = "the CUDA driver sees no device";
+    return L;
+  }
+  Device& dev = L->dev;
+  if ((r = d.cuDeviceGet(&dev.dev, 0)) != 0 || (r = d.cuDevicePrimaryCtxRetain(&dev.ctx, dev.dev)) != 0) {
+    L->why = "no context on device 0: " + text_of(d, r);
+    return L;
+  }
+  d.cuDeviceGetAttribute(&dev.cc_major, kAttrComputeCapabilityMajor, dev.dev);
+  d.cuDeviceGetAttribute(&dev.cc_minor, kAttrComputeCapabilityMinor, dev.dev);
+  d.cuDeviceGetAttribute(&dev.sms, kAttrMultiprocessorCount, dev.dev);
+  d.cuDeviceTotalMem(&dev.memory, dev.dev);
+  char name[256] = {0};
+  d.cuDeviceGetName(name, sizeof name - 1, dev.dev);
+  dev.name = name;
+  L->ok = true;
+  return L;
+}
+
+Loaded& loaded() {
+  static Loaded* L = load();
+  return *L;
+}
+
+}  // namespace
+
+const Driver* driver(const Device** device, std::string* why) {
+  Loaded& L = loaded();
+  if (!L.ok) {
+    if (why) *why = L.why;
+    return nullptr;
+  }
+  if (device) *device = &L.dev;
+  return &L.d;
+}
+
+bool available(std::string* why) { return driver(nullptr, why) != nullptr; }
+
+std::string error_text(CUresult r) { return text_of(loaded().d, r); }
+
+bool make_current() {
+  Loaded& L = loaded();
+  if (!L.ok) return false;
+  thread_local CUcontext current = nullptr;
+  if (current == L.dev.ctx) return true;
+  if (L.d.cuCtxSetCurrent(L.dev.ctx) != 0) return false;
+  current = L.dev.ctx;
+  return true;
+}
+
+}  // namespace stagepy::backends::gpu

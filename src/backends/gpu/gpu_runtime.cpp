@@ -1,0 +1,514 @@
+// See gpu_runtime.h.
+#include "backends/gpu/gpu_runtime.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+namespace stagepy::backends::gpu {
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+std::atomic<int> g_target{-1};
+
+Target parse_target() {
+  std::string t = env("STAGEPY_TARGET");
+  if (t == "cpu") return Target::Cpu;
+  if (t == "gpu") return Target::Gpu;
+  return Target::Auto;
+}
+
+// ---------------------------------------------------------------- device memory
+// Real device memory through the driver, or (emulating) host memory standing in for it.
+struct Mem {
+  static bool alloc(CUdeviceptr* p, size_t n, std::string* err) {
+    if (emulating()) {
+      void* h = std::malloc(n ? n : 1);
+      *p = (CUdeviceptr)(uintptr_t)h;
+      if (!h) *err = "out of host memory";
+      return h != nullptr;
+    }
+    const Driver* d = driver();
+    CUresult r = d->cuMemAlloc(p, n ? n : 1);
+    if (r != 0) *err = "cuMemAlloc(" + std::to_string(n) + " bytes): " + error_text(r);
+    return r == 0;
+  }
+  static void release(CUdeviceptr p) {
+    if (emulating()) {
+      std::free((void*)(uintptr_t)p);
+      return;
+    }
+    driver()->cuMemFree(p);
+  }
+  static bool h2d(CUdeviceptr d, const void* h, size_t n, std::string* err) {
+    if (emulating()) {
+      std::memcpy((void*)(uintptr_t)d, h, n);
+      return true;
+    }
+    CUresult r = driver()->cuMemcpyHtoD(d, h, n);
+    if (r != 0) *err = "copy to the device: " + error_text(r);
+    return r == 0;
+  }
+  static bool d2h(void* h, CUdeviceptr d, size_t n, std::string* err) {
+    if (emulating()) {
+      std::memcpy(h, (void*)(uintptr_t)d, n);
+      return true;
+    }
+    CUresult r = driver()->cuMemcpyDtoH(h, d, n);
+    if (r != 0) *err = "copy from the device: " + error_text(r);
+    return r == 0;
+  }
+};
+
+// Blocks by size class (powers of two from 256 bytes), kept across calls up to a cap.
+class Pool {
+ public:
+  static size_t size_class(size_t n) {
+    size_t c = 256;
+    while (c < n) c <<= 1;
+    return c;
+  }
+  bool get(size_t n, CUdeviceptr* p, std::string* err) {
+    const size_t c = size_class(n);
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      auto it = free_.find(c);
+      if (it != free_.end()) {
+        *p = it->second;
+        free_.erase(it);
+        cached_ -= c;
+        return true;
+      }
+    }
+    if (Mem::alloc(p, c, err)) return true;
+    trim(0);  // out of memory: give the cached blocks back and try once more
+    err->clear();
+    return Mem::alloc(p, c, err);
+  }
+  void put(CUdeviceptr p, size_t n) {
+    const size_t c = size_class(n);
+    std::lock_guard<std::mutex> g(mu_);
+    free_.emplace(c, p);
+    cached_ += c;
+    if (cached_ > kCap) trim_locked(kCap / 2);
+  }
+  void trim(size_t keep) {
+    std::lock_guard<std::mutex> g(mu_);
+    trim_locked(keep);
+  }
+
+ private:
+  static constexpr size_t kCap = size_t(2) << 30;
+  void trim_locked(size_t keep) {
+    while (cached_ > keep && !free_.empty()) {
+      auto it = std::prev(free_.end());  // largest first
+      Mem::release(it->second);
+      cached_ -= it->first;
+      free_.erase(it);
+    }
+  }
+  std::mutex mu_;
+  std::multimap<size_t, CUdeviceptr> free_;
+  size_t cached_ = 0;
+};
+
+Pool& pool() {
+  static Pool* p = new Pool();  // lives for the process (device memory goes with it)
+  return *p;
+}
+
+std::mutex g_stats_mu;
+GpuStats g_stats;
+
+// ---------------------------------------------------------------- mirrors
+struct Mirror {
+  uintptr_t lo = 0, hi = 0;  // host bytes [lo, hi)
+  CUdeviceptr dev = 0;
+  bool dirty = false;        // written on the device since it was copied there
+};
+
+struct Session {
+  std::vector<Mirror> mirrors;
+  std::string fatal;  // a failure after device work began
+};
+thread_local Session t_session;
+
+bool copy_back(Mirror& m, std::string* err) {
+  if (!m.dirty) return true;
+  double t0 = now_s();
+  if (!Mem::d2h((void*)m.lo, m.dev, m.hi - m.lo, err)) return false;
+  m.dirty = false;
+  std::lock_guard<std::mutex> g(g_stats_mu);
+  g_stats.d2h_bytes += m.hi - m.lo;
+  g_stats.d2h_s += now_s() - t0;
+  return true;
+}
+
+// Written mirrors back to the host, all mirrors dropped.
+bool flush(Session& S, std::string* err) {
+  bool ok = true;
+  for (auto& m : S.mirrors) {
+    if (ok && !copy_back(m, err)) ok = false;
+    pool().put(m.dev, m.hi - m.lo);
+  }
+  S.mirrors.clear();
+  return ok;
+}
+
+struct Span {
+  uintptr_t lo = 0, hi = 0;
+  bool empty() const { return hi <= lo; }
+};
+
+Span span_of(const GpuArray& a, const int64_t* ctx) {
+  Span s;
+  uintptr_t data = (uintptr_t)ctx[a.slot];
+  int64_t lo = 0, hi = 0;
+  for (int d = 0; d < a.ndim; d++) {
+    int64_t n = ctx[a.slot + 1 + d], st = ctx[a.slot + 1 + a.ndim + d];
+    if (n <= 0) return s;
+    int64_t ext = (n - 1) * st;
+    if (ext < 0) lo += ext;
+    else hi += ext;
+  }
+  s.lo = data + (uintptr_t)lo;
+  s.hi = data + (uintptr_t)hi + (uintptr_t)a.itemsize;
+  return s;
+}
+
+const Mirror* containing(const Session& S, Span s) {
+  for (auto& m : S.mirrors)
+    if (m.lo <= s.lo && s.hi <= m.hi) return &m;
+  return nullptr;
+}
+
+// Bytes the loop would copy to the device now (arrays not mirrored yet).
+size_t bytes_to_move(const Session& S, const GpuLoop& L, const int64_t* ctx) {
+  size_t n = 0;
+  for (auto& a : L.arrays) {
+    if (!a.touched) continue;
+    Span s = span_of(a, ctx);
+    if (!s.empty() && !containing(S, s)) n += (s.hi - s.lo) * (a.written ? 2 : 1);
+  }
+  return n;
+}
+
+// Mirrors for every array the loop touches; rewrites their data pointers in `dctx` (a copy
+// of the host context) to the device copies, and marks the written ones dirty.
+bool prepare(Session& S, const GpuLoop& L, const int64_t* ctx, int64_t* dctx, std::string* err) {
+  std::vector<Span> want;
+  for (auto& a : L.arrays) {
+    if (!a.touched) continue;
+    Span s = span_of(a, ctx);
+    if (!s.empty()) want.push_back(s);
+  }
+  std::sort(want.begin(), want.end(), [](const Span& a, const Span& b) { return a.lo < b.lo; });
+  std::vector<Span> unions;
+  for (auto& s : want) {
+    if (!unions.empty() && s.lo < unions.back().hi) unions.back().hi = std::max(unions.back().hi, s.hi);
+    else unions.push_back(s);
+  }
+  for (auto& u : unions) {
+    if (containing(S, u)) continue;
+    // Overlapping mirrors go first (their writes to the host), then one mirror for u.
+    for (size_t i = 0; i < S.mirrors.size();) {
+      Mirror& m = S.mirrors[i];
+      if (m.lo < u.hi && u.lo < m.hi) {
+        if (!copy_back(m, err)) return false;
+        pool().put(m.dev, m.hi - m.lo);
+        S.mirrors.erase(S.mirrors.begin() + (long)i);
+      } else {
+        i++;
+      }
+    }
+    Mirror m;
+    m.lo = u.lo;
+    m.hi = u.hi;
+    if (!pool().get(u.hi - u.lo, &m.dev, err)) return false;
+    double t0 = now_s();
+    if (!Mem::h2d(m.dev, (const void*)u.lo, u.hi - u.lo, err)) {
+      pool().put(m.dev, u.hi - u.lo);
+      return false;
+    }
+    {
+      std::lock_guard<std::mutex> g(g_stats_mu);
+      g_stats.h2d_bytes += u.hi - u.lo;
+      g_stats.h2d_s += now_s() - t0;
+    }
+    S.mirrors.push_back(m);
+  }
+  for (auto& a : L.arrays) {
+    if (!a.touched) continue;
+    Span s = span_of(a, ctx);
+    if (s.empty()) continue;
+    Mirror* m = const_cast<Mirror*>(containing(S, s));
+    if (!m) {
+      *err = "internal error: no mirror for an array";
+      return false;
+    }
+    dctx[a.slot] = (int64_t)(m->dev + ((uintptr_t)ctx[a.slot] - m->lo));
+    if (a.written) m->dirty = true;
+  }
+  return true;
+}
+
+// The loop's kernel function in its loaded module.
+bool ensure_function(GpuLoop& L, std::string* why) {
+  std::lock_guard<std::mutex> g(L.mu);
+  if (L.fn) return true;
+  GpuModule* M = L.module;
+  std::lock_guard<std::mutex> gm(M->mu);
+  if (M->ptx.empty()) {
+    *why = M->error.empty() ? "no PTX for this kernel" : M->error;
+    return false;
+  }
+  const Driver* d = driver();
+  if (!M->load_tried) {
+    M->load_tried = true;
+    double t0 = now_s();
+    static char log[8192];
+    log[0] = 0;
+    int opts[2] = {5, 6};  // CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
+    void* vals[2] = {log, (void*)(uintptr_t)sizeof log};
+    CUresult r = d->cuModuleLoadDataEx(&M->mod, M->ptx.c_str(), 2, opts, vals);
+    M->load_s = now_s() - t0;
+    if (r != 0) {
+      M->mod = nullptr;
+      M->load_error = "loading the PTX failed: " + error_text(r) + " " + std::string(log).substr(0, 300);
+    }
+  }
+  if (!M->mod) {
+    *why = M->load_error;
+    return false;
+  }
+  CUresult r = d->cuModuleGetFunction(&L.fn, M->mod, L.entry.c_str());
+  if (r != 0) {
+    *why = "no kernel " + L.entry + " in the module: " + error_text(r);
+    L.fn = nullptr;
+    return false;
+  }
+  return true;
+}
+
+// Runs [lo, hi) with record index `tid` (1: record nothing but warnings).
+bool launch(GpuLoop& L, cpu::ParallelBody cpu_body, CUdeviceptr dctx, int64_t lo, int64_t hi, int64_t tid,
+            std::string* err) {
+  if (hi <= lo) return true;
+  if (emulating()) {
+    // Last iteration first: nothing may depend on the order of a parallel loop.
+    for (int64_t k = hi - 1; k >= lo; k--) cpu_body((void*)(uintptr_t)dctx, k, k + 1, tid);
+    return true;
+  }
+  const int64_t n = hi - lo;
+  const unsigned block = n >= 256 ? 256 : (unsigned)((n + 31) / 32 * 32);
+  const int64_t grid = (n + block - 1) / block;
+  void* params[] = {&dctx, &lo, &hi, &tid};
+  CUresult r = driver()->cuLaunchKernel(L.fn, (unsigned)grid, 1, 1, block, 1, 1, 0, nullptr, params, nullptr);
+  if (r != 0) {
+    *err = "cuLaunchKernel: " + error_text(r);
+    return false;
+  }
+  return true;
+}
+
+void ran_on_cpu(GpuLoop& L, const std::string& why) {
+  std::lock_guard<std::mutex> g(L.mu);
+  L.cpu_runs++;
+  L.why_cpu = why;
+}
+
+}  // namespace
+
+namespace {
+std::mutex g_records_mu;
+std::vector<std::unique_ptr<GpuModule>> g_modules;
+std::vector<std::unique_ptr<GpuLoop>> g_loops;
+}  // namespace
+
+GpuModule* new_module() {
+  std::lock_guard<std::mutex> g(g_records_mu);
+  g_modules.push_back(std::make_unique<GpuModule>());
+  return g_modules.back().get();
+}
+
+GpuLoop* new_loop() {
+  std::lock_guard<std::mutex> g(g_records_mu);
+  g_loops.push_back(std::make_unique<GpuLoop>());
+  return g_loops.back().get();
+}
+
+Target target() {
+  int t = g_target.load();
+  if (t < 0) {
+    t = (int)parse_target();
+    g_target.store(t);
+  }
+  return (Target)t;
+}
+
+void set_target(Target t) { g_target.store((int)t); }
+
+bool emulating() {
+  static const bool e = env("STAGEPY_GPU_EMULATE") == "1";
+  return e;
+}
+
+bool gpu_wanted(std::string* why) {
+  if (target() == Target::Cpu) {
+    if (why) *why = "STAGEPY_TARGET=cpu";
+    return false;
+  }
+  if (emulating()) return true;
+  return available(why);
+}
+
+std::string device_arch() {
+  const Device* dev = nullptr;
+  if (!driver(&dev)) return "sm_70";
+  return "sm_" + std::to_string(dev->cc_major) + std::to_string(dev->cc_minor);
+}
+
+std::string end_session() {
+  Session& S = t_session;
+  if (!S.mirrors.empty()) {
+    std::string err;
+    if (!flush(S, &err) && S.fatal.empty()) S.fatal = err;
+  }
+  std::string f = std::move(S.fatal);
+  S.fatal.clear();
+  return f;
+}
+
+GpuStats stats() {
+  std::lock_guard<std::mutex> g(g_stats_mu);
+  return g_stats;
+}
+
+}  // namespace stagepy::backends::gpu
+
+using namespace stagepy::backends::gpu;
+
+int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_body, int64_t* ctx, int64_t* record,
+                        int64_t k0, int64_t trip, int64_t threads) {
+  Session& S = t_session;
+  std::string err;
+  auto on_cpu = [&](const std::string& why) {
+    ran_on_cpu(*L, why);
+    if (!flush(S, &err) && S.fatal.empty()) S.fatal = err;
+    return 1;
+  };
+  const int64_t n = trip - k0;
+  if (n <= 0) return on_cpu("no iterations");
+  if (!S.fatal.empty()) return on_cpu("an earlier GPU failure");
+  if (!emulating()) {
+    if (!available(&err)) return on_cpu(err);
+    if (!make_current()) return on_cpu("the GPU context could not be made current");
+    if (!ensure_function(*L, &err)) return on_cpu(err);
+    if (n / 256 >= (int64_t)INT32_MAX) return on_cpu("too many iterations for one launch");
+  }
+  // The cost model: copies and launches against the CPU's threads.
+  {
+    const double work = (double)n * L->ops_per_iter;
+    const double bytes = (double)bytes_to_move(S, *L, ctx);
+    const double est_gpu = 2 * 10e-6 + bytes / 10e9 + work / 1e12;
+    const double est_cpu = work / ((double)std::max<int64_t>(threads, 1) * 1e9);
+    {
+      std::lock_guard<std::mutex> g(L->mu);
+      L->est_gpu_s = est_gpu;
+      L->est_cpu_s = est_cpu;
+    }
+    if (target() == Target::Cpu) return on_cpu("STAGEPY_TARGET=cpu");
+    if (target() == Target::Auto && !emulating() && est_gpu >= est_cpu)
+      return on_cpu("the cost model expects the CPU to be faster");
+  }
+  const double t0 = now_s();
+  std::vector<int64_t> dctx(ctx, ctx + L->ctx_size);
+  if (!prepare(S, *L, ctx, dctx.data(), &err)) return on_cpu("device memory: " + err);
+  // The context and the records (emulation: record 1 takes what tid 1 records).
+  const size_t rec_bytes = (size_t)L->record_size * 8;
+  const size_t bytes = (size_t)L->ctx_size * 8 + 2 * rec_bytes;
+  CUdeviceptr dbuf = 0;
+  if (!pool().get(bytes, &dbuf, &err)) return on_cpu("device memory: " + err);
+  struct Give {
+    CUdeviceptr p;
+    size_t n;
+    ~Give() { pool().put(p, n); }
+  } give{dbuf, bytes};
+  const CUdeviceptr drec = dbuf + (size_t)L->ctx_size * 8;
+  dctx[(size_t)L->results_slot] = (int64_t)drec;
+  std::vector<int64_t> host_rec(2 * (size_t)L->record_size);
+  std::copy(record, record + L->record_size, host_rec.begin());
+  std::copy(record, record + L->record_size, host_rec.begin() + L->record_size);
+  if (!Mem::h2d(dbuf, dctx.data(), (size_t)L->ctx_size * 8, &err) ||
+      !Mem::h2d(drec, host_rec.data(), 2 * rec_bytes, &err))
+    return on_cpu(err);
+  int64_t launches = 0;
+  auto fail = [&](const std::string& e) {
+    S.fatal = "GPU failure in the loop at line " + std::to_string(L->line) + ": " + e;
+    return 0;
+  };
+  if (L->privates > 0) {
+    // The last iteration alone, recording its privates.
+    if (!launch(*L, cpu_body, dbuf, trip - 1, trip, 0, &err)) {
+      if (launches == 0 && !emulating()) return on_cpu(err);  // nothing ran yet
+      return fail(err);
+    }
+    launches++;
+    if (!Mem::d2h(record, drec, rec_bytes, &err)) return fail(err);
+    for (int p = 0; p < L->privates; p++)
+      if (record[L->last + 3 * p] < 0) {
+        // Not assigned by the last iteration: the host runs the others, in order.
+        ran_on_cpu(*L, "a private scalar was not assigned in the last iteration");
+        {
+          std::lock_guard<std::mutex> g(L->mu);
+          L->launches += 1;
+        }
+        if (!flush(S, &err)) return fail(err);
+        return 2;
+      }
+    trip -= 1;
+  }
+  if (!launch(*L, cpu_body, dbuf, k0, trip, 1, &err)) {
+    if (launches == 0) return on_cpu(err);
+    return fail(err);
+  }
+  launches++;
+  if (!emulating()) {
+    CUresult r = driver()->cuCtxSynchronize();
+    if (r != 0) return fail("the kernel failed: " + error_text(r));
+  }
+  if (!Mem::d2h(host_rec.data(), drec, 2 * rec_bytes, &err)) return fail(err);
+  // Warnings: the first iteration of each, over both records.
+  for (int w = 0; w < L->warn_slots; w++) {
+    size_t at = (size_t)(L->warn + w);
+    host_rec[at] = std::min(host_rec[at], host_rec[(size_t)L->record_size + at]);
+  }
+  std::copy(host_rec.begin(), host_rec.begin() + L->record_size, record);
+  {
+    std::lock_guard<std::mutex> g(L->mu);
+    L->launches += (unsigned long long)launches;
+    L->gpu_s += now_s() - t0;
+  }
+  {
+    std::lock_guard<std::mutex> g(g_stats_mu);
+    g_stats.launches += (unsigned long long)launches;
+  }
+  return 0;
+}
+
+void stagepy_gpu_flush() {
+  Session& S = t_session;
+  if (S.mirrors.empty()) return;
+  std::string err;
+  if (!flush(S, &err) && S.fatal.empty()) S.fatal = err;
+}

@@ -1,0 +1,221 @@
+"""Differential cases for parallel loops that may run on the GPU.
+
+Each case is plain Python run twice on fresh copies of the same inputs: under CPython,
+then under stagepy; the values (bit for bit), the warnings and the returned locals must
+be the same. `python gpu_cases.py` prints one JSON line per case with the comparison and
+what the report says (status, GPU launches, why a loop stayed on the CPU), then a summary
+line with stagepy.gpu_info().
+
+Run with STAGEPY_GPU_EMULATE=1 on a machine without a GPU (tests/python/test_gpu_emulation.py,
+in CI) and with a real device on the GPU machine (tests/gpu/test_gpu_device.py).
+"""
+import copy
+import json
+import math
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+
+import stagepy
+
+N = 2048
+rng = np.random.default_rng(7)
+
+CASES = []
+
+
+def case(name, src, fn, make, expect_gpu=True, why=None):
+    CASES.append(dict(name=name, src=textwrap.dedent(src), fn=fn, make=make, expect_gpu=expect_gpu, why=why))
+
+
+case("stencil_time_loop", """
+def f(A, B, T):
+    n = A.shape[0]
+    for t in range(T):
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                B[i, j] = 0.25 * (A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                A[i, j] = B[i, j]
+    return locals()
+""", "f", lambda: (rng.random((96, 96)), np.zeros((96, 96)), 6))
+
+case("elementwise_private", """
+def f(A, B, C):
+    for i in range(A.shape[0]):
+        s = A[i] * 2.0 + B[i]
+        C[i] = s * s
+    return locals()
+""", "f", lambda: (rng.random(N), rng.random(N), np.zeros(N)))
+
+case("host_statement_between_gpu_loops", """
+def f(A, B, T):
+    n = A.shape[0]
+    for t in range(T):
+        for i in range(n):
+            B[i] = A[i] + 1.0
+        A[0] = B[n - 1] * 2.0
+        for i in range(1, n):
+            A[i] = B[i] * 0.5
+    return locals()
+""", "f", lambda: (rng.random(N), np.zeros(N), 4))
+
+case("private_unassigned_in_last_iteration", """
+def f(A, B):
+    last = -1
+    for i in range(A.shape[0]):
+        if A[i] > 0.5:
+            last = i
+        B[i] = A[i] * 3.0
+    return locals()
+""", "f", lambda: (np.concatenate([rng.random(N - 1), [0.25]]), np.zeros(N)))
+
+case("overlapping_views", """
+def f(A, A1, B, T):
+    n = A1.shape[0]
+    for t in range(T):
+        for i in range(n):
+            B[i] = A1[i] * 2.0
+        for i in range(n):
+            A[i] = B[i] + 1.0
+    return locals()
+""", "f", lambda: (lambda A: (A, A[1:], np.zeros(N - 1), 3))(rng.random(N)))
+
+case("int64_arithmetic", """
+def f(A, B, C):
+    for i in range(A.shape[0]):
+        C[i] = A[i] * 3 + B[i] // 7 - (A[i] % 5)
+    return locals()
+""", "f", lambda: (rng.integers(-1000, 1000, N), rng.integers(-1000, 1000, N), np.zeros(N, dtype=np.int64)))
+
+case("float32_and_casts", """
+def f(A, B, h):
+    for i in range(A.shape[0]):
+        B[i] = A[i] * h + 1
+    return locals()
+""", "f", lambda: (rng.random(N).astype(np.float32), np.zeros(N, dtype=np.float32), np.float32(0.5)))
+
+case("escape_time_while", """
+def f(out, w, h, maxit):
+    for y in range(h):
+        for x in range(w):
+            cr = -2.0 + 3.0 * x / w
+            ci = -1.5 + 3.0 * y / h
+            zr = 0.0
+            zi = 0.0
+            k = 0
+            while k < maxit and zr * zr + zi * zi < 4.0:
+                zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
+                k += 1
+            out[y, x] = k
+    return locals()
+""", "f", lambda: (np.zeros((48, 64), dtype=np.int64), 64, 48, 60))
+
+case("gemm_ijk", """
+def f(A, B, C):
+    n, m = A.shape
+    p = B.shape[1]
+    for i in range(n):
+        for j in range(p):
+            s = 0.0
+            for k in range(m):
+                s += A[i, k] * B[k, j]
+            C[i, j] = s
+    return locals()
+""", "f", lambda: (rng.random((40, 30)), rng.random((30, 50)), np.zeros((40, 50))))
+
+case("sqrt_nbody_like", """
+def f(X, Y, F):
+    n = X.shape[0]
+    for i in range(n):
+        fx = X[i] * 0.0
+        for j in range(n):
+            dx = X[j] - X[i]
+            dy = Y[j] - Y[i]
+            r = np.sqrt(dx * dx + dy * dy + 0.01)
+            fx += dx / (r * r * r)
+        F[i] = fx
+    return locals()
+""", "f", lambda: (rng.random(300), rng.random(300), np.zeros(300)), expect_gpu=False)
+
+case("python_lists", """
+def f(A, C):
+    for i in range(len(A)):
+        C[i] = A[i] * 2.0 + 1.0
+    return locals()
+""", "f", lambda: ([float(x) for x in rng.random(N)], [0.0] * N))
+
+case("divide_warnings", """
+def f(A, B, C):
+    for i in range(A.shape[0]):
+        C[i] = A[i] / B[i]
+    return locals()
+""", "f", lambda: (rng.random(N), np.where(rng.random(N) < 0.01, 0.0, 1.0), np.zeros(N)))
+
+case("fmod_stays_on_cpu", """
+def f(A, B):
+    for i in range(A.shape[0]):
+        B[i] = A[i] % 0.3
+    return locals()
+""", "f", lambda: (rng.random(N) * 10, np.zeros(N)), expect_gpu=False)
+
+
+def same(a, b):
+    if isinstance(a, np.ndarray):
+        return (isinstance(b, np.ndarray) and a.dtype == b.dtype and a.shape == b.shape
+                and a.tobytes() == b.tobytes())
+    if isinstance(a, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, float) and math.isnan(a):
+        return isinstance(b, float) and math.isnan(b)
+    return type(a) is type(b) and a == b
+
+
+def run(fn, args):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("default")
+        try:
+            out = fn(*args)
+            err = None
+        except Exception as e:  # noqa: BLE001 - compared, not handled
+            out, err = None, f"{type(e).__name__}: {e}"
+    return out, err, args, [(str(x.category.__name__), str(x.message), x.lineno) for x in w]
+
+
+def main():
+    results = []
+    for c in CASES:
+        ns = {"np": np, "math": math}
+        exec(compile(c["src"], f"<gpu case {c['name']}>", "exec"), ns)
+        fn = ns[c["fn"]]
+        inputs = c["make"]()
+        want = run(fn, copy.deepcopy(inputs))
+        before = stagepy.gpu_info()
+        stagepy.enable()
+        try:
+            got = run(fn, copy.deepcopy(inputs))
+            got2 = run(fn, copy.deepcopy(inputs))  # a warm call: the cached kernel
+        finally:
+            stagepy.disable()
+        after = stagepy.gpu_info()
+        recs = [r for r in stagepy.report() if r["file"] == f"<gpu case {c['name']}>"]
+        launches = sum(r.get("gpu_launches", 0) for r in recs)
+        whys = [l["gpu"]["why_cpu"] for r in recs for l in r["loops"] if l.get("gpu")]
+        results.append(dict(name=c["name"], equal=same(want, got) and same(want, got2), launches=launches,
+                            status=[r["status"] for r in recs], why=whys, expect_gpu=c["expect_gpu"],
+                            expect_why=c["why"], error=want[1],
+                            h2d_bytes=after.get("h2d_bytes", 0) - before.get("h2d_bytes", 0),
+                            d2h_bytes=after.get("d2h_bytes", 0) - before.get("d2h_bytes", 0)))
+        print(json.dumps(results[-1]), flush=True)
+    print(json.dumps({"gpu_info": stagepy.gpu_info()}), flush=True)
+    return results
+
+
+if __name__ == "__main__":
+    res = main()
+    sys.exit(0 if all(r["equal"] for r in res) else 1)

@@ -1,0 +1,59 @@
+"""The GPU path without a GPU: STAGEPY_GPU_EMULATE=1 runs every GPU launch on the CPU
+with separate "device" memory, so that the copies to and from the device, the mirrors
+kept across the launches of one nest execution, the flushes before host code touches
+arrays and the last-iteration protocol for private scalars are all checked here, against
+CPython, on every CI run (tests/gpu/gpu_cases.py holds the programs; on the GPU machine
+tests/gpu/test_gpu_device.py runs the same ones on the device)."""
+import json
+import os
+
+import pytest
+
+from helpers import run_python
+
+CASES = os.path.join(os.path.dirname(__file__), "..", "gpu", "gpu_cases.py")
+
+
+@pytest.fixture(scope="module")
+def results():
+    p = run_python([CASES], env_extra={"STAGEPY_GPU_EMULATE": "1", "STAGEPY_TARGET": "auto"}, timeout=600)
+    lines = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    assert lines and "gpu_info" in lines[-1], p.stdout + p.stderr
+    return {r["name"]: r for r in lines[:-1]}, lines[-1]["gpu_info"]
+
+
+def test_every_case_gives_cpythons_results(results):
+    cases, _ = results
+    bad = [name for name, r in cases.items() if not r["equal"]]
+    assert not bad, bad
+
+
+def test_parallel_loops_ran_on_the_emulated_gpu(results):
+    cases, info = results
+    assert info["emulated"] and info["enabled"]
+    for name, r in cases.items():
+        if r["expect_gpu"]:
+            assert r["launches"] > 0, (name, r)
+            assert "gpu" in r["status"] or r["why"], (name, r)
+
+
+def test_arrays_stay_on_the_device_across_a_time_loop(results):
+    # Two calls of 6 time steps with two parallel loops each: A and B (96x96 float64) go to
+    # the device once per call and come back once per call.
+    r = results[0]["stencil_time_loop"]
+    assert r["launches"] >= 2 * 6 * 2
+    assert r["h2d_bytes"] == 2 * 2 * 96 * 96 * 8
+    assert r["d2h_bytes"] == 2 * 2 * 96 * 96 * 8
+
+
+def test_a_private_unassigned_in_the_last_iteration_goes_back_to_the_host(results):
+    r = results[0]["private_unassigned_in_last_iteration"]
+    assert r["equal"] and any("last iteration" in w for w in r["why"]), r
+
+
+def test_cpu_target_keeps_everything_on_the_cpu():
+    p = run_python([CASES], env_extra={"STAGEPY_GPU_EMULATE": "1", "STAGEPY_TARGET": "cpu"}, timeout=600)
+    lines = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert all(r["launches"] == 0 for r in lines[:-1])
+    assert not lines[-1]["gpu_info"]["enabled"]
