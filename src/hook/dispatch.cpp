@@ -415,6 +415,16 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
   }
   for (size_t i = 0; i < c.params.size(); i++) {
     const analysis::PolyParam& pp = c.params[i];
+    const ir::Var& pv = vars[(size_t)pp.var];
+    if (pp.kind == analysis::PolyParam::Kind::Extent && pp.dim == 0 && pv.storage == ir::Var::Storage::Attr &&
+        pv.index >= 0 && pv.name.size() > 6 && pv.name.compare(pv.name.size() - 6, 6, ".shape") == 0 &&
+        !vals[(size_t)pp.var] && is_array(pv.index)) {
+      // `A.shape` of an array (the nest computes it; its attribute variable holds nothing):
+      // a tuple of A's rank.
+      p.values[i] = views[(size_t)pv.index].ndim;
+      p.known[i] = 1;
+      continue;
+    }
     PyObject* v = vals[(size_t)pp.var].get();
     if (!v) continue;
     if (pp.kind == analysis::PolyParam::Kind::Int) {
