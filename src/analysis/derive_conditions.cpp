@@ -5,9 +5,9 @@
 #include <isl/map.h>
 #include <isl/set.h>
 
+#include <cctype>
 #include <chrono>
 #include <map>
-#include <regex>
 #include <set>
 #include <tuple>
 #include <sstream>
@@ -30,9 +30,29 @@ const char* kInt64Max = "9223372036854775807";
 
 // Renames the loop dimensions (i3, w3) and the stride witnesses (ki3) of an expression
 // or constraint to their primed versions (i3_, ...), for the second statement of a pair.
+// (A scan of the words, not std::regex: libstdc++'s regex compiler crashed on the GPU
+// machine's build, and it is slow.)
 std::string primed(const std::string& s) {
-  static const std::regex dim(R"(\b(k?[iw][0-9]+)\b)");
-  return std::regex_replace(s, dim, "$1_");
+  auto word_char = [](char c) { return std::isalnum((unsigned char)c) || c == '_'; };
+  std::string out;
+  out.reserve(s.size() + 16);
+  size_t i = 0;
+  while (i < s.size()) {
+    if (!word_char(s[i])) {
+      out += s[i++];
+      continue;
+    }
+    size_t j = i;
+    while (j < s.size() && word_char(s[j])) j++;
+    const std::string w = s.substr(i, j - i);
+    size_t k = w[0] == 'k' ? 1 : 0;
+    bool dim = w.size() > k + 1 && (w[k] == 'i' || w[k] == 'w');
+    for (size_t d = k + 1; dim && d < w.size(); d++) dim = std::isdigit((unsigned char)w[d]) != 0;
+    out += w;
+    if (dim) out += '_';
+    i = j;
+  }
+  return out;
 }
 
 class Deriver {

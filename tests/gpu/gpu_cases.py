@@ -127,6 +127,16 @@ def f(A, B, C):
     return locals()
 """, "f", lambda: (rng.random((40, 30)), rng.random((30, 50)), np.zeros((40, 50))))
 
+case("triangular_collapsed_nest", """
+def f(A, C):
+    n = A.shape[0]
+    for i in range(n):
+        for j in range(i, n, 2):
+            t = A[i, j] * 2.0 - A[j, i]
+            C[i, j] = t
+    return locals()
+""", "f", lambda: (rng.random((300, 300)), np.zeros((300, 300))))
+
 case("sqrt_nbody_like", """
 def f(X, Y, F):
     n = X.shape[0]

@@ -1955,7 +1955,6 @@ class Gen {
   }
 
   void stmt(const Stmt& s) {
-    using K = StmtNode::Kind;
     if (s->line > 0) cur_line_ = s->line;
     if (B.GetInsertBlock()->getTerminator()) B.SetInsertPoint(BasicBlock::Create(C, "dead", F));
     if (gpu_mode_ && !par_iter_ && !host_flushed_) {
@@ -2161,7 +2160,8 @@ class Gen {
       k0 = c64(1);
     }
     const specialize::LoopPlan* lp = options_.plan && !par_iter_ ? &options_.plan->loops[(size_t)s->loop] : nullptr;
-    if (!(lp && lp->parallel && parallel_loop(s, *lp, k0, trip, exit))) for_iterations(s, k0, trip, exit);
+    if (gpu_body_ && s->loop == gpu_collapse_loop_) gpu_lanes_loop(s, k0, trip, exit);
+    else if (!(lp && lp->parallel && parallel_loop(s, *lp, k0, trip, exit))) for_iterations(s, k0, trip, exit);
     B.SetInsertPoint(exit);
   }
 
@@ -2591,6 +2591,64 @@ class Gen {
     return n + inner + 1;
   }
 
+  // A parallel loop whose body is exactly one parallel loop without reductions (a perfect
+  // nest, `for i: for j: ...`): on the GPU the inner loop's iterations are spread over the
+  // threads of a block row (consecutive threads, consecutive j: coalesced accesses), the
+  // outer loop's over the block rows. Returns the inner loop's id, or -1.
+  int gpu_collapsible(const Stmt& s) const {
+    std::vector<Stmt> xs;
+    std::function<void(const Stmt&)> flat = [&](const Stmt& x) {
+      if (x->kind == StmtNode::Kind::Block) for (auto& b : x->body) flat(b);
+      else xs.push_back(x);
+    };
+    flat(s->body[0]);
+    const StmtNode* inner = nullptr;
+    for (auto& x : xs)
+      if (x->kind == StmtNode::Kind::For) {
+        if (inner) return -1;
+        inner = x.get();
+      } else if (x->kind != StmtNode::Kind::Range) {
+        return -1;
+      }
+    if (!inner || inner->peeled || !options_.plan) return -1;
+    for (auto& x : xs)
+      if (x->kind == StmtNode::Kind::Range && x->loop != inner->loop) return -1;
+    const auto& lp = options_.plan->loops[(size_t)inner->loop];
+    return lp.parallel && lp.reductions.empty() ? inner->loop : -1;
+  }
+  int gpu_collapse_loop_ = -1;  // generating a GPU body: the inner loop spread over the lanes
+
+  Value* gpu_sreg(llvm::Intrinsic::ID id) {
+    return B.CreateZExt(B.CreateCall(llvm::Intrinsic::getDeclaration(M, id)), i64());
+  }
+  // Iterations [k0, trip) of the collapsed inner loop: this thread's lane, then every
+  // `lanes` (all of them when a single thread runs the body).
+  void gpu_lanes_loop(const Stmt& s, Value* k0, Value* trip, BasicBlock* exit) {
+    Value* lane = B.CreateAdd(B.CreateMul(gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                          gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
+                              gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+    Value* lanes = B.CreateMul(gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
+                               gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
+    BasicBlock* pre = B.GetInsertBlock();
+    BasicBlock* head = BasicBlock::Create(C, "lanes.head", F);
+    BasicBlock* bodyb = BasicBlock::Create(C, "lanes.body", F);
+    BasicBlock* latch = BasicBlock::Create(C, "lanes.latch", F);
+    B.CreateBr(head);
+    B.SetInsertPoint(head);
+    auto* k = B.CreatePHI(i64(), 2, "lane.k");
+    k->addIncoming(B.CreateAdd(k0, lane), pre);
+    B.CreateCondBr(B.CreateICmpSLT(k, trip), bodyb, exit);
+    B.SetInsertPoint(bodyb);
+    enter_iteration(s, k);
+    targets_.push_back({s->loop, latch, exit});
+    stmt(s->body[0]);
+    targets_.pop_back();
+    if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(latch);
+    B.SetInsertPoint(latch);
+    k->addIncoming(B.CreateAdd(k, lanes), latch);
+    B.CreateBr(head);
+  }
+
   gpu::GpuLoop* gpu_version(const Stmt& s, const specialize::LoopPlan& lp, const CtxLayout& cx, const ParRecord& pr,
                             size_t body_sites) {
     if (!options_.gpu) return nullptr;
@@ -2610,6 +2668,8 @@ class Gen {
     llvm::Module* host_module = M;
     M = gpu_module_.get();
     gpu_body_ = true;
+    gpu_collapse_loop_ = gpu_collapsible(s);
+    const bool collapsed = gpu_collapse_loop_ >= 0;
     Outlined g;
     std::string why;
     try {
@@ -2621,6 +2681,7 @@ class Gen {
     }
     M = host_module;
     gpu_body_ = false;
+    gpu_collapse_loop_ = -1;
     layout_.warn_sites.resize(sites_before);
     bails_emitted_ = bails_before;
     if (why.empty() && (g.sites != body_sites || g.pr.size != pr.size))
@@ -2630,7 +2691,8 @@ class Gen {
       gpu_refused_[s->loop] = why;
       return nullptr;
     }
-    // The entry: iteration lo + (ctaid.x * ntid.x + tid.x), when below hi.
+    // The entry: iteration lo + (ctaid.x * ntid.x + tid.x), when below hi; for a collapsed
+    // nest, iterations lo + ctaid.y, lo + ctaid.y + nctaid.y, ... below hi.
     const std::string entry_name = name_ + "_gpu" + n;
     auto* kty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), i64(), i64()}, false);
     llvm::Function* kern = llvm::Function::Create(kty, llvm::Function::ExternalLinkage, entry_name, gpu_module_.get());
@@ -2644,16 +2706,33 @@ class Gen {
       auto sreg = [&](llvm::Intrinsic::ID id) {
         return kb.CreateZExt(kb.CreateCall(llvm::Intrinsic::getDeclaration(gpu_module_.get(), id)), i64());
       };
-      Value* gid = kb.CreateAdd(kb.CreateMul(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
-                                             sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
-                                sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
-      Value* k = kb.CreateAdd(lo, gid);
-      BasicBlock* run = BasicBlock::Create(C, "run", kern);
       BasicBlock* done = BasicBlock::Create(C, "done", kern);
-      kb.CreateCondBr(kb.CreateICmpSLT(k, hi), run, done);
-      kb.SetInsertPoint(run);
-      kb.CreateCall(g.fn, {ctx, k, kb.CreateAdd(k, c64(1)), tid});
-      kb.CreateBr(done);
+      if (collapsed) {
+        BasicBlock* pre = kb.GetInsertBlock();
+        BasicBlock* head = BasicBlock::Create(C, "rows", kern);
+        BasicBlock* run = BasicBlock::Create(C, "row", kern);
+        Value* k0 = kb.CreateAdd(lo, sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y));
+        Value* rows = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_y);
+        kb.CreateBr(head);
+        kb.SetInsertPoint(head);
+        auto* k = kb.CreatePHI(i64(), 2, "k");
+        k->addIncoming(k0, pre);
+        kb.CreateCondBr(kb.CreateICmpSLT(k, hi), run, done);
+        kb.SetInsertPoint(run);
+        kb.CreateCall(g.fn, {ctx, k, kb.CreateAdd(k, c64(1)), tid});
+        k->addIncoming(kb.CreateAdd(k, rows), run);
+        kb.CreateBr(head);
+      } else {
+        Value* gid = kb.CreateAdd(kb.CreateMul(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                               sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
+                                  sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+        Value* k = kb.CreateAdd(lo, gid);
+        BasicBlock* run = BasicBlock::Create(C, "run", kern);
+        kb.CreateCondBr(kb.CreateICmpSLT(k, hi), run, done);
+        kb.SetInsertPoint(run);
+        kb.CreateCall(g.fn, {ctx, k, kb.CreateAdd(k, c64(1)), tid});
+        kb.CreateBr(done);
+      }
       kb.SetInsertPoint(done);
       kb.CreateRetVoid();
     }
@@ -2664,6 +2743,7 @@ class Gen {
     gpu::GpuLoop* gl = gpu::new_loop();
     gl->module = gpu_info_;
     gl->entry = entry_name;
+    gl->collapsed = collapsed;
     gl->loop = s->loop;
     gl->line = s->line;
     gl->ctx_size = cx.size;

@@ -310,10 +310,21 @@ bool launch(GpuLoop& L, cpu::ParallelBody cpu_body, CUdeviceptr dctx, int64_t lo
     return true;
   }
   const int64_t n = hi - lo;
-  const unsigned block = n >= 256 ? 256 : (unsigned)((n + 31) / 32 * 32);
-  const int64_t grid = (n + block - 1) / block;
+  unsigned gx, gy = 1, block;
+  if (n == 1 && tid == 0) {
+    gx = block = 1;  // the last iteration alone, recording its privates: one thread runs it all
+  } else if (L.collapsed) {
+    // Rows of blocks for this loop, 256 threads (lanes of the inner loop) per block, and
+    // enough blocks per row for about a million threads in all.
+    block = 256;
+    gy = (unsigned)std::min<int64_t>(n, 65535);
+    gx = (unsigned)std::max<int64_t>(1, std::min<int64_t>(64, (1 << 20) / (256 * (int64_t)gy)));
+  } else {
+    block = n >= 256 ? 256 : (unsigned)((n + 31) / 32 * 32);
+    gx = (unsigned)((n + block - 1) / block);
+  }
   void* params[] = {&dctx, &lo, &hi, &tid};
-  CUresult r = driver()->cuLaunchKernel(L.fn, (unsigned)grid, 1, 1, block, 1, 1, 0, nullptr, params, nullptr);
+  CUresult r = driver()->cuLaunchKernel(L.fn, gx, gy, 1, block, 1, 1, 0, nullptr, params, nullptr);
   if (r != 0) {
     *err = "cuLaunchKernel: " + error_text(r);
     return false;

@@ -58,6 +58,7 @@ struct GpuArray {
 struct GpuLoop {
   GpuModule* module = nullptr;
   std::string entry;          // the kernel's symbol in module->ptx
+  bool collapsed = false;     // a perfect nest: rows of blocks (grid y) for this loop, threads for the inner one
   int loop = -1;              // loop id in the nest (for the report)
   int line = 0;
   int ctx_size = 0;           // i64 slots of the context array
