@@ -137,6 +137,18 @@ def f(A, C):
     return locals()
 """, "f", lambda: (rng.random((300, 300)), np.zeros((300, 300))))
 
+case("collapsed_nest_conditional_private", """
+def f(A, C):
+    t = -1.0
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            if A[i, j] > 0.5:
+                t = A[i, j]
+            C[i, j] = A[i, j] * 2.0
+    return locals()
+""", "f", lambda: (lambda A: (A, np.zeros_like(A)))(np.where(np.arange(200 * 100).reshape(200, 100) == 200 * 100 - 1,
+                                                              0.25, rng.random((200, 100)))))
+
 case("sqrt_nbody_like", """
 def f(X, Y, F):
     n = X.shape[0]

@@ -2446,7 +2446,12 @@ class Gen {
       if (!last_vars.empty()) {
         BasicBlock* store_last = BasicBlock::Create(C, "par.store.last", F);
         BasicBlock* after_last = BasicBlock::Create(C, "par.after.last", F);
-        B.CreateCondBr(gpu_body_ ? B.CreateICmpEQ(tid, c64(0)) : B.getTrue(), store_last, after_last);
+        Value* record = B.getTrue();
+        if (gpu_body_) {
+          record = B.CreateICmpEQ(tid, c64(0));
+          if (gpu_last_lane_) record = B.CreateAnd(record, B.CreateLoad(i1(), gpu_last_lane_));
+        }
+        B.CreateCondBr(record, store_last, after_last);
         B.SetInsertPoint(store_last);
         for (size_t p = 0; p < last_vars.size(); p++)
           for (int j = 0; j < 3; j++) {
@@ -2485,12 +2490,14 @@ class Gen {
           B.CreateUnreachable();
         }
     } catch (...) {
+      gpu_last_lane_ = nullptr;
       restore();
       body->eraseFromParent();
       layout_.warn_sites.resize(sites0);
       bails_emitted_ = bails0;
       throw;
     }
+    gpu_last_lane_ = nullptr;
     restore();
     out.fn = body;
     return out;
@@ -2617,6 +2624,7 @@ class Gen {
     return lp.parallel && lp.reductions.empty() ? inner->loop : -1;
   }
   int gpu_collapse_loop_ = -1;  // generating a GPU body: the inner loop spread over the lanes
+  llvm::AllocaInst* gpu_last_lane_ = nullptr;  // this lane ran the collapsed loop's last iteration
 
   Value* gpu_sreg(llvm::Intrinsic::ID id) {
     return B.CreateZExt(B.CreateCall(llvm::Intrinsic::getDeclaration(M, id)), i64());
@@ -2629,6 +2637,21 @@ class Gen {
                               gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
     Value* lanes = B.CreateMul(gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
                                gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
+    // The lane that runs the inner loop's last iteration (lane 0 when it runs none) is the
+    // one whose privates are the outer iteration's: their tags start each inner iteration
+    // cleared, so that they say what that iteration assigned (a private of the outer loop
+    // that the inner body reads is assigned earlier in the same inner iteration, or the
+    // inner loop would carry a dependence and not be parallel).
+    if (!gpu_last_lane_) {
+      llvm::IRBuilder<> eb(&F->getEntryBlock(), F->getEntryBlock().begin());
+      gpu_last_lane_ = eb.CreateAlloca(i1(), nullptr, "last.lane");
+      eb.CreateStore(B.getFalse(), gpu_last_lane_);
+    }
+    B.CreateStore(B.CreateICmpEQ(lane, c64(0)), gpu_last_lane_);
+    std::vector<int> outer_privates;
+    if (par_loop_ >= 0)
+      for (int v : options_.plan->loops[(size_t)par_loop_].privates)
+        if (v != s->var) outer_privates.push_back(v);
     BasicBlock* pre = B.GetInsertBlock();
     BasicBlock* head = BasicBlock::Create(C, "lanes.head", F);
     BasicBlock* bodyb = BasicBlock::Create(C, "lanes.body", F);
@@ -2639,6 +2662,8 @@ class Gen {
     k->addIncoming(B.CreateAdd(k0, lane), pre);
     B.CreateCondBr(B.CreateICmpSLT(k, trip), bodyb, exit);
     B.SetInsertPoint(bodyb);
+    B.CreateStore(B.CreateICmpEQ(k, B.CreateSub(trip, c64(1))), gpu_last_lane_);
+    for (int v : outer_privates) B.CreateStore(c8(0), tags_[(size_t)v]);
     enter_iteration(s, k);
     targets_.push_back({s->loop, latch, exit});
     stmt(s->body[0]);

@@ -311,14 +311,15 @@ bool launch(GpuLoop& L, cpu::ParallelBody cpu_body, CUdeviceptr dctx, int64_t lo
   }
   const int64_t n = hi - lo;
   unsigned gx, gy = 1, block;
-  if (n == 1 && tid == 0) {
-    gx = block = 1;  // the last iteration alone, recording its privates: one thread runs it all
-  } else if (L.collapsed) {
+  if (L.collapsed) {
     // Rows of blocks for this loop, 256 threads (lanes of the inner loop) per block, and
-    // enough blocks per row for about a million threads in all.
+    // enough blocks per row for about a million threads in all (the last iteration, which
+    // records the privates, runs alone as one row of lanes).
     block = 256;
     gy = (unsigned)std::min<int64_t>(n, 65535);
     gx = (unsigned)std::max<int64_t>(1, std::min<int64_t>(64, (1 << 20) / (256 * (int64_t)gy)));
+  } else if (n == 1 && tid == 0) {
+    gx = block = 1;  // the last iteration alone, recording its privates
   } else {
     block = n >= 256 ? 256 : (unsigned)((n + 31) / 32 * 32);
     gx = (unsigned)((n + block - 1) / block);
