@@ -58,7 +58,7 @@ class Planner {
     p.threads = o_.threads;
     p.loops.resize(n_.loops.size());
     plan_ = &p;
-    visit(n_.root, false);
+    visit(n_.root, 0);
     return p;
   }
 
@@ -74,13 +74,19 @@ class Planner {
   std::string name(int v) const { return "`" + n_.vars[(size_t)v].name + "`"; }
 
   // Finds the outermost loops that can run in parallel (nothing inside one is parallel).
-  void visit(const Stmt& s, bool inside_parallel) {
-    if (s->kind == SK::For && !inside_parallel) {
+  // `inside`: how many parallel loops enclose `s`. Threads take the outermost parallel loop;
+  // a GPU also spreads the loops directly inside it over its threads (codegen's collapsed
+  // nests), so with `gpu` those are planned too.
+  void visit(const Stmt& s, int inside) {
+    if (s->kind == SK::For && (inside == 0 || (inside == 1 && o_.gpu))) {
       LoopPlan& lp = plan_->loops[(size_t)s->loop];
       lp = consider(s);
-      if (lp.parallel) inside_parallel = true;
+      if (lp.parallel) inside++;
+      else if (inside > 0) inside = 2;  // nothing below a sequential inner loop
+    } else if (s->kind == SK::For || s->kind == SK::While) {
+      if (inside > 0) inside = 2;
     }
-    for (auto& b : s->body) visit(b, inside_parallel);
+    for (auto& b : s->body) visit(b, inside);
   }
 
   // ---------------------------------------------------------------- one loop

@@ -228,8 +228,9 @@ def main():
         recs = [r for r in stagepy.report() if r["file"] == f"<gpu case {c['name']}>"]
         launches = sum(r.get("gpu_launches", 0) for r in recs)
         whys = [l["gpu"]["why_cpu"] for r in recs for l in r["loops"] if l.get("gpu")]
+        grid2d = [l["gpu"]["nest_on_grid"] for r in recs for l in r["loops"] if l.get("gpu")]
         results.append(dict(name=c["name"], equal=same(want, got) and same(want, got2), launches=launches,
-                            status=[r["status"] for r in recs], why=whys, expect_gpu=c["expect_gpu"],
+                            status=[r["status"] for r in recs], why=whys, grid2d=grid2d, expect_gpu=c["expect_gpu"],
                             expect_why=c["why"], error=want[1],
                             h2d_bytes=after.get("h2d_bytes", 0) - before.get("h2d_bytes", 0),
                             d2h_bytes=after.get("d2h_bytes", 0) - before.get("d2h_bytes", 0)))

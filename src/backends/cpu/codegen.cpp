@@ -2147,6 +2147,11 @@ class Gen {
     auto& L = loops_[s->loop];
     BasicBlock* exit = BasicBlock::Create(C, "for.exit", F);
     Value* trip = B.CreateLoad(i64(), L.trip);
+    if (gpu_body_ && s->loop == gpu_collapse_loop_) {
+      gpu_lanes_loop(s, trip, exit);
+      B.SetInsertPoint(exit);
+      return;
+    }
     Value* k0 = c64(0);
     if (s->peeled) {
       // The first iteration, typed on its own; trip >= 1 is known here.
@@ -2160,8 +2165,7 @@ class Gen {
       k0 = c64(1);
     }
     const specialize::LoopPlan* lp = options_.plan && !par_iter_ ? &options_.plan->loops[(size_t)s->loop] : nullptr;
-    if (gpu_body_ && s->loop == gpu_collapse_loop_) gpu_lanes_loop(s, k0, trip, exit);
-    else if (!(lp && lp->parallel && parallel_loop(s, *lp, k0, trip, exit))) for_iterations(s, k0, trip, exit);
+    if (!(lp && lp->parallel && parallel_loop(s, *lp, k0, trip, exit))) for_iterations(s, k0, trip, exit);
     B.SetInsertPoint(exit);
   }
 
@@ -2604,9 +2608,15 @@ class Gen {
   // outer loop's over the block rows. Returns the inner loop's id, or -1.
   int gpu_collapsible(const Stmt& s) const {
     std::vector<Stmt> xs;
+    auto empty = [](const Stmt& x) { return x->kind == StmtNode::Kind::Block && x->body.empty(); };
     std::function<void(const Stmt&)> flat = [&](const Stmt& x) {
-      if (x->kind == StmtNode::Kind::Block) for (auto& b : x->body) flat(b);
-      else xs.push_back(x);
+      if (x->kind == StmtNode::Kind::Block) {
+        for (auto& b : x->body) flat(b);
+      } else if (x->kind == StmtNode::Kind::If && x->cond->kind == ExprNode::Kind::LoopNonEmpty && empty(x->body[1])) {
+        flat(x->body[0]);  // `if nonempty(L)` around a peeled loop L
+      } else {
+        xs.push_back(x);
+      }
     };
     flat(s->body[0]);
     const StmtNode* inner = nullptr;
@@ -2614,10 +2624,10 @@ class Gen {
       if (x->kind == StmtNode::Kind::For) {
         if (inner) return -1;
         inner = x.get();
-      } else if (x->kind != StmtNode::Kind::Range) {
+      } else if (!(x->kind == StmtNode::Kind::Range || (x->kind == StmtNode::Kind::Continue && x->loop == s->loop))) {
         return -1;
       }
-    if (!inner || inner->peeled || !options_.plan) return -1;
+    if (!inner || !options_.plan) return -1;
     for (auto& x : xs)
       if (x->kind == StmtNode::Kind::Range && x->loop != inner->loop) return -1;
     const auto& lp = options_.plan->loops[(size_t)inner->loop];
@@ -2631,7 +2641,8 @@ class Gen {
   }
   // Iterations [k0, trip) of the collapsed inner loop: this thread's lane, then every
   // `lanes` (all of them when a single thread runs the body).
-  void gpu_lanes_loop(const Stmt& s, Value* k0, Value* trip, BasicBlock* exit) {
+  void gpu_lanes_loop(const Stmt& s, Value* trip, BasicBlock* exit) {
+    Value* k0 = c64(0);
     Value* lane = B.CreateAdd(B.CreateMul(gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
                                           gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
                               gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
@@ -2666,6 +2677,18 @@ class Gen {
     for (int v : outer_privates) B.CreateStore(c8(0), tags_[(size_t)v]);
     enter_iteration(s, k);
     targets_.push_back({s->loop, latch, exit});
+    if (s->peeled) {
+      // The first iteration has its own typed body: whichever lane runs it. The others
+      // run the steady body, which reads no variable before assigning it (the loop's
+      // scalars are all private), so the lane's state before it does not matter.
+      BasicBlock* first = BasicBlock::Create(C, "lanes.first", F);
+      BasicBlock* rest = BasicBlock::Create(C, "lanes.rest", F);
+      B.CreateCondBr(B.CreateICmpEQ(k, c64(0)), first, rest);
+      B.SetInsertPoint(first);
+      stmt(s->body[1]);
+      if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(latch);
+      B.SetInsertPoint(rest);
+    }
     stmt(s->body[0]);
     targets_.pop_back();
     if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(latch);
