@@ -2663,6 +2663,7 @@ class Gen {
     if (par_loop_ >= 0)
       for (int v : options_.plan->loops[(size_t)par_loop_].privates)
         if (v != s->var) outer_privates.push_back(v);
+    Value* start = B.CreateAdd(k0, lane);
     BasicBlock* pre = B.GetInsertBlock();
     BasicBlock* head = BasicBlock::Create(C, "lanes.head", F);
     BasicBlock* bodyb = BasicBlock::Create(C, "lanes.body", F);
@@ -2670,7 +2671,7 @@ class Gen {
     B.CreateBr(head);
     B.SetInsertPoint(head);
     auto* k = B.CreatePHI(i64(), 2, "lane.k");
-    k->addIncoming(B.CreateAdd(k0, lane), pre);
+    k->addIncoming(start, pre);
     B.CreateCondBr(B.CreateICmpSLT(k, trip), bodyb, exit);
     B.SetInsertPoint(bodyb);
     B.CreateStore(B.CreateICmpEQ(k, B.CreateSub(trip, c64(1))), gpu_last_lane_);

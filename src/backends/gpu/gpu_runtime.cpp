@@ -422,7 +422,11 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
   const int64_t n = trip - k0;
   if (n <= 0) return on_cpu("no iterations");
   if (!S.fatal.empty()) return on_cpu("an earlier GPU failure");
-  if (!emulating()) {
+  if (emulating()) {
+    // The emulation runs the CPU body, but the PTX must have been built all the same.
+    std::lock_guard<std::mutex> g(L->module->mu);
+    if (L->module->ptx.empty()) return on_cpu(L->module->error.empty() ? "no PTX" : L->module->error);
+  } else {
     if (!available(&err)) return on_cpu(err);
     if (!make_current()) return on_cpu("the GPU context could not be made current");
     if (!ensure_function(*L, &err)) return on_cpu(err);
