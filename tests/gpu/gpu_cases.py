@@ -149,6 +149,19 @@ def f(A, C):
 """, "f", lambda: (lambda A: (A, np.zeros_like(A)))(np.where(np.arange(200 * 100).reshape(200, 100) == 200 * 100 - 1,
                                                               0.25, rng.random((200, 100)))))
 
+case("collapsed_nest_continue_skips_assignment", """
+def f(A, C):
+    t = -1.0
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            C[i, j] = A[i, j] * 2.0
+            if A[i, j] < 0.5:
+                continue
+            t = A[i, j] + j
+    return locals()
+""", "f", lambda: (lambda A: (A, np.zeros_like(A)))(np.where(np.arange(200 * 100).reshape(200, 100) == 200 * 100 - 1,
+                                                              0.25, rng.random((200, 100)))))
+
 case("sqrt_nbody_like", """
 def f(X, Y, F):
     n = X.shape[0]

@@ -2631,7 +2631,70 @@ class Gen {
     for (auto& x : xs)
       if (x->kind == StmtNode::Kind::Range && x->loop != inner->loop) return -1;
     const auto& lp = options_.plan->loops[(size_t)inner->loop];
-    return lp.parallel && lp.reductions.empty() ? inner->loop : -1;
+    if (!lp.parallel || !lp.reductions.empty()) return -1;
+    // The lane that runs the inner loop's last iteration records the outer iteration's
+    // privates: each of them must be assigned by every inner iteration (or be the variable
+    // of an inner loop whose range is the same for all of them), so that what that lane
+    // saw is what the last iteration of the nest left.
+    std::set<int> must = assigned_every_time(inner->body[0], inner->loop);
+    if (inner->peeled) {
+      std::set<int> first = assigned_every_time(inner->body[1], inner->loop), both;
+      for (int v : must)
+        if (first.count(v)) both.insert(v);
+      must = both;
+    }
+    for (int v : options_.plan->loops[(size_t)s->loop].privates)
+      if (v != inner->var && !must.count(v)) return -1;
+    return inner->loop;
+  }
+  // Variables every run of `body` assigns: assignments at its top level before any
+  // continue, and the variables of top-level loops whose range is fixed for the nest.
+  std::set<int> assigned_every_time(const Stmt& body, int loop) const {
+    std::vector<Stmt> xs;
+    auto empty = [](const Stmt& x) { return x->kind == StmtNode::Kind::Block && x->body.empty(); };
+    std::function<void(const Stmt&)> flat = [&](const Stmt& x) {
+      if (x->kind == StmtNode::Kind::Block) {
+        for (auto& b : x->body) flat(b);
+      } else if (x->kind == StmtNode::Kind::If && x->cond->kind == ExprNode::Kind::LoopNonEmpty && empty(x->body[1])) {
+        flat(x->body[0]);
+      } else {
+        xs.push_back(x);
+      }
+    };
+    flat(body);
+    auto fixed = [&](const std::vector<Expr>& args) {
+      bool ok = true;
+      for (auto& a : args)
+        walk(a, [&](const Expr& e) {
+          if (e->kind == ExprNode::Kind::Load) ok = ok && !nest_.vars[(size_t)e->var].assigned;
+          else if (e->kind != ExprNode::Kind::Const && e->kind != ExprNode::Kind::Binary) ok = false;
+        });
+      return ok;
+    };
+    // A `continue` inside an `if` may skip the assignments after it: then nothing counts.
+    std::set<const StmtNode*> top;
+    for (auto& x : xs) top.insert(x.get());
+    bool early_exit = false;
+    ir::for_each_stmt(body, [&](const Stmt& x) {
+      if ((x->kind == StmtNode::Kind::Continue || x->kind == StmtNode::Kind::Break) && x->loop == loop &&
+          !top.count(x.get()))
+        early_exit = true;
+    });
+    std::map<int, const StmtNode*> ranges;
+    std::set<int> out;
+    if (early_exit) return out;
+    for (auto& x : xs) {
+      if (x->kind == StmtNode::Kind::Continue || x->kind == StmtNode::Kind::Break) break;
+      if (x->kind == StmtNode::Kind::Range) ranges[x->loop] = x.get();
+      if (x->kind == StmtNode::Kind::Seg)
+        for (auto& e : x->effects)
+          if (e.kind == ir::Effect::Kind::Assign) out.insert(e.var);
+      if (x->kind == StmtNode::Kind::For) {
+        auto r = ranges.find(x->loop);
+        if (fixed(x->args) && (r == ranges.end() || fixed(r->second->args))) out.insert(x->var);
+      }
+    }
+    return out;
   }
   int gpu_collapse_loop_ = -1;  // generating a GPU body: the inner loop spread over the lanes
   llvm::AllocaInst* gpu_last_lane_ = nullptr;  // this lane ran the collapsed loop's last iteration
