@@ -30,4 +30,9 @@ for py in $(stagepy_pythons); do
   "$py" -m pip install -q --disable-pip-version-check --no-build-isolation .
   (cd "$repo" && "$py" -m pytest tests/python tests/fuzz -q -p no:cacheprovider)
 done
+# The fuzzer once more with the GPU path emulated (docs/gpu.md): every parallel loop goes
+# through the device mirrors, flushes and the last-iteration protocol.
+py="$(stagepy_pythons | awk "{print \$1}")"
+echo "== fuzzer with STAGEPY_GPU_EMULATE=1"
+(cd "$repo" && STAGEPY_GPU_EMULATE=1 "$py" -m pytest tests/fuzz tests/gpu -q -p no:cacheprovider)
 echo "== all tests passed in $((SECONDS - t0)) s (after setup)"
