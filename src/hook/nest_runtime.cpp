@@ -15,7 +15,7 @@ std::vector<std::shared_ptr<NestState>>& registry() {
 }
 struct GpuFigures {
   unsigned long long launches = 0, cpu_runs = 0;
-  double gpu_s = 0, est_gpu = 0, est_cpu = 0;
+  double gpu_s = 0, est_gpu = 0, est_cpu = 0, gpu_iter = 0, cpu_iter = 0;
   std::string why;
   bool collapsed = false;  // the loop and the one inside it on a 2-D grid
 };
@@ -31,6 +31,8 @@ GpuFigures gpu_figures(const NestState::LoopRecord& r) {
     f.est_gpu = g->est_gpu_s;
     f.est_cpu = g->est_cpu_s;
     f.collapsed = g->collapsed;
+    f.gpu_iter = g->gpu_iter_s;
+    f.cpu_iter = g->cpu_iter_s;
     if (!g->why_cpu.empty()) f.why = g->why_cpu;
   }
   return f;
@@ -61,10 +63,10 @@ PyObject* loop_records(const NestState& s) {
     if (r.parallel && (!r.gpu.empty() || !r.gpu_why.empty())) {
       // The GPU: launches, time there (copies included), the cost model's last estimates.
       GpuFigures g = gpu_figures(r);
-      PyRef gd = PyRef::steal(Py_BuildValue("{s:K,s:K,s:d,s:d,s:d,s:s,s:O}", "launches", g.launches, "cpu_runs",
-                                            g.cpu_runs, "gpu_s", g.gpu_s, "estimate_gpu_s", g.est_gpu, "estimate_cpu_s",
-                                            g.est_cpu, "why_cpu", g.why.c_str(), "nest_on_grid",
-                                            g.collapsed ? Py_True : Py_False));
+      PyRef gd = PyRef::steal(Py_BuildValue(
+          "{s:K,s:K,s:d,s:d,s:d,s:d,s:d,s:s,s:O}", "launches", g.launches, "cpu_runs", g.cpu_runs, "gpu_s", g.gpu_s,
+          "estimate_gpu_s", g.est_gpu, "estimate_cpu_s", g.est_cpu, "gpu_iteration_s", g.gpu_iter, "cpu_iteration_s",
+          g.cpu_iter, "why_cpu", g.why.c_str(), "nest_on_grid", g.collapsed ? Py_True : Py_False));
       if (!gd || PyDict_SetItemString(d.get(), "gpu", gd.get()) < 0) return nullptr;
     }
     if (PyList_Append(list.get(), d.get()) < 0) return nullptr;

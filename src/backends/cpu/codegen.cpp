@@ -2985,7 +2985,12 @@ class Gen {
     }
     // After the iterations ran, from `records` records: the reductions, the privates, the
     // loop variable, the warnings; then on to `exit`.
-    auto finish = [&](int records) {
+    auto finish = [&](int records, bool timed_cpu_run) {
+      if (timed_cpu_run) {
+        auto* dty = llvm::FunctionType::get(B.getVoidTy(), {ptr()}, false);
+        B.CreateCall(dty, B.CreateIntToPtr(c64((int64_t)(uintptr_t)&stagepy_gpu_cpu_done), ptr()),
+                     {B.CreateIntToPtr(c64((int64_t)(uintptr_t)gl), ptr())});
+      }
       // Reductions: the parts in thread order.
       for (size_t r = 0; r < lp.reductions.size(); r++) {
         const specialize::Reduction& red = lp.reductions[r];
@@ -3050,7 +3055,7 @@ class Gen {
       B.SetInsertPoint(gpu_rest);
       for_iterations(s, k0, B.CreateSub(trip, c64(1)), gpu_done);
       B.SetInsertPoint(gpu_done);
-      finish(1);
+      finish(1, false);
     } else {
       B.CreateBr(par);
     }
@@ -3077,7 +3082,7 @@ class Gen {
       B.CreateStore(B.CreateAdd(B.CreateLoad(i64(), counter), c64(1)), counter);
       par_counters_.push_back({s->loop, counter});
     }
-    finish(threads);
+    finish(threads, gl != nullptr);
     parallel_ran_.insert(s->loop);
     return true;
   }

@@ -140,6 +140,10 @@ struct Mirror {
 struct Session {
   std::vector<Mirror> mirrors;
   std::string fatal;  // a failure after device work began
+  // A loop sent to the CPU's threads by the cost model, timed until stagepy_gpu_cpu_done.
+  GpuLoop* cpu_loop = nullptr;
+  double cpu_t0 = 0;
+  int64_t cpu_n = 0;
 };
 thread_local Session t_session;
 
@@ -432,20 +436,43 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
     if (!ensure_function(*L, &err)) return on_cpu(err);
     if (n / 256 >= (int64_t)INT32_MAX) return on_cpu("too many iterations for one launch");
   }
-  // The cost model: copies and launches against the CPU's threads.
+  // The cost model: copies and launches against the CPU's threads, from a static count of
+  // the body's operations at first; once the loop has run on both, from what each took per
+  // iteration. Work big enough to matter goes to the GPU once, to be measured there.
   {
     const double work = (double)n * L->ops_per_iter;
     const double bytes = (double)bytes_to_move(S, *L, ctx);
     const double est_gpu = 2 * 10e-6 + bytes / 10e9 + work / 1e12;
     const double est_cpu = work / ((double)std::max<int64_t>(threads, 1) * 1e9);
+    double gpu_iter, cpu_iter;
     {
       std::lock_guard<std::mutex> g(L->mu);
       L->est_gpu_s = est_gpu;
       L->est_cpu_s = est_cpu;
+      gpu_iter = L->gpu_iter_s;
+      cpu_iter = L->cpu_iter_s;
     }
     if (target() == Target::Cpu) return on_cpu("STAGEPY_TARGET=cpu");
-    if (target() == Target::Auto && !emulating() && est_gpu >= est_cpu)
-      return on_cpu("the cost model expects the CPU to be faster");
+    if (target() == Target::Auto && !emulating()) {
+      bool gpu;
+      std::string why = "the cost model expects the CPU to be faster";
+      if (gpu_iter > 0 && cpu_iter > 0) {
+        gpu = gpu_iter < cpu_iter;
+        why = "measured faster on the CPU";
+      } else if (gpu_iter == 0) {
+        gpu = est_cpu >= 50e-6 || est_gpu < est_cpu;
+      } else {
+        gpu = gpu_iter * (double)n < est_cpu;  // measured on the GPU only: the CPU if it may win
+      }
+      if (!gpu) {
+        ran_on_cpu(*L, why);
+        if (!flush(S, &err) && S.fatal.empty()) S.fatal = err;
+        S.cpu_loop = L;
+        S.cpu_t0 = now_s();
+        S.cpu_n = n;
+        return 1;
+      }
+    }
   }
   const double t0 = now_s();
   std::vector<int64_t> dctx(ctx, ctx + L->ctx_size);
@@ -512,14 +539,25 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
   std::copy(host_rec.begin(), host_rec.begin() + L->record_size, record);
   {
     std::lock_guard<std::mutex> g(L->mu);
+    const double dt = now_s() - t0;
     L->launches += (unsigned long long)launches;
-    L->gpu_s += now_s() - t0;
+    L->gpu_s += dt;
+    L->gpu_iter_s = dt / (double)n;
   }
   {
     std::lock_guard<std::mutex> g(g_stats_mu);
     g_stats.launches += (unsigned long long)launches;
   }
   return 0;
+}
+
+void stagepy_gpu_cpu_done(GpuLoop* L) {
+  Session& S = t_session;
+  if (S.cpu_loop != L || S.cpu_n <= 0) return;
+  const double dt = now_s() - S.cpu_t0;
+  S.cpu_loop = nullptr;
+  std::lock_guard<std::mutex> g(L->mu);
+  L->cpu_iter_s = dt / (double)S.cpu_n;
 }
 
 void stagepy_gpu_flush() {

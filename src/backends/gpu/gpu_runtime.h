@@ -74,6 +74,7 @@ struct GpuLoop {
   unsigned long long launches = 0, cpu_runs = 0;
   double gpu_s = 0;           // time of its device runs, copies included
   double est_gpu_s = 0, est_cpu_s = 0;  // the cost model's last estimates
+  double gpu_iter_s = 0, cpu_iter_s = 0;  // measured seconds per iteration (0: not yet)
   std::string why_cpu;        // the last reason it ran on the CPU
 };
 
@@ -116,4 +117,7 @@ int32_t stagepy_gpu_for(stagepy::backends::gpu::GpuLoop* loop, stagepy::backends
                         int64_t* ctx, int64_t* record, int64_t k0, int64_t trip, int64_t threads);
 // Host code is about to touch arrays: written mirrors back, all mirrors dropped.
 void stagepy_gpu_flush();
+// The CPU's threads just ran the loop that stagepy_gpu_for sent back (answer 1): its time
+// per iteration, for the cost model.
+void stagepy_gpu_cpu_done(stagepy::backends::gpu::GpuLoop* loop);
 }
