@@ -162,6 +162,48 @@ def f(A, C):
 """, "f", lambda: (lambda A: (A, np.zeros_like(A)))(np.where(np.arange(200 * 100).reshape(200, 100) == 200 * 100 - 1,
                                                               0.25, rng.random((200, 100)))))
 
+# Reductions: values whose sums are exact in any order (small integers as floats), since a
+# parallel float sum may be reassociated (docs/semantics.md).
+case("dot_product_reduction", """
+def f(A, B):
+    s = 0.0
+    for i in range(A.shape[0]):
+        s += A[i] * B[i]
+    return locals()
+""", "f", lambda: (rng.integers(-8, 8, 50000).astype(np.float64), rng.integers(-8, 8, 50000).astype(np.float64)))
+
+case("int_max_and_min_reductions", """
+def f(A):
+    hi = A[0]
+    lo = A[0]
+    for i in range(A.shape[0]):
+        hi = max(hi, A[i])
+        lo = min(A[i], lo)
+    return locals()
+""", "f", lambda: (rng.integers(-10**6, 10**6, 40000),))
+
+case("reduction_with_unassigned_private", """
+def f(A, C):
+    s = 0.0
+    last = -1
+    for i in range(A.shape[0]):
+        if A[i] > 0.5:
+            last = i
+        s += A[i]
+        C[i] = A[i] * 2.0
+    return locals()
+""", "f", lambda: (np.concatenate([rng.integers(0, 4, 9999) * 0.25, [0.25]]), np.zeros(10000)))
+
+case("row_sums_reduction_per_row", """
+def f(A, out):
+    for i in range(A.shape[0]):
+        s = 0.0
+        for j in range(A.shape[1]):
+            s += A[i, j]
+        out[i] = s
+    return locals()
+""", "f", lambda: (rng.random((300, 200)), np.zeros(300)))
+
 case("sqrt_nbody_like", """
 def f(X, Y, F):
     n = X.shape[0]

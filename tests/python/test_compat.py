@@ -54,4 +54,4 @@ def test_numba_jitted_functions_see_the_original_code(tmp_path):
     import json
     nests = json.loads((tmp_path / "r.json").read_text())["nests"]
     total = [n for n in nests if n["function"] == "total"]
-    assert total and total[0]["status"] == "cpu" and total[0]["native_calls"] > 3000
+    assert total and total[0]["status"] in ("cpu", "gpu") and total[0]["native_calls"] > 3000

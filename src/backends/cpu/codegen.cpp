@@ -452,7 +452,7 @@ class Gen {
     if (options_.gpu && options_.plan) {
       for (size_t l = 0; l < options_.plan->loops.size(); l++) {
         const auto& lp = options_.plan->loops[l];
-        if (lp.parallel && lp.reductions.empty()) gpu_candidates_.insert((int)l);
+        if (lp.parallel) gpu_candidates_.insert((int)l);
       }
       gpu_mode_ = !gpu_candidates_.empty();
     }
@@ -2182,7 +2182,7 @@ class Gen {
   // that falls through), `at_latch(k)` what runs before k advances.
   void counted_loop(const char* prefix, Value* k0, Value* end, bool signed_compare, BasicBlock* exit,
                     const std::function<void(Value*, BasicBlock*)>& body,
-                    const std::function<void(Value*)>& at_latch) {
+                    const std::function<void(Value*)>& at_latch, Value* step = nullptr) {
     const std::string p = prefix;
     BasicBlock* pre = B.GetInsertBlock();
     BasicBlock* head = BasicBlock::Create(C, p + ".head", F);
@@ -2198,7 +2198,7 @@ class Gen {
     if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(latch);
     B.SetInsertPoint(latch);
     if (at_latch) at_latch(k);
-    k->addIncoming(B.CreateAdd(k, c64(1)), latch);
+    k->addIncoming(B.CreateAdd(k, step ? step : c64(1)), latch);
     B.CreateBr(head);
   }
 
@@ -2384,7 +2384,10 @@ class Gen {
       Value* results = B.CreateIntToPtr(ctx_i64(cx.results), ptr());
       // This thread's record (its size is known once the body is generated: patched below).
       llvm::Instruction* rec_size = B.Insert(llvm::BinaryOperator::CreateAdd(c64(0), c64(0)), "rec.size");
-      Value* rec = gpu_body_ ? results : B.CreateGEP(i64(), results, B.CreateMul(tid, rec_size));
+      // On the GPU a loop with reductions keeps a record per thread (tid), the others share
+      // record 0.
+      const bool gpu_red = gpu_body_ && !lp.reductions.empty();
+      Value* rec = gpu_body_ && !gpu_red ? results : B.CreateGEP(i64(), results, B.CreateMul(tid, rec_size));
       ParRecord& pr = out.pr;
       pr.red = 0;
       pr.last = (int)lp.reductions.size();
@@ -2418,10 +2421,20 @@ class Gen {
       // chunks included); else one that records which iteration assigned each lastprivate.
       BasicBlock* done = BasicBlock::Create(C, "par.done", F);
       targets_.clear();
-      if (last_vars.empty()) {
+      // A GPU thread of a loop with reductions runs every lanes-th iteration from lo + its lane.
+      Value* start = lo;
+      Value* stride = nullptr;
+      if (gpu_red) {
+        start = B.CreateAdd(lo, B.CreateAdd(B.CreateMul(gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                                        gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
+                                            gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x)));
+        stride = B.CreateMul(gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
+                             gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
+      }
+      if (last_vars.empty() && !gpu_red) {
         for_iterations(s, lo, hi, done);
       } else {
-        counted_loop("par", lo, hi, true, done, [&](Value* k, BasicBlock* latch) {
+        counted_loop("par", start, hi, true, done, [&](Value* k, BasicBlock* latch) {
           for (int v : last_vars) B.CreateStore(c8(0), tags_[(size_t)v]);  // "not assigned in this iteration"
           enter_iteration(s, k);
           targets_.push_back({s->loop, latch, nullptr});
@@ -2437,7 +2450,7 @@ class Gen {
                           last_bits[p]);
             B.CreateStore(B.CreateSelect(set, B.CreateZExt(tag, i64()), B.CreateLoad(i64(), last_tag[p])), last_tag[p]);
           }
-        });
+        }, stride);
       }
       B.SetInsertPoint(done);
       out.gave_up = bails_emitted_ != bails0;
@@ -2469,7 +2482,7 @@ class Gen {
         for (int j = 0; j < 3; j++) {
           Value* at_rec = B.CreateConstGEP1_64(i64(), rec, pr.warn + 3 * (int64_t)w + j);
           Value* mine = B.CreateLoad(i64(), warn_flags_[w].first[j]);
-          if (gpu_body_) {
+          if (gpu_body_ && !gpu_red) {
             // Threads that saw it (rare) fold their first iteration in atomically.
             BasicBlock* saw = BasicBlock::Create(C, "warn.saw", F);
             BasicBlock* next = BasicBlock::Create(C, "warn.next", F);
@@ -2602,23 +2615,30 @@ class Gen {
     return n + inner + 1;
   }
 
+  // The statements of `body` at its top level: blocks flattened, and the `if nonempty(L)`
+  // that typing wraps around a peeled loop L seen through.
+  static std::vector<Stmt> top_level(const Stmt& body) {
+    std::vector<Stmt> xs;
+    std::function<void(const Stmt&)> flat = [&](const Stmt& x) {
+      if (x->kind == StmtNode::Kind::Block) {
+        for (auto& b : x->body) flat(b);
+      } else if (x->kind == StmtNode::Kind::If && x->cond->kind == ExprNode::Kind::LoopNonEmpty &&
+                 x->body[1]->kind == StmtNode::Kind::Block && x->body[1]->body.empty()) {
+        flat(x->body[0]);
+      } else {
+        xs.push_back(x);
+      }
+    };
+    flat(body);
+    return xs;
+  }
+
   // A parallel loop whose body is exactly one parallel loop without reductions (a perfect
   // nest, `for i: for j: ...`): on the GPU the inner loop's iterations are spread over the
   // threads of a block row (consecutive threads, consecutive j: coalesced accesses), the
   // outer loop's over the block rows. Returns the inner loop's id, or -1.
   int gpu_collapsible(const Stmt& s) const {
-    std::vector<Stmt> xs;
-    auto empty = [](const Stmt& x) { return x->kind == StmtNode::Kind::Block && x->body.empty(); };
-    std::function<void(const Stmt&)> flat = [&](const Stmt& x) {
-      if (x->kind == StmtNode::Kind::Block) {
-        for (auto& b : x->body) flat(b);
-      } else if (x->kind == StmtNode::Kind::If && x->cond->kind == ExprNode::Kind::LoopNonEmpty && empty(x->body[1])) {
-        flat(x->body[0]);  // `if nonempty(L)` around a peeled loop L
-      } else {
-        xs.push_back(x);
-      }
-    };
-    flat(s->body[0]);
+    const std::vector<Stmt> xs = top_level(s->body[0]);
     const StmtNode* inner = nullptr;
     for (auto& x : xs)
       if (x->kind == StmtNode::Kind::For) {
@@ -2650,18 +2670,7 @@ class Gen {
   // Variables every run of `body` assigns: assignments at its top level before any
   // continue, and the variables of top-level loops whose range is fixed for the nest.
   std::set<int> assigned_every_time(const Stmt& body, int loop) const {
-    std::vector<Stmt> xs;
-    auto empty = [](const Stmt& x) { return x->kind == StmtNode::Kind::Block && x->body.empty(); };
-    std::function<void(const Stmt&)> flat = [&](const Stmt& x) {
-      if (x->kind == StmtNode::Kind::Block) {
-        for (auto& b : x->body) flat(b);
-      } else if (x->kind == StmtNode::Kind::If && x->cond->kind == ExprNode::Kind::LoopNonEmpty && empty(x->body[1])) {
-        flat(x->body[0]);
-      } else {
-        xs.push_back(x);
-      }
-    };
-    flat(body);
+    const std::vector<Stmt> xs = top_level(body);
     auto fixed = [&](const std::vector<Expr>& args) {
       bool ok = true;
       for (auto& a : args)
@@ -2764,10 +2773,7 @@ class Gen {
   gpu::GpuLoop* gpu_version(const Stmt& s, const specialize::LoopPlan& lp, const CtxLayout& cx, const ParRecord& pr,
                             size_t body_sites) {
     if (!options_.gpu) return nullptr;
-    if (!gpu_candidates_.count(s->loop)) {
-      gpu_refused_[s->loop] = "its reductions run on the CPU's threads (the GPU takes loops without reductions)";
-      return nullptr;
-    }
+    if (!gpu_candidates_.count(s->loop)) return nullptr;
     if (!gpu_module_) {
       gpu_module_ = std::make_unique<llvm::Module>(name_ + "_gpu", C);
       gpu_module_->setTargetTriple(gpu::nvptx_triple());
@@ -2780,7 +2786,7 @@ class Gen {
     llvm::Module* host_module = M;
     M = gpu_module_.get();
     gpu_body_ = true;
-    gpu_collapse_loop_ = gpu_collapsible(s);
+    gpu_collapse_loop_ = lp.reductions.empty() ? gpu_collapsible(s) : -1;
     const bool collapsed = gpu_collapse_loop_ >= 0;
     Outlined g;
     std::string why;
@@ -2834,6 +2840,13 @@ class Gen {
         kb.CreateCall(g.fn, {ctx, k, kb.CreateAdd(k, c64(1)), tid});
         k->addIncoming(kb.CreateAdd(k, rows), run);
         kb.CreateBr(head);
+      } else if (!lp.reductions.empty()) {
+        // The body strides over [lo, hi) itself; each thread has its own record.
+        Value* gid = kb.CreateAdd(kb.CreateMul(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                               sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
+                                  sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+        kb.CreateCall(g.fn, {ctx, lo, hi, kb.CreateAdd(tid, gid)});
+        kb.CreateBr(done);
       } else {
         Value* gid = kb.CreateAdd(kb.CreateMul(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
                                                sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
@@ -2876,6 +2889,7 @@ class Gen {
           for (int id : arrays_of(e.base)) gl->arrays[(size_t)id].touched = gl->arrays[(size_t)id].written = true;
     });
     gl->record_size = pr.size;
+    gl->reductions = (int)lp.reductions.size();
     gl->last = pr.last;
     gl->privates = (int)lp.privates.size();
     gl->warn = pr.warn;
@@ -2940,7 +2954,10 @@ class Gen {
     ir::for_each_stmt(s->body[0], [&](const Stmt& x) {
       has_inner = has_inner || x->kind == ir::StmtNode::Kind::For || x->kind == ir::StmtNode::Kind::While;
     });
-    Value* ok = B.CreateICmpSGE(B.CreateSub(trip, k0), c64(has_inner || gl ? 2 : kMinParallelTrip));
+    // A GPU loop without reductions only needs two iterations (the cost model decides); an
+    // innermost reduction stays as exact as CPython's below kMinParallelTrip, as on threads.
+    Value* ok = B.CreateICmpSGE(B.CreateSub(trip, k0),
+                                c64(has_inner || (gl && lp.reductions.empty()) ? 2 : kMinParallelTrip));
     for (auto& [a, b] : lp.alias_pairs) ok = B.CreateAnd(ok, B.CreateNot(may_share(a, b)));
     for (auto& [v, t] : lp.invariant_divisors) ok = B.CreateAnd(ok, truth(load(v, t, false)));
     B.CreateCondBr(ok, fill, seq);
@@ -2983,37 +3000,50 @@ class Gen {
       for (size_t w = 0; w < 3 * body_sites; w++)
         B.CreateStore(c64(INT64_MAX), B.CreateConstGEP1_64(i64(), rec0, pr.warn + (int64_t)w));
     }
-    // After the iterations ran, from `records` records: the reductions, the privates, the
-    // loop variable, the warnings; then on to `exit`.
-    auto finish = [&](int records, bool timed_cpu_run) {
+    // After the iterations ran, from `records` records at `base` (or, for the GPU's
+    // records of a loop with reductions, `count` of them, the last iteration's first): the
+    // reductions, the privates, the loop variable, the warnings; then on to `exit`.
+    auto finish = [&](Value* base, int records, Value* count, bool timed_cpu_run) {
       if (timed_cpu_run) {
         auto* dty = llvm::FunctionType::get(B.getVoidTy(), {ptr()}, false);
         B.CreateCall(dty, B.CreateIntToPtr(c64((int64_t)(uintptr_t)&stagepy_gpu_cpu_done), ptr()),
                      {B.CreateIntToPtr(c64((int64_t)(uintptr_t)gl), ptr())});
       }
-      // Reductions: the parts in thread order.
-      for (size_t r = 0; r < lp.reductions.size(); r++) {
-        const specialize::Reduction& red = lp.reductions[r];
+      auto part_of = [&](const specialize::Reduction& red, size_t r, Value* t) {
+        Value* at = B.CreateAdd(B.CreateMul(t, c64(pr.size)), c64(pr.red + (int64_t)r));
+        return scalar(red.type, from_bits(B.CreateLoad(i64(), B.CreateGEP(i64(), base, at)), red.type));
+      };
+      auto fold = [&](const specialize::Reduction& red, size_t r, Value* t) {
         V acc = scalar(red.type, from_bits(B.CreateLoad(i64(), bits_[(size_t)red.var]), red.type));
-        for (int t = 0; t < records; t++) {
-          Value* pb = B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), resa, (int64_t)t * pr.size + pr.red + (int64_t)r));
-          acc = combine(red, acc, scalar(red.type, from_bits(pb, red.type)));
-        }
-        assign(red.var, acc);
+        assign(red.var, combine(red, acc, part_of(red, r, t)));
+      };
+      if (count) {
+        // The threads' parts in thread order, then the last iteration's (record 0).
+        BasicBlock* folded = BasicBlock::Create(C, "gpu.folded", F);
+        counted_loop("gpu.fold", c64(1), count, true, folded, [&](Value* t, BasicBlock*) {
+          for (size_t r = 0; r < lp.reductions.size(); r++) fold(lp.reductions[r], r, t);
+        }, nullptr);
+        B.SetInsertPoint(folded);
+        for (size_t r = 0; r < lp.reductions.size(); r++) fold(lp.reductions[r], r, c64(0));
+      } else {
+        // Reductions: the parts in thread order.
+        for (int t = 0; t < records; t++)
+          for (size_t r = 0; r < lp.reductions.size(); r++) fold(lp.reductions[r], r, c64(t));
       }
+      const int priv_records = count ? 1 : records;
       // Private variables: the value of the last iteration that assigned them.
       for (size_t p = 0; p < last_vars.size(); p++) {
         int v = last_vars[p];
         Value* best = c64(-1);
         Value* bb = B.CreateLoad(i64(), bits_[(size_t)v]);
         Value* bt = B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)v]), i64());
-        for (int t = 0; t < records; t++) {
-          int64_t base = (int64_t)t * pr.size + pr.last + 3 * (int64_t)p;
-          Value* it = B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), resa, base));
+        for (int t = 0; t < priv_records; t++) {
+          int64_t at = (int64_t)t * pr.size + pr.last + 3 * (int64_t)p;
+          Value* it = B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), base, at));
           Value* later = B.CreateICmpSGT(it, best);
           best = B.CreateSelect(later, it, best);
-          bb = B.CreateSelect(later, B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), resa, base + 1)), bb);
-          bt = B.CreateSelect(later, B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), resa, base + 2)), bt);
+          bb = B.CreateSelect(later, B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), base, at + 1)), bb);
+          bt = B.CreateSelect(later, B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), base, at + 2)), bt);
         }
         B.CreateStore(bb, bits_[(size_t)v]);
         B.CreateStore(B.CreateTrunc(bt, i8()), tags_[(size_t)v]);
@@ -3026,17 +3056,18 @@ class Gen {
         auto* rank = eb.CreateAlloca(i64(), c64(3 * (int64_t)body_sites), "warn.rank");
         auto* rty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), i64(), i64(), i64(), ptr()}, false);
         Value* rf = B.CreateIntToPtr(c64((int64_t)(uintptr_t)&stagepy_rank_parallel_warnings), ptr());
-        B.CreateCall(rty, rf, {resa, c64(records), c64(pr.size), c64(pr.warn), c64(3 * (int64_t)body_sites), rank});
-        Value* count = B.CreateLoad(i64(), warn_counter_);
+        B.CreateCall(rty, rf, {base, count ? count : c64(records), c64(pr.size), c64(pr.warn),
+                               c64(3 * (int64_t)body_sites), rank});
+        Value* wcount = B.CreateLoad(i64(), warn_counter_);
         Value* seen = c64(0);
         for (size_t w = 0; w < body_sites; w++)
           for (int j = 0; j < 3; j++) {
             Value* rk = B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), rank, 3 * (int64_t)w + j));
             auto& slot = warn_flags_[parent_sites0 + w].first[j];
-            B.CreateStore(B.CreateSelect(B.CreateICmpSGT(rk, c64(0)), B.CreateAdd(count, rk), c64(0)), slot);
+            B.CreateStore(B.CreateSelect(B.CreateICmpSGT(rk, c64(0)), B.CreateAdd(wcount, rk), c64(0)), slot);
             seen = B.CreateAdd(seen, B.CreateZExt(B.CreateICmpSGT(rk, c64(0)), i64()));
           }
-        B.CreateStore(B.CreateAdd(count, seen), warn_counter_);
+        B.CreateStore(B.CreateAdd(wcount, seen), warn_counter_);
       }
       B.CreateBr(exit);
     };
@@ -3053,9 +3084,25 @@ class Gen {
       sw->addCase(B.getInt32(0), gpu_done);
       sw->addCase(B.getInt32(2), gpu_rest);
       B.SetInsertPoint(gpu_rest);
-      for_iterations(s, k0, B.CreateSub(trip, c64(1)), gpu_done);
+      BasicBlock* rest_done = lp.reductions.empty() ? gpu_done : BasicBlock::Create(C, "gpu.rest.done", F);
+      for_iterations(s, k0, B.CreateSub(trip, c64(1)), rest_done);
+      if (rest_done != gpu_done) {
+        // The last iteration's record is in resa (the runtime copied it there): the host's
+        // loop may have run other GPU loops since, so not the runtime's records.
+        B.SetInsertPoint(rest_done);
+        finish(resa, 1, nullptr, false);
+      }
       B.SetInsertPoint(gpu_done);
-      finish(1, false);
+      if (lp.reductions.empty()) {
+        finish(resa, 1, nullptr, false);
+      } else {
+        // The threads' records, where the runtime copied them back.
+        auto* cnt = entry.CreateAlloca(i64(), nullptr, "gpu.records");
+        auto* rty = llvm::FunctionType::get(ptr(), {ptr(), ptr()}, false);
+        Value* rf = B.CreateIntToPtr(c64((int64_t)(uintptr_t)&stagepy_gpu_records), ptr());
+        Value* recs = B.CreateCall(rty, rf, {desc, cnt});
+        finish(recs, 1, B.CreateLoad(i64(), cnt), false);
+      }
     } else {
       B.CreateBr(par);
     }
@@ -3082,7 +3129,7 @@ class Gen {
       B.CreateStore(B.CreateAdd(B.CreateLoad(i64(), counter), c64(1)), counter);
       par_counters_.push_back({s->loop, counter});
     }
-    finish(threads, gl != nullptr);
+    finish(resa, threads, nullptr, gl != nullptr);
     parallel_ran_.insert(s->loop);
     return true;
   }

@@ -144,6 +144,9 @@ struct Session {
   GpuLoop* cpu_loop = nullptr;
   double cpu_t0 = 0;
   int64_t cpu_n = 0;
+  // The records of the last run of a loop with reductions (stagepy_gpu_records).
+  std::vector<int64_t> records;
+  int64_t record_count = 0;
 };
 thread_local Session t_session;
 
@@ -304,10 +307,21 @@ bool ensure_function(GpuLoop& L, std::string* why) {
   return true;
 }
 
-// Runs [lo, hi) with record index `tid` (1: record nothing but warnings).
+// Runs [lo, hi) with record index `tid` (1: record nothing but warnings). A loop with
+// reductions runs on `threads` threads (a multiple of the block), thread g with record
+// tid + g, each striding over the range.
 bool launch(GpuLoop& L, cpu::ParallelBody cpu_body, CUdeviceptr dctx, int64_t lo, int64_t hi, int64_t tid,
-            std::string* err) {
+            std::string* err, int64_t threads = 0) {
   if (hi <= lo) return true;
+  if (emulating() && threads > 0) {
+    // Contiguous chunks stand in for the strided threads: any split is one the GPU could make.
+    const int64_t n = hi - lo;
+    for (int64_t g = threads - 1; g >= 0; g--) {
+      const int64_t a = lo + n * g / threads, b = lo + n * (g + 1) / threads;
+      if (a < b) cpu_body((void*)(uintptr_t)dctx, a, b, tid + g);
+    }
+    return true;
+  }
   if (emulating()) {
     // Last iteration first: nothing may depend on the order of a parallel loop.
     for (int64_t k = hi - 1; k >= lo; k--) cpu_body((void*)(uintptr_t)dctx, k, k + 1, tid);
@@ -315,7 +329,10 @@ bool launch(GpuLoop& L, cpu::ParallelBody cpu_body, CUdeviceptr dctx, int64_t lo
   }
   const int64_t n = hi - lo;
   unsigned gx, gy = 1, block;
-  if (L.collapsed) {
+  if (threads > 0) {
+    block = threads >= 256 ? 256 : (unsigned)threads;
+    gx = (unsigned)(threads / block);
+  } else if (L.collapsed) {
     // Rows of blocks for this loop, 256 threads (lanes of the inner loop) per block, and
     // enough blocks per row for about a million threads in all (the last iteration, which
     // records the privates, runs alone as one row of lanes).
@@ -477,9 +494,21 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
   const double t0 = now_s();
   std::vector<int64_t> dctx(ctx, ctx + L->ctx_size);
   if (!prepare(S, *L, ctx, dctx.data(), &err)) return on_cpu("device memory: " + err);
-  // The context and the records (emulation: record 1 takes what tid 1 records).
+  // The context and the records: record 0 for the last iteration; then, for a loop with
+  // reductions one per GPU thread, else one that the other iterations share (warnings).
+  const bool red = L->reductions > 0;
+  const int64_t n_rest = (L->privates > 0 ? trip - 1 : trip) - k0;
+  int64_t red_threads = 0;
+  if (red && n_rest > 0) {
+    red_threads = emulating() ? std::min<int64_t>(n_rest, 4) : std::min<int64_t>(n_rest, 32768);
+    if (!emulating()) {
+      const int64_t block = red_threads >= 256 ? 256 : (red_threads + 31) / 32 * 32;
+      red_threads = (red_threads + block - 1) / block * block;
+    }
+  }
+  const size_t nrec = red ? 1 + (size_t)red_threads : 2;
   const size_t rec_bytes = (size_t)L->record_size * 8;
-  const size_t bytes = (size_t)L->ctx_size * 8 + 2 * rec_bytes;
+  const size_t bytes = (size_t)L->ctx_size * 8 + nrec * rec_bytes;
   CUdeviceptr dbuf = 0;
   if (!pool().get(bytes, &dbuf, &err)) return on_cpu("device memory: " + err);
   struct Give {
@@ -489,12 +518,12 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
   } give{dbuf, bytes};
   const CUdeviceptr drec = dbuf + (size_t)L->ctx_size * 8;
   dctx[(size_t)L->results_slot] = (int64_t)drec;
-  std::vector<int64_t> host_rec(2 * (size_t)L->record_size);
-  std::copy(record, record + L->record_size, host_rec.begin());
-  std::copy(record, record + L->record_size, host_rec.begin() + L->record_size);
+  std::vector<int64_t> host_rec(nrec * (size_t)L->record_size);
+  for (size_t r = 0; r < nrec; r++) std::copy(record, record + L->record_size, host_rec.begin() + r * L->record_size);
   if (!Mem::h2d(dbuf, dctx.data(), (size_t)L->ctx_size * 8, &err) ||
-      !Mem::h2d(drec, host_rec.data(), 2 * rec_bytes, &err))
+      !Mem::h2d(drec, host_rec.data(), nrec * rec_bytes, &err))
     return on_cpu(err);
+  S.record_count = 0;
   int64_t launches = 0;
   auto fail = [&](const std::string& e) {
     S.fatal = "GPU failure in the loop at line " + std::to_string(L->line) + ": " + e;
@@ -517,11 +546,15 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
           L->launches += 1;
         }
         if (!flush(S, &err)) return fail(err);
+        if (red) {
+          S.records.assign(record, record + L->record_size);
+          S.record_count = 1;
+        }
         return 2;
       }
     trip -= 1;
   }
-  if (!launch(*L, cpu_body, dbuf, k0, trip, 1, &err)) {
+  if (!launch(*L, cpu_body, dbuf, k0, trip, 1, &err, red_threads)) {
     if (launches == 0) return on_cpu(err);
     return fail(err);
   }
@@ -530,13 +563,18 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
     CUresult r = driver()->cuCtxSynchronize();
     if (r != 0) return fail("the kernel failed: " + error_text(r));
   }
-  if (!Mem::d2h(host_rec.data(), drec, 2 * rec_bytes, &err)) return fail(err);
-  // Warnings: the first iteration of each, over both records.
-  for (int w = 0; w < L->warn_slots; w++) {
-    size_t at = (size_t)(L->warn + w);
-    host_rec[at] = std::min(host_rec[at], host_rec[(size_t)L->record_size + at]);
+  if (!Mem::d2h(host_rec.data(), drec, nrec * rec_bytes, &err)) return fail(err);
+  if (red) {
+    S.records = std::move(host_rec);
+    S.record_count = (int64_t)nrec;
+  } else {
+    // Warnings: the first iteration of each, over both records.
+    for (int w = 0; w < L->warn_slots; w++) {
+      size_t at = (size_t)(L->warn + w);
+      host_rec[at] = std::min(host_rec[at], host_rec[(size_t)L->record_size + at]);
+    }
+    std::copy(host_rec.begin(), host_rec.begin() + L->record_size, record);
   }
-  std::copy(host_rec.begin(), host_rec.begin() + L->record_size, record);
   {
     std::lock_guard<std::mutex> g(L->mu);
     const double dt = now_s() - t0;
@@ -549,6 +587,12 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
     g_stats.launches += (unsigned long long)launches;
   }
   return 0;
+}
+
+int64_t* stagepy_gpu_records(GpuLoop*, int64_t* count) {
+  Session& S = t_session;
+  *count = S.record_count;
+  return S.records.data();
 }
 
 void stagepy_gpu_cpu_done(GpuLoop* L) {

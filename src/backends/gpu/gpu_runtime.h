@@ -65,6 +65,7 @@ struct GpuLoop {
   int results_slot = 0;       // slot holding the address of the records
   std::vector<GpuArray> arrays;
   int record_size = 0;        // i64 slots per record
+  int reductions = 0;         // scalar reductions: each GPU thread keeps its own record
   int last = 0, privates = 0; // privates' (iteration, bits, tag) triples start at `last`
   int warn = 0, warn_slots = 0;
   double ops_per_iter = 1;    // static estimate (cost model)
@@ -117,6 +118,9 @@ int32_t stagepy_gpu_for(stagepy::backends::gpu::GpuLoop* loop, stagepy::backends
                         int64_t* ctx, int64_t* record, int64_t k0, int64_t trip, int64_t threads);
 // Host code is about to touch arrays: written mirrors back, all mirrors dropped.
 void stagepy_gpu_flush();
+// After stagepy_gpu_for answered 0 or 2 for a loop with reductions: the records of that
+// run (record 0: the last iteration; then one per GPU thread), and how many.
+int64_t* stagepy_gpu_records(stagepy::backends::gpu::GpuLoop* loop, int64_t* count);
 // The CPU's threads just ran the loop that stagepy_gpu_for sent back (answer 1): its time
 // per iteration, for the cost model.
 void stagepy_gpu_cpu_done(stagepy::backends::gpu::GpuLoop* loop);
