@@ -56,6 +56,12 @@ def mandelbrot(out, maxit):
                 k += 1
             out[y, x] = k
 
+def dot(x, y, out):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i] * y[i]
+    out[0] = s
+
 def axpy_steps(x, y, a, T):
     for t in range(T):
         for i in range(x.shape[0]):
@@ -237,6 +243,28 @@ def main():
             cuda.synchronize()
             return time.perf_counter() - t0
         row["numba_cuda"] = min(numba_mb() for _ in range(args.repeat))
+    rows.append(row)
+    print(json.dumps(row), flush=True)
+
+    # ---------------------------------------------------------------- a reduction
+    # Small integers as floats: the sum is exact in any order, so GPU and CPU compare bit for bit.
+    n = 1 << 20 if q else 1 << 24
+    xd = rng.integers(-8, 8, n).astype(np.float64)
+    yd = rng.integers(-8, 8, n).astype(np.float64)
+    make = lambda: (xd, yd, np.zeros(1))  # noqa: E731
+    first, gpu_t, cpu_t, eq, auto_t = stagepy_times("dot", make, args.repeat)
+    row = dict(kernel=f"dot product {n}", first=first, stagepy_gpu=gpu_t, stagepy_cpu=cpu_t, stagepy_auto=auto_t,
+               equal=eq)
+    if cp is not None:
+        dx, dy = cp.asarray(xd), cp.asarray(yd)
+        def cupy_dot():
+            sync()
+            t0 = time.perf_counter()
+            cp.dot(dx, dy)
+            sync()
+            return time.perf_counter() - t0
+        cupy_dot()
+        row["cupy"] = min(cupy_dot() for _ in range(args.repeat))
     rows.append(row)
     print(json.dumps(row), flush=True)
 
