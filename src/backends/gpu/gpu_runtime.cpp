@@ -526,7 +526,11 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
   S.record_count = 0;
   int64_t launches = 0;
   auto fail = [&](const std::string& e) {
+    // The kernel goes on (its results are discarded: the dispatcher raises), reading
+    // records that must exist.
     S.fatal = "GPU failure in the loop at line " + std::to_string(L->line) + ": " + e;
+    S.records.assign(record, record + L->record_size);
+    S.record_count = 1;
     return 0;
   };
   if (L->privates > 0) {
