@@ -449,11 +449,21 @@ class Gen {
 
   void build() {
     const size_t nv = nest_.vars.size();
-    if (options_.gpu && options_.plan) {
-      for (size_t l = 0; l < options_.plan->loops.size(); l++) {
-        const auto& lp = options_.plan->loops[l];
-        if (lp.parallel) gpu_candidates_.insert((int)l);
-      }
+    // The loops outlined to run in parallel: those planned parallel that no other such loop
+    // encloses (with a GPU, plan_parallel also plans the loop inside one, for the 2-D grid;
+    // the host copies of the outer loop keep that one sequential).
+    if (options_.plan) {
+      std::function<void(const Stmt&, bool)> outer = [&](const Stmt& x, bool inside) {
+        if (x->kind == StmtNode::Kind::For && !inside && options_.plan->loops[(size_t)x->loop].parallel) {
+          outer_parallel_.insert(x->loop);
+          inside = true;
+        }
+        for (auto& b : x->body) outer(b, inside);
+      };
+      outer(nest_.root, false);
+    }
+    if (options_.gpu) {
+      gpu_candidates_ = outer_parallel_;
       gpu_mode_ = !gpu_candidates_.empty();
     }
     // Parameters.
@@ -2165,7 +2175,8 @@ class Gen {
       k0 = c64(1);
     }
     const specialize::LoopPlan* lp = options_.plan && !par_iter_ ? &options_.plan->loops[(size_t)s->loop] : nullptr;
-    if (!(lp && lp->parallel && parallel_loop(s, *lp, k0, trip, exit))) for_iterations(s, k0, trip, exit);
+    if (!(lp && lp->parallel && outer_parallel_.count(s->loop) && parallel_loop(s, *lp, k0, trip, exit)))
+      for_iterations(s, k0, trip, exit);
     B.SetInsertPoint(exit);
   }
 
@@ -2532,6 +2543,7 @@ class Gen {
   bool gpu_body_ = false;        // generating a body into the GPU module
   bool gpu_mode_ = false;        // some loop may run on the GPU: host code flushes the mirrors first
   std::set<int> gpu_candidates_;
+  std::set<int> outer_parallel_;  // planned parallel, inside no other such loop
   std::unique_ptr<llvm::Module> gpu_module_;
   gpu::GpuModule* gpu_info_ = nullptr;
   std::vector<gpu::GpuLoop*> gpu_loops_;
@@ -2962,8 +2974,28 @@ class Gen {
     for (auto& [v, t] : lp.invariant_divisors) ok = B.CreateAnd(ok, truth(load(v, t, false)));
     B.CreateCondBr(ok, fill, seq);
     B.SetInsertPoint(seq);
-    if (gpu_mode_) gpu_flush();
-    for_iterations(s, k0, trip, exit);
+    // With a GPU version, one host copy of the loop serves both the sequential fallback
+    // (iterations [k0, trip), then `exit`) and the GPU's answer 2 (iterations [k0, trip - 1),
+    // then the last iteration's privates): a phi says which.
+    BasicBlock* host = nullptr;
+    llvm::PHINode *host_end = nullptr, *host_from_gpu = nullptr;
+    if (gl) {
+      gpu_flush();
+      host = BasicBlock::Create(C, "par.host", F);
+      B.CreateBr(host);
+      B.SetInsertPoint(host);
+      host_end = B.CreatePHI(i64(), 2, "host.end");
+      host_from_gpu = B.CreatePHI(i1(), 2, "host.from.gpu");
+      host_end->addIncoming(trip, seq);
+      host_from_gpu->addIncoming(B.getFalse(), seq);
+      BasicBlock* host_done = BasicBlock::Create(C, "par.host.done", F);
+      for_iterations(s, k0, host_end, host_done);
+      B.SetInsertPoint(host_done);
+    } else {
+      if (gpu_mode_) gpu_flush();
+      for_iterations(s, k0, trip, exit);
+    }
+    BasicBlock* host_done_bb = host ? B.GetInsertBlock() : nullptr;
     B.SetInsertPoint(fill);
     llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
     auto* ctxa = entry.CreateAlloca(i64(), c64(cx.size), "par.ctx");
@@ -3085,7 +3117,11 @@ class Gen {
       sw->addCase(B.getInt32(2), gpu_rest);
       B.SetInsertPoint(gpu_rest);
       BasicBlock* rest_done = lp.reductions.empty() ? gpu_done : BasicBlock::Create(C, "gpu.rest.done", F);
-      for_iterations(s, k0, B.CreateSub(trip, c64(1)), rest_done);
+      host_end->addIncoming(B.CreateSub(trip, c64(1)), gpu_rest);
+      host_from_gpu->addIncoming(B.getTrue(), gpu_rest);
+      B.CreateBr(host);
+      B.SetInsertPoint(host_done_bb);
+      B.CreateCondBr(host_from_gpu, rest_done, exit);
       if (rest_done != gpu_done) {
         // The last iteration's record is in resa (the runtime copied it there): the host's
         // loop may have run other GPU loops since, so not the runtime's records.
