@@ -75,9 +75,8 @@ PyObject* loop_records(const NestState& s) {
 }
 
 namespace {
-PyObject* base_record(const NestState& s) {
-  unsigned long long gpu_launches = 0;
-  for (auto& r : s.loops) gpu_launches += gpu_figures(r).launches;
+// Every field but gpu_launches (Py_BuildValue takes at most so many).
+PyObject* base_record(const NestState& s, unsigned long long gpu_launches) {
   const char* status = s.native_calls > 0 ? (gpu_launches ? "gpu" : s.last_target.c_str()) : "interpreted";
   std::string reason = s.native_calls > 0 && s.declined == 0 && s.bailouts == 0 ? "" : s.status_reason;
   PyRef phases = PyRef::steal(Py_BuildValue("{s:d,s:d,s:d,s:d,s:d}", "infer_s", s.infer_s, "codegen_s", s.codegen_s,
@@ -99,10 +98,10 @@ PyObject* base_record(const NestState& s) {
 }  // namespace
 
 PyObject* nest_record(const NestState& s) {
-  PyRef d = PyRef::steal(base_record(s));
-  if (!d) return nullptr;
   unsigned long long launches = 0;
   for (auto& r : s.loops) launches += gpu_figures(r).launches;
+  PyRef d = PyRef::steal(base_record(s, launches));
+  if (!d) return nullptr;
   PyRef n = PyRef::steal(PyLong_FromUnsignedLongLong(launches));
   if (!n || PyDict_SetItemString(d.get(), "gpu_launches", n.get()) < 0) return nullptr;
   return d.release();

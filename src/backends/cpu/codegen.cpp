@@ -1968,10 +1968,12 @@ class Gen {
     if (s->line > 0) cur_line_ = s->line;
     if (B.GetInsertBlock()->getTerminator()) B.SetInsertPoint(BasicBlock::Create(C, "dead", F));
     if (gpu_mode_ && !par_iter_ && !host_flushed_) {
-      // Host code about to touch array elements: the GPU's copies come back first. Inside a
-      // statement with no GPU loop nothing goes to the device again, so once is enough.
-      flush_before(s);
-      if (!contains_gpu_loop(s)) {
+      // Host code about to touch array elements: the GPU's copies come back first (before a
+      // statement with GPU loops inside, only for its own expressions). Inside a statement
+      // with no GPU loop nothing goes to the device again, so once is enough.
+      const bool gpu_inside = contains_gpu_loop(s);
+      if (reads_or_writes_elements(s, gpu_inside)) gpu_flush();
+      if (!gpu_inside) {
         host_flushed_ = true;
         stmt_body(s);
         host_flushed_ = false;
@@ -2436,11 +2438,8 @@ class Gen {
       Value* start = lo;
       Value* stride = nullptr;
       if (gpu_red) {
-        start = B.CreateAdd(lo, B.CreateAdd(B.CreateMul(gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
-                                                        gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
-                                            gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x)));
-        stride = B.CreateMul(gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
-                             gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
+        start = B.CreateAdd(lo, gpu_lane());
+        stride = gpu_lanes();
       }
       if (last_vars.empty() && !gpu_red) {
         for_iterations(s, lo, hi, done);
@@ -2594,11 +2593,6 @@ class Gen {
     });
     return any;
   }
-  // Before host code reads or writes array elements, the mirrors go back to the host.
-  void flush_before(const Stmt& s) {
-    if (!gpu_mode_ || par_iter_) return;
-    if (contains_gpu_loop(s) ? reads_or_writes_elements(s, true) : reads_or_writes_elements(s, false)) gpu_flush();
-  }
 
   // The live-in arrays (ids) an array expression may refer to: all those of its type where
   // the variable is reassigned in the nest, every one where the expression is not a variable.
@@ -2723,15 +2717,20 @@ class Gen {
   Value* gpu_sreg(llvm::Intrinsic::ID id) {
     return B.CreateZExt(B.CreateCall(llvm::Intrinsic::getDeclaration(M, id)), i64());
   }
-  // Iterations [k0, trip) of the collapsed inner loop: this thread's lane, then every
+  // This thread's place among the grid's threads along x, and how many there are.
+  Value* gpu_lane() {
+    return B.CreateAdd(B.CreateMul(gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                   gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
+                       gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+  }
+  Value* gpu_lanes() {
+    return B.CreateMul(gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
+                       gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
+  }
+  // Iterations [0, trip) of the collapsed inner loop: this thread's lane, then every
   // `lanes` (all of them when a single thread runs the body).
   void gpu_lanes_loop(const Stmt& s, Value* trip, BasicBlock* exit) {
-    Value* k0 = c64(0);
-    Value* lane = B.CreateAdd(B.CreateMul(gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
-                                          gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
-                              gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
-    Value* lanes = B.CreateMul(gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
-                               gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
+    Value* lane = gpu_lane();
     // The lane that runs the inner loop's last iteration (lane 0 when it runs none) is the
     // one whose privates are the outer iteration's: their tags start each inner iteration
     // cleared, so that they say what that iteration assigned (a private of the outer loop
@@ -2747,39 +2746,26 @@ class Gen {
     if (par_loop_ >= 0)
       for (int v : options_.plan->loops[(size_t)par_loop_].privates)
         if (v != s->var) outer_privates.push_back(v);
-    Value* start = B.CreateAdd(k0, lane);
-    BasicBlock* pre = B.GetInsertBlock();
-    BasicBlock* head = BasicBlock::Create(C, "lanes.head", F);
-    BasicBlock* bodyb = BasicBlock::Create(C, "lanes.body", F);
-    BasicBlock* latch = BasicBlock::Create(C, "lanes.latch", F);
-    B.CreateBr(head);
-    B.SetInsertPoint(head);
-    auto* k = B.CreatePHI(i64(), 2, "lane.k");
-    k->addIncoming(start, pre);
-    B.CreateCondBr(B.CreateICmpSLT(k, trip), bodyb, exit);
-    B.SetInsertPoint(bodyb);
-    B.CreateStore(B.CreateICmpEQ(k, B.CreateSub(trip, c64(1))), gpu_last_lane_);
-    for (int v : outer_privates) B.CreateStore(c8(0), tags_[(size_t)v]);
-    enter_iteration(s, k);
-    targets_.push_back({s->loop, latch, exit});
-    if (s->peeled) {
-      // The first iteration has its own typed body: whichever lane runs it. The others
-      // run the steady body, which reads no variable before assigning it (the loop's
-      // scalars are all private), so the lane's state before it does not matter.
-      BasicBlock* first = BasicBlock::Create(C, "lanes.first", F);
-      BasicBlock* rest = BasicBlock::Create(C, "lanes.rest", F);
-      B.CreateCondBr(B.CreateICmpEQ(k, c64(0)), first, rest);
-      B.SetInsertPoint(first);
-      stmt(s->body[1]);
-      if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(latch);
-      B.SetInsertPoint(rest);
-    }
-    stmt(s->body[0]);
-    targets_.pop_back();
-    if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(latch);
-    B.SetInsertPoint(latch);
-    k->addIncoming(B.CreateAdd(k, lanes), latch);
-    B.CreateBr(head);
+    counted_loop("lanes", lane, trip, true, exit, [&](Value* k, BasicBlock* latch) {
+      B.CreateStore(B.CreateICmpEQ(k, B.CreateSub(trip, c64(1))), gpu_last_lane_);
+      for (int v : outer_privates) B.CreateStore(c8(0), tags_[(size_t)v]);
+      enter_iteration(s, k);
+      targets_.push_back({s->loop, latch, exit});
+      if (s->peeled) {
+        // The first iteration has its own typed body: whichever lane runs it. The others
+        // run the steady body, which reads no variable before assigning it (the loop's
+        // scalars are all private), so the lane's state before it does not matter.
+        BasicBlock* first = BasicBlock::Create(C, "lanes.first", F);
+        BasicBlock* rest = BasicBlock::Create(C, "lanes.rest", F);
+        B.CreateCondBr(B.CreateICmpEQ(k, c64(0)), first, rest);
+        B.SetInsertPoint(first);
+        stmt(s->body[1]);
+        if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(latch);
+        B.SetInsertPoint(rest);
+      }
+      stmt(s->body[0]);
+      targets_.pop_back();
+    }, nullptr, gpu_lanes());
   }
 
   gpu::GpuLoop* gpu_version(const Stmt& s, const specialize::LoopPlan& lp, const CtxLayout& cx, const ParRecord& pr,
@@ -2827,51 +2813,41 @@ class Gen {
     auto* kty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), i64(), i64()}, false);
     llvm::Function* kern = llvm::Function::Create(kty, llvm::Function::ExternalLinkage, entry_name, gpu_module_.get());
     {
-      llvm::IRBuilder<> kb(BasicBlock::Create(C, "entry", kern));
+      llvm::Function* host_f = F;
+      llvm::Module* host_m = M;
+      auto host_ip = B.saveIP();
+      F = kern;
+      M = gpu_module_.get();
+      B.SetInsertPoint(BasicBlock::Create(C, "entry", kern));
       auto arg = kern->arg_begin();
       Value* ctx = &*arg++;
       Value* lo = &*arg++;
       Value* hi = &*arg++;
       Value* tid = &*arg++;
-      auto sreg = [&](llvm::Intrinsic::ID id) {
-        return kb.CreateZExt(kb.CreateCall(llvm::Intrinsic::getDeclaration(gpu_module_.get(), id)), i64());
-      };
+      auto run_iteration = [&](Value* k) { B.CreateCall(g.fn, {ctx, k, B.CreateAdd(k, c64(1)), tid}); };
       BasicBlock* done = BasicBlock::Create(C, "done", kern);
       if (collapsed) {
-        BasicBlock* pre = kb.GetInsertBlock();
-        BasicBlock* head = BasicBlock::Create(C, "rows", kern);
-        BasicBlock* run = BasicBlock::Create(C, "row", kern);
-        Value* k0 = kb.CreateAdd(lo, sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y));
-        Value* rows = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_y);
-        kb.CreateBr(head);
-        kb.SetInsertPoint(head);
-        auto* k = kb.CreatePHI(i64(), 2, "k");
-        k->addIncoming(k0, pre);
-        kb.CreateCondBr(kb.CreateICmpSLT(k, hi), run, done);
-        kb.SetInsertPoint(run);
-        kb.CreateCall(g.fn, {ctx, k, kb.CreateAdd(k, c64(1)), tid});
-        k->addIncoming(kb.CreateAdd(k, rows), run);
-        kb.CreateBr(head);
+        Value* first_row = B.CreateAdd(lo, gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y));
+        Value* rows = gpu_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_y);
+        counted_loop("rows", first_row, hi, true, done, [&](Value* k, BasicBlock*) { run_iteration(k); }, nullptr,
+                     rows);
       } else if (!lp.reductions.empty()) {
         // The body strides over [lo, hi) itself; each thread has its own record.
-        Value* gid = kb.CreateAdd(kb.CreateMul(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
-                                               sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
-                                  sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
-        kb.CreateCall(g.fn, {ctx, lo, hi, kb.CreateAdd(tid, gid)});
-        kb.CreateBr(done);
+        B.CreateCall(g.fn, {ctx, lo, hi, B.CreateAdd(tid, gpu_lane())});
+        B.CreateBr(done);
       } else {
-        Value* gid = kb.CreateAdd(kb.CreateMul(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
-                                               sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
-                                  sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
-        Value* k = kb.CreateAdd(lo, gid);
+        Value* k = B.CreateAdd(lo, gpu_lane());
         BasicBlock* run = BasicBlock::Create(C, "run", kern);
-        kb.CreateCondBr(kb.CreateICmpSLT(k, hi), run, done);
-        kb.SetInsertPoint(run);
-        kb.CreateCall(g.fn, {ctx, k, kb.CreateAdd(k, c64(1)), tid});
-        kb.CreateBr(done);
+        B.CreateCondBr(B.CreateICmpSLT(k, hi), run, done);
+        B.SetInsertPoint(run);
+        run_iteration(k);
+        B.CreateBr(done);
       }
-      kb.SetInsertPoint(done);
-      kb.CreateRetVoid();
+      B.SetInsertPoint(done);
+      B.CreateRetVoid();
+      F = host_f;
+      M = host_m;
+      B.restoreIP(host_ip);
     }
     llvm::Metadata* md[] = {llvm::ValueAsMetadata::get(kern), llvm::MDString::get(C, "kernel"),
                             llvm::ValueAsMetadata::get(B.getInt32(1))};

@@ -7,7 +7,6 @@
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
 
@@ -16,6 +15,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "backends/optimize.h"
 #include "support/debug.h"
 
 namespace stagepy::backends::cpu {
@@ -101,26 +101,7 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::
   auto t0 = std::chrono::steady_clock::now();
   module->setDataLayout(h.tm->createDataLayout());
   module->setTargetTriple(h.tm->getTargetTriple().str());
-  {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder pb(h.tm.get());
-    pb.registerModuleAnalyses(mam);
-    pb.registerCGSCCAnalyses(cgam);
-    pb.registerFunctionAnalyses(fam);
-    pb.registerLoopAnalyses(lam);
-    pb.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-    mpm.run(*module, mam);
-  }
-  if (debug_level() > 2) {
-    std::string s;
-    llvm::raw_string_ostream os(s);
-    module->print(os, nullptr);
-    debug_dump("optimized LLVM IR: " + function, os.str());
-  }
+  optimize_o3(*module, h.tm.get(), "optimized LLVM IR: " + function);
   if (times) times->optimize_s = seconds_since(t0);
   auto t1 = std::chrono::steady_clock::now();
   llvm::orc::ThreadSafeModule tsm(std::move(module), std::move(ctx));

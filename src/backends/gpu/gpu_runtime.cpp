@@ -482,12 +482,11 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
         gpu = gpu_iter * (double)n < est_cpu;  // measured on the GPU only: the CPU if it may win
       }
       if (!gpu) {
-        ran_on_cpu(*L, why);
-        if (!flush(S, &err) && S.fatal.empty()) S.fatal = err;
-        S.cpu_loop = L;
+        const int answer = on_cpu(why);
+        S.cpu_loop = L;  // timed until stagepy_gpu_cpu_done
         S.cpu_t0 = now_s();
         S.cpu_n = n;
-        return 1;
+        return answer;
       }
     }
   }

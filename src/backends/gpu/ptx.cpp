@@ -4,21 +4,17 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
 #include <llvm/TargetParser/Triple.h>
-#if LLVM_VERSION_MAJOR >= 17
 #include <llvm/MC/TargetRegistry.h>
-#else
-#include <llvm/MC/TargetRegistry.h>
-#endif
 
 #include <chrono>
 #include <map>
 #include <mutex>
 
+#include "backends/optimize.h"
 #include "support/debug.h"
 
 extern "C" {
@@ -119,27 +115,8 @@ PtxResult compile_ptx(std::unique_ptr<llvm::Module> module, const std::string& a
     }
   }
   auto t0 = std::chrono::steady_clock::now();
-  {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder pb(tm);
-    pb.registerModuleAnalyses(mam);
-    pb.registerCGSCCAnalyses(cgam);
-    pb.registerFunctionAnalyses(fam);
-    pb.registerLoopAnalyses(lam);
-    pb.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-    mpm.run(*module, mam);
-  }
+  optimize_o3(*module, tm, "optimized GPU LLVM IR");
   out.optimize_s = since(t0);
-  if (debug_level() > 2) {
-    std::string s;
-    llvm::raw_string_ostream os(s);
-    module->print(os, nullptr);
-    debug_dump("optimized GPU LLVM IR", os.str());
-  }
   auto t1 = std::chrono::steady_clock::now();
   llvm::SmallString<0> buf;
   {

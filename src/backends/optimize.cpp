@@ -1,0 +1,36 @@
+// See optimize.h.
+#include "backends/optimize.h"
+
+#include <llvm/IR/Module.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "support/debug.h"
+
+namespace stagepy::backends {
+
+void optimize_o3(llvm::Module& module, llvm::TargetMachine* tm, const std::string& title) {
+  {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb(tm);
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    mpm.run(module, mam);
+  }
+  if (debug_level() > 2) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    module.print(os, nullptr);
+    debug_dump(title, os.str());
+  }
+}
+
+}  // namespace stagepy::backends
