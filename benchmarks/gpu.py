@@ -78,6 +78,21 @@ def best(f, repeat):
     return min(ts)
 
 
+def device_best(run, sync, repeat):
+    """Best of `repeat` timed calls of run() (on data already on the device), each waited for
+    with sync(), after one untimed call (compilation, caches)."""
+    run()
+    sync()
+    ts = []
+    for _ in range(repeat):
+        sync()
+        t0 = time.perf_counter()
+        run()
+        sync()
+        ts.append(time.perf_counter() - t0)
+    return min(ts)
+
+
 def stagepy_times(fn, make, repeat):
     """(first GPU call, warm GPU, warm CPU, results equal, warm with the default target
     `auto`: the cost model, which measures both after a first call on each)."""
@@ -182,14 +197,7 @@ def main():
     row = dict(kernel=f"gemm i-j-k {n}", first=first, stagepy_gpu=gpu_t, stagepy_cpu=cpu_t, stagepy_auto=auto_t, equal=eq)
     if cp is not None:
         dA, dB = cp.asarray(A), cp.asarray(B)
-        def cupy_gemm():
-            sync()
-            t0 = time.perf_counter()
-            cp.matmul(dA, dB)
-            sync()
-            return time.perf_counter() - t0
-        cupy_gemm()
-        row["cupy"] = min(cupy_gemm() for _ in range(args.repeat))
+        row["cupy"] = device_best(lambda: cp.matmul(dA, dB), sync, args.repeat)
     if cuda is not None:
         @cuda.jit
         def mm(A, B, C):
@@ -201,14 +209,7 @@ def main():
                 C[i, j] = s
         dA, dB, dC = cuda.to_device(A), cuda.to_device(B), cuda.to_device(np.zeros((n, n)))
         grid = ((n + 15) // 16, (n + 15) // 16)
-        mm[grid, (16, 16)](dA, dB, dC)
-        cuda.synchronize()
-        def numba_gemm():
-            t0 = time.perf_counter()
-            mm[grid, (16, 16)](dA, dB, dC)
-            cuda.synchronize()
-            return time.perf_counter() - t0
-        row["numba_cuda"] = min(numba_gemm() for _ in range(args.repeat))
+        row["numba_cuda"] = device_best(lambda: mm[grid, (16, 16)](dA, dB, dC), cuda.synchronize, args.repeat)
     rows.append(row)
     print(json.dumps(row), flush=True)
 
@@ -235,14 +236,7 @@ def main():
                 out[y, x] = k
         d = cuda.to_device(np.zeros((h, w), dtype=np.int64))
         grid = ((h + 15) // 16, (w + 15) // 16)
-        mb[grid, (16, 16)](d, maxit)
-        cuda.synchronize()
-        def numba_mb():
-            t0 = time.perf_counter()
-            mb[grid, (16, 16)](d, maxit)
-            cuda.synchronize()
-            return time.perf_counter() - t0
-        row["numba_cuda"] = min(numba_mb() for _ in range(args.repeat))
+        row["numba_cuda"] = device_best(lambda: mb[grid, (16, 16)](d, maxit), cuda.synchronize, args.repeat)
     rows.append(row)
     print(json.dumps(row), flush=True)
 
@@ -257,14 +251,7 @@ def main():
                equal=eq)
     if cp is not None:
         dx, dy = cp.asarray(xd), cp.asarray(yd)
-        def cupy_dot():
-            sync()
-            t0 = time.perf_counter()
-            cp.dot(dx, dy)
-            sync()
-            return time.perf_counter() - t0
-        cupy_dot()
-        row["cupy"] = min(cupy_dot() for _ in range(args.repeat))
+        row["cupy"] = device_best(lambda: cp.dot(dx, dy), sync, args.repeat)
     rows.append(row)
     print(json.dumps(row), flush=True)
 
