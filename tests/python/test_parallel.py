@@ -62,6 +62,20 @@ def test_elementwise_loop_runs_on_threads(cpu_only):
     assert recs[0]["threads"] == 2
 
 
+def test_loop_bounded_by_the_arrays_shape_runs_on_threads(cpu_only):
+    # `range(A.shape[0])`: the nest reads A.shape itself; its extent is A's rank, so the
+    # bounds facts are decided and the loop runs in parallel without per-access checks.
+    recs = run("""
+    def f(A, B, C):
+        for i in range(A.shape[0]):
+            t = A[i] * 2.0 + B[i]
+            C[i] = t * t
+        return locals()
+    """, "f", lambda: (np.arange(N, dtype=float), np.ones(N), np.zeros(N)))
+    assert ran_parallel(recs, "i")
+    assert loops(recs)["i"]["why"] == ""
+
+
 def test_float_sum_reduction():
     recs = run("""
     def f(A, n):
