@@ -197,15 +197,30 @@ class Planner {
           if (!walk(b, D, in, self_loop)) return false;
         return true;
       case SK::Seg: {
-        std::optional<Reduction> red;
-        if (s->effects.size() == 1) red = reduction_of(s->effects[0]);
+        // A reduction statement, alone or beside effects that neither read nor assign its
+        // variable (a complex sum's two parts, lower_complex.h).
+        std::vector<std::optional<Reduction>> reds(s->effects.size());
+        for (size_t k = 0; k < s->effects.size(); k++) {
+          reds[k] = reduction_of(s->effects[k]);
+          if (!reds[k]) continue;
+          for (size_t j = 0; j < s->effects.size() && reds[k]; j++) {
+            if (j == k) continue;
+            const ir::Effect& g = s->effects[j];
+            int v = reds[k]->var;
+            if ((g.kind == ir::Effect::Kind::Assign && g.var == v) || reads_var(g.base, v) || reads_var(g.index, v) ||
+                reads_var(g.value, v))
+              reds[k].reset();
+          }
+        }
         for (auto& f : s->effects) {
           note_expr(f.base, D, in);
           note_expr(f.index, D, in);
           note_expr(f.value, D, in);
           if (f.kind == ir::Effect::Kind::Store) subscript(f.base, f.index, f.origin, true, in);
         }
-        for (auto& f : s->effects)
+        for (size_t k = 0; k < s->effects.size(); k++) {
+          const ir::Effect& f = s->effects[k];
+          const std::optional<Reduction>& red = reds[k];
           if (f.kind == ir::Effect::Kind::Assign) {
             if (red && red->var == f.var) {
               const ExprNode* load = nullptr;
@@ -218,6 +233,7 @@ class Planner {
             }
             D.insert(f.var);
           }
+        }
         return true;
       }
       case SK::If: {
