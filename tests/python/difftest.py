@@ -34,8 +34,15 @@ def same(a, b, path="value"):
     if isinstance(a, np.ndarray):
         if a.dtype != b.dtype or a.shape != b.shape:
             raise AssertionError(f"{path}: array {a.dtype}{a.shape} != {b.dtype}{b.shape}")
+        if a.dtype.kind == "c":  # part by part, signed zeros and NaNs included
+            same(a.real.copy(), b.real.copy(), path + ".real")
+            same(a.imag.copy(), b.imag.copy(), path + ".imag")
+            return
         if a.dtype.kind == "f":
-            eq = np.array_equal(a, b, equal_nan=True) and np.array_equal(np.signbit(a), np.signbit(b))
+            # Signed zeros count; a NaN's sign does not (IEEE 754 leaves the sign of a NaN
+            # an operation produces unspecified, and compilers commute operands).
+            nan = np.isnan(a)
+            eq = np.array_equal(a, b, equal_nan=True) and np.array_equal(np.signbit(a)[~nan], np.signbit(b)[~nan])
         else:
             eq = np.array_equal(a, b)
         if not eq:
@@ -46,6 +53,10 @@ def same(a, b, path="value"):
         if a.typecode != b.typecode:
             raise AssertionError(f"{path}: array.array of '{a.typecode}' != '{b.typecode}'")
         same(a.tolist(), b.tolist(), path)
+        return
+    if isinstance(a, (complex, np.complexfloating)):
+        same(float(a.real), float(b.real), path + ".real")
+        same(float(a.imag), float(b.imag), path + ".imag")
         return
     if isinstance(a, (float, np.floating)):
         if math.isnan(a) and math.isnan(b):
