@@ -214,7 +214,7 @@ def normalize(code, instrs=None):
 
 def normalize_consts(consts):
     """Constants as (kind, value) pairs the lifter understands: kind is one of
-    'none', 'bool', 'int', 'float', 'tuple' (value: list of pairs), or 'other'."""
+    'none', 'bool', 'int', 'float', 'complex', 'tuple' (value: list of pairs), or 'other'."""
     def one(c):
         t = type(c)
         if c is None:
@@ -225,6 +225,8 @@ def normalize_consts(consts):
             return ("int", c) if -(1 << 63) <= c < (1 << 63) else ("other", 0)
         if t is float:
             return ("float", c)
+        if t is complex:
+            return ("complex", c)
         if t is tuple:
             return ("tuple", [one(x) for x in c])
         return ("other", 0)

@@ -50,9 +50,10 @@ struct Instr {
 };
 
 struct Const {
-  enum class Kind : uint8_t { None, Bool, Int, Float, Tuple, Other } kind = Kind::Other;
+  enum class Kind : uint8_t { None, Bool, Int, Float, Complex, Tuple, Other } kind = Kind::Other;
   int64_t i = 0;
-  double f = 0.0;
+  double f = 0.0;   // Float; Complex: the real part
+  double f2 = 0.0;  // Complex: the imaginary part
   std::vector<Const> elems;
 };
 

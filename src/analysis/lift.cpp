@@ -697,6 +697,11 @@ ir::Expr constant_expr(const Const& c, int origin) {
     case Const::Kind::Bool: v.kind = ir::ConstValue::Kind::Bool; v.b = c.i != 0; break;
     case Const::Kind::Int: v.kind = ir::ConstValue::Kind::Int; v.i = c.i; break;
     case Const::Kind::Float: v.kind = ir::ConstValue::Kind::Float; v.f = c.f; break;
+    case Const::Kind::Complex:
+      v.kind = ir::ConstValue::Kind::Complex;
+      v.f = c.f;
+      v.f2 = c.f2;
+      break;
     case Const::Kind::Tuple: {
       std::vector<ir::Expr> elems;
       for (auto& e : c.elems) {

@@ -117,6 +117,7 @@ Described describe(PyObject* v, const ir::Var& var) {
   DType dt;
   if (t == &PyLong_Type) d.type = types::py_int();
   else if (t == &PyFloat_Type) d.type = types::py_float();
+  else if (t == &PyComplex_Type) d.type = types::py_complex();
   else if (t == &PyBool_Type) d.type = types::py_bool();
   else if (v == Py_None) d.type = types::none();
   else if (np::scalar_dtype(v, &dt)) d.type = types::np_scalar(dt);
@@ -162,6 +163,23 @@ Described describe(PyObject* v, const ir::Var& var) {
                                                   : "`" + var.name + "` is " + what;
   }
   return d;
+}
+
+// The parts of a complex number (Python's, or a NumPy complex scalar).
+bool complex_value(PyObject* z, double parts[2]) {
+  if (!z) return false;
+  if (PyComplex_CheckExact(z)) {
+    Py_complex c = PyComplex_AsCComplex(z);
+    parts[0] = c.real;
+    parts[1] = c.imag;
+    return true;
+  }
+  DType d;
+  if (np::scalar_dtype(z, &d) && dtype_is_complex(d)) {
+    np::complex_parts(z, d, &parts[0], &parts[1]);
+    return true;
+  }
+  return false;
 }
 
 ffi_type* ffi_of(Repr r) {
@@ -673,11 +691,25 @@ PyObject* dispatch(NestState& s) {
   int64_t* state_ptr = state.data();
   std::memcpy(&storage[0], &state_ptr, sizeof state_ptr);
   avalues[0] = &storage[0];
+  const std::vector<ir::Var>& kvars = sp->kernel.typed.nest.vars;  // the lowered nest's
+  auto lowered_only = [&](size_t v) {  // variables lower_complex added: not the frame's
+    return v < kvars.size() &&
+           (kvars[v].storage == ir::Var::Storage::Part || kvars[v].storage == ir::Var::Storage::Temp);
+  };
   for (size_t i = 0; i < L.params.size(); i++) {
     const KernelParam& p = L.params[i];
-    PyObject* v = vals[p.var].get();
     uint64_t& slot = storage[i + 1];
     avalues[i + 1] = &slot;
+    if (lowered_only((size_t)p.var)) {
+      // A part of a complex value at entry.
+      const ir::Var& pv = kvars[(size_t)p.var];
+      double parts[2] = {0.0, 0.0};
+      if (pv.storage != ir::Var::Storage::Part || !complex_value(vals[(size_t)pv.parent].get(), parts))
+        return decline(s, "internal error: a complex parameter");
+      std::memcpy(&slot, &parts[pv.index], 8);
+      continue;
+    }
+    PyObject* v = vals[p.var].get();
     switch (p.kind) {
       case KernelParam::Kind::Data: {
         void* d = views[p.var].data;
@@ -749,12 +781,28 @@ PyObject* dispatch(NestState& s) {
   // Write back every variable the kernel assigned.
   for (size_t v = 0; v < nv && v < L.var_slot.size(); v++) {
     int slot = L.var_slot[v];
-    if (slot < 0) continue;
+    if (slot < 0 || lowered_only(v)) continue;
     int64_t tag = state[(size_t)slot + 1];
     if (tag <= 0) continue;
     const TypeRef& t = sp->kernel.typed.tags[(size_t)tag - 1];
     PyRef obj;
-    if (t->kind == Type::Kind::Array) {
+    if (t->is_complex()) {
+      // Its value is in its part variables.
+      double parts[2] = {0.0, 0.0};
+      int found = 0;
+      for (size_t k = 0; k < kvars.size() && k < L.var_slot.size(); k++)
+        if (kvars[k].storage == ir::Var::Storage::Part && kvars[k].parent == (int)v && L.var_slot[k] >= 0) {
+          std::memcpy(&parts[kvars[k].index], &state[(size_t)L.var_slot[k]], 8);
+          found++;
+        }
+      if (found != 2) {
+        PyErr_Format(PyExc_SystemError, "stagepy: the parts of `%s` are missing", vars[v].name.c_str());
+        return nullptr;
+      }
+      obj = PyRef::steal(t->kind == Type::Kind::PyComplex ? PyComplex_FromDoubles(parts[0], parts[1])
+                                                          : np::box_complex(t->dtype, parts[0], parts[1]));
+      if (!obj) return nullptr;
+    } else if (t->kind == Type::Kind::Array) {
       int64_t id = state[(size_t)slot];
       obj = vals[L.arrays[(size_t)id]];
     } else {

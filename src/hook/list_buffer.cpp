@@ -9,14 +9,14 @@ namespace {
 constexpr size_t kMaxDepth = 8;
 
 std::string type_name(PyObject* o) {
-  if (PyComplex_Check(o)) return "complex numbers";
-  if (PyLong_Check(o) || PyFloat_Check(o)) return std::string("instances of ") + Py_TYPE(o)->tp_name;
+  if (PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o)) return std::string("instances of ") + Py_TYPE(o)->tp_name;
   return std::string(Py_TYPE(o)->tp_name) + " objects";
 }
-// The item type an element is held as: exact floats, ints and bools only.
+// The item type an element is held as: exact floats, ints, bools and complex numbers only.
 bool item_dtype(PyObject* item, DType* d, std::string* why) {
   PyTypeObject* t = Py_TYPE(item);
   if (t == &PyFloat_Type) *d = DType::Float64;
+  else if (t == &PyComplex_Type) *d = DType::Complex128;
   else if (t == &PyLong_Type) *d = DType::Int64;
   else if (t == &PyBool_Type) *d = DType::Bool;
   else {
@@ -34,6 +34,12 @@ bool ListBuffer::store(PyObject* item, size_t at, std::string* why) {
     case DType::Float64: {
       double v = PyFloat_AS_DOUBLE(item);
       std::memcpy(p, &v, 8);
+      return true;
+    }
+    case DType::Complex128: {
+      Py_complex c = ((PyComplexObject*)item)->cval;
+      double v[2] = {c.real, c.imag};
+      std::memcpy(p, v, 16);
       return true;
     }
     default: {
@@ -129,6 +135,12 @@ int ListBuffer::write_back() {
           double v;
           std::memcpy(&v, p, 8);
           obj = PyFloat_FromDouble(v);
+          break;
+        }
+        case DType::Complex128: {
+          double v[2];
+          std::memcpy(v, p, 16);
+          obj = PyComplex_FromDoubles(v[0], v[1]);
           break;
         }
         default: {

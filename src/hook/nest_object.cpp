@@ -40,6 +40,10 @@ bool to_const(PyObject* pair, analysis::Const& c) {
     c.kind = K::Float;
     c.f = PyFloat_AsDouble(v);
     if (c.f == -1.0 && PyErr_Occurred()) return false;
+  } else if (kind == "complex" && PyComplex_Check(v)) {
+    c.kind = K::Complex;
+    c.f = PyComplex_RealAsDouble(v);
+    c.f2 = PyComplex_ImagAsDouble(v);
   } else if (kind == "tuple") {
     c.kind = K::Tuple;
     PyRef seq = PyRef::steal(PySequence_Fast(v, "tuple constant"));

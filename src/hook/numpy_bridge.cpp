@@ -18,15 +18,15 @@ namespace {
 
 int g_state = 0;  // 0 not tried, 1 loaded, -1 failed
 int g_major = 0;
-PyArray_Descr* g_descr[11] = {};
+PyArray_Descr* g_descr[kDTypes] = {};
 PyObject* g_errvar = nullptr;       // NumPy's errstate context variable (NumPy 2)
 PyObject* g_errvalue = nullptr;     // the value seen last (held, so its address stays its own)
 
-const int kTypeNums[11] = {NPY_BOOL, NPY_BYTE, NPY_SHORT, NPY_INT, NPY_LONG, NPY_UBYTE,
-                           NPY_USHORT, NPY_UINT, NPY_ULONG, NPY_FLOAT, NPY_DOUBLE};
+const int kTypeNums[kDTypes] = {NPY_BOOL,   NPY_BYTE,  NPY_SHORT, NPY_INT,    NPY_LONG,   NPY_UBYTE, NPY_USHORT,
+                                NPY_UINT,   NPY_ULONG, NPY_FLOAT, NPY_DOUBLE, NPY_CFLOAT, NPY_CDOUBLE};
 
 bool dtype_of_num(int num, DType* d) {
-  for (int i = 0; i < 11; i++)
+  for (int i = 0; i < kDTypes; i++)
     if (kTypeNums[i] == num) {
       *d = static_cast<DType>(i);
       return true;
@@ -44,7 +44,7 @@ bool load() {
     g_state = -1;
     return false;
   }
-  for (int i = 0; i < 11; i++) g_descr[i] = PyArray_DescrFromType(kTypeNums[i]);
+  for (int i = 0; i < kDTypes; i++) g_descr[i] = PyArray_DescrFromType(kTypeNums[i]);
   PyRef numpy = PyRef::steal(PyImport_ImportModule("numpy"));
   if (numpy) {
     PyRef ver = PyRef::steal(PyObject_GetAttrString(numpy.get(), "__version__"));
@@ -117,7 +117,42 @@ bool scalar_dtype(PyObject* o, DType* d) {
   if (t == &PyUShortArrType_Type) { *d = DType::UInt16; return true; }
   if (t == &PyUByteArrType_Type) { *d = DType::UInt8; return true; }
   if (t == &PyBoolArrType_Type) { *d = DType::Bool; return true; }
+  if (t == &PyCDoubleArrType_Type) { *d = DType::Complex128; return true; }
+  if (t == &PyCFloatArrType_Type) { *d = DType::Complex64; return true; }
   return false;
+}
+
+PyObject* box_complex(DType d, double re, double im) {
+  if (!load()) {
+    PyErr_SetString(PyExc_SystemError, "stagepy: NumPy C API unavailable");
+    return nullptr;
+  }
+  if (d == DType::Complex64) {
+    npy_cfloat v;
+    float parts[2] = {(float)re, (float)im};
+    std::memcpy(&v, parts, sizeof parts);
+    return PyArray_Scalar(&v, g_descr[static_cast<int>(d)], nullptr);
+  }
+  npy_cdouble v;
+  double parts[2] = {re, im};
+  std::memcpy(&v, parts, sizeof parts);
+  return PyArray_Scalar(&v, g_descr[static_cast<int>(DType::Complex128)], nullptr);
+}
+
+void complex_parts(PyObject* o, DType d, double* re, double* im) {
+  unsigned char buf[16] = {};
+  PyArray_ScalarAsCtype(o, buf);
+  if (d == DType::Complex64) {
+    float f[2];
+    std::memcpy(f, buf, sizeof f);
+    *re = f[0];
+    *im = f[1];
+    return;
+  }
+  double x[2];
+  std::memcpy(x, buf, sizeof x);
+  *re = x[0];
+  *im = x[1];
 }
 
 PyObject* box_scalar(DType d, uint64_t bits) {
@@ -149,6 +184,9 @@ PyObject* box_scalar(DType d, uint64_t bits) {
       break;
     }
     case DType::Float64: std::memcpy(&v.f64, &bits, 8); break;
+    case DType::Complex64: case DType::Complex128:
+      PyErr_SetString(PyExc_SystemError, "stagepy: a complex number boxed from one word");
+      return nullptr;
   }
   return PyArray_Scalar(&v, g_descr[static_cast<int>(d)], nullptr);
 }

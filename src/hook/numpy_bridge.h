@@ -19,6 +19,8 @@ uint64_t array_key(PyObject* a);   // dtype, rank and layout flags: equal keys, 
 bool scalar_dtype(PyObject* o, DType* d);  // exact NumPy scalar types
 PyObject* box_scalar(DType d, uint64_t bits);  // new reference
 uint64_t unbox_scalar(PyObject* o, DType d);   // the raw value bits of a NumPy scalar
+PyObject* box_complex(DType d, double re, double im);         // new reference
+void complex_parts(PyObject* o, DType d, double* re, double* im);  // of a NumPy complex scalar
 void* data(PyObject* a);
 int ndim(PyObject* a);
 const Py_ssize_t* shape(PyObject* a);

@@ -165,5 +165,17 @@ Expr make_loop_nonempty(int loop) {
   e->type = types::py_bool();
   return e;
 }
+Expr make_guard(Expr ok, Expr value) {
+  auto e = node(ExprNode::Kind::Guard, value->origin);
+  e->type = value->type;
+  e->args = {std::move(ok), std::move(value)};
+  return e;
+}
+Expr make_as_type(Expr value, TypeRef type) {
+  auto e = node(ExprNode::Kind::AsType, value->origin);
+  e->type = std::move(type);
+  e->args = {std::move(value)};
+  return e;
+}
 
 }  // namespace stagepy::ir

@@ -31,10 +31,14 @@ struct Var {
     Name,    // LOAD_NAME/STORE_NAME (module and class bodies): f_locals, then globals, builtins
     Global,  // LOAD_GLOBAL/STORE_GLOBAL: globals, then builtins
     Attr,    // not a Python variable: `base.name` where `base` is a module, read at entry
+    Part,    // not a Python variable: the real (`index` 0) or imaginary (1) part of the
+             // complex value of variable `parent` (lowered IR, lower_complex.h)
+    Temp,    // not a Python variable: a value lowered IR computes once for one statement
   };
   std::string name;
   Storage storage = Storage::Fast;
-  int index = -1;  // Fast/Cell: localsplus index; Attr: the base variable
+  int index = -1;  // Fast/Cell: localsplus index; Attr: the base variable; Part: 0 or 1
+  int parent = -1; // Part: the complex variable
   bool assigned = false;  // the nest stores to it (so it is written back)
   bool read = false;      // the nest reads it
 };
@@ -53,10 +57,11 @@ struct ExprNode;
 using Expr = std::shared_ptr<const ExprNode>;
 
 struct ConstValue {
-  enum class Kind : uint8_t { None, Bool, Int, Float } kind = Kind::None;
+  enum class Kind : uint8_t { None, Bool, Int, Float, Complex } kind = Kind::None;
   bool b = false;
   int64_t i = 0;
-  double f = 0.0;
+  double f = 0.0;   // Float; Complex: the real part
+  double f2 = 0.0;  // Complex: the imaginary part
 };
 
 struct ExprNode {
@@ -77,6 +82,11 @@ struct ExprNode {
                 // does not use them
     // Only in typed IR:
     LoopNonEmpty,  // whether For loop `var` (a loop id here) has at least one iteration
+    // Only in lowered IR (lower_complex.h):
+    Guard,         // args[1], provided args[0] (a truth value) holds; else the statement
+                   // goes to CPython
+    AsType,        // args[0]'s value as `type`, a type with the same machine value
+                   // (float <-> np.float64, bool <-> np.bool_)
   };
   Kind kind;
   TypeRef type;        // Unknown until specialized
@@ -126,6 +136,7 @@ struct Effect {
   Expr index;      // ... and the subscript
   Expr value;
   int origin = -1; // bytecode offset of the STORE_* instruction
+  int part = -1;   // Store into a complex array (lowered IR): 0 the real part, 1 the imaginary
 };
 
 struct StmtNode {
@@ -165,6 +176,8 @@ Stmt make_break(int loop, int line);
 Stmt make_continue(int loop, int line);
 Stmt make_range(int loop, std::vector<Expr> args, int resume, int line);
 Expr make_loop_nonempty(int loop);
+Expr make_guard(Expr ok, Expr value);        // typed as `value`
+Expr make_as_type(Expr value, TypeRef type);
 
 // ---------------------------------------------------------------- the nest
 // Where CPython can take over: the bytecode offset of a statement start, with the

@@ -24,6 +24,11 @@ std::string const_str(const ConstValue& c) {
       if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
       return s;
     }
+    case ConstValue::Kind::Complex: {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "complex(%.17g, %.17g)", c.f, c.f2);
+      return buf;
+    }
   }
   return "?";
 }
@@ -69,6 +74,8 @@ std::string to_string(const Expr& e, const Nest& n) {
       return typed(e, s + ")");
     }
     case K::LoopNonEmpty: return "nonempty(L" + std::to_string(e->var) + ")";
+    case K::Guard: return typed(e, "guard(" + a(0) + ", " + a(1) + ")");
+    case K::AsType: return typed(e, "as(" + a(0) + ")");
   }
   return "?";
 }
@@ -96,7 +103,7 @@ std::string to_string(const Stmt& s, const Nest& n, int indent) {
           continue;
         }
         if (f.kind == Effect::Kind::Assign) o << var_name(n, f.var);
-        else o << to_string(f.base, n) << "[" << to_string(f.index, n) << "]";
+        else o << to_string(f.base, n) << "[" << to_string(f.index, n) << "]" << (f.part == 0 ? ".real" : f.part == 1 ? ".imag" : "");
         o << " = " << to_string(f.value, n);
       }
       o << resume(s->resume) << "  # line " << s->line << "\n";
@@ -146,7 +153,7 @@ std::string to_string(const Nest& n) {
   std::ostringstream o;
   o << "nest at line " << n.line << " (bytecode " << n.entry_offset << ".." << n.exit_offset << ")\n";
   o << "vars:";
-  static const char* st[] = {"fast", "cell", "name", "global", "attr"};
+  static const char* st[] = {"fast", "cell", "name", "global", "attr", "part", "temp"};
   for (size_t i = 0; i < n.vars.size(); i++) {
     auto& v = n.vars[i];
     o << " " << v.name << "[" << st[(int)v.storage] << (v.assigned ? ",w" : "") << (v.read ? ",r" : "") << "]";

@@ -8,18 +8,19 @@ namespace stagepy {
 
 const char* dtype_name(DType d) {
   static const char* n[] = {"bool", "int8", "int16", "int32", "int64", "uint8",
-                            "uint16", "uint32", "uint64", "float32", "float64"};
+                            "uint16", "uint32", "uint64", "float32", "float64", "complex64", "complex128"};
   return n[static_cast<int>(d)];
 }
 int dtype_size(DType d) {
-  static const int s[] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8};
+  static const int s[] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16};
   return s[static_cast<int>(d)];
 }
-bool dtype_is_int(DType d) { return d != DType::Bool && !dtype_is_float(d); }
+bool dtype_is_int(DType d) { return d != DType::Bool && !dtype_is_float(d) && !dtype_is_complex(d); }
 bool dtype_is_signed(DType d) {
   return d == DType::Int8 || d == DType::Int16 || d == DType::Int32 || d == DType::Int64;
 }
 bool dtype_is_float(DType d) { return d == DType::Float32 || d == DType::Float64; }
+bool dtype_is_complex(DType d) { return d == DType::Complex64 || d == DType::Complex128; }
 
 const char* builtin_name(Builtin b) {
   static const char* n[] = {
@@ -33,7 +34,7 @@ const char* builtin_name(Builtin b) {
       "numpy.floor", "numpy.ceil", "numpy.arctan2", "numpy.hypot", "numpy.minimum", "numpy.maximum",
       "numpy.fabs", "numpy.tanh", "numpy.arctan", "numpy.log2", "numpy.log10", "numpy.expm1",
       "numpy.log1p", "numpy.sinh", "numpy.cosh", "numpy.arcsin", "numpy.arccos", "numpy.power",
-      "numpy.isnan", "numpy.isinf", "numpy.isfinite"};
+      "numpy.isnan", "numpy.isinf", "numpy.isfinite", "complex", "complex.conjugate", "<hypot>"};
   static_assert(sizeof(n) / sizeof(n[0]) == static_cast<size_t>(Builtin::Count_), "builtin names");
   return n[static_cast<int>(b)];
 }
@@ -46,13 +47,14 @@ std::string Type::str() const {
     case Kind::PyBool: return "bool";
     case Kind::PyInt: return "int";
     case Kind::PyFloat: return "float";
+    case Kind::PyComplex: return "complex";
     case Kind::NpScalar: return std::string("np.") + (dtype == DType::Bool ? "bool_" : dtype_name(dtype));
     case Kind::Array: {
       if (pybuf) return std::string("buffer of ") + dtype_name(dtype) + (writeable ? "" : ", readonly");
       if (pylist) {
         std::string s = "list";
         for (int i = 1; i < ndim; i++) s += " of lists";
-        return s + " of " + (dtype == DType::Int64 ? "ints" : dtype == DType::Float64 ? "floats" : "bools");
+        return s + " of " + (dtype == DType::Int64 ? "ints" : dtype == DType::Float64 ? "floats" : dtype == DType::Complex128 ? "complex numbers" : "bools");
       }
       std::string s = std::string("array(") + dtype_name(dtype) + ", " + std::to_string(ndim) + "d";
       if (layout == CContig) s += ", C";
@@ -119,10 +121,15 @@ bool Type::is_scalar() const {
     case Kind::PyBool:
     case Kind::PyInt:
     case Kind::PyFloat:
+    case Kind::PyComplex:
     case Kind::NpScalar: return true;
     case Kind::Union: return true;
     default: return false;
   }
+}
+
+bool Type::is_complex() const {
+  return kind == Kind::PyComplex || (kind == Kind::NpScalar && dtype_is_complex(dtype));
 }
 
 Repr repr_of(const Type& t) {
@@ -139,6 +146,7 @@ Repr repr_of(const Type& t) {
         case DType::Int64: case DType::UInt64: return Repr::I64;
         case DType::Float32: return Repr::F32;
         case DType::Float64: return Repr::F64;
+        case DType::Complex64: case DType::Complex128: return Repr::None;  // lowered to parts
       }
       return Repr::None;
     case Type::Kind::Union: {
@@ -165,8 +173,9 @@ TypeRef none() { static TypeRef t = simple(Type::Kind::None); return t; }
 TypeRef py_bool() { static TypeRef t = simple(Type::Kind::PyBool); return t; }
 TypeRef py_int() { static TypeRef t = simple(Type::Kind::PyInt); return t; }
 TypeRef py_float() { static TypeRef t = simple(Type::Kind::PyFloat); return t; }
+TypeRef py_complex() { static TypeRef t = simple(Type::Kind::PyComplex); return t; }
 TypeRef np_scalar(DType d) {
-  static TypeRef cache[11];
+  static TypeRef cache[kDTypes];
   auto& c = cache[static_cast<int>(d)];
   if (!c) {
     auto t = std::make_shared<Type>();
@@ -196,7 +205,7 @@ TypeRef py_buffer(DType d, bool writeable) {
   return t;
 }
 TypeRef list_elem(DType d) {
-  return dtype_is_float(d) ? py_float() : d == DType::Bool ? py_bool() : py_int();
+  return dtype_is_complex(d) ? py_complex() : dtype_is_float(d) ? py_float() : d == DType::Bool ? py_bool() : py_int();
 }
 TypeRef tuple(std::vector<TypeRef> elems) {
   auto t = std::make_shared<Type>();

@@ -13,12 +13,16 @@
 namespace stagepy {
 
 // NumPy element types the kernels handle (same order as DType::name()).
-enum class DType : uint8_t { Bool, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float32, Float64 };
+enum class DType : uint8_t {
+  Bool, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float32, Float64, Complex64, Complex128
+};
+constexpr int kDTypes = 13;
 const char* dtype_name(DType d);
 int dtype_size(DType d);
 bool dtype_is_int(DType d);       // signed or unsigned integer (not bool)
 bool dtype_is_signed(DType d);
-bool dtype_is_float(DType d);
+bool dtype_is_float(DType d);       // float32/float64 (not complex)
+bool dtype_is_complex(DType d);
 
 // Functions the kernels know how to compute exactly.
 enum class Builtin : uint16_t {
@@ -32,6 +36,9 @@ enum class Builtin : uint16_t {
   NpSqrt, NpExp, NpLog, NpSin, NpCos, NpTan, NpAbs, NpFloor, NpCeil, NpArctan2, NpHypot, NpMinimum,
   NpMaximum, NpFabs, NpTanh, NpArctan, NpLog2, NpLog10, NpExpm1, NpLog1p, NpSinh, NpCosh, NpArcsin,
   NpArccos, NpPower, NpIsnan, NpIsinf, NpIsfinite,
+  // complex(re[, im]); z.conjugate(); and, only in lowered IR (lower_complex.h), the C
+  // library's hypot(re, im), which is what abs() of a complex number computes
+  Complex, Conjugate, CHypot,
   Count_
 };
 const char* builtin_name(Builtin b);
@@ -47,8 +54,9 @@ struct Type {
     PyBool,    // Python bool
     PyInt,     // Python int (arbitrary precision; i64 in kernels, overflow leaves native code)
     PyFloat,   // Python float
+    PyComplex, // Python complex (its parts live in two float variables in kernels: lower_complex.h)
     NpScalar,  // NumPy scalar of `dtype`
-    Array,     // numpy.ndarray; with `pylist`, a Python list (of lists) of ints, floats or
+    Array,     // numpy.ndarray; with `pylist`, a Python list (of lists) of ints, floats, complex numbers or
                // bools, read into a C-contiguous buffer for the kernel (list_buffer.h)
     Tuple,     // Python tuple of `elems`
     Module,    // a module object, identified by `name` (guarded by identity)
@@ -80,7 +88,8 @@ struct Type {
   bool operator!=(const Type& o) const { return !(*this == o); }
   size_t hash() const;
 
-  bool is_scalar() const;       // PyBool/PyInt/PyFloat/NpScalar/Union of those
+  bool is_scalar() const;       // PyBool/PyInt/PyFloat/PyComplex/NpScalar/Union of those
+  bool is_complex() const;      // PyComplex or a NumPy complex scalar
   bool is_numeric_scalar() const { return is_scalar(); }
 };
 
@@ -91,6 +100,7 @@ TypeRef none();
 TypeRef py_bool();
 TypeRef py_int();
 TypeRef py_float();
+TypeRef py_complex();
 TypeRef np_scalar(DType d);
 TypeRef array(DType d, int ndim, Type::Layout layout, bool writeable);
 // A Python list nested `ndim` deep whose elements are all Python ints (Int64), floats

@@ -8,9 +8,11 @@ namespace stagepy::specialize {
 namespace {
 const char* kNames[kSK] = {"bool", "int", "float", "numpy.bool", "numpy.int8", "numpy.int16", "numpy.int32",
                            "numpy.int64", "numpy.uint8", "numpy.uint16", "numpy.uint32", "numpy.uint64",
-                           "numpy.float32", "numpy.float64"};
+                           "numpy.float32", "numpy.float64", "numpy.complex64", "numpy.complex128", "complex"};
 const DType kDtypes[] = {DType::Bool, DType::Int8, DType::Int16, DType::Int32, DType::Int64, DType::UInt8,
-                         DType::UInt16, DType::UInt32, DType::UInt64, DType::Float32, DType::Float64};
+                         DType::UInt16, DType::UInt32, DType::UInt64, DType::Float32, DType::Float64,
+                         DType::Complex64, DType::Complex128};
+constexpr int kPyComplex = static_cast<int>(SK::PyComplex);
 
 int binop_index(const std::string& s) {
   static const std::map<std::string, int> m = {{"+", 0}, {"-", 1}, {"*", 2}, {"/", 3}, {"//", 4}, {"%", 5}, {"**", 6},
@@ -31,6 +33,7 @@ int sk_index(const Type& t) {
     case Type::Kind::PyInt: return 1;
     case Type::Kind::PyFloat: return 2;
     case Type::Kind::NpScalar: return 3 + static_cast<int>(t.dtype);
+    case Type::Kind::PyComplex: return kPyComplex;
     default: return -1;
   }
 }
@@ -40,6 +43,7 @@ TypeRef sk_type(int sk) {
     case 0: return types::py_bool();
     case 1: return types::py_int();
     case 2: return types::py_float();
+    case kPyComplex: return types::py_complex();
     default: return sk >= 3 && sk < kSK ? types::np_scalar(kDtypes[sk - 3]) : nullptr;
   }
 }
@@ -52,16 +56,16 @@ int sk_from_name(const std::string& name) {
   return -1;
 }
 
-bool is_numpy_builtin(Builtin b) { return b >= Builtin::NpSqrt && b < Builtin::Count_; }
+bool is_numpy_builtin(Builtin b) { return b >= Builtin::NpSqrt && b < Builtin::Complex; }
 bool is_math_builtin(Builtin b) { return b >= Builtin::MathSqrt && b < Builtin::NpSqrt; }
 
 int builtin_arity(Builtin b) {
   switch (b) {
     case Builtin::MathAtan2: case Builtin::MathPow: case Builtin::MathHypot: case Builtin::MathCopysign:
     case Builtin::MathFmod: case Builtin::NpArctan2: case Builtin::NpHypot: case Builtin::NpMinimum:
-    case Builtin::NpMaximum: case Builtin::NpPower:
+    case Builtin::NpMaximum: case Builtin::NpPower: case Builtin::CHypot:
       return 2;
-    case Builtin::Range: case Builtin::Min: case Builtin::Max: case Builtin::Round:
+    case Builtin::Range: case Builtin::Min: case Builtin::Max: case Builtin::Round: case Builtin::Complex:
       return -1;
     default:
       return 1;
@@ -100,6 +104,25 @@ Oracle::Oracle() {
       }
     }
   }
+  // Python complex with bool/int/float/complex: the arithmetic operators give complex
+  // (//, % and the bitwise ones raise TypeError); the order comparisons raise.
+  {
+    auto Z = types::py_complex();
+    const int pys[] = {0, 1, 2, kPyComplex};
+    for (int op = 0; op < kBinOps; op++)
+      for (int a : pys)
+        for (int b : pys) {
+          if (a != kPyComplex && b != kPyComplex) continue;
+          auto o = static_cast<ir::BinOp>(op);
+          bool arith = o == ir::BinOp::Add || o == ir::BinOp::Sub || o == ir::BinOp::Mul || o == ir::BinOp::TrueDiv ||
+                       o == ir::BinOp::Pow;
+          bin[op][a][b] = arith ? Z : nullptr;
+        }
+    un[0][kPyComplex] = Z;
+    un[1][kPyComplex] = Z;
+    call1[static_cast<size_t>(Builtin::Abs)][kPyComplex] = F;
+    call1[static_cast<size_t>(Builtin::Bool)][kPyComplex] = B;
+  }
   // Unary: -x, +x (bool -> int), ~x (int only; ~bool is deprecated), not x.
   un[0][0] = I; un[0][1] = I; un[0][2] = F;
   un[1][0] = I; un[1][1] = I; un[1][2] = F;
@@ -116,15 +139,17 @@ Oracle::Oracle() {
     set1(Builtin::Bool, a, B);
     set1(Builtin::Round, a, I);
   }
-  // math functions take any real scalar (NumPy ones included: they convert to float).
+  // math functions take any real scalar (NumPy ones included: they convert to float);
+  // complex numbers raise TypeError.
+  auto real = [](int a) { return a < static_cast<int>(SK::C64); };
   for (int f = static_cast<int>(Builtin::MathSqrt); f < static_cast<int>(Builtin::NpSqrt); f++) {
     Builtin bf = static_cast<Builtin>(f);
     TypeRef r = F;
     if (bf == Builtin::MathFloor || bf == Builtin::MathCeil || bf == Builtin::MathTrunc) r = I;
     if (bf == Builtin::MathIsnan || bf == Builtin::MathIsinf || bf == Builtin::MathIsfinite) r = B;
     for (int a = 0; a < kSK; a++) {
-      call1[f][a] = r;
-      for (int b = 0; b < kSK; b++) call2[f][a][b] = r;
+      call1[f][a] = real(a) ? r : nullptr;
+      for (int b = 0; b < kSK; b++) call2[f][a][b] = real(a) && real(b) ? r : nullptr;
     }
   }
 }

@@ -18,7 +18,9 @@
 namespace stagepy::specialize {
 
 // The scalar types the oracle indexes.
-enum class SK : uint8_t { PyBool, PyInt, PyFloat, NpBool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, Count };
+enum class SK : uint8_t {
+  PyBool, PyInt, PyFloat, NpBool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, C64, C128, PyComplex, Count
+};
 constexpr int kSK = static_cast<int>(SK::Count);
 int sk_index(const Type& t);   // -1 if `t` is not one of them
 TypeRef sk_type(int sk);

@@ -13,6 +13,7 @@
 #include "backends/gpu/ptx.h"
 #include "analysis/poly_model.h"
 #include "ir/printer.h"
+#include "specialize/lower_complex.h"
 #include "support/debug.h"
 
 namespace stagepy::specialize {
@@ -60,6 +61,21 @@ Kernel compile_kernel(const KernelRequest& rq) {
   }
   if (dbg) debug_dump("infer_types: " + name, ir::to_string(k.typed.nest));
 
+  // Complex numbers become pairs of floats; the nest may gain variables (their entry types
+  // are appended to `entry`, which codegen reads from here on).
+  std::vector<TypeRef> entry = rq.entry;
+  if (mentions_complex(k.typed, entry)) {
+    k.typed = lower_complex(k.typed, &entry, rq.fp);
+    if (!k.typed.ok) {
+      k.infer_s = since(t0);
+      k.reason = k.typed.reason;
+      k.reason_line = k.typed.reason_line;
+      if (dbg) debug_dump("lower_complex failed for " + name, k.reason);
+      return k;
+    }
+    if (dbg) debug_dump("lower_complex: " + name, ir::to_string(k.typed.nest));
+  }
+
   if (rq.conds) {
     PlanOptions po;
     po.threads = rq.threads;
@@ -79,7 +95,7 @@ Kernel compile_kernel(const KernelRequest& rq) {
   opts.plan = rq.conds ? &k.plan : nullptr;
   opts.overlapping_vars = rq.overlapping_vars;
   opts.gpu = rq.gpu;
-  auto cg = backends::cpu::codegen(k.typed, rq.entry, *rq.oracle, rq.facts, opts, *ctx, name);
+  auto cg = backends::cpu::codegen(k.typed, entry, *rq.oracle, rq.facts, opts, *ctx, name);
   k.codegen_s = since(t1);
   if (!cg.ok) {
     k.reason = cg.reason;

@@ -150,6 +150,7 @@ class Infer {
           case ir::ConstValue::Kind::Bool: t = types::py_bool(); break;
           case ir::ConstValue::Kind::Int: t = types::py_int(); break;
           case ir::ConstValue::Kind::Float: t = types::py_float(); break;
+          case ir::ConstValue::Kind::Complex: t = types::py_complex(); break;
         }
         return typed(e, {}, t);
       }
@@ -184,6 +185,12 @@ class Infer {
             return typed(e, {obj}, types::tuple(el));
           }
           if (e->name == "ndim" || e->name == "size") return typed(e, {obj}, types::py_int());
+        }
+        if (ot.is_complex() && (e->name == "real" || e->name == "imag")) {
+          TypeRef part = ot.kind == Type::Kind::PyComplex       ? types::py_float()
+                         : ot.dtype == DType::Complex64          ? types::np_scalar(DType::Float32)
+                                                                 : types::np_scalar(DType::Float64);
+          return typed(e, {obj}, part);
         }
         if (ot.kind == Type::Kind::Module) fail("uses `" + ot.name + "." + e->name + "`", ln);
         fail("uses the attribute `." + e->name + "` of a " + ot.str(), ln);
@@ -251,8 +258,17 @@ class Infer {
         if (!a->type->is_scalar() || !b->type->is_scalar())
           fail(std::string("compares ") + a->type->str() + " and " + b->type->str(), ln);
         const Oracle& o = *in_.oracle;
-        TypeRef r = combine(a->type, b->type, [&](const TypeRef& x, const TypeRef& y) { return o.compare(x, y); },
-                            "a comparison", ln);
+        const bool eq = e->cmpop == ir::CmpOp::EQ || e->cmpop == ir::CmpOp::NE;
+        TypeRef r = combine(a->type, b->type, [&](const TypeRef& x, const TypeRef& y) -> TypeRef {
+          // Complex numbers compare for equality only (the order comparisons raise).
+          // (complex.__eq__ answers for a np.float64, a float subclass; NumPy for the others.)
+          if (eq && (x->is_complex() || y->is_complex())) {
+            bool py = (x->kind != Type::Kind::NpScalar && y->kind != Type::Kind::NpScalar) ||
+                      (x->kind == Type::Kind::PyComplex && y->kind == Type::Kind::NpScalar && y->dtype == DType::Float64);
+            return py ? types::py_bool() : types::np_scalar(DType::Bool);
+          }
+          return o.compare(x, y);
+        }, "a comparison", ln);
         return typed(e, {a, b}, r);
       }
       case K::Truth: {
@@ -287,6 +303,7 @@ class Infer {
         return typed(e, args, ub ? types::unbound() : args.back()->type);
       }
       case K::LoopNonEmpty: return e;
+      case K::Guard: case K::AsType: break;  // lowered IR only
     }
     fail("an expression stagepy cannot type", ln);
   }
@@ -347,6 +364,16 @@ class Infer {
   }
 
   Expr call(const Expr& e, const Env& env, int ln) {
+    // z.conjugate(): a call of the builtin Conjugate on z.
+    if (e->args[0]->kind == ExprNode::Kind::Attr && e->args[0]->name == "conjugate" && e->args[0]->pseudo < 0) {
+      Expr obj = expr(e->args[0]->args[0], env);
+      if (unbound(obj->type)) return typed(e, {obj}, types::unbound());
+      if (obj->type->is_complex()) {
+        if (e->args.size() != 1 || !e->kwnames.empty()) fail("calls conjugate() with arguments", ln);
+        Expr callee = typed(e->args[0], {obj}, types::callable(Builtin::Conjugate));
+        return typed(e, {callee, obj}, obj->type);
+      }
+    }
     Expr callee = expr(e->args[0], env);
     std::vector<Expr> args = {callee};
     for (size_t i = 1; i < e->args.size(); i++) args.push_back(expr(e->args[i], env));
@@ -377,6 +404,16 @@ class Infer {
         }
         if (at[0]->kind == Type::Kind::Tuple) return typed(e, args, types::py_int());
         fail("calls len() on a " + at[0]->str(), ln);
+      }
+      case Builtin::Complex: {
+        // complex(x) of a number, complex(re, im) of two real numbers: a Python complex.
+        if (at.empty() || at.size() > 2) fail("calls complex() with " + std::to_string(at.size()) + " arguments", ln);
+        for (size_t i = 0; i < at.size(); i++)
+          for (auto& m : members(at[i])) {
+            if (!m->is_scalar() || (m->is_complex() && (at.size() == 2 || m->kind != Type::Kind::PyComplex)))
+              fail("calls complex() on a " + m->str(), ln);
+          }
+        return typed(e, args, types::py_complex());
       }
       case Builtin::Min: case Builtin::Max: {
         if (at.size() < 2) fail("calls " + fname + " on an iterable", ln);
@@ -547,6 +584,9 @@ class Infer {
           if (elem->kind == Type::Kind::Array) fail("assigns to a whole row or slice of an array", s->line);
           if (!bt.writeable) fail("writes to a read-only array", s->line);
           if (!f.value->type->is_scalar()) fail("stores a " + f.value->type->str() + " into an array", s->line);
+          for (auto& m : members(f.value->type))
+            if (m->is_complex() && !dtype_is_complex(bt.dtype))
+              fail("stores a complex number into an array of " + std::string(dtype_name(bt.dtype)), s->line);
           // A list keeps the objects it is given: only a value of its elements' own type
           // keeps it a list stagepy can hold (an int stored into a list of floats stays an int).
           if (bt.pylist && !types::same(f.value->type, elem))

@@ -237,3 +237,56 @@ TEST(Codegen, OutOfBoundsStopsBeforeTheStatement) {
   int loop_slot = r.k.layout.loop_slot[0];
   EXPECT_EQ(r.state[(size_t)loop_slot], 2);  // the loop's current value when it stopped
 }
+
+TEST(Oracle, PythonComplexRules) {
+  specialize::Oracle o;
+  auto Z = types::py_complex();
+  EXPECT_TRUE(types::same(o.binary(ir::BinOp::Mul, Z, types::py_int()), Z));
+  EXPECT_TRUE(types::same(o.binary(ir::BinOp::TrueDiv, types::py_float(), Z), Z));
+  EXPECT_EQ(o.binary(ir::BinOp::FloorDiv, Z, Z), nullptr) << "complex // complex raises TypeError";
+  EXPECT_EQ(o.compare(Z, Z), nullptr) << "complex numbers have no order";
+  EXPECT_TRUE(types::same(o.call(Builtin::Abs, {Z}), types::py_float()));
+  EXPECT_EQ(o.call(Builtin::MathSqrt, {Z}), nullptr) << "math.sqrt(complex) raises TypeError";
+}
+
+// s = 0j; for i in range(n): s += i  ->  s.real and s.imag, two float variables.
+TEST(LowerComplex, ComplexSumBecomesTwoFloatParts) {
+  Program p = sum_loop(false);
+  auto lifted = analysis::lift_nest(p.a.code, p.spec);
+  ASSERT_TRUE(lifted.ok) << lifted.reason;
+  specialize::Oracle oracle;
+  std::vector<TypeRef> entry(lifted.nest.vars.size(), types::unbound());
+  for (size_t v = 0; v < lifted.nest.vars.size(); v++) {
+    const auto& var = lifted.nest.vars[v];
+    if (var.name == "range") entry[v] = types::callable(Builtin::Range);
+    if (var.name == "n") entry[v] = types::py_int();
+    if (var.name == "s") entry[v] = types::py_complex();
+  }
+  specialize::KernelRequest rq;
+  rq.nest = &lifted.nest;
+  rq.entry = entry;
+  rq.oracle = &oracle;
+  rq.name = "t_complex_sum";
+  auto k = specialize::compile_kernel(rq);
+  ASSERT_TRUE(k.ok) << k.reason;
+  int re = var_index(k.typed.nest, "s.real"), im = var_index(k.typed.nest, "s.imag");
+  ASSERT_GE(re, 0);
+  ASSERT_GE(im, 0);
+  EXPECT_EQ(k.typed.nest.vars[re].storage, ir::Var::Storage::Part);
+  // Parameters: n, then s's parts (s itself enters as its parts only).
+  const auto& ps = k.layout.params;
+  ASSERT_EQ(ps.size(), 3u);
+  EXPECT_EQ(ps[1].var, re);
+  EXPECT_EQ(ps[2].repr, Repr::F64);
+  std::vector<int64_t> state((size_t)k.layout.slots + 1, 0);
+  using Fn = int32_t (*)(int64_t*, int64_t, double, double);
+  ASSERT_EQ(((Fn)k.fn)(state.data(), 5, 0.5, -0.0), 0);
+  double r, i;
+  std::memcpy(&r, &state[(size_t)k.layout.var_slot[re]], 8);
+  std::memcpy(&i, &state[(size_t)k.layout.var_slot[im]], 8);
+  EXPECT_EQ(r, 10.5);  // 0.5 + 0 + 1 + 2 + 3 + 4
+  EXPECT_EQ(i, 0.0);
+  EXPECT_FALSE(std::signbit(i)) << "-0.0 + 0.0 (an int is i + 0j) is +0.0, as CPython computes it";
+  int s = var_index(k.typed.nest, "s");
+  EXPECT_TRUE(types::same(k.typed.tags[(size_t)state[(size_t)k.layout.var_slot[s] + 1] - 1], types::py_complex()));
+}

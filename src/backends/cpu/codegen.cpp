@@ -206,8 +206,9 @@ class Gen {
       case DType::Int64: case DType::UInt64: return i64();
       case DType::Float32: return B.getFloatTy();
       case DType::Float64: return f64();
+      case DType::Complex64: case DType::Complex128: break;  // read and written by part
     }
-    return i64();
+    fail("internal error: a complex element as one value");
   }
 
   int tag_of(const TypeRef& t) {
@@ -437,7 +438,7 @@ class Gen {
 
   // ------------------------------------------------------------ setup
   static bool has_value(const TypeRef& t) {
-    if (!t) return false;
+    if (!t || t->is_complex()) return false;  // complex values enter as their parts
     switch (t->kind) {
       case Type::Kind::PyBool: case Type::Kind::PyInt: case Type::Kind::PyFloat: case Type::Kind::NpScalar:
       case Type::Kind::Array:
@@ -593,6 +594,13 @@ class Gen {
       int tg = tn_.tag_of(t);
       B.CreateStore(c8(tg < 0 ? 0 : tg), tags_[v]);
     }
+    // A complex value at entry lives in its part variables (lower_complex); the variable
+    // keeps its type tag.
+    for (size_t v = 0; v < nv && v < entry_.size(); v++)
+      if (entry_[v] && entry_[v]->is_complex() && nest_.vars[v].assigned) {
+        int tg = tn_.tag_of(entry_[v]);
+        B.CreateStore(c8(tg < 0 ? 0 : tg), tags_[v]);
+      }
     // The exit block.
     exit_ = BasicBlock::Create(C, "exit", F);
     B.SetInsertPoint(exit_);
@@ -930,6 +938,9 @@ class Gen {
         if (e->pseudo >= 0 && entry_[e->args[0]->var] &&
             (entry_[e->args[0]->var]->kind == Type::Kind::Module || entry_[e->args[0]->var]->kind == Type::Kind::Object))
           return load(e->pseudo, e->type, false);
+        if ((e->name == "real" || e->name == "imag") && e->args[0]->kind == K::Subscript &&
+            e->args[0]->type->is_complex())
+          return complex_part(e->args[0], e->name == "imag");
         V obj = gen(e->args[0]);
         if (obj.t->kind == Type::Kind::Array) {
           if (e->name == "shape") {
@@ -1009,8 +1020,34 @@ class Gen {
         Value* trip = B.CreateLoad(i64(), loops_[e->var].trip);
         return scalar(types::py_bool(), B.CreateICmpSGT(trip, c64(0)));
       }
+      case K::Guard: {
+        defer(truth(gen(e->args[0])));
+        return gen(e->args[1]);
+      }
+      case K::AsType: {
+        V x = gen(e->args[0]);
+        if (hetero(x.t) || ty(x.t) != ty(e->type)) fail("internal error: as " + e->type->str() + " of " + x.t->str());
+        x.t = e->type;
+        x.tag = nullptr;
+        return x;
+      }
     }
     fail("internal error: expression");
+  }
+
+  // The address of element `sub` of a complex array, and of its imaginary part.
+  Value* complex_element(const Expr& base_e, const Expr& index_e, int origin, bool imag) {
+    V base = gen(base_e);
+    V idx = gen(index_e);
+    if (base.t->kind != Type::Kind::Array || !dtype_is_complex(base.t->dtype) ||
+        base.t->dtype != DType::Complex128)
+      fail("internal error: a part of an element of " + base.t->str());
+    Value* at = index_array(base, index_list(idx), origin).v;
+    return imag ? B.CreateConstGEP1_64(i8(), at, 8) : at;
+  }
+  V complex_part(const Expr& sub, bool imag) {
+    Value* at = complex_element(sub->args[0], sub->args[1], sub->origin, imag);
+    return scalar(types::py_float(), B.CreateAlignedLoad(f64(), at, llvm::Align(8)));
   }
 
   V constant(const Expr& e) {
@@ -1023,6 +1060,10 @@ class Gen {
       case ir::ConstValue::Kind::Bool: return scalar(types::py_bool(), B.getInt1(e->value.b));
       case ir::ConstValue::Kind::Int: return scalar(types::py_int(), c64(e->value.i));
       case ir::ConstValue::Kind::Float: return scalar(types::py_float(), llvm::ConstantFP::get(f64(), e->value.f));
+      case ir::ConstValue::Kind::Complex:
+        // lower_complex's marker: a complex variable's own slot keeps only its type tag.
+        if (e->type->is_complex()) return scalar(e->type, c64(0));
+        break;
     }
     fail("internal error: constant");
   }
@@ -1643,6 +1684,13 @@ class Gen {
   // ------------------------------------------------------------ calls
   V call(const Expr& e) {
     Builtin f = e->args[0]->type->builtin;
+    if (f == Builtin::CHypot) {  // |z| of a lowered complex number: the C library's hypot
+      Value* x = as_double(gen(e->args[1]));
+      Value* y = as_double(gen(e->args[2]));
+      Value* r = libm2("hypot", x, y);
+      defer(isfinite(r));  // CPython raises OverflowError, NumPy warns: CPython redoes it
+      return scalar(e->type, r);
+    }
     std::vector<V> args;
     for (size_t i = 1; i < e->args.size(); i++) args.push_back(gen(e->args[i]));
     if (f == Builtin::Min || f == Builtin::Max || f == Builtin::Len) return call_values(f, args, e->type);
@@ -2050,6 +2098,13 @@ class Gen {
           p.value = gen(f.value);
           break;
         case ir::Effect::Kind::Store: {
+          if (f.part >= 0) {  // a part of a complex element (lower_complex)
+            p.addr = complex_element(f.base, f.index, f.origin, f.part == 1);
+            p.value = gen(f.value);
+            if (p.value.t->kind == Type::Kind::Unbound) p.addr = nullptr;
+            else p.stored = as_double(p.value);
+            break;
+          }
           V base = gen(f.base);
           V idx = gen(f.index);
           p.value = gen(f.value);
@@ -2075,15 +2130,15 @@ class Gen {
         assign(f.var, p.value);
       } else if (f.kind == ir::Effect::Kind::Store && p.addr) {
         DType d = f.base->type->dtype;
+        const int nb = f.part >= 0 ? 8 : dtype_size(d);
         if (undo_ && undo_->next < undo_->ptr.size()) {  // fast pass of a chunk: keep the old value
           size_t st = undo_->next++;
-          int nb = dtype_size(d);
           undo_->bytes[st] = nb;
           Value* old = B.CreateAlignedLoad(B.getIntNTy((unsigned)nb * 8), p.addr, llvm::Align(nb));
           B.CreateStore(p.addr, B.CreateGEP(ptr(), undo_->ptr[st], undo_->kk));
           B.CreateStore(B.CreateZExt(old, i64()), B.CreateGEP(i64(), undo_->old[st], undo_->kk));
         }
-        B.CreateAlignedStore(p.stored, p.addr, llvm::Align(dtype_size(d)));
+        B.CreateAlignedStore(p.stored, p.addr, llvm::Align(nb));
       }
     }
   }

@@ -1,0 +1,600 @@
+// See lower_complex.h.
+#include "specialize/lower_complex.h"
+
+#include <cmath>
+#include <map>
+
+#include "ir/mutate.h"
+
+namespace stagepy::specialize {
+namespace {
+
+using ir::Expr;
+using ir::ExprNode;
+using ir::Stmt;
+using ir::StmtNode;
+using EK = ExprNode::Kind;
+using Pair = std::pair<Expr, Expr>;
+
+struct LowerError {
+  std::string reason;
+  int line;
+};
+
+bool any_complex(const TypeRef& t) {
+  if (!t) return false;
+  if (t->kind == Type::Kind::Union) {
+    for (auto& e : t->elems)
+      if (e->is_complex()) return true;
+    return false;
+  }
+  return t->is_complex() || (t->kind == Type::Kind::Array && dtype_is_complex(t->dtype));
+}
+
+bool is_np(const TypeRef& t) { return t && t->kind == Type::Kind::NpScalar; }
+
+class Lower {
+ public:
+  Lower(const TypedNest& tn, std::vector<TypeRef>* entry, FpMode fp)
+      : out_(tn), entry_(*entry), entry_out_(entry), fp_(fp) {}
+
+  TypedNest run() {
+    try {
+      entry_.resize(out_.nest.vars.size(), types::unbound());
+      for (size_t v = 0; v < entry_.size(); v++)
+        if (entry_[v] && entry_[v]->is_complex()) {
+          check_width(entry_[v], out_.nest.line);
+          parts((int)v);
+        }
+      out_.nest.root = stmt(out_.nest.root);
+      *entry_out_ = entry_;
+    } catch (const LowerError& e) {
+      out_.ok = false;
+      out_.reason = e.reason;
+      out_.reason_line = e.line;
+    }
+    return out_;
+  }
+
+ private:
+  TypedNest out_;
+  std::vector<TypeRef> entry_;
+  std::vector<TypeRef>* entry_out_;
+  FpMode fp_;
+  std::map<int, std::pair<int, int>> parts_;
+  int temps_ = 0;
+  // The statement being lowered: where its Temp statements go, and its resume point.
+  std::vector<Stmt>* pre_ = nullptr;
+  int resume_ = -1, line_ = 0;
+
+  [[noreturn]] void fail(const std::string& why) { throw LowerError{why, line_}; }
+
+  void check_width(const TypeRef& t, int line) {
+    if (t->kind == Type::Kind::NpScalar && t->dtype == DType::Complex64) {
+      line_ = line;
+      fail("computes on numpy.complex64 numbers (only complex and numpy.complex128 are supported)");
+    }
+  }
+
+  void note_tag(const TypeRef& t) {
+    for (auto& x : out_.tags)
+      if (*x == *t) return;
+    out_.tags.push_back(t);
+  }
+
+  int new_var(const std::string& name, ir::Var::Storage st, int parent, int index) {
+    ir::Var v;
+    v.name = name;
+    v.storage = st;
+    v.parent = parent;
+    v.index = index;
+    v.assigned = true;
+    v.read = true;
+    out_.nest.vars.push_back(v);
+    entry_.push_back(types::unbound());
+    note_tag(types::py_float());
+    return (int)out_.nest.vars.size() - 1;
+  }
+
+  // The Part variables of complex variable `v` (its value at entry, if any, split).
+  std::pair<int, int> parts(int v) {
+    auto it = parts_.find(v);
+    if (it != parts_.end()) return it->second;
+    const std::string& n = out_.nest.vars[(size_t)v].name;
+    int re = new_var(n + ".real", ir::Var::Storage::Part, v, 0);
+    int im = new_var(n + ".imag", ir::Var::Storage::Part, v, 1);
+    if ((size_t)v < entry_.size() && entry_[(size_t)v] && entry_[(size_t)v]->is_complex()) {
+      entry_[(size_t)re] = types::py_float();
+      entry_[(size_t)im] = types::py_float();
+    }
+    return parts_[v] = {re, im};
+  }
+
+  // ------------------------------------------------------------ building blocks
+  static Expr node(EK k, TypeRef t, std::vector<Expr> args) {
+    auto e = std::make_shared<ExprNode>();
+    e->kind = k;
+    e->type = std::move(t);
+    e->origin = ir::kInlinedOrigin;  // no fact of the analysis is about these operations
+    e->args = std::move(args);
+    return e;
+  }
+  static Expr fconst(double v) {
+    ir::ConstValue c;
+    c.kind = ir::ConstValue::Kind::Float;
+    c.f = v;
+    auto e = std::make_shared<ExprNode>(*ir::make_const(c));
+    e->type = types::py_float();
+    return e;
+  }
+  static Expr bconst(bool b) {
+    ir::ConstValue c;
+    c.kind = ir::ConstValue::Kind::Bool;
+    c.b = b;
+    auto e = std::make_shared<ExprNode>(*ir::make_const(c));
+    e->type = types::py_bool();
+    return e;
+  }
+  static Expr bin(ir::BinOp op, Expr a, Expr b) {
+    auto e = node(EK::Binary, op == ir::BinOp::And || op == ir::BinOp::Or ? types::py_bool() : types::py_float(),
+                  {std::move(a), std::move(b)});
+    std::const_pointer_cast<ExprNode>(e)->binop = op;
+    return e;
+  }
+  static Expr add(Expr a, Expr b) { return bin(ir::BinOp::Add, std::move(a), std::move(b)); }
+  static Expr sub(Expr a, Expr b) { return bin(ir::BinOp::Sub, std::move(a), std::move(b)); }
+  static Expr mul(Expr a, Expr b) { return bin(ir::BinOp::Mul, std::move(a), std::move(b)); }
+  static Expr div(Expr a, Expr b) { return bin(ir::BinOp::TrueDiv, std::move(a), std::move(b)); }
+  static Expr neg(Expr a) {
+    auto e = node(EK::Unary, types::py_float(), {std::move(a)});
+    std::const_pointer_cast<ExprNode>(e)->unop = ir::UnOp::Neg;
+    return e;
+  }
+  static Expr cmp(ir::CmpOp op, Expr a, Expr b) {
+    auto e = node(EK::Compare, types::py_bool(), {std::move(a), std::move(b)});
+    std::const_pointer_cast<ExprNode>(e)->cmpop = op;
+    return e;
+  }
+  static Expr lnot(Expr a) {
+    auto e = node(EK::Unary, types::py_bool(), {std::move(a)});
+    std::const_pointer_cast<ExprNode>(e)->unop = ir::UnOp::Not;
+    return e;
+  }
+  static Expr call(Builtin f, TypeRef t, std::vector<Expr> args) {
+    args.insert(args.begin(), node(EK::Const, types::callable(f), {}));
+    return node(EK::Call, std::move(t), std::move(args));
+  }
+  static Expr cond(Expr c, Expr a, Expr b) {
+    TypeRef t = a->type;
+    return node(EK::Cond, t, {std::move(c), std::move(a), std::move(b)});
+  }
+  static Expr fabs(Expr x) { return call(Builtin::MathFabs, types::py_float(), {std::move(x)}); }
+  static Expr isfinite(Expr x) { return call(Builtin::MathIsfinite, types::py_bool(), {std::move(x)}); }
+  static Expr isinf(Expr x) { return call(Builtin::MathIsinf, types::py_bool(), {std::move(x)}); }
+  Expr load(int v, bool check_bound) {
+    auto e = std::make_shared<ExprNode>(*ir::make_load(v, ir::kInlinedOrigin));
+    e->type = types::py_float();
+    e->check_bound = check_bound;
+    return e;
+  }
+  // A real value as a Python float (what CPython's to_complex and NumPy's casts compute).
+  static Expr to_float(const Expr& x) {
+    if (x->type->kind == Type::Kind::PyFloat) return x;
+    if (is_np(x->type) && x->type->dtype == DType::Float64) return ir::make_as_type(x, types::py_float());
+    return call(Builtin::Float, types::py_float(), {x});
+  }
+
+  static bool simple(const Expr& e) {
+    switch (e->kind) {
+      case EK::Load: case EK::Const: return true;
+      case EK::Attr: return e->args[0]->kind == EK::Subscript;  // a part of an array element
+      case EK::AsType: case EK::Unary: return simple(e->args[0]);
+      case EK::Guard: return simple(e->args[1]);  // its check is a few compares of simple values
+      default: return false;
+    }
+  }
+
+  // Computes both parts once, into Temp variables, before the statement.
+  Pair spill(const Pair& p) {
+    if (simple(p.first) && simple(p.second)) return p;
+    int k = temps_++;
+    int re = new_var("$c" + std::to_string(k) + ".real", ir::Var::Storage::Temp, -1, 0);
+    int im = new_var("$c" + std::to_string(k) + ".imag", ir::Var::Storage::Temp, -1, 1);
+    ir::Effect a, b;
+    a.kind = b.kind = ir::Effect::Kind::Assign;
+    a.var = re;
+    a.value = p.first;
+    b.var = im;
+    b.value = p.second;
+    pre_->push_back(ir::make_seg({a, b}, resume_, line_));
+    return {load(re, false), load(im, false)};
+  }
+
+  // NumPy warns where an operation's result is not finite: CPython redoes it.
+  Pair finite_or_cpython(const Pair& p0) {
+    if (fp_ == FpMode::Ignore) return p0;
+    Pair p = spill(p0);
+    Expr ok = bin(ir::BinOp::And, isfinite(p.first), isfinite(p.second));
+    return {ir::make_guard(ok, p.first), ir::make_guard(ok, p.second)};
+  }
+
+  // ------------------------------------------------------------ complex values
+  // The parts of an operand converted to a complex number (x -> x + 0j).
+  Pair operand(const Expr& e) {
+    if (any_complex(e->type)) return spill(cx(e));
+    if (!e->type->is_scalar()) fail("computes with complex numbers and a " + e->type->str());
+    return {to_float(real(e)), fconst(0.0)};
+  }
+
+  Pair cx(const Expr& e) {
+    const TypeRef& t = e->type;
+    if (t->kind == Type::Kind::Union) fail("holds complex numbers and other values (" + t->str() + ") in one variable");
+    check_width(t, line_);
+    const bool np = is_np(t);
+    switch (e->kind) {
+      case EK::Const: {
+        if (e->value.kind != ir::ConstValue::Kind::Complex) break;
+        return {fconst(e->value.f), fconst(e->value.f2)};
+      }
+      case EK::Load: {
+        auto [re, im] = parts(e->var);
+        return {load(re, e->check_bound), load(im, e->check_bound)};
+      }
+      case EK::Subscript: {
+        const TypeRef& bt = e->args[0]->type;
+        if (bt->kind != Type::Kind::Array || bt->pybuf) break;
+        auto s = std::make_shared<ExprNode>(*e);
+        s->args = {real(e->args[0]), real(e->args[1])};
+        Expr sub = s;
+        auto part = [&](const char* name) {
+          auto a = std::make_shared<ExprNode>(*ir::make_attr(sub, name, e->origin));
+          a->type = types::py_float();
+          return Expr(a);
+        };
+        return {part("real"), part("imag")};
+      }
+      case EK::Binary: {
+        Pair a = operand(e->args[0]);
+        if (e->binop == ir::BinOp::Pow) return power(e, a);
+        Pair b = operand(e->args[1]);
+        Pair r;
+        switch (e->binop) {
+          case ir::BinOp::Add: r = {add(a.first, b.first), add(a.second, b.second)}; break;
+          case ir::BinOp::Sub: r = {sub(a.first, b.first), sub(a.second, b.second)}; break;
+          case ir::BinOp::Mul: r = prod(a, b); break;
+          case ir::BinOp::TrueDiv: r = np ? quot_numpy(a, b) : quot(a, b); break;
+          default: fail(std::string("computes `") + ir::binop_name(e->binop) + "` on complex numbers");
+        }
+        return np ? finite_or_cpython(r) : r;
+      }
+      case EK::Unary: {
+        if (e->unop == ir::UnOp::Neg) {
+          Pair a = operand(e->args[0]);
+          return {neg(a.first), neg(a.second)};
+        }
+        if (e->unop == ir::UnOp::Pos) return operand(e->args[0]);
+        break;
+      }
+      case EK::Call: {
+        Builtin f = e->args[0]->type->kind == Type::Kind::Callable ? e->args[0]->type->builtin : Builtin::None_;
+        if (f == Builtin::Conjugate) {
+          Pair a = operand(e->args[1]);
+          return {a.first, neg(a.second)};
+        }
+        if (f == Builtin::Complex) {
+          if (e->args.size() == 2) return operand(e->args[1]);
+          return {to_float(real(e->args[1])), to_float(real(e->args[2]))};
+        }
+        if (f != Builtin::None_) fail(std::string("calls ") + builtin_name(f) + "() on complex numbers");
+        break;
+      }
+      case EK::Cond: {
+        Expr c = real(e->args[0]);
+        Pair a = operand(e->args[1]), b = operand(e->args[2]);
+        return {cond(c, a.first, b.first), cond(c, a.second, b.second)};
+      }
+      case EK::Seq: {
+        std::vector<Expr> head;
+        for (size_t i = 0; i + 1 < e->args.size(); i++) head.push_back(real(e->args[i]));
+        Pair last = operand(e->args.back());
+        auto seq = [&](Expr x) {
+          auto args = head;
+          args.push_back(x);
+          return node(EK::Seq, x->type, std::move(args));
+        };
+        return {seq(last.first), seq(last.second)};
+      }
+      default: break;
+    }
+    fail("computes on complex numbers in a way stagepy does not support");
+  }
+
+  // _Py_c_prod (NumPy's is the same).
+  static Pair prod(const Pair& a, const Pair& b) {
+    return {sub(mul(a.first, b.first), mul(a.second, b.second)), add(mul(a.first, b.second), mul(a.second, b.first))};
+  }
+
+  // _Py_c_quot: Smith's algorithm. A zero divisor is CPython's EDOM (ZeroDivisionError):
+  // there the Python float division by b.real == 0 hands the statement to CPython.
+  Pair quot(const Pair& a, const Pair& b) {
+    Expr abr = fabs(b.first), abi = fabs(b.second);
+    Expr c1 = cmp(ir::CmpOp::GE, abr, abi), c2 = cmp(ir::CmpOp::GE, abi, abr);
+    Expr r1 = div(b.second, b.first);                          // |b.real| >= |b.imag|
+    Expr d1 = add(b.first, mul(b.second, r1));
+    Expr re1 = div(add(a.first, mul(a.second, r1)), d1);
+    Expr im1 = div(sub(a.second, mul(a.first, r1)), d1);
+    Expr r2 = div(b.first, b.second);                          // |b.imag| > |b.real|
+    Expr d2 = add(mul(b.first, r2), b.second);
+    Expr re2 = div(add(mul(a.first, r2), a.second), d2);
+    Expr im2 = div(sub(mul(a.second, r2), a.first), d2);
+    Expr nan = fconst(std::nan(""));                           // a NaN in b
+    return {cond(c1, re1, cond(c2, re2, nan)), cond(c1, im1, cond(c2, im2, nan))};
+  }
+
+  // NumPy's complex division (loops.c.src): a reciprocal of the scaled divisor, and a
+  // zero divisor divides each part by |b.real|. Where NumPy could warn, a non-finite
+  // result goes to CPython (finite_or_cpython), so a zero divisor can stop at the first
+  // Python float division; where np.errstate ignores everything, the divisions are
+  // NumPy's own, which give infinities and NaNs.
+  Pair quot_numpy(const Pair& a, const Pair& b) {
+    auto q = [&](Expr x, Expr y) {
+      if (fp_ != FpMode::Ignore) return div(std::move(x), std::move(y));
+      TypeRef f64 = types::np_scalar(DType::Float64);
+      auto e = node(EK::Binary, f64, {ir::make_as_type(x, f64), ir::make_as_type(y, f64)});
+      std::const_pointer_cast<ExprNode>(e)->binop = ir::BinOp::TrueDiv;
+      return ir::make_as_type(e, types::py_float());
+    };
+    Expr abr = fabs(b.first), abi = fabs(b.second);
+    Expr c1 = cmp(ir::CmpOp::GE, abr, abi);
+    Expr zero = bin(ir::BinOp::And, cmp(ir::CmpOp::EQ, abr, fconst(0.0)), cmp(ir::CmpOp::EQ, abi, fconst(0.0)));
+    Expr r1 = q(b.second, b.first);
+    Expr s1 = q(fconst(1.0), add(b.first, mul(b.second, r1)));
+    Expr re1 = mul(add(a.first, mul(a.second, r1)), s1);
+    Expr im1 = mul(sub(a.second, mul(a.first, r1)), s1);
+    Expr r2 = q(b.first, b.second);
+    Expr s2 = q(fconst(1.0), add(b.second, mul(b.first, r2)));
+    Expr re2 = mul(add(mul(a.first, r2), a.second), s2);
+    Expr im2 = mul(sub(mul(a.second, r2), a.first), s2);
+    return {cond(c1, cond(zero, q(a.first, abr), re1), re2), cond(c1, cond(zero, q(a.second, abr), im1), im2)};
+  }
+
+  // complex_pow with an exponent CPython takes as a small integer: c_powi, by repeated
+  // squaring (c_powu), and the quotient 1 / x**-n for a negative one. An infinite part is
+  // CPython's OverflowError.
+  Pair power(const Expr& e, const Pair& base) {
+    if (is_np(e->type)) fail("raises a NumPy complex number to a power");
+    const Expr& x = e->args[1];
+    double n = NAN;
+    if (x->kind == EK::Const) {
+      const auto& c = x->value;
+      if (c.kind == ir::ConstValue::Kind::Int) n = (double)c.i;
+      else if (c.kind == ir::ConstValue::Kind::Bool) n = c.b ? 1 : 0;
+      else if (c.kind == ir::ConstValue::Kind::Float) n = c.f;
+      else if (c.kind == ir::ConstValue::Kind::Complex && c.f2 == 0.0) n = c.f;
+    }
+    if (!(n == std::floor(n) && std::fabs(n) <= 100.0))
+      fail("raises a complex number to a power other than a constant integer up to 100");
+    long k = (long)n;
+    long m = k > 0 ? k : -k;
+    Pair r = {fconst(1.0), fconst(0.0)};
+    Pair p = base;
+    for (long mask = 1; mask > 0 && m >= mask; mask <<= 1) {
+      if (m & mask) r = spill(prod(r, p));
+      if (m >= (mask << 1)) p = spill(prod(p, p));
+    }
+    if (k <= 0) r = spill(quot({fconst(1.0), fconst(0.0)}, r));
+    Expr ok = bin(ir::BinOp::And, lnot(isinf(r.first)), lnot(isinf(r.second)));
+    return {ir::make_guard(ok, r.first), ir::make_guard(ok, r.second)};
+  }
+
+  // ------------------------------------------------------------ real values
+  // `e` (not complex) with every complex computation inside it lowered.
+  Expr real(const Expr& e) {
+    if (!e) return e;
+    if (any_complex(e->type) && e->type->kind != Type::Kind::Array)
+      fail("uses a complex number where stagepy expects a real one");
+    auto arg_complex = [&](size_t i) { return i < e->args.size() && any_complex(e->args[i]->type) &&
+                                              e->args[i]->type->kind != Type::Kind::Array; };
+    switch (e->kind) {
+      case EK::Attr:
+        if (arg_complex(0) && (e->name == "real" || e->name == "imag")) {
+          Pair p = cx(e->args[0]);
+          Expr r = e->name == "real" ? p.first : p.second;
+          return is_np(e->type) ? ir::make_as_type(r, e->type) : r;
+        }
+        break;
+      case EK::Call: {
+        Builtin f = e->args[0]->type->kind == Type::Kind::Callable ? e->args[0]->type->builtin : Builtin::None_;
+        bool any = false;
+        for (size_t i = 1; i < e->args.size(); i++) any = any || arg_complex(i);
+        if (!any) break;
+        if ((f == Builtin::Abs || f == Builtin::NpAbs) && e->args.size() == 2) {
+          // CPython's _Py_c_abs and NumPy's npy_cabs: hypot(re, im); CPython redoes a
+          // result that is not finite (an OverflowError, or NumPy's warning).
+          Pair p = spill(cx(e->args[1]));
+          return call(Builtin::CHypot, e->type, {p.first, p.second});
+        }
+        if (f == Builtin::Bool && e->args.size() == 2) return truth(e->args[1]);
+        fail(std::string("calls ") + (f == Builtin::None_ ? "a function" : builtin_name(f)) + "() on complex numbers");
+      }
+      case EK::Truth:
+        if (arg_complex(0)) return truth(e->args[0]);
+        break;
+      case EK::Unary:
+        if (e->unop == ir::UnOp::Not && arg_complex(0)) return lnot(truth(e->args[0]));
+        break;
+      case EK::Compare:
+        if ((e->cmpop == ir::CmpOp::EQ || e->cmpop == ir::CmpOp::NE) && (arg_complex(0) || arg_complex(1)))
+          return equality(e);
+        break;
+      default: break;
+    }
+    for (size_t i = 0; i < e->args.size(); i++)
+      if (arg_complex(i)) fail("computes on complex numbers in a way stagepy does not support");
+    bool changed = false;
+    std::vector<Expr> args;
+    for (auto& a : e->args) {
+      args.push_back(real(a));
+      changed = changed || args.back() != a;
+    }
+    if (!changed) return e;
+    auto c = std::make_shared<ExprNode>(*e);
+    c->args = std::move(args);
+    return c;
+  }
+
+  // complex_bool: real != 0 or imag != 0.
+  Expr truth(const Expr& z) {
+    Pair p = spill(cx(z));
+    return bin(ir::BinOp::Or, cmp(ir::CmpOp::NE, p.first, fconst(0.0)), cmp(ir::CmpOp::NE, p.second, fconst(0.0)));
+  }
+
+  // complex_richcompare (a real operand compares exactly with the real part, and the
+  // imaginary part must be 0) or NumPy's equal (both converted to complex).
+  Expr equality(const Expr& e) {
+    const bool np = is_np(e->type);
+    auto side = [&](const Expr& x) -> Pair {
+      if (any_complex(x->type)) return spill(cx(x));
+      Expr r = real(x);
+      if (np) return {to_float(r), fconst(0.0)};
+      if (is_np(r->type)) r = ir::make_as_type(r, types::py_float());  // np.float64: a float
+      return {r, fconst(0.0)};
+    };
+    Pair a = side(e->args[0]), b = side(e->args[1]);
+    Expr eq = bin(ir::BinOp::And, cmp(ir::CmpOp::EQ, a.first, b.first), cmp(ir::CmpOp::EQ, a.second, b.second));
+    Expr r = e->cmpop == ir::CmpOp::EQ ? eq : lnot(eq);
+    return np ? ir::make_as_type(r, e->type) : r;
+  }
+
+  // ------------------------------------------------------------ statements
+  Stmt stmt(const Stmt& s) {
+    switch (s->kind) {
+      case StmtNode::Kind::Block: {
+        std::vector<Stmt> out;
+        for (auto& b : s->body) lower_into(b, out);
+        return ir::make_block(std::move(out));
+      }
+      default: {
+        std::vector<Stmt> out;
+        lower_into(s, out);
+        if (out.size() == 1) return out[0];
+        return ir::make_block(std::move(out));
+      }
+    }
+  }
+
+  void lower_into(const Stmt& s, std::vector<Stmt>& out) {
+    line_ = s->line;
+    resume_ = s->resume;
+    std::vector<Stmt> pre;
+    pre_ = &pre;
+    auto c = std::make_shared<StmtNode>(*s);
+    switch (s->kind) {
+      case StmtNode::Kind::Seg: {
+        std::vector<ir::Effect> effects;
+        for (auto& f : s->effects) effect(f, effects);
+        c->effects = std::move(effects);
+        break;
+      }
+      case StmtNode::Kind::If:
+        c->cond = real(s->cond);
+        break;
+      case StmtNode::Kind::For:
+      case StmtNode::Kind::Range:
+        for (auto& a : c->args) a = real(a);
+        break;
+      default: break;
+    }
+    pre_ = nullptr;
+    for (auto& b : c->body) b = stmt(b);
+    out.insert(out.end(), pre.begin(), pre.end());
+    out.push_back(c);
+  }
+
+  void effect(const ir::Effect& f, std::vector<ir::Effect>& out) {
+    const bool cplx = f.value && any_complex(f.value->type) && f.value->type->kind != Type::Kind::Array;
+    switch (f.kind) {
+      case ir::Effect::Kind::Assign: {
+        if (!cplx) {
+          ir::Effect g = f;
+          g.value = real(f.value);
+          out.push_back(g);
+          return;
+        }
+        Pair p = cx(f.value);
+        auto [re, im] = parts(f.var);
+        ir::Effect a = f, b = f, tag = f;
+        a.var = re;
+        a.value = p.first;
+        b.var = im;
+        b.value = p.second;
+        // The variable itself keeps the type tag (how to box the parts at exit).
+        ir::ConstValue k;
+        k.kind = ir::ConstValue::Kind::Complex;
+        auto marker = std::make_shared<ExprNode>(*ir::make_const(k, f.value->origin));
+        marker->type = f.value->type;
+        note_tag(f.value->type);
+        tag.value = marker;
+        out.push_back(a);
+        out.push_back(b);
+        out.push_back(tag);
+        return;
+      }
+      case ir::Effect::Kind::Store: {
+        const TypeRef& bt = f.base ? f.base->type : nullptr;
+        if (bt && bt->kind == Type::Kind::Array && dtype_is_complex(bt->dtype)) {
+          check_width(types::np_scalar(bt->dtype), line_);
+          if (bt->pybuf) fail("stores into a buffer of complex numbers");
+          Pair p = operand(f.value);
+          ir::Effect a = f, b = f;
+          a.base = b.base = real(f.base);
+          a.index = b.index = real(f.index);
+          a.part = 0;
+          a.value = p.first;
+          b.part = 1;
+          b.value = p.second;
+          out.push_back(a);
+          out.push_back(b);
+          return;
+        }
+        ir::Effect g = f;
+        g.base = real(f.base);
+        g.index = real(f.index);
+        g.value = real(f.value);
+        out.push_back(g);
+        return;
+      }
+      case ir::Effect::Kind::Eval: {
+        ir::Effect g = f;
+        if (!cplx) {
+          g.value = real(f.value);
+          out.push_back(g);
+          return;
+        }
+        Pair p = cx(f.value);
+        g.value = p.first;
+        out.push_back(g);
+        g.value = p.second;
+        out.push_back(g);
+        return;
+      }
+    }
+  }
+};
+
+}  // namespace
+
+bool mentions_complex(const TypedNest& tn, const std::vector<TypeRef>& entry) {
+  for (auto& t : entry)
+    if (any_complex(t)) return true;
+  bool found = false;
+  ir::for_each_expr(tn.nest.root, [&](const Expr& e) { found = found || any_complex(e->type); });
+  return found;
+}
+
+TypedNest lower_complex(const TypedNest& tn, std::vector<TypeRef>* entry, FpMode fp) {
+  if (!mentions_complex(tn, *entry)) return tn;
+  return Lower(tn, entry, fp).run();
+}
+
+}  // namespace stagepy::specialize

@@ -1,0 +1,38 @@
+// lower_complex: in, a typed nest whose values may be complex numbers (Python `complex`,
+// NumPy complex128 scalars and arrays) and the types of its variables at entry; out, the
+// same nest computing only on real numbers, with the entry types of the variables it added.
+//
+// Each complex variable `z` gets two Part variables (`z.real`, `z.imag`, Python floats);
+// `z` itself keeps only its type tag, which says how to box the parts back at exit. An
+// element of a complex array is read and written one part at a time. Every operation
+// becomes the arithmetic CPython (Objects/complexobject.c) or NumPy performs on the parts,
+// in the same order, with the same conversions (a real operand becomes `x + 0j` first):
+//   * + - * and unary -/+, conjugate(), complex(re[, im]), .real/.imag, ==/!=, truth;
+//   * / by Smith's algorithm (CPython's divides, NumPy's multiplies by a reciprocal);
+//     a zero divisor goes to CPython (ZeroDivisionError, or NumPy's warnings);
+//   * ** with a constant integer exponent |n| <= 100 (CPython's repeated squaring); an
+//     infinite result goes to CPython (OverflowError);
+//   * abs(): the C library's hypot, as both compute it; an infinite result goes to CPython.
+// NumPy operations whose result is not finite go to CPython, which warns exactly.
+// Intermediate results that later operations read twice are computed once into Temp
+// variables, in statements of their own before the statement that uses them (with its
+// resume point: a failure there hands the whole statement to CPython).
+// Anything else on complex numbers (complex64, cmath, NumPy functions, ** with other
+// exponents, a variable holding complex numbers or other values) is refused, with a reason.
+#pragma once
+#include <vector>
+
+#include "backends/kernel_abi.h"
+#include "specialize/type_infer.h"
+
+namespace stagepy::specialize {
+
+// Returns `tn` unchanged when no value is complex. `entry` grows with the new variables.
+// With FpMode::Ignore (np.errstate ignores every floating-point error) NumPy operations
+// need no check: nothing can warn.
+TypedNest lower_complex(const TypedNest& tn, std::vector<TypeRef>* entry, FpMode fp);
+
+// Whether any value of the nest (or any array it reads) is complex.
+bool mentions_complex(const TypedNest& tn, const std::vector<TypeRef>& entry);
+
+}  // namespace stagepy::specialize
