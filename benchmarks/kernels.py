@@ -60,13 +60,30 @@ SOURCE = textwrap.dedent("""
                     zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
                     k += 1
                 out[y, x] = k
+
+    def mandelbrot_complex(out, maxit):
+        h, w = out.shape
+        for y in range(h):
+            for x in range(w):
+                c = complex(-2.0 + 3.0 * x / w, -1.5 + 3.0 * y / h)
+                z = 0j
+                k = 0
+                while k < maxit and abs(z) <= 2.0:
+                    z = z * z + c
+                    k += 1
+                out[y, x] = k
+
+    def cmul(A, B, C):
+        for j in range(A.shape[0]):
+            C[j] = A[j] * B[j] + A[j]
 """)
 
 # The hand-written numba.prange variants: prange where stagepy runs a loop in parallel.
 PRANGE = (SOURCE.replace("for i in range(n):", "for i in prange(n):")
           .replace("for i in range(1, n - 1):", "for i in prange(1, n - 1):")
           .replace("for i in range(a.shape[0]):", "for i in prange(a.shape[0]):")
-          .replace("for y in range(h):", "for y in prange(h):"))
+          .replace("for y in range(h):", "for y in prange(h):")
+          .replace("for j in range(A.shape[0]):", "for j in prange(A.shape[0]):"))
 
 # Dispatch overhead: the same function with an empty nest, with and without stagepy.
 TINY = textwrap.dedent("""
@@ -99,11 +116,17 @@ def cases(scale):
     n_d = s(1_000_000)
     a, b = rng.random(n_d), rng.random(n_d)
     h_m = s(160)
+    n_c = s(1_000_000)
+    ca = rng.random(n_c) + 1j * rng.random(n_c)
+    cb = rng.random(n_c) - 1j * rng.random(n_c)
     return {
         "gemm": (lambda f: f(A, B, np.zeros((n_g, n_g))), lambda: A @ B, f"{n_g}x{n_g}"),
         "stencil": (lambda f: f(u0.copy(), u0.copy(), steps), None, f"{n_s}x{n_s} x {steps} steps"),
         "dot": (lambda f: f(a, b), lambda: a @ b, f"n={n_d}"),
         "mandelbrot": (lambda f: f(np.zeros((h_m, int(1.5 * h_m)), np.int64), 100), None, f"{h_m}x{int(1.5 * h_m)}, 100 it"),
+        "mandelbrot_complex": (lambda f: f(np.zeros((h_m, int(1.5 * h_m)), np.int64), 100), None,
+                               f"{h_m}x{int(1.5 * h_m)}, 100 it"),
+        "cmul": (lambda f: f(ca, cb, np.zeros(n_c, np.complex128)), lambda: ca * cb + ca, f"n={n_c} complex128"),
     }
 
 
