@@ -127,14 +127,6 @@ class Lower {
     e->type = types::py_float();
     return e;
   }
-  static Expr bconst(bool b) {
-    ir::ConstValue c;
-    c.kind = ir::ConstValue::Kind::Bool;
-    c.b = b;
-    auto e = std::make_shared<ExprNode>(*ir::make_const(c));
-    e->type = types::py_bool();
-    return e;
-  }
   static Expr bin(ir::BinOp op, Expr a, Expr b) {
     auto e = node(EK::Binary, op == ir::BinOp::And || op == ir::BinOp::Or ? types::py_bool() : types::py_float(),
                   {std::move(a), std::move(b)});
@@ -593,7 +585,6 @@ bool mentions_complex(const TypedNest& tn, const std::vector<TypeRef>& entry) {
 }
 
 TypedNest lower_complex(const TypedNest& tn, std::vector<TypeRef>* entry, FpMode fp) {
-  if (!mentions_complex(tn, *entry)) return tn;
   return Lower(tn, entry, fp).run();
 }
 

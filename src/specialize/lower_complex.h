@@ -27,7 +27,8 @@
 
 namespace stagepy::specialize {
 
-// Returns `tn` unchanged when no value is complex. `entry` grows with the new variables.
+// For nests where mentions_complex() holds (the pipeline asks it first). `entry` grows
+// with the new variables.
 // With FpMode::Ignore (np.errstate ignores every floating-point error) NumPy operations
 // need no check: nothing can warn.
 TypedNest lower_complex(const TypedNest& tn, std::vector<TypeRef>* entry, FpMode fp);

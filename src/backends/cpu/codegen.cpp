@@ -1039,8 +1039,7 @@ class Gen {
   Value* complex_element(const Expr& base_e, const Expr& index_e, int origin, bool imag) {
     V base = gen(base_e);
     V idx = gen(index_e);
-    if (base.t->kind != Type::Kind::Array || !dtype_is_complex(base.t->dtype) ||
-        base.t->dtype != DType::Complex128)
+    if (base.t->kind != Type::Kind::Array || base.t->dtype != DType::Complex128)
       fail("internal error: a part of an element of " + base.t->str());
     Value* at = index_array(base, index_list(idx), origin).v;
     return imag ? B.CreateConstGEP1_64(i8(), at, 8) : at;
