@@ -4,7 +4,8 @@ program(draw) returns (source, make_args): a function `f` whose loop nest reads 
 NumPy arrays, Python lists (of lists) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
 bounds from outer variables), affine and non-affine subscripts (some out of bounds, some
 negative), reductions, if/elif/else, bounded while loops, break/continue, min/max/abs, mixed
-int/float/bool arithmetic, and ending with `return locals()`.
+int/float/bool arithmetic, a complex flavour (complex scalars, arrays and lists, with the
+operations complex numbers have), and ending with `return locals()`.
 """
 import array
 
@@ -23,14 +24,23 @@ def h1(x, y):
 def h2(x):
     t = x + 1
     return t * t if t < 50 else -t
+
+def h3(x, y):
+    t = x * y
+    return t - x if t != y else t + 1
 """
+CDTYPES = ["complex128", "complex128", "float64", "int64"]
+CSCALARS = [1j, 2 - 1j, np.complex128(0.5 + 1j), 2.5, 3, 0j, np.float64(1.5), complex(-0.0, 0.0)]
 ARRAY_CODES = {"float64": "d", "float32": "f", "int64": "q", "int32": "i", "int16": "h", "int8": "b", "uint8": "B"}
 
 
 class Gen:
-    def __init__(self, draw, n):
+    def __init__(self, draw, n, cplx=False):
         self.draw = draw
         self.n = n
+        # The complex flavour: complex values everywhere, and only the operations complex
+        # numbers have (order comparisons, //, %, min/max go through abs() or .real).
+        self.cplx = cplx
         self.chain = draw(st.booleans())  # M[i][j] (lists and arrays) or M[i, j] (arrays only)
         self.loop_vars = []
         self.lines = []
@@ -69,6 +79,8 @@ class Gen:
         choice = self.int_(0, 9)
         if choice <= 1:
             return repr(self.pick([0, 1, 2, 3, -1, 7, 100]))
+        if choice == 2 and self.cplx:
+            return repr(self.pick([1j, 0.5 - 2j, -1 + 0j, 2.5, 0j, 1e300 + 1e300j, -0.0j]))
         if choice == 2:
             return repr(self.pick([0.5, 1.5, -2.25, 0.0, 3.0, 1e10]))
         if choice == 3 and self.loop_vars:
@@ -92,6 +104,8 @@ class Gen:
             return self.atom()
         form = self.int_(0, 11)
         a, b = self.expr(depth + 1), self.expr(depth + 1)
+        if self.cplx:
+            return self.complex_expr(form, a, b, depth)
         if form <= 4:
             op = self.pick(["+", "-", "*", "+", "*"])
             return f"({a} {op} {b})"
@@ -111,9 +125,32 @@ class Gen:
             return self.pick([f"h1({a}, {b})", f"h2({a})"])
         return f"({a} ** {self.pick(['2', '0', '3'])})"
 
+    def complex_expr(self, form, a, b, depth):
+        if form <= 4:
+            return f"({a} {self.pick(['+', '-', '*', '+', '*'])} {b})"
+        if form == 5:
+            return f"({a}).{self.pick(['real', 'imag'])}"
+        if form == 6:
+            return f"({a}).conjugate()"
+        if form == 7:
+            return f"({a} / {self.pick(['2.0', '4', 'k', '(n - 3)', '1j', b])})"
+        if form == 8:
+            return f"{self.pick(['min', 'max'])}(abs({a}), ({b}).real)"
+        if form == 9:
+            return self.pick([f"abs({a})", f"complex(({a}).real, ({b}).real)", f"(-{a})"])
+        if form == 10:
+            return f"({a} if {self.cond(depth + 1)} else {b})"
+        if form == 11 and self.int_(0, 1):
+            return f"h3({a}, {b})"
+        return f"({a} ** {self.pick(['2', '0', '3', '-1', '-2', '5'])})"
+
     def cond(self, depth=0):
         a, b = self.expr(depth + 1), self.expr(depth + 1)
         op = self.pick(["<", "<=", ">", ">=", "==", "!="])
+        if self.cplx and op not in ("==", "!="):
+            a, b = f"abs({a})", f"({b}).real"
+        elif self.cplx and self.int_(0, 3) == 0:
+            a = f"bool({a})"
         c = f"{a} {op} {b}"
         if depth < 2 and self.int_(0, 4) == 0:
             c = f"({c}) {self.pick(['and', 'or'])} ({self.cond(depth + 1)})"
@@ -187,7 +224,8 @@ class Gen:
 @st.composite
 def programs(draw):
     n = draw(st.integers(0, 7))
-    g = Gen(draw, n)
+    cplx = draw(st.integers(0, 3)) == 0
+    g = Gen(draw, n, cplx)
     g.lines += HELPERS.splitlines()
     g.emit(0, "def f(A, B, M, n, k, s, t, u):")
     g.loop_vars = ["v0"]
@@ -200,14 +238,16 @@ def programs(draw):
     g.lines += body
     g.emit(1, "return locals()")
     src = "\n".join(g.lines) + "\n"
-    dtypes = [draw(st.sampled_from(DTYPES)) for _ in range(3)]
+    dtypes = [draw(st.sampled_from(CDTYPES if cplx else DTYPES)) for _ in range(3)]
     # Each of A, B, M may be a Python list (of lists) of the Python values of its dtype;
     # A and B may be an array.array of its item type.
-    kinds = [draw(st.sampled_from(["ndarray", "ndarray", "list", "array.array"])) for _ in range(2)]
+    kinds = [draw(st.sampled_from(["ndarray", "ndarray", "list"] + ([] if cplx else ["array.array"])))
+             for _ in range(2)]
     kinds.append(draw(st.sampled_from(["ndarray", "ndarray", "list"])))
     seed = draw(st.integers(0, 2**16))
     k = draw(st.sampled_from([1, 2, 3, -2, 0]))
-    scalars = [draw(st.sampled_from([0, 1, 2.5, -3, 0.0, np.float64(1.5), np.int64(4), True])) for _ in range(3)]
+    scalars = [draw(st.sampled_from(CSCALARS if cplx else [0, 1, 2.5, -3, 0.0, np.float64(1.5), np.int64(4), True]))
+               for _ in range(3)]
     # Values that make NumPy warn (overflow, invalid) or that are already non-finite.
     special = draw(st.sampled_from([None, None, None, 1e300, -1e308, np.inf, np.nan]))
 
@@ -215,7 +255,11 @@ def programs(draw):
         rng = np.random.default_rng(seed)
         arrs = []
         for d, shape in zip(dtypes, [(n + 2,), (n + 2,), (n + 1, n + 1)]):
-            if d == "bool":
+            if d == "complex128":
+                a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)) * 4
+                if special is not None:
+                    a.flat[int(rng.integers(0, a.size))] = complex(special, rng.standard_normal())
+            elif d == "bool":
                 a = rng.random(shape) > 0.5
             elif d.startswith("float"):
                 a = (rng.standard_normal(shape) * 4).astype(d)
