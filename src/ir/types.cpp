@@ -171,6 +171,14 @@ TypeRef unknown() { static TypeRef t = simple(Type::Kind::Unknown); return t; }
 TypeRef unbound() { static TypeRef t = simple(Type::Kind::Unbound); return t; }
 TypeRef none() { static TypeRef t = simple(Type::Kind::None); return t; }
 TypeRef py_bool() { static TypeRef t = simple(Type::Kind::PyBool); return t; }
+TypeRef real_part(const TypeRef& t) {
+  switch (t->kind) {
+    case Type::Kind::PyBool: case Type::Kind::PyInt: return py_int();
+    case Type::Kind::PyFloat: return t;
+    case Type::Kind::NpScalar: return t->is_complex() ? nullptr : t;
+    default: return nullptr;
+  }
+}
 TypeRef py_int() { static TypeRef t = simple(Type::Kind::PyInt); return t; }
 TypeRef py_float() { static TypeRef t = simple(Type::Kind::PyFloat); return t; }
 TypeRef py_complex() { static TypeRef t = simple(Type::Kind::PyComplex); return t; }

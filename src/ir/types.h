@@ -124,6 +124,9 @@ TypeRef join(const std::vector<TypeRef>& members);
 // errors are reported, and errors hand control back to CPython); bool | np.bool_ (the
 // same truth values; operations whose result types differ per member are refused).
 bool uniform(const TypeRef& t);
+// The type of `x.real`, `x.imag` and `x.conjugate()` for a real number `x` of type `t` (not a
+// union): the same type, but a Python bool's are ints. nullptr if `t` is not a real number.
+TypeRef real_part(const TypeRef& t);
 bool may_be_unbound(const TypeRef& t);
 TypeRef without_unbound(const TypeRef& t);  // nullptr if only Unbound
 bool same(const TypeRef& a, const TypeRef& b);

@@ -164,10 +164,9 @@ class Infer {
         return c;
       }
       case K::Attr: {
-        if (e->pseudo >= 0) {
+        if (object_attribute(e, env)) {
           int base = e->args[0]->var;
-          if (!unbound(env[base]) &&
-              (env[base]->kind == Type::Kind::Module || env[base]->kind == Type::Kind::Object)) {
+          {
             TypeRef t = env[e->pseudo];
             if (unbound(t))
               fail("uses `" + nest_.vars[e->pseudo].name + "`, which the " +
@@ -191,6 +190,14 @@ class Infer {
                          : ot.dtype == DType::Complex64          ? types::np_scalar(DType::Float32)
                                                                  : types::np_scalar(DType::Float64);
           return typed(e, {obj}, part);
+        }
+        if (e->name == "real" || e->name == "imag") {
+          // A real number's: itself and a zero of its type (a bool's are ints).
+          std::vector<TypeRef> rs;
+          for (auto& m : members(obj->type))
+            if (TypeRef r = types::real_part(m)) rs.push_back(r);
+          if (rs.size() == members(obj->type).size())
+            if (TypeRef r = types::join(rs)) return typed(e, {obj}, r);
         }
         if (ot.kind == Type::Kind::Module) fail("uses `" + ot.name + "." + e->name + "`", ln);
         fail("uses the attribute `." + e->name + "` of a " + ot.str(), ln);
@@ -363,15 +370,29 @@ class Infer {
     fail("indexes a " + bt.str(), ln);
   }
 
+  // An attribute of a module or an object, read at entry into its pseudo-variable.
+  static bool object_attribute(const Expr& attr, const Env& env) {
+    if (attr->pseudo < 0) return false;
+    const TypeRef& t = env[attr->args[0]->var];
+    return !unbound(t) && (t->kind == Type::Kind::Module || t->kind == Type::Kind::Object);
+  }
+
   Expr call(const Expr& e, const Env& env, int ln) {
     // z.conjugate(): a call of the builtin Conjugate on z.
-    if (e->args[0]->kind == ExprNode::Kind::Attr && e->args[0]->name == "conjugate" && e->args[0]->pseudo < 0) {
+    if (e->args[0]->kind == ExprNode::Kind::Attr && e->args[0]->name == "conjugate" && !object_attribute(e->args[0], env)) {
       Expr obj = expr(e->args[0]->args[0], env);
       if (unbound(obj->type)) return typed(e, {obj}, types::unbound());
       if (obj->type->is_complex()) {
         if (e->args.size() != 1 || !e->kwnames.empty()) fail("calls conjugate() with arguments", ln);
         Expr callee = typed(e->args[0], {obj}, types::callable(Builtin::Conjugate));
         return typed(e, {callee, obj}, obj->type);
+      }
+      if (e->args.size() == 1 && e->kwnames.empty()) {
+        // A real number's conjugate() is its .real.
+        auto attr = std::make_shared<ExprNode>(*e->args[0]);
+        attr->name = "real";
+        attr->args = {e->args[0]->args[0]};
+        return expr(attr, env);
       }
     }
     Expr callee = expr(e->args[0], env);

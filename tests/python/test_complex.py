@@ -378,3 +378,48 @@ def test_lists_of_complex_numbers_keep_their_identity():
             Z[i] = Z[i].conjugate()
         return locals()
     """, "f", lambda: ([complex(x) for x in cvals(10, 16)], [complex(x) for x in cvals(10, 17)], 10))
+
+
+def test_real_numbers_have_real_imag_and_conjugate():
+    # Python ints, floats and bools and NumPy real scalars have them too: the value itself
+    # (a Python bool's is an int) and a zero of the same type; live-ins included.
+    run("""
+    def f(A, L, M, n, x, b):
+        s = 0
+        t = 0.0
+        out = []
+        for i in range(n):
+            s += (i > 2).real + (i > 3).imag + b.conjugate() + n.imag
+            t += A[i].real + A[i].imag + L[i].conjugate() + x.real
+            M[i] = A[i].conjugate() - M[i].imag + (A[i] * 1j).conjugate()
+            u = A[i].imag
+            v = L[i].imag
+            w = (i % 2 == 0).real
+            y = A[i] if i % 2 else 1.5 * i  # float | np.float64
+            q = y.imag
+            t += y.real * 2 + q
+            b2 = (i > 2) if i % 3 else (A[i] > 0)  # bool | np.bool_
+            s += b2.real
+        return locals()
+    """, "f", lambda: (np.array([1.5, -0.0, 2.0, np.inf, 3.0, -1.0]), [0.5, -0.0, 2.0, 3.0, 4.0, 5.0],
+                      np.zeros(6, np.complex128), 6, -2.5, True))
+    for dtype in (np.int32, np.uint8, np.float32, np.bool_):
+        run("""
+        def f(A, n):
+            for i in range(n):
+                r = A[i].real
+                z = A[i].imag
+                c = A[i].conjugate()
+            return locals()
+        """, "f", lambda: (np.arange(5).astype(dtype), 5))
+
+
+def test_imag_of_an_element_out_of_range_raises_at_the_same_iteration():
+    recs = run("""
+    def f(A, n):
+        s = 0.0
+        for i in range(n):
+            s += A[i].imag + 1.0
+        return locals()
+    """, "f", lambda: (np.arange(4.0), 6), expect=None)
+    assert recs[0]["status"] == "cpu"

@@ -942,6 +942,27 @@ class Gen {
             e->args[0]->type->is_complex())
           return complex_part(e->args[0], e->name == "imag");
         V obj = gen(e->args[0]);
+        if ((e->name == "real" || e->name == "imag") && obj.t->is_scalar() && !obj.t->is_complex()) {
+          // A real number's: itself and a zero of its type (a Python bool's are ints).
+          bool imag = e->name == "imag";
+          return dispatch({obj}, e->type, [&](const std::vector<V>& a) {
+            if (a[0].t->kind == Type::Kind::Union) {  // uniform: float | np.float64, bool | np.bool_
+              V x = a[0];
+              x.t = e->type;
+              if (hetero(e->type)) {  // bool | np.bool_ -> int | np.bool_: same bits, new tags
+                x.v = imag ? c64(0) : to_bits(a[0]);
+                for (auto& m : members(a[0].t))
+                  x.tag = B.CreateSelect(B.CreateICmpEQ(a[0].tag, c8(tag_of(m))), c8(tag_of(types::real_part(m))), x.tag);
+              } else if (imag) {
+                x.v = llvm::Constant::getNullValue(x.v->getType());
+              }
+              return x;
+            }
+            TypeRef r = types::real_part(a[0].t);
+            if (imag) return scalar(r, llvm::Constant::getNullValue(ty(r)));
+            return scalar(r, is_pybool(a[0].t) ? B.CreateZExt(a[0].v, i64()) : a[0].v);
+          });
+        }
         if (obj.t->kind == Type::Kind::Array) {
           if (e->name == "shape") {
             V t;
