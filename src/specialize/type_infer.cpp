@@ -227,7 +227,6 @@ class Infer {
             fail(std::string("computes `") + ir::binop_name(e->binop) + "` on whole arrays", ln);
           fail(std::string("computes `") + ir::binop_name(e->binop) + "` on " + a->type->str() + " and " + b->type->str(), ln);
         }
-        if (e->origin == ir::kInlinedOrigin) python_only(a->type, b->type, ln);
         const Oracle& o = *in_.oracle;
         ir::BinOp op = e->binop;
         TypeRef r = combine(a->type, b->type, [&](const TypeRef& x, const TypeRef& y) { return o.binary(op, x, y); },
@@ -242,7 +241,6 @@ class Infer {
           return typed(e, {a}, types::py_bool());
         }
         if (!a->type->is_scalar()) fail(std::string("computes `") + ir::unop_name(e->unop) + "` on a " + a->type->str(), ln);
-        if (e->origin == ir::kInlinedOrigin) python_only(a->type, nullptr, ln);
         const Oracle& o = *in_.oracle;
         std::vector<TypeRef> rs;
         for (auto& x : members(a->type)) {
@@ -317,15 +315,6 @@ class Infer {
 
   // Inlined helper bodies compute on Python numbers only: a NumPy operation there could
   // warn, and its warning would name the helper's line, which the kernel does not track.
-  void python_only(const TypeRef& a, const TypeRef& b, int ln) {
-    for (const TypeRef& t : {a, b}) {
-      if (!t) continue;
-      for (auto& m : members(t))
-        if (m->kind == Type::Kind::NpScalar)
-          fail("calls a Python function on NumPy scalars (only Python numbers are inlined)", ln);
-    }
-  }
-
   void check_truth(const Expr& a, int ln) {
     auto k = a->type->kind;
     if (a->type->is_scalar() || k == Type::Kind::None) return;
@@ -412,8 +401,6 @@ class Infer {
     Builtin f = ct.builtin;
     std::vector<TypeRef> at;
     for (size_t i = 1; i < args.size(); i++) at.push_back(args[i]->type);
-    if (e->origin == ir::kInlinedOrigin)
-      for (auto& t : at) python_only(t, nullptr, ln);
     const std::string fname = std::string("`") + builtin_name(f) + "()`";
     switch (f) {
       case Builtin::Range: fail("uses range() outside a for statement", ln);

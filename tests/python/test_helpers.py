@@ -2,6 +2,7 @@
 nest runs natively, guarded on the identity of the function (and of its code), with CPython's
 values and exceptions; functions stagepy cannot inline keep the nest in CPython, with a reason."""
 import numpy as np
+import pytest
 
 from difftest import run
 
@@ -173,14 +174,38 @@ def f(A, n):
     return s
 """, "f", lambda: ([1, 2, 3], 3), expect="interpreted")
     assert "closure" in reason_of(recs), recs
-    recs = run("""
+
+
+@pytest.mark.parametrize("warn_filter", ["always", "default"])
+def test_helpers_on_numpy_scalars_warn_from_the_helpers_line(warn_filter):
+    # NumPy's warnings inside an inlined helper belong to the helper's line: the statement
+    # that called it goes back to CPython, which calls the helper and warns there.
+    src = """
 def sq(x):
     return x * x
 
-def f(A, n):
+def scale(x, y):
+    t = x / y
+    return t + 1 if t > 0 else -t
+
+def f(A, B, I, n):
     s = 0.0
+    c = 0
     for i in range(n):
-        s += sq(A[i])
-    return s
-""", "f", lambda: (np.arange(5.0), 5), expect="interpreted")
-    assert "NumPy scalars" in reason_of(recs), recs
+        s += sq(A[i]) + scale(A[i], B[i])
+        c += sq(I[i])
+        B[i] = sq(B[i])
+    return locals()
+"""
+    def big():
+        A = np.linspace(-3.0, 3.0, 40)
+        A[17] = 1e200  # sq overflows: a warning on sq's line
+        B = np.linspace(1.0, 2.0, 40)
+        B[25] = 0.0    # scale divides by zero
+        I = np.arange(40, dtype=np.int16) * 300  # sq wraps around
+        return A, B, I, 40
+    recs = run(src, "f", big, warn_filter=warn_filter, expect=None)
+    assert recs[0]["status"] == "cpu" and recs[0]["native_calls"] > 0, recs
+    recs = run(src, "f", lambda: (np.linspace(-3.0, 3.0, 40), np.linspace(1.0, 2.0, 40),
+                                  np.arange(40, dtype=np.int32), 40), warn_filter=warn_filter)
+    assert recs[0]["bailouts"] == 0, recs

@@ -345,10 +345,17 @@ class Gen {
     B.CreateStore(B.CreateOr(B.CreateLoad(i1(), fast_bad_), bad), fast_bad_);
   }
 
+  // How the current operation treats NumPy's warnings. An operation of an inlined helper
+  // never defers them: the warning belongs to the helper's line, so the statement that
+  // called the helper goes back to CPython, which calls the helper and warns there.
+  FpMode fp_mode() const {
+    return options_.fp == FpMode::Deferred && op_origin_ == ir::kInlinedOrigin ? FpMode::Exact : options_.fp;
+  }
+
   // A NumPy integer operation that wrapped (`overflow`) makes NumPy warn.
   void np_int_warning(const char* op, DType d, Value* overflow) {
     if (warn_gen_ == WarnGen::Fast) return mark_fast_bad(overflow);
-    switch (options_.fp) {
+    switch (fp_mode()) {
       case FpMode::Ignore: return;
       case FpMode::Exact: defer(B.CreateNot(overflow)); return;
       case FpMode::Deferred: or_flags(new_warn_site(op, d), nullptr, overflow, nullptr); return;
@@ -363,8 +370,8 @@ class Gen {
       if (!absorbed_.count(cur_node_)) mark_fast_bad(B.CreateNot(isfinite(r)));
       return;
     }
-    if (options_.fp == FpMode::Exact) return defer(isfinite(r));
-    if (options_.fp == FpMode::Ignore) return;
+    if (fp_mode() == FpMode::Exact) return defer(isfinite(r));
+    if (fp_mode() == FpMode::Ignore) return;
     WarnSlots slot = new_warn_site(op, d);
     auto exact = [&]() {
       Value* fin = B.CreateAnd(isfinite(x), isfinite(y));
@@ -1569,7 +1576,7 @@ class Gen {
       case O::Sub: { Value* v = B.CreateFSub(x, y); np_float_warning("subtract", x, y, v, d); return v; }
       case O::Mul: { Value* v = B.CreateFMul(x, y); np_float_warning("multiply", x, y, v, d); return v; }
       case O::TrueDiv: {
-        if (options_.fp == FpMode::Exact && warn_gen_ == WarnGen::Normal) defer(B.CreateFCmpUNE(y, zero));
+        if (fp_mode() == FpMode::Exact && warn_gen_ == WarnGen::Normal) defer(B.CreateFCmpUNE(y, zero));
         if (warn_gen_ == WarnGen::Fast) mark_fast_bad(B.CreateNot(isfinite(y)));  // x / inf hides an inf
         Value* v = B.CreateFDiv(x, y);
         np_float_warning("divide", x, y, v, d);
