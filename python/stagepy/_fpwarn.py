@@ -37,33 +37,72 @@ _OPS = {"add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
 _WORDS = {"divide": "divide by zero", "overflow": "overflow", "invalid": "invalid value"}
 
 
-def message(op, dtype, kind):
-    key = (op, dtype, kind)
+def _as(type_name, v):
+    """`v` as a value of the operand type the kernel names ("np.float64", "int", "bool"...),
+    or None where that type cannot hold it exactly."""
+    try:
+        if type_name in ("bool", "np.bool_"):
+            if v not in (0, 1):
+                return None
+            return bool(v) if type_name == "bool" else np.bool_(v)
+        if type_name == "float":
+            return float(v)
+        if type_name == "int":
+            return int(v) if float(v).is_integer() else None
+        if type_name.startswith("np."):
+            t = getattr(np, type_name[3:])
+            with np.errstate(all="ignore"):
+                x = t(v)
+            return x if (x == v or (x != x and v != v)) else None
+    except (TypeError, ValueError, OverflowError, AttributeError):
+        pass
+    return None
+
+
+def _raised(op, a, b):
+    """The FloatingPointError text NumPy raises for a op b, or None."""
+    try:
+        with np.errstate(all="raise"):
+            _OPS[op](a, b)
+    except FloatingPointError as e:
+        return str(e)
+    except Exception:
+        pass
+    return None
+
+
+def message(op, dtype, kind, lhs="", rhs=""):
+    key = (op, dtype, kind, lhs, rhs)
     m = _messages.get(key)
     if m is None:
-        m = f"{_WORDS[kind]} encountered in scalar {op}"
         # NumPy's own text, from the error it raises under errstate "raise": catching the
         # warning instead would mutate the warnings filters, which resets every module's
-        # registry and lets "default" filters show a warning again.
-        try:
-            a, b = _samples(op, dtype, kind)
-            with np.errstate(all="raise"):
-                _OPS[op](a, b)
-        except FloatingPointError as e:
-            if _WORDS[kind] in str(e):
-                m = str(e)
-        except Exception:  # keep the composed message
-            pass
+        # registry and lets "default" filters show a warning again. The operands have the
+        # kernel's operand types where they can: NumPy says "scalar divide" for its scalar
+        # arithmetic and "divide" where it goes through the ufunc (np.bool_ / int).
+        a, b = _samples(op, dtype, kind)
+        typed = (_as(lhs, a), _as(rhs, b)) if lhs and rhs else (None, None)
+        m = _raised(op, *typed) if None not in typed else None
+        if m is None or _WORDS[kind] not in m:
+            m = _raised(op, a, b)
+            if m is None or _WORDS[kind] not in m:
+                m = f"{_WORDS[kind]} encountered in scalar {op}"
+            # Which of NumPy's paths these operand types take, from a division by zero.
+            probe = (_as(lhs, 1), _as(rhs, 0)) if lhs and rhs else (None, None)
+            said = _raised("divide", *probe) if None not in probe else None
+            if said is not None and "scalar" not in said:
+                m = m.replace("scalar ", "")
         _messages[key] = m
     return m
 
 
-def emit(op, dtype, kind, filename, lineno, globals_):
-    """Raise the warning NumPy would have raised at `filename:lineno`."""
+def emit(op, dtype, kind, filename, lineno, globals_, lhs="", rhs=""):
+    """Raise the warning NumPy would have raised at `filename:lineno` for an operation on
+    operands of types `lhs` and `rhs`."""
     if not isinstance(globals_, dict):
         globals_ = {}
     module = globals_.get("__name__", "<string>")
     registry = globals_.setdefault("__warningregistry__", {})
     # No module_globals, as CPython's own warnings from C code: with them, warn_explicit asks
     # the module's loader for its source, which fails for `python -c` code.
-    warnings.warn_explicit(message(op, dtype, kind), RuntimeWarning, filename, lineno, module, registry)
+    warnings.warn_explicit(message(op, dtype, kind, lhs, rhs), RuntimeWarning, filename, lineno, module, registry)

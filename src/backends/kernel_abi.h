@@ -17,6 +17,7 @@
 // CPython's order. Then, per parallel loop, how many times it ran on several threads.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ir/types.h"
@@ -44,6 +45,9 @@ struct WarnSite {
   const char* op = "";   // NumPy's name of the operation: "add", "subtract", "multiply", "divide"
   DType dtype = DType::Float64;
   int line = 0;
+  // The operands' Python-level types ("np.bool_", "int", ...): NumPy words the warning
+  // differently when it computes through its ufuncs rather than its scalar arithmetic.
+  std::string lhs, rhs;
 };
 
 struct KernelLayout {

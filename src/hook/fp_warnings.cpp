@@ -96,8 +96,9 @@ int emit_deferred_warnings(const KernelLayout& L, const int64_t* state, const Fr
   PyObject* globals = f.globals ? f.globals : Py_None;
   for (auto& [first, k, j] : seen) {
     const WarnSite& w = L.warn_sites[k];
-    PyRef r = PyRef::steal(PyObject_CallFunction(emit, "ssssiO", w.op, dtype_name(w.dtype), kKinds[j],
-                                                 PyUnicode_AsUTF8(f.code->co_filename), w.line, globals));
+    PyRef r = PyRef::steal(PyObject_CallFunction(emit, "ssssiOss", w.op, dtype_name(w.dtype), kKinds[j],
+                                                 PyUnicode_AsUTF8(f.code->co_filename), w.line, globals,
+                                                 w.lhs.c_str(), w.rhs.c_str()));
     if (!r) return -1;
   }
   return 0;

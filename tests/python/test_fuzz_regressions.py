@@ -50,3 +50,21 @@ def test_statement_duplicated_into_two_copies_of_a_loop_resumes_in_its_own_copy(
     for period in range(1, 13):
         handovers(period)
         run(src, "f", mk, calls=20, expect=None)
+
+
+@pytest.mark.parametrize("warn_filter", ["default", "always"])
+def test_deferred_warning_is_worded_as_numpy_words_it_for_those_operand_types(warn_filter):
+    # np.bool_ / int goes through NumPy's ufunc ("divide by zero encountered in divide"),
+    # np.float64 / int through its scalar arithmetic ("... in scalar divide"): a deferred
+    # warning worded the other way was not recognised as the same warning when CPython
+    # re-ran the statement (the floor division by zero hands it over), and showed twice.
+    run("""
+    def f(A, F, n, k):
+        for v0 in range(n):
+            for v1 in range(3):
+                u = (((A[n - 1 - v0] + True) / k) // k)
+                w = F[v0] / k
+                x = (F[v0] > 0) / k + A[v0] * 1e308 * 10.0
+        return locals()
+    """, "f", lambda: (np.array([True] * 7 + [False, False]), np.linspace(-1.0, 1.0, 9), 7, 0),
+        expect=None, warn_filter=warn_filter)

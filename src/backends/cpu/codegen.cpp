@@ -22,6 +22,7 @@
 
 #include <climits>
 #include <functional>
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -286,6 +287,7 @@ class Gen {
   WarnGen warn_gen_ = WarnGen::Normal;
   llvm::AllocaInst* fast_bad_ = nullptr;   // Fast: anything non-finite or wrapped
   int bails_emitted_ = 0;                  // bail sites generated so far
+  std::array<TypeRef, 2> warn_operands_;   // of the NumPy operation being generated
   // Variables known to be non-zero in the code being generated (a parallel body whose
   // loop checked its invariant divisors first), and whether the current operation's
   // divisor is one of them.
@@ -319,6 +321,8 @@ class Gen {
     WarnSite ws;
     ws.op = op;
     ws.dtype = d;
+    ws.lhs = warn_operands_[0] ? warn_operands_[0]->str() : "";
+    ws.rhs = warn_operands_[1] ? warn_operands_[1]->str() : "";
     ws.line = options_.line_of ? options_.line_of(op_origin_) : 0;
     if (ws.line <= 0) ws.line = cur_line_;
     layout_.warn_sites.push_back(ws);
@@ -1506,6 +1510,7 @@ class Gen {
 
   Value* numpy_binary(ir::BinOp op, const V& a, const V& b, const TypeRef& r, bool python_checks) {
     using O = ir::BinOp;
+    warn_operands_ = {a.t, b.t};
     DType d = r->dtype;
     Value* x = numpy_operand(a, r);
     Value* y = numpy_operand(b, r);
