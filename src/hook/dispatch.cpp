@@ -250,6 +250,7 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
   s.codegen_s += sp->kernel.codegen_s;
   s.optimize_s += sp->kernel.optimize_s;
   s.jit_s += sp->kernel.jit_s;
+  s.cached += sp->kernel.cached ? 1 : 0;
   s.ptx_s += sp->kernel.ptx_s;
   if (sp->kernel.ok) {
     sp->arg_types.push_back(&ffi_type_pointer);

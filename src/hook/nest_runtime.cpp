@@ -79,8 +79,9 @@ namespace {
 PyObject* base_record(const NestState& s, unsigned long long gpu_launches) {
   const char* status = s.native_calls > 0 ? (gpu_launches ? "gpu" : s.last_target.c_str()) : "interpreted";
   std::string reason = s.native_calls > 0 && s.declined == 0 && s.bailouts == 0 ? "" : s.status_reason;
-  PyRef phases = PyRef::steal(Py_BuildValue("{s:d,s:d,s:d,s:d,s:d}", "infer_s", s.infer_s, "codegen_s", s.codegen_s,
-                                             "optimize_s", s.optimize_s, "jit_s", s.jit_s, "ptx_s", s.ptx_s));
+  PyRef phases = PyRef::steal(Py_BuildValue("{s:d,s:d,s:d,s:d,s:d,s:i}", "infer_s", s.infer_s, "codegen_s", s.codegen_s,
+                                             "optimize_s", s.optimize_s, "jit_s", s.jit_s, "ptx_s", s.ptx_s,
+                                             "cached", s.cached));
   if (!phases) return nullptr;
   PyRef loops = PyRef::steal(loop_records(s));
   if (!loops) return nullptr;

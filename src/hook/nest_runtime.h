@@ -42,6 +42,7 @@ struct NestState {
   std::string last_target = "interpreted";
 
   double infer_s = 0, codegen_s = 0, optimize_s = 0, jit_s = 0;  // compile_s split by phase
+  int cached = 0;  // specializations whose object code came from the kernel cache
   double ptx_s = 0;                // of compile_s: the GPU versions' PTX
   // Too little work per call: the call costs more than the loop (see dispatch.cpp).
   bool too_small = false;

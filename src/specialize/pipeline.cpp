@@ -137,6 +137,7 @@ Kernel compile_kernel(const KernelRequest& rq) {
   k.fn = backends::cpu::jit_compile(std::move(ctx), std::move(cg.module), cg.function, &err, &jt);
   k.optimize_s = jt.optimize_s;
   k.jit_s = jt.codegen_s;
+  k.cached = jt.cached;
   if (!k.fn) {
     k.reason = "the JIT failed: " + err;
     return k;

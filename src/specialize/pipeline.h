@@ -45,6 +45,7 @@ struct Kernel {
   KernelLayout layout;
   TypedNest typed;
   double infer_s = 0, codegen_s = 0, optimize_s = 0, jit_s = 0;
+  bool cached = false;  // its object code came from the kernel cache
   std::string target = "cpu";
   ParallelPlan plan;
   std::vector<int> parallel_loops;  // loops that run on several threads (when their checks pass)

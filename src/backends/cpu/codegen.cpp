@@ -2,6 +2,7 @@
 #include "backends/cpu/codegen.h"
 
 #include "backends/cpu/exits_removed.h"
+#include "backends/cpu/jit.h"
 #include "backends/cpu/parallel_runtime.h"
 #include "backends/gpu/gpu_runtime.h"
 #include "backends/gpu/ptx.h"
@@ -1917,13 +1918,13 @@ class Gen {
       default: break;
     }
     if (fl) {
-      if (const auto* loop = oracle_.ufunc_loop(f, r->dtype)) return scalar(rt, guard(ufunc_call(*loop, x, y)));
+      if (const auto* loop = oracle_.ufunc_loop(f, r->dtype)) return scalar(rt, guard(ufunc_call(*loop, f, r->dtype, x, y)));
     }
     fail(std::string("calls ") + builtin_name(f) + "() for " + r->str() + " (no verified NumPy loop for it)");
   }
 
   // Calls NumPy's inner loop for one element: loop(args, dimensions, steps, data).
-  Value* ufunc_call(const specialize::Oracle::UfuncLoop& loop, Value* x, Value* y) {
+  Value* ufunc_call(const specialize::Oracle::UfuncLoop& loop, Builtin f, DType d, Value* x, Value* y) {
     if (gpu_body_) gpu_refuse("it calls one of NumPy's ufunc loops, which run on the host");
     llvm::Type* t = x->getType();
     llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
@@ -1941,8 +1942,10 @@ class Gen {
     }
     B.CreateStore(c64(1), dims);
     auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), ptr(), ptr(), ptr()}, false);
-    Value* fn = B.CreateIntToPtr(c64((int64_t)(uintptr_t)loop.fn), ptr());
-    Value* data = B.CreateIntToPtr(c64((int64_t)(uintptr_t)loop.data), ptr());
+    // Named for what it computes: the loop NumPy has for (f, d) in this process.
+    const std::string loop_name = std::string("stagepy.ufunc.") + builtin_name(f) + "." + dtype_name(d);
+    Value* fn = runtime_address(loop_name + ".fn", loop.fn);
+    Value* data = runtime_address(loop_name + ".data", loop.data);
     B.CreateCall(fty, fn, {args, dims, steps, data});
     return B.CreateLoad(t, slots[(size_t)nargs - 1]);
   }
@@ -2012,7 +2015,7 @@ class Gen {
   void forced_bail(int resume) {
     if (debug_bail_period() <= 0 || resume < 0) return;
     resume_ = resume;
-    Value* addr = B.CreateIntToPtr(c64((int64_t)(uintptr_t)debug_bail_counter()), ptr());
+    Value* addr = runtime_address("stagepy.debug_bail_counter", debug_bail_counter());
     Value* c = B.CreateSub(B.CreateLoad(i64(), addr), c64(1));
     B.CreateStore(c, addr);
     bail_unless(B.CreateICmpNE(c, c64(0)));
@@ -2039,7 +2042,7 @@ class Gen {
     int r = first_resume(body);
     if (!flag || par_iter_ || r < 0) return;
     resume_ = r;
-    Value* addr = B.CreateIntToPtr(c64((int64_t)(uintptr_t)flag), ptr());
+    Value* addr = runtime_address("stagepy.interrupt_flag", const_cast<int*>(flag));
     auto* ld = B.CreateAlignedLoad(B.getInt32Ty(), addr, llvm::Align(4), /*isVolatile=*/true);
     bail_unless(B.CreateICmpEQ(ld, B.getInt32(0)));
   }
@@ -2369,6 +2372,21 @@ class Gen {
     int red = 0, last = 0, warn = 0, size = 0;
   };
 
+  // A runtime address that is the same for the whole process (a runtime function, a flag),
+  // by name: the JIT defines the name, so the kernel's IR and object code do not depend on
+  // where things were loaded, and the kernel can be cached on disk (jit.h).
+  Value* runtime_address(const std::string& name, const void* address) {
+    if (gpu_body_) gpu_refuse("it needs the host's " + name);
+    cpu::define_runtime_symbol(name, address);
+    return M->getOrInsertGlobal(name, i8());
+  }
+  // A pointer to something of this kernel's own (a GPU launch's description): written into
+  // the code, so the module is never cached on disk.
+  Value* process_pointer(const void* p) {
+    if (!M->getModuleFlag(cpu::kNoCacheFlag)) M->addModuleFlag(llvm::Module::Warning, cpu::kNoCacheFlag, 1);
+    return B.CreateIntToPtr(c64((int64_t)(uintptr_t)p), ptr());
+  }
+
   Value* slot_ptr(Value* base, Value* index) { return B.CreateGEP(i64(), base, index); }
 
   // The context array an outlined body reads (i64 slots): bits[nv], tags[nv], the live-in
@@ -2639,7 +2657,7 @@ class Gen {
 
   void gpu_flush() {
     auto* fty = llvm::FunctionType::get(B.getVoidTy(), {}, false);
-    B.CreateCall(fty, B.CreateIntToPtr(c64((int64_t)(uintptr_t)&stagepy_gpu_flush), ptr()), {});
+    B.CreateCall(fty, runtime_address("stagepy_gpu_flush", reinterpret_cast<void*>(&stagepy_gpu_flush)), {});
   }
 
   static bool is_array_t(const TypeRef& t) { return t && t->kind == Type::Kind::Array; }
@@ -3101,8 +3119,8 @@ class Gen {
     auto finish = [&](Value* base, int records, Value* count, bool timed_cpu_run) {
       if (timed_cpu_run) {
         auto* dty = llvm::FunctionType::get(B.getVoidTy(), {ptr()}, false);
-        B.CreateCall(dty, B.CreateIntToPtr(c64((int64_t)(uintptr_t)&stagepy_gpu_cpu_done), ptr()),
-                     {B.CreateIntToPtr(c64((int64_t)(uintptr_t)gl), ptr())});
+        B.CreateCall(dty, runtime_address("stagepy_gpu_cpu_done", reinterpret_cast<void*>(&stagepy_gpu_cpu_done)),
+                     {process_pointer(gl)});
       }
       auto part_of = [&](const specialize::Reduction& red, size_t r, Value* t) {
         Value* at = B.CreateAdd(B.CreateMul(t, c64(pr.size)), c64(pr.red + (int64_t)r));
@@ -3150,7 +3168,7 @@ class Gen {
         llvm::IRBuilder<> eb(&F->getEntryBlock(), F->getEntryBlock().begin());
         auto* rank = eb.CreateAlloca(i64(), c64(3 * (int64_t)body_sites), "warn.rank");
         auto* rty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), i64(), i64(), i64(), ptr()}, false);
-        Value* rf = B.CreateIntToPtr(c64((int64_t)(uintptr_t)&stagepy_rank_parallel_warnings), ptr());
+        Value* rf = runtime_address("stagepy_rank_parallel_warnings", reinterpret_cast<void*>(&stagepy_rank_parallel_warnings));
         B.CreateCall(rty, rf, {base, count ? count : c64(records), c64(pr.size), c64(pr.warn),
                                c64(3 * (int64_t)body_sites), rank});
         Value* wcount = B.CreateLoad(i64(), warn_counter_);
@@ -3172,8 +3190,8 @@ class Gen {
       BasicBlock* gpu_done = BasicBlock::Create(C, "gpu.done", F);
       BasicBlock* gpu_rest = BasicBlock::Create(C, "gpu.rest", F);
       auto* gty = llvm::FunctionType::get(B.getInt32Ty(), {ptr(), ptr(), ptr(), ptr(), i64(), i64(), i64()}, false);
-      Value* gf = B.CreateIntToPtr(c64((int64_t)(uintptr_t)&stagepy_gpu_for), ptr());
-      Value* desc = B.CreateIntToPtr(c64((int64_t)(uintptr_t)gl), ptr());
+      Value* gf = runtime_address("stagepy_gpu_for", reinterpret_cast<void*>(&stagepy_gpu_for));
+      Value* desc = process_pointer(gl);
       Value* st = B.CreateCall(gty, gf, {desc, body, ctxa, resa, k0, trip, c64(threads)});
       auto* sw = B.CreateSwitch(st, par, 2);
       sw->addCase(B.getInt32(0), gpu_done);
@@ -3198,7 +3216,7 @@ class Gen {
         // The threads' records, where the runtime copied them back.
         auto* cnt = entry.CreateAlloca(i64(), nullptr, "gpu.records");
         auto* rty = llvm::FunctionType::get(ptr(), {ptr(), ptr()}, false);
-        Value* rf = B.CreateIntToPtr(c64((int64_t)(uintptr_t)&stagepy_gpu_records), ptr());
+        Value* rf = runtime_address("stagepy_gpu_records", reinterpret_cast<void*>(&stagepy_gpu_records));
         Value* recs = B.CreateCall(rty, rf, {desc, cnt});
         finish(recs, 1, B.CreateLoad(i64(), cnt), false);
       }
@@ -3220,7 +3238,7 @@ class Gen {
     }
     if (gpu_mode_) gpu_flush();
     auto* pfty = llvm::FunctionType::get(B.getInt32Ty(), {ptr(), ptr(), i64(), i64(), i64()}, false);
-    Value* pf = B.CreateIntToPtr(c64((int64_t)(uintptr_t)&stagepy_parallel_for), ptr());
+    Value* pf = runtime_address("stagepy_parallel_for", reinterpret_cast<void*>(&stagepy_parallel_for));
     B.CreateCall(pfty, pf, {body, ctxa, k0, trip, c64(threads)});
     {
       auto* counter = entry.CreateAlloca(i64(), nullptr, "par.runs");

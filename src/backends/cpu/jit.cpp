@@ -1,19 +1,35 @@
 // See jit.h.
 #include "backends/cpu/jit.h"
 
+#include <llvm/Config/llvm-config.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/SHA256.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <llvm/Support/raw_ostream.h>
 
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utime.h>
+
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <mutex>
+#include <sstream>
 
 #include "backends/optimize.h"
 #include "support/debug.h"
@@ -26,6 +42,10 @@ struct Host {
   std::unique_ptr<llvm::TargetMachine> tm;
   std::string error;
   std::string description;
+  std::string features;
+  std::map<std::string, void*> loaded;             // cache key -> kernel address, this process
+  std::map<std::string, const void*> runtime;      // runtime symbols to define
+  std::map<std::string, const void*> defined;      // ... and those defined
 };
 
 Host& host() {
@@ -38,6 +58,11 @@ Host& host() {
       h->error = llvm::toString(jtmb.takeError());
       return h;
     }
+    // Position-independent code, small code model (what LLJIT picks for JITLink): kernels
+    // reach runtime symbols through their GOT, so object code does not depend on where
+    // anything was loaded and can be cached.
+    jtmb->setRelocationModel(llvm::Reloc::PIC_);
+    jtmb->setCodeModel(llvm::CodeModel::Small);
     jtmb->setCodeGenOptLevel(
 #if LLVM_VERSION_MAJOR >= 18
         llvm::CodeGenOptLevel::Aggressive
@@ -52,6 +77,7 @@ Host& host() {
     }
     h->tm = std::move(*tm);
     h->description = h->tm->getTargetTriple().str() + " " + h->tm->getTargetCPU().str();
+    h->features = h->tm->getTargetFeatureString().str();
     auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
     if (!jit) {
       h->error = llvm::toString(jit.takeError());
@@ -81,41 +107,194 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 std::string describe_host() { return host().description; }
 
-void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::Module> module,
+void define_runtime_symbol(const std::string& name, const void* address) {
+  std::lock_guard<std::mutex> lock(jit_mutex);
+  host().runtime[name] = address;
+}
+
+namespace {
+
+// Defines the runtime symbols named since the last call (each once; an address never changes).
+bool define_pending_symbols(Host& h, std::string* error) {
+  llvm::orc::SymbolMap symbols;
+  for (auto& [name, addr] : h.runtime) {
+    auto it = h.defined.find(name);
+    if (it != h.defined.end()) {
+      if (it->second != addr) {
+        *error = "runtime symbol " + name + " changed its address";
+        return false;
+      }
+      continue;
+    }
+#if LLVM_VERSION_MAJOR >= 17
+    symbols[h.jit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(addr), llvm::JITSymbolFlags::Exported};
+#else
+    symbols[h.jit->mangleAndIntern(name)] = {llvm::pointerToJITTargetAddress(addr), llvm::JITSymbolFlags::Exported};
+#endif
+    h.defined[name] = addr;
+  }
+  if (symbols.empty()) return true;
+  if (auto err = h.jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols)))) {
+    *error = llvm::toString(std::move(err));
+    return false;
+  }
+  return true;
+}
+
+// This build of stagepy: the shared object holding this code, its size and modification time.
+const std::string& build_identity() {
+  static const std::string id = [] {
+    Dl_info info;
+    std::string s = "unknown build";
+    if (dladdr(reinterpret_cast<void*>(&build_identity), &info) && info.dli_fname) {
+      struct stat st;
+      s = info.dli_fname;
+      if (stat(info.dli_fname, &st) == 0)
+        s += " " + std::to_string((long long)st.st_size) + " " + std::to_string((long long)st.st_mtim.tv_sec) + "." +
+             std::to_string((long long)st.st_mtim.tv_nsec);
+    }
+    return s;
+  }();
+  return id;
+}
+
+// The disk cache's folder, or "" when it is off.
+std::string cache_dir() {
+  const char* off = std::getenv("STAGEPY_CACHE");
+  if (off && std::string(off) == "0") return "";
+  if (const char* d = std::getenv("STAGEPY_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/stagepy";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/stagepy";
+  return "";
+}
+
+std::unique_ptr<llvm::MemoryBuffer> read_cached(const std::string& path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buf) return nullptr;
+  return std::move(*buf);
+}
+
+// Writes the object atomically (a reader sees the old file, none, or the whole new one) and
+// keeps the folder to a bounded number of kernels, dropping the least recently used.
+void write_cached(const std::string& dir, const std::string& path, llvm::StringRef bytes) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return;
+  std::string tmp = path + ".tmp" + std::to_string((long long)getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out.write(bytes.data(), (std::streamsize)bytes.size());
+    if (!out) {
+      fs::remove(tmp, ec);
+      return;
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) fs::remove(tmp, ec);
+  constexpr size_t kKeep = 2000;
+  std::vector<std::pair<fs::file_time_type, fs::path>> objects;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+    if (it->path().extension() == ".o") objects.emplace_back(it->last_write_time(ec), it->path());
+  if (objects.size() <= kKeep) return;
+  std::sort(objects.begin(), objects.end());
+  for (size_t k = 0; k + kKeep / 2 < objects.size(); k++) fs::remove(objects[k].second, ec);
+}
+
+}  // namespace
+
+void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llvm::Module> module_in,
                   const std::string& function, std::string* error, JitTimes* times) {
+  // The module goes before its context, whichever way this returns.
+  std::unique_ptr<llvm::LLVMContext> ctx = std::move(ctx_in);
+  std::unique_ptr<llvm::Module> module = std::move(module_in);
   std::lock_guard<std::mutex> lock(jit_mutex);
   Host& h = host();
   if (!h.jit) {
     *error = "LLVM JIT unavailable: " + h.error;
     return nullptr;
   }
-  // Symbols must be unique in the one process-wide JIT dylib: make them so here.
-  static unsigned long long serial = 0;
-  llvm::Function* fn = module->getFunction(function);
-  if (!fn) {
+  if (!define_pending_symbols(h, error)) return nullptr;
+  auto t0 = std::chrono::steady_clock::now();
+  if (!module->getFunction(function)) {
     *error = "no function " + function + " in the module";
     return nullptr;
   }
-  const std::string symbol = function + ".k" + std::to_string(++serial);
-  fn->setName(symbol);
-  auto t0 = std::chrono::steady_clock::now();
+  // The key: the IR with the kernel's per-process name replaced by a fixed one.
+  const std::string fixed = "stagepy.kernel";
+  for (llvm::Function& f : *module)
+    if (!f.isDeclaration() && f.getName().str().rfind(function, 0) == 0)
+      f.setName(fixed + f.getName().substr(function.size()).str());
+  module->setModuleIdentifier(fixed);
+  module->setSourceFileName(fixed);
   module->setDataLayout(h.tm->createDataLayout());
   module->setTargetTriple(h.tm->getTargetTriple().str());
+  std::string key;
+  {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os, nullptr);
+    os << "\n" << h.description << "\n" << h.features << "\nLLVM " << LLVM_VERSION_STRING << "\n" << build_identity();
+    os.flush();
+    auto digest = llvm::SHA256::hash(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+    static const char* hex = "0123456789abcdef";
+    for (uint8_t b : digest) key += {hex[b >> 4], hex[b & 15]};
+  }
+  if (auto it = h.loaded.find(key); it != h.loaded.end()) {
+    if (times) times->cached = true;
+    return it->second;
+  }
+  const std::string symbol = "stagepy.k." + key;
+  module->getFunction(fixed)->setName(symbol);
+  const bool cacheable = !module->getModuleFlag(kNoCacheFlag);
+  const std::string dir = cacheable ? cache_dir() : "";
+  const std::string path = dir.empty() ? "" : dir + "/" + key + ".o";
+
+  auto load = [&](std::unique_ptr<llvm::MemoryBuffer> obj) -> void* {
+    if (auto err = h.jit->addObjectFile(std::move(obj))) {
+      *error = llvm::toString(std::move(err));
+      return nullptr;
+    }
+    auto sym = h.jit->lookup(symbol);
+    if (!sym) {
+      *error = llvm::toString(sym.takeError());
+      return nullptr;
+    }
+    h.loaded[key] = sym->toPtr<void*>();
+    return sym->toPtr<void*>();
+  };
+
+  if (!path.empty()) {
+    if (auto obj = read_cached(path)) {
+      // A file that does not load (cut short, from another machine) is compiled again.
+      // Its symbol is new to this JIT, so a failed load leaves nothing behind to clash.
+      auto tc = std::chrono::steady_clock::now();
+      std::string load_error;
+      std::swap(load_error, *error);
+      if (void* p = load(std::move(obj))) {
+        ::utime(path.c_str(), nullptr);  // recently used
+        if (times) {
+          times->cached = true;
+          times->codegen_s = seconds_since(tc);
+        }
+        return p;
+      }
+      std::swap(load_error, *error);
+    }
+  }
   optimize_o3(*module, h.tm.get(), "optimized LLVM IR: " + function);
   if (times) times->optimize_s = seconds_since(t0);
   auto t1 = std::chrono::steady_clock::now();
-  llvm::orc::ThreadSafeModule tsm(std::move(module), std::move(ctx));
-  if (auto err = h.jit->addIRModule(std::move(tsm))) {
-    *error = llvm::toString(std::move(err));
+  llvm::orc::SimpleCompiler compile(*h.tm);
+  auto obj = compile(*module);
+  if (!obj) {
+    *error = llvm::toString(obj.takeError());
     return nullptr;
   }
-  auto sym = h.jit->lookup(symbol);
-  if (!sym) {
-    *error = llvm::toString(sym.takeError());
-    return nullptr;
-  }
+  if (!path.empty()) write_cached(dir, path, (*obj)->getBuffer());
+  void* p = load(std::move(*obj));
   if (times) times->codegen_s = seconds_since(t1);
-  return sym->toPtr<void*>();
+  return p;
 }
 
 }  // namespace stagepy::backends::cpu

@@ -13,11 +13,26 @@ namespace stagepy::backends::cpu {
 
 struct JitTimes {
   double optimize_s = 0, codegen_s = 0;
+  bool cached = false;  // the object code came from the kernel cache (no optimization, no codegen)
 };
 
 // Returns the address of `function`, or nullptr with `error` set. Takes ownership of both.
+//
+// The kernel cache: the object code of a module is kept under a SHA-256 of its IR (before
+// optimization; `function` renamed to a fixed name), the host CPU and its features, the
+// LLVM version and this build of stagepy; in memory for the process, and on disk in
+// STAGEPY_CACHE_DIR (default $XDG_CACHE_HOME/stagepy or ~/.cache/stagepy; STAGEPY_CACHE=0
+// turns the disk cache off). A module holding the address of something that is not the
+// same in every process (module flag kNoCacheFlag) is never cached on disk. Addresses the
+// kernels need that are the same for the whole process are named, not written into the IR:
+// see runtime_symbol.
 void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::Module> module,
                   const std::string& function, std::string* error, JitTimes* times);
+
+// The name under which kernels reach `address` (a runtime function, a flag): an external
+// global of that name in the module; the JIT defines it as that absolute address.
+void define_runtime_symbol(const std::string& name, const void* address);
+inline constexpr const char* kNoCacheFlag = "stagepy.nocache";
 
 // The optimized LLVM IR of the last module compiled with `keep_ir` (STAGEPY_DEBUG).
 std::string describe_host();  // "x86_64 skylake +avx2..." for the report
