@@ -2376,6 +2376,8 @@ class Gen {
   // by name: the JIT defines the name, so the kernel's IR and object code do not depend on
   // where things were loaded, and the kernel can be cached on disk (jit.h).
   Value* runtime_address(const std::string& name, const void* address) {
+    // A null address (a ufunc loop's data may be) stays a constant: a symbol at 0 is unresolved.
+    if (!address) return llvm::ConstantPointerNull::get(llvm::PointerType::get(C, 0));
     if (gpu_body_) gpu_refuse("it needs the host's " + name);
     cpu::define_runtime_symbol(name, address);
     return M->getOrInsertGlobal(name, i8());
