@@ -23,13 +23,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <sstream>
 
 #include "backends/optimize.h"
 #include "support/debug.h"
@@ -280,6 +278,7 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llv
         return p;
       }
       std::swap(load_error, *error);
+      if (debug_level() > 0) debug_dump("kernel cache", "compiling again: " + path + " did not load: " + load_error);
     }
   }
   optimize_o3(*module, h.tm.get(), "optimized LLVM IR: " + function);
