@@ -25,12 +25,14 @@ void optimize_o3(llvm::Module& module, llvm::TargetMachine* tm, const std::strin
     llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
     mpm.run(module, mam);
   }
-  if (debug_level() > 2) {
-    std::string s;
-    llvm::raw_string_ostream os(s);
-    module.print(os, nullptr);
-    debug_dump(title, os.str());
-  }
+  if (debug_level() > 2) debug_dump(title, module_text(module));
+}
+
+std::string module_text(const llvm::Module& module) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  module.print(os, nullptr);
+  return os.str();
 }
 
 }  // namespace stagepy::backends

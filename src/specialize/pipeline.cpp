@@ -3,12 +3,12 @@
 
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
-#include <llvm/Support/raw_ostream.h>
 
 #include <chrono>
 
 #include "backends/cpu/codegen.h"
 #include "backends/cpu/jit.h"
+#include "backends/optimize.h"
 #include "backends/gpu/gpu_runtime.h"
 #include "backends/gpu/ptx.h"
 #include "analysis/poly_model.h"
@@ -51,29 +51,27 @@ Kernel compile_kernel(const KernelRequest& rq) {
   in.entry = rq.entry;
   in.oracle = rq.oracle;
   in.line_of = rq.line_of;
+  // Whether the pass that produced k.typed succeeded; if not, k says why.
+  auto passed = [&](const char* pass) {
+    if (!k.typed.ok) {
+      k.infer_s = since(t0);
+      k.reason = k.typed.reason;
+      k.reason_line = k.typed.reason_line;
+      if (dbg) debug_dump(std::string(pass) + " failed for " + name, k.reason);
+      return false;
+    }
+    if (dbg) debug_dump(std::string(pass) + ": " + name, ir::to_string(k.typed.nest));
+    return true;
+  };
   k.typed = infer_types(in);
-  if (!k.typed.ok) {
-    k.infer_s = since(t0);
-    k.reason = k.typed.reason;
-    k.reason_line = k.typed.reason_line;
-    if (dbg) debug_dump("infer_types failed for " + name, k.reason);
-    return k;
-  }
-  if (dbg) debug_dump("infer_types: " + name, ir::to_string(k.typed.nest));
+  if (!passed("infer_types")) return k;
 
   // Complex numbers become pairs of floats; the nest may gain variables (their entry types
   // are appended to `entry`, which codegen reads from here on).
   std::vector<TypeRef> entry = rq.entry;
   if (mentions_complex(k.typed, entry)) {
     k.typed = lower_complex(k.typed, &entry, rq.fp);
-    if (!k.typed.ok) {
-      k.infer_s = since(t0);
-      k.reason = k.typed.reason;
-      k.reason_line = k.typed.reason_line;
-      if (dbg) debug_dump("lower_complex failed for " + name, k.reason);
-      return k;
-    }
-    if (dbg) debug_dump("lower_complex: " + name, ir::to_string(k.typed.nest));
+    if (!passed("lower_complex")) return k;
   }
 
   if (rq.conds) {
@@ -104,23 +102,13 @@ Kernel compile_kernel(const KernelRequest& rq) {
   }
   k.parallel_loops = cg.parallel_loops;
   k.refused_loops = cg.refused_loops;
-  if (debug_level() > 1) {
-    std::string s;
-    llvm::raw_string_ostream os(s);
-    cg.module->print(os, nullptr);
-    debug_dump("codegen: " + name, os.str());
-  }
+  if (debug_level() > 1) debug_dump("codegen: " + name, backends::module_text(*cg.module));
   k.layout = cg.layout;
   k.gpu_refused = cg.gpu_refused;
   if (cg.gpu_module) {
     // The GPU versions: PTX now (the module shares the CPU module's context); the driver
     // loads it when a loop first runs there.
-    if (debug_level() > 1) {
-      std::string s;
-      llvm::raw_string_ostream os(s);
-      cg.gpu_module->print(os, nullptr);
-      debug_dump("codegen (GPU): " + name, os.str());
-    }
+    if (debug_level() > 1) debug_dump("codegen (GPU): " + name, backends::module_text(*cg.gpu_module));
     const std::string arch = backends::gpu::device_arch();
     backends::gpu::PtxResult pr = backends::gpu::compile_ptx(std::move(cg.gpu_module), arch);
     backends::gpu::GpuModule* gm = cg.gpu_info;

@@ -1,6 +1,7 @@
 // See jit.h.
 #include "backends/cpu/jit.h"
 
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -227,17 +228,9 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llv
   module->setSourceFileName(fixed);
   module->setDataLayout(h.tm->createDataLayout());
   module->setTargetTriple(h.tm->getTargetTriple().str());
-  std::string key;
-  {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    module->print(os, nullptr);
-    os << "\n" << h.description << "\n" << h.features << "\nLLVM " << LLVM_VERSION_STRING << "\n" << build_identity();
-    os.flush();
-    auto digest = llvm::SHA256::hash(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
-    static const char* hex = "0123456789abcdef";
-    for (uint8_t b : digest) key += {hex[b >> 4], hex[b & 15]};
-  }
+  const std::string text = module_text(*module) + "\n" + h.description + "\n" + h.features + "\nLLVM " +
+                           LLVM_VERSION_STRING + "\n" + build_identity();
+  const std::string key = llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(text)), /*LowerCase=*/true);
   if (auto it = h.loaded.find(key); it != h.loaded.end()) {
     if (times) times->cached = true;
     return it->second;
@@ -248,14 +241,14 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llv
   const std::string dir = cacheable ? cache_dir() : "";
   const std::string path = dir.empty() ? "" : dir + "/" + key + ".o";
 
-  auto load = [&](std::unique_ptr<llvm::MemoryBuffer> obj) -> void* {
+  auto load = [&](std::unique_ptr<llvm::MemoryBuffer> obj, std::string* why) -> void* {
     if (auto err = h.jit->addObjectFile(std::move(obj))) {
-      *error = llvm::toString(std::move(err));
+      *why = llvm::toString(std::move(err));
       return nullptr;
     }
     auto sym = h.jit->lookup(symbol);
     if (!sym) {
-      *error = llvm::toString(sym.takeError());
+      *why = llvm::toString(sym.takeError());
       return nullptr;
     }
     h.loaded[key] = sym->toPtr<void*>();
@@ -265,11 +258,11 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llv
   if (!path.empty()) {
     if (auto obj = read_cached(path)) {
       // A file that does not load (cut short, from another machine) is compiled again.
-      // Its symbol is new to this JIT, so a failed load leaves nothing behind to clash.
+      // (Should it have defined the kernel's symbol before failing, adding the new object
+      // fails as a duplicate definition, and the nest stays interpreted with that reason.)
       auto tc = std::chrono::steady_clock::now();
       std::string load_error;
-      std::swap(load_error, *error);
-      if (void* p = load(std::move(obj))) {
+      if (void* p = load(std::move(obj), &load_error)) {
         ::utime(path.c_str(), nullptr);  // recently used
         if (times) {
           times->cached = true;
@@ -277,7 +270,6 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llv
         }
         return p;
       }
-      std::swap(load_error, *error);
       if (debug_level() > 0) debug_dump("kernel cache", "compiling again: " + path + " did not load: " + load_error);
     }
   }
@@ -291,7 +283,7 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llv
     return nullptr;
   }
   if (!path.empty()) write_cached(dir, path, (*obj)->getBuffer());
-  void* p = load(std::move(*obj));
+  void* p = load(std::move(*obj), error);
   if (times) times->codegen_s = seconds_since(t1);
   return p;
 }
