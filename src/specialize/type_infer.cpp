@@ -4,6 +4,8 @@
 #include <map>
 #include <optional>
 
+#include "ir/mutate.h"
+
 namespace stagepy::specialize {
 namespace {
 
@@ -635,7 +637,8 @@ class Infer {
   }
 
   // Types a loop body to a fixpoint from `head`, peeling once if the first iteration
-  // changes types. Returns (steady body, first-iteration body or null, loop-head env).
+  // changes types. Returns (steady body, first-iteration body or null, the environment
+  // when the range is exhausted after at least one iteration).
   struct LoopTyping {
     std::vector<Stmt> steady, first;
     bool peeled = false;
@@ -643,8 +646,28 @@ class Infer {
     std::optional<Env> head;
   };
 
+  // Variables that every iteration of `body` assigns before anything can read them or
+  // leave the iteration: those its leading straight-line segments assign without reading
+  // them first (a segment reads all its values before it assigns). Their type at the loop
+  // head never reaches the body (`acc = 0.0` at the top of a loop), so a change of it is
+  // no reason to peel the first iteration.
+  static std::vector<bool> assigned_first(const std::vector<Stmt>& body, size_t nvars) {
+    std::vector<bool> assigned(nvars, false), read(nvars, false);
+    for (const Stmt& s : body) {
+      if (s->kind != StmtNode::Kind::Seg) break;
+      ir::for_each_expr(s, [&](const Expr& e) {
+        if (e->kind == ExprNode::Kind::Load && e->var >= 0 && (size_t)e->var < nvars && !assigned[e->var])
+          read[e->var] = true;
+      });
+      for (auto& f : s->effects)
+        if (f.kind == ir::Effect::Kind::Assign && f.var >= 0 && (size_t)f.var < nvars && !read[f.var])
+          assigned[f.var] = true;
+    }
+    return assigned;
+  }
+
   // Types a loop body to a fixpoint of its head environment, peeling the first iteration
-  // when it changes the types of variables bound before the loop. Breaks and continues
+  // when it changes the types of variables bound before the loop and read by the body. Breaks and continues
   // that target enclosing loops (a while loop's structured `continue`, a condition that
   // leaves two loops) are handed on to `outer` from the copies of the body that are kept.
   LoopTyping loop_body(const Stmt& s, const std::vector<Stmt>& body, const Env& entry0, int loop_var,
@@ -658,13 +681,15 @@ class Infer {
     };
     // Types the body once from head `h`: the body, the jumps it makes, and the environment
     // at its back edge (continues and the end of the body), if any.
+    std::optional<Env> last_back;  // the back-edge environment of the latest typing
     auto once = [&](const Env& h, std::vector<Stmt>& out_body, LoopOuts& lo) {
       lo = LoopOuts();
       std::optional<Env> f;
       out_body = seq(body, 0, enter(h), lo, f);
       std::vector<Env> back = lo.cont[s->loop];
       if (f) back.push_back(*f);
-      return merge(back, s->line);
+      last_back = merge(back, s->line);
+      return last_back;
     };
     // Iterates from `h` until the head environment is a fixpoint.
     auto settle = [&](Env h, std::vector<Stmt>& out_body, LoopOuts& lo) -> Env {
@@ -685,6 +710,15 @@ class Infer {
     };
     // The loop variable is an int at the head whatever it held before the loop.
     const Env entry = enter(entry0);
+    const std::vector<bool> overwritten = assigned_first(body, entry.size());
+    // After the last iteration the variables each iteration overwrites hold what the
+    // back edge holds, whatever the head's type also allows for the first iteration.
+    auto exhausted = [&](Env h) {
+      if (last_back)
+        for (size_t v = 0; v < h.size(); v++)
+          if (overwritten[v]) h[v] = (*last_back)[v];
+      return h;
+    };
     LoopTyping r;
     std::vector<Stmt> b1;
     LoopOuts lo1;
@@ -692,19 +726,20 @@ class Infer {
     bool peel = false;
     if (back1) {
       for (size_t v = 0; v < entry.size(); v++)
-        if (!unbound(entry[v]) && !unbound((*back1)[v]) && !types::same(entry[v], (*back1)[v])) peel = true;
+        if (!overwritten[v] && !unbound(entry[v]) && !unbound((*back1)[v]) && !types::same(entry[v], (*back1)[v]))
+          peel = true;
     }
     if (!peel) {
       // At most variables first bound inside the loop: widen the head and settle.
       if (!back1 || same_env(*merge({entry, *back1}, s->line), entry)) {
         r.steady = std::move(b1);
         r.exits = lo1.brk[s->loop];
-        r.head = entry;
+        r.head = exhausted(entry);
         forward(lo1);
         return r;
       }
       LoopOuts lo;
-      r.head = settle(*merge({entry, *back1}, s->line), r.steady, lo);
+      r.head = exhausted(settle(*merge({entry, *back1}, s->line), r.steady, lo));
       r.exits = lo.brk[s->loop];
       forward(lo);
       return r;
@@ -714,7 +749,7 @@ class Infer {
     r.first = std::move(b1);
     forward(lo1);
     LoopOuts lo;
-    r.head = settle(*back1, r.steady, lo);
+    r.head = exhausted(settle(*back1, r.steady, lo));
     forward(lo);
     r.exits = lo1.brk[s->loop];
     r.exits.insert(r.exits.end(), lo.brk[s->loop].begin(), lo.brk[s->loop].end());

@@ -119,6 +119,29 @@ def test_gemm_ijk():
     """, "f", lambda: (arr("float64", shape=(4, 5)), arr("float64", seed=5, shape=(5, 3)), np.zeros((4, 3)), 4, 3, 5))
 
 
+def test_variables_each_iteration_assigns_first():
+    # `acc` and `x` are assigned before anything reads them in every iteration, so their
+    # types at the loop head (unbound, float, np.float64, int) do not shape the body; after
+    # the loops they hold what the last iteration left (float when p == 0).
+    for p in (0, 3):
+        recs = run("""
+        def f(A, B, C, p):
+            n, m = C.shape
+            for i in range(n):
+                for j in range(m):
+                    acc = 0.0
+                    for k in range(p):
+                        acc += A[i, k] * B[k, j]
+                    C[i, j] = acc
+                x = i
+                if A[i, 0] > 0.5:
+                    x = A[i, 0]
+                C[i, 0] += x
+            return locals()
+        """, "f", lambda: (arr("float64", shape=(4, 5)), arr("float64", seed=5, shape=(5, 3)), np.zeros((4, 3)), p))
+        assert recs[0]["native_calls"] > 0
+
+
 def test_stencil_with_time_loop_and_swap():
     run("""
     def f(u, v, steps, n):
