@@ -342,6 +342,29 @@ def test_numpy_warnings_in_parallel_loops_come_in_cpythons_order():
     assert ran_parallel(recs, "i")
 
 
+def test_warnings_first_seen_in_one_parallel_iteration_keep_their_order():
+    # Both sites first warn in iteration i == 0 of the parallel loop, the later site (the
+    # subtraction) at an earlier j: CPython warns about the subtraction first. (The ranking
+    # of a parallel loop's warnings went by iteration, then by site: the other order.)
+    def args():
+        a = np.zeros((N, 4))
+        b = np.zeros((N, 4))
+        a[0, 3] = 10.0
+        b[0, 1] = np.inf
+        return a, b, np.zeros((N, 4))
+    recs = run("""
+    def f(A, B, out):
+        n, m = A.shape
+        for i in range(n):
+            for j in range(m):
+                x = A[i, j] * 1e308
+                y = B[i, j] - np.inf
+                out[i, j] = x + y
+        return locals()
+    """, "f", args, globals_={"np": np})
+    assert ran_parallel(recs, "i")
+
+
 def test_escape_time_loop_with_counter_runs_on_threads():
     recs = run("""
     def f(out, maxit):

@@ -4,6 +4,7 @@
 #include "backends/cpu/exits_removed.h"
 #include "backends/cpu/jit.h"
 #include "backends/cpu/parallel_runtime.h"
+#include "backends/cpu/warn_functions.h"
 #include "backends/gpu/gpu_runtime.h"
 #include "backends/gpu/ptx.h"
 #include "ir/mutate.h"
@@ -283,7 +284,9 @@ class Gen {
   //             block that works out exactly which warnings the operation raised;
   //   Fast:     the fast pass of a speculative chunk (chunked_loop): only whether anything
   //             may have warned, as one flag, without branches;
-  //   Classify: the re-run of a chunk whose fast pass set that flag: exact flags.
+  //   Classify: the re-run of a chunk whose fast pass set that flag: exact flags, as in
+  //             Normal, in loops LLVM is told not to vectorize or unroll (they rarely
+  //             run, and would otherwise cost compile time at every copy).
   enum class WarnGen : uint8_t { Normal, Fast, Classify };
   WarnGen warn_gen_ = WarnGen::Normal;
   llvm::AllocaInst* fast_bad_ = nullptr;   // Fast: anything non-finite or wrapped
@@ -329,22 +332,43 @@ class Gen {
     layout_.warn_sites.push_back(ws);
     return w;
   }
+  // Records at site `w` the kinds that occurred (each an i1, or null for a kind the
+  // operation cannot raise): out of line (warn_functions.h), behind a branch taken only
+  // when one did.
   void or_flags(const WarnSlots& w, Value* divide, Value* overflow, Value* invalid) {
-    Value* old = B.CreateLoad(i8(), w.bits);
-    Value* kinds[3] = {divide, overflow, invalid};  // NumPy reports them in this order
-    Value* count = B.CreateLoad(i64(), warn_counter_);
-    Value* bits = old;
-    for (int k = 0; k < 3; k++) {
-      if (!kinds[k]) continue;
-      Value* had = B.CreateICmpNE(B.CreateAnd(old, c8(1 << k)), c8(0));
-      Value* fresh = B.CreateAnd(kinds[k], B.CreateNot(had));
-      count = B.CreateAdd(count, B.CreateZExt(fresh, i64()));
-      Value* place = par_iter_ ? B.CreateLoad(i64(), par_iter_) : count;
-      B.CreateStore(B.CreateSelect(fresh, place, B.CreateLoad(i64(), w.first[k])), w.first[k]);
-      bits = B.CreateOr(bits, B.CreateShl(B.CreateZExt(kinds[k], i8()), k));
-    }
-    B.CreateStore(count, warn_counter_);
-    B.CreateStore(bits, w.bits);
+    Value* kinds = c8(0);
+    Value* kv[3] = {divide, overflow, invalid};  // NumPy reports them in this order
+    for (int k = 0; k < 3; k++)
+      if (kv[k]) kinds = B.CreateOr(kinds, B.CreateShl(B.CreateZExt(kv[k], i8()), k));
+    BasicBlock* rec = BasicBlock::Create(C, "warn.record", F);
+    BasicBlock* cont = BasicBlock::Create(C, "warn.cont", F);
+    cold_branch(B.CreateICmpNE(kinds, c8(0)), rec, cont);
+    B.SetInsertPoint(rec);
+    B.CreateCall(warn_record_function(*F->getParent()),
+                 {kinds, w.bits, w.first[0], w.first[1], w.first[2], warn_counter_, warn_place()});
+    B.CreateBr(cont);
+    B.SetInsertPoint(cont);
+  }
+  // Where a new warning goes among the kernel's: by count, or in a parallel body at its
+  // iteration.
+  // In a parallel body the place is a key, iteration * kWarnKeyStride + count, whose count
+  // (this call's warnings so far, fewer than the stride) orders warnings first seen in the
+  // same iteration, as those always come from one thread (warn_functions.h); in a GPU body
+  // spreading an inner loop over lanes, the iteration is the outer one's times 2^28 plus
+  // the inner one's (at most 2^28 - 1: a bound the launch checks the outer range against).
+  Value* warn_place() {
+    if (!par_iter_) return c64(kWarnPlaceCount);
+    return B.CreateMul(B.CreateLoad(i64(), gpu_warn_iter_ ? gpu_warn_iter_ : par_iter_), warn_stride_);
+  }
+  static constexpr int64_t kLaneKeyBits = 28;
+  static int64_t warn_key_stride(size_t sites) { return 3 * (int64_t)sites + 1; }
+  llvm::AllocaInst* gpu_warn_iter_ = nullptr;  // GPU body with lanes: the iteration part of the key
+  llvm::Instruction* warn_stride_ = nullptr;  // parallel body: 3 * its warning sites + 1 (patched at its end)
+  // A branch to `cold` when `cond` holds, which it almost never does.
+  void cold_branch(Value* cond, BasicBlock* cold, BasicBlock* cont) {
+    auto* br = B.CreateCondBr(cond, cold, cont);
+    llvm::MDBuilder md(C);
+    br->setMetadata(llvm::LLVMContext::MD_prof, md.createBranchWeights(1, 1u << 20));
   }
   void mark_fast_bad(Value* bad) {
     B.CreateStore(B.CreateOr(B.CreateLoad(i1(), fast_bad_), bad), fast_bad_);
@@ -377,29 +401,17 @@ class Gen {
     }
     if (fp_mode() == FpMode::Exact) return defer(isfinite(r));
     if (fp_mode() == FpMode::Ignore) return;
+    // Every warning needs a non-finite result: that is the test; the classification is
+    // out of line (warn_functions.h).
     WarnSlots slot = new_warn_site(op, d);
-    auto exact = [&]() {
-      Value* fin = B.CreateAnd(isfinite(x), isfinite(y));
-      Value* inf = B.CreateAnd(B.CreateNot(isfinite(r)), B.CreateNot(isnan(r)));
-      Value* invalid = B.CreateAnd(isnan(r), B.CreateAnd(B.CreateNot(isnan(x)), B.CreateNot(isnan(y))));
-      Value* overflow = B.CreateAnd(inf, fin);
-      Value* divide = nullptr;
-      if (std::string(op) == "divide") {
-        Value* zero = llvm::ConstantFP::get(y->getType(), 0.0);
-        Value* yzero = B.CreateFCmpOEQ(y, zero);
-        divide = B.CreateAnd(yzero, B.CreateAnd(isfinite(x), B.CreateFCmpUNE(x, zero)));
-        overflow = B.CreateAnd(overflow, B.CreateNot(yzero));
-      }
-      or_flags(slot, divide, overflow, invalid);
-    };
-    if (warn_gen_ == WarnGen::Classify) return exact();
     BasicBlock* cold = BasicBlock::Create(C, "warn.classify", F);
     BasicBlock* cont = BasicBlock::Create(C, "warn.cont", F);
-    auto* br = B.CreateCondBr(isfinite(r), cont, cold);
-    llvm::MDBuilder md(C);
-    br->setMetadata(llvm::LLVMContext::MD_prof, md.createBranchWeights(1u << 20, 1));
+    cold_branch(B.CreateNot(isfinite(r)), cold, cont);
     B.SetInsertPoint(cold);
-    exact();
+    auto wide = [&](Value* v) { return v->getType()->isDoubleTy() ? v : B.CreateFPExt(v, B.getDoubleTy()); };
+    B.CreateCall(fp_warn_function(*F->getParent()),
+                 {wide(x), wide(y), wide(r), B.getInt1(std::string(op) == "divide"), slot.bits, slot.first[0],
+                  slot.first[1], slot.first[2], warn_counter_, warn_place()});
     B.CreateBr(cont);
     B.SetInsertPoint(cont);
   }
@@ -2243,6 +2255,14 @@ class Gen {
     B.CreateStore(i, bits_[s->var]);
     B.CreateStore(c8(tag_of(types::py_int())), tags_[s->var]);
     if (par_iter_ && s->loop == par_loop_) B.CreateStore(k, par_iter_);
+    if (par_iter_ && gpu_body_ && s->loop == gpu_collapse_loop_) {
+      if (!gpu_warn_iter_) {
+        llvm::IRBuilder<> eb(&F->getEntryBlock(), F->getEntryBlock().begin());
+        gpu_warn_iter_ = eb.CreateAlloca(i64(), nullptr, "warn.iter");
+      }
+      Value* inner = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, k, c64((int64_t(1) << kLaneKeyBits) - 1));
+      B.CreateStore(B.CreateAdd(B.CreateShl(B.CreateLoad(i64(), par_iter_), kLaneKeyBits), inner), gpu_warn_iter_);
+    }
   }
 
   void for_loop(const Stmt& s) {
@@ -2302,7 +2322,22 @@ class Gen {
     B.SetInsertPoint(latch);
     if (at_latch) at_latch(k);
     k->addIncoming(B.CreateAdd(k, step ? step : c64(1)), latch);
-    B.CreateBr(head);
+    auto* back = B.CreateBr(head);
+    if (warn_gen_ == WarnGen::Classify) rarely_run_loop(back);
+  }
+
+  // Tells LLVM that the loop whose back edge is `back` rarely runs: not worth vectorizing
+  // or unrolling.
+  void rarely_run_loop(llvm::Instruction* back) {
+    auto* tmp = llvm::MDNode::getTemporary(C, {}).release();
+    llvm::Metadata* off[] = {llvm::MDString::get(C, "llvm.loop.vectorize.enable"),
+                             llvm::ConstantAsMetadata::get(B.getFalse())};
+    llvm::Metadata* ops[] = {tmp, llvm::MDNode::get(C, off),
+                             llvm::MDNode::get(C, {llvm::MDString::get(C, "llvm.loop.unroll.disable")})};
+    llvm::MDNode* loop = llvm::MDNode::getDistinct(C, ops);
+    loop->replaceOperandWith(0, loop);
+    llvm::MDNode::deleteTemporary(tmp);
+    back->setMetadata(llvm::LLVMContext::MD_loop, loop);
   }
 
   void plain_loop(const Stmt& s, const Stmt& body_s, Value* k0, Value* trip, BasicBlock* exit) {
@@ -2449,6 +2484,8 @@ class Gen {
       nonzero_vars_ = parent_nonzero;
       par_loop_ = parent_par_loop;
       reassoc_ops_.clear();
+      warn_stride_ = nullptr;
+      gpu_warn_iter_ = nullptr;
     };
     try {
       F = body;
@@ -2526,6 +2563,8 @@ class Gen {
         }
       }
       par_iter_ = B.CreateAlloca(i64(), nullptr, "par.iter");
+      gpu_warn_iter_ = nullptr;
+      warn_stride_ = B.Insert(llvm::BinaryOperator::CreateAdd(c64(0), c64(0)), "warn.stride");
       for (auto& [v, t] : lp.invariant_divisors) nonzero_vars_.insert(v);
       par_loop_ = s->loop;
       for (auto& r : lp.reductions)
@@ -2618,6 +2657,10 @@ class Gen {
       B.CreateBr(exit_);
       rec_size->replaceAllUsesWith(c64(pr.size));
       rec_size->eraseFromParent();
+      warn_stride_->replaceAllUsesWith(c64(warn_key_stride(out.sites)));
+      warn_stride_->eraseFromParent();
+      warn_stride_ = nullptr;
+      gpu_warn_iter_ = nullptr;
       for (auto& bb : *F)
         if (!bb.getTerminator()) {
           B.SetInsertPoint(&bb);
@@ -3055,6 +3098,12 @@ class Gen {
                                 c64(has_inner || (gl && lp.reductions.empty()) ? 2 : kMinParallelTrip));
     for (auto& [a, b] : lp.alias_pairs) ok = B.CreateAnd(ok, B.CreateNot(may_share(a, b)));
     for (auto& [v, t] : lp.invariant_divisors) ok = B.CreateAnd(ok, truth(load(v, t, false)));
+    // The warnings' keys (iteration * stride + count, warn_place) must fit in an i64.
+    if (body_sites) {
+      int64_t most = (INT64_MAX - 1) / warn_key_stride(body_sites);
+      if (gl && gl->collapsed) most >>= kLaneKeyBits;
+      ok = B.CreateAnd(ok, B.CreateICmpSLE(trip, c64(most)));
+    }
     B.CreateCondBr(ok, fill, seq);
     B.SetInsertPoint(seq);
     // With a GPU version, one host copy of the loop serves both the sequential fallback
@@ -3425,7 +3474,7 @@ class Gen {
     k->addIncoming(B.CreateAdd(k, c64(1)), flatch);
     B.CreateBr(fhead);
     B.SetInsertPoint(fdone);
-    B.CreateCondBr(B.CreateLoad(i1(), fast_bad_), redo, cnext);
+    cold_branch(B.CreateLoad(i1(), fast_bad_), redo, cnext);
     // Something may have warned: undo the chunk's stores (last first), restore the
     // variables, and run the chunk again with exact warning flags.
     B.SetInsertPoint(redo);
@@ -3449,7 +3498,7 @@ class Gen {
         B.CreateAlignedStore(B.CreateTrunc(o, it), p, llvm::Align(done.bytes[st]));
       }
       j->addIncoming(jj, ubody);
-      B.CreateBr(uhead);
+      rarely_run_loop(B.CreateBr(uhead));
       B.SetInsertPoint(udone);
     }
     for (size_t v = 0; v < bits_.size(); v++) {

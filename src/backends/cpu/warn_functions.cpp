@@ -1,0 +1,94 @@
+// See warn_functions.h.
+#include "backends/cpu/warn_functions.h"
+
+#include <llvm/IR/Attributes.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/ModRef.h>
+
+namespace stagepy::backends::cpu {
+namespace {
+
+// Internal, never inlined into the kernel, cold, touching only what its pointers point to.
+llvm::Function* declare_cold(llvm::Module& m, const char* name, llvm::FunctionType* ty, unsigned first_ptr, unsigned nptr) {
+  auto* f = llvm::Function::Create(ty, llvm::Function::InternalLinkage, name, m);
+  f->addFnAttr(llvm::Attribute::NoInline);
+  f->addFnAttr(llvm::Attribute::Cold);
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+  f->setMemoryEffects(llvm::MemoryEffects::argMemOnly());
+  for (unsigned k = first_ptr; k < first_ptr + nptr; k++) f->addParamAttr(k, llvm::Attribute::NoCapture);
+  return f;
+}
+
+}  // namespace
+
+llvm::Function* warn_record_function(llvm::Module& m) {
+  if (auto* f = m.getFunction("stagepy.warn_record")) return f;
+  llvm::LLVMContext& C = m.getContext();
+  auto* i8 = llvm::Type::getInt8Ty(C);
+  auto* i64 = llvm::Type::getInt64Ty(C);
+  auto* p = llvm::PointerType::getUnqual(C);
+  auto* ty = llvm::FunctionType::get(llvm::Type::getVoidTy(C), {i8, p, p, p, p, p, i64}, false);
+  llvm::Function* f = declare_cold(m, "stagepy.warn_record", ty, 1, 5);
+  llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", f));
+  llvm::Value* kinds = f->getArg(0);
+  llvm::Value* bits = f->getArg(1);
+  llvm::Value* count_p = f->getArg(5);
+  llvm::Value* place = f->getArg(6);
+  llvm::Value* old = B.CreateLoad(i8, bits);
+  llvm::Value* count = B.CreateLoad(i64, count_p);
+  llvm::Value* by_count = B.CreateICmpEQ(place, B.getInt64(kWarnPlaceCount));
+  for (unsigned k = 0; k < 3; k++) {
+    llvm::Value* first = f->getArg(2 + k);
+    llvm::Value* mask = B.getInt8((uint8_t)(1u << k));
+    llvm::Value* fresh = B.CreateAnd(B.CreateICmpNE(B.CreateAnd(kinds, mask), B.getInt8(0)),
+                                     B.CreateICmpEQ(B.CreateAnd(old, mask), B.getInt8(0)));
+    count = B.CreateAdd(count, B.CreateZExt(fresh, i64));
+    llvm::Value* at = B.CreateSelect(by_count, count, B.CreateAdd(place, count));
+    B.CreateStore(B.CreateSelect(fresh, at, B.CreateLoad(i64, first)), first);
+  }
+  B.CreateStore(count, count_p);
+  B.CreateStore(B.CreateOr(old, kinds), bits);
+  B.CreateRetVoid();
+  return f;
+}
+
+llvm::Function* fp_warn_function(llvm::Module& m) {
+  if (auto* f = m.getFunction("stagepy.fp_warn")) return f;
+  llvm::Function* record = warn_record_function(m);
+  llvm::LLVMContext& C = m.getContext();
+  auto* d = llvm::Type::getDoubleTy(C);
+  auto* i1 = llvm::Type::getInt1Ty(C);
+  auto* i8 = llvm::Type::getInt8Ty(C);
+  auto* i64 = llvm::Type::getInt64Ty(C);
+  auto* p = llvm::PointerType::getUnqual(C);
+  auto* ty = llvm::FunctionType::get(llvm::Type::getVoidTy(C), {d, d, d, i1, p, p, p, p, p, i64}, false);
+  llvm::Function* f = declare_cold(m, "stagepy.fp_warn", ty, 4, 5);
+  llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", f));
+  llvm::Value *x = f->getArg(0), *y = f->getArg(1), *r = f->getArg(2), *divide = f->getArg(3);
+  auto isfinite = [&](llvm::Value* v) {
+    return B.CreateFCmpOLT(B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v), llvm::ConstantFP::getInfinity(d));
+  };
+  auto isnan = [&](llvm::Value* v) { return B.CreateFCmpUNO(v, v); };
+  // NumPy reports the IEEE flags of the operation; from the values: an infinite result of
+  // finite operands overflowed (unless it divided by zero), a NaN of non-NaN operands is
+  // invalid, a finite non-zero number divided by zero divides by zero.
+  llvm::Value* zero = llvm::ConstantFP::get(d, 0.0);
+  llvm::Value* fin = B.CreateAnd(isfinite(x), isfinite(y));
+  llvm::Value* inf = B.CreateAnd(B.CreateNot(isfinite(r)), B.CreateNot(isnan(r)));
+  llvm::Value* invalid = B.CreateAnd(isnan(r), B.CreateAnd(B.CreateNot(isnan(x)), B.CreateNot(isnan(y))));
+  llvm::Value* yzero = B.CreateAnd(divide, B.CreateFCmpOEQ(y, zero));
+  llvm::Value* by_zero = B.CreateAnd(yzero, B.CreateAnd(isfinite(x), B.CreateFCmpUNE(x, zero)));
+  llvm::Value* overflow = B.CreateAnd(B.CreateAnd(inf, fin), B.CreateNot(yzero));
+  llvm::Value* kinds = B.CreateOr(B.CreateZExt(by_zero, i8),
+                                  B.CreateOr(B.CreateShl(B.CreateZExt(overflow, i8), 1),
+                                             B.CreateShl(B.CreateZExt(invalid, i8), 2)));
+  B.CreateCall(record, {kinds, f->getArg(4), f->getArg(5), f->getArg(6), f->getArg(7), f->getArg(8), f->getArg(9)});
+  B.CreateRetVoid();
+  return f;
+}
+
+}  // namespace stagepy::backends::cpu
