@@ -166,6 +166,43 @@ def test_empty_and_one_iteration_ranges():
         """, "f", lambda: (np.zeros(4), n))
 
 
+def test_short_parallel_loops_run_their_body_here_with_cpythons_results(cpu_only):
+    # Too few iterations for threads: the outlined body runs them all on the calling
+    # thread (the sequential version). Privates, the loop variables, the warnings (the later
+    # site first) and an outer loop of one iteration must still be CPython's.
+    def args(n):
+        def make():
+            a = np.ones((n, 5))
+            a[n - 1, 4] = 1e300
+            b = np.ones((n, 5))
+            b[n - 1, 1] = np.inf
+            return a, b, np.zeros((n, 5)), n
+        return make
+    nest = """
+    def f(A, B, out, n):
+        for i in range(n):
+            for j in range(5):
+                x = A[i, j] * 1e10
+                y = B[i, j] - np.inf
+                out[i, j] = x + y
+            last = i * 2
+        return locals()
+    """
+    row = """
+    def f(A, B, out, n):
+        for j in range(5):
+            x = A[n - 1, j] * 1e10
+            y = B[n - 1, j] - np.inf
+            out[n - 1, j] = x + y
+        return locals()
+    """
+    # (the nest with 3 rows runs on threads: the same results from the other version)
+    for src, var, n, threads in ((nest, "i", 1, False), (nest, "i", 3, True), (row, "j", 1, False), (row, "j", 3, False)):
+        recs = run(src, "f", args(n), globals_={"np": np})
+        assert recs[0]["native_calls"] > 0 and loops(recs)[var]["parallel"]
+        assert ran_parallel(recs, var) == threads
+
+
 # ------------------------------------------------------------------ carried dependences
 
 def test_prefix_sum_stays_sequential():

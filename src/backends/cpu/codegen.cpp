@@ -3104,8 +3104,15 @@ class Gen {
       if (gl && gl->collapsed) most >>= kLaneKeyBits;
       ok = B.CreateAnd(ok, B.CreateICmpSLE(trip, c64(most)));
     }
+    BasicBlock* decide = B.GetInsertBlock();
     B.CreateCondBr(ok, fill, seq);
     B.SetInsertPoint(seq);
+    // Where running the outlined body on this thread is the sequential loop (no reductions,
+    // which it would start from their identities and reassociate; no invariant divisor,
+    // which it takes to be non-zero; no GPU version), that is the sequential version: one
+    // copy of the body less to optimize and compile. (Its warnings' keys overflow after
+    // (2^63 - 1) / their stride iterations: more than this thread runs in years.)
+    const bool body_is_sequential = !gl && lp.reductions.empty() && lp.invariant_divisors.empty();
     // With a GPU version, one host copy of the loop serves both the sequential fallback
     // (iterations [k0, trip), then `exit`) and the GPU's answer 2 (iterations [k0, trip - 1),
     // then the last iteration's privates): a phi says which.
@@ -3123,12 +3130,20 @@ class Gen {
       BasicBlock* host_done = BasicBlock::Create(C, "par.host.done", F);
       for_iterations(s, k0, host_end, host_done);
       B.SetInsertPoint(host_done);
+    } else if (body_is_sequential) {
+      B.CreateBr(fill);
     } else {
       if (gpu_mode_) gpu_flush();
       for_iterations(s, k0, trip, exit);
     }
     BasicBlock* host_done_bb = host ? B.GetInsertBlock() : nullptr;
     B.SetInsertPoint(fill);
+    llvm::PHINode* on_threads = nullptr;
+    if (body_is_sequential) {
+      on_threads = B.CreatePHI(i1(), 2, "on.threads");
+      on_threads->addIncoming(B.getTrue(), decide);
+      on_threads->addIncoming(B.getFalse(), seq);
+    }
     llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
     auto* ctxa = entry.CreateAlloca(i64(), c64(cx.size), "par.ctx");
     auto* resa = entry.CreateAlloca(i64(), c64((int64_t)pr.size * threads), "par.results");
@@ -3271,6 +3286,18 @@ class Gen {
         Value* recs = B.CreateCall(rty, rf, {desc, cnt});
         finish(recs, 1, B.CreateLoad(i64(), cnt), false);
       }
+    } else if (on_threads) {
+      // The sequential version: the body over all the iterations, here, with one record.
+      BasicBlock* here = BasicBlock::Create(C, "par.here", F);
+      BasicBlock* some = BasicBlock::Create(C, "par.here.some", F);
+      B.CreateCondBr(on_threads, par, here);
+      B.SetInsertPoint(here);
+      B.CreateCondBr(B.CreateICmpSGT(trip, k0), some, exit);  // none: nothing changes
+      B.SetInsertPoint(some);
+      if (gpu_mode_) gpu_flush();
+      auto* bfty = llvm::FunctionType::get(B.getInt32Ty(), {ptr(), i64(), i64(), i64()}, false);
+      B.CreateCall(bfty, body, {ctxa, k0, trip, c64(0)});
+      finish(resa, 1, nullptr, false);
     } else {
       B.CreateBr(par);
     }
