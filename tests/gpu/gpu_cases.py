@@ -232,6 +232,25 @@ def f(A, B, C):
     return locals()
 """, "f", lambda: (rng.random(N), np.where(rng.random(N) < 0.01, 0.0, 1.0), np.zeros(N)))
 
+def _two_warnings():
+    a = np.zeros((64, 96))
+    b = np.zeros((64, 96))
+    a[5, 70] = 10.0      # the first site (multiply: overflow) first warns at column 70 ...
+    b[5, 20] = np.inf    # ... after the second (subtract: invalid) did at column 20, same row
+    return a, b, np.zeros((64, 96))
+
+
+case("warning_order_within_a_row_on_a_2d_grid", """
+def f(A, B, out):
+    n, m = A.shape
+    for i in range(n):
+        for j in range(m):
+            x = A[i, j] * 1e308
+            y = B[i, j] - np.inf
+            out[i, j] = x + y
+    return locals()
+""", "f", _two_warnings)
+
 case("fmod_stays_on_cpu", """
 def f(A, B):
     for i in range(A.shape[0]):
