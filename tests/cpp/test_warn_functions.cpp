@@ -1,0 +1,91 @@
+// The out-of-line recording of NumPy's warnings (warn_functions.h), compiled by the CPU JIT:
+// which kinds a float result raises, and where each kind first occurred (by count, or by a
+// parallel body's key).
+#include <gtest/gtest.h>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "backends/cpu/jit.h"
+#include "backends/cpu/warn_functions.h"
+
+using namespace stagepy::backends::cpu;
+
+namespace {
+
+struct Site {
+  int8_t bits = 0;
+  int64_t first[3] = {0, 0, 0};
+};
+using Record = void (*)(double, double, double, bool, int8_t*, int64_t*, int64_t*, int64_t*, int64_t*, int64_t);
+
+// An external function that calls the module's internal fp_warn with its arguments.
+Record compile_fp_warn() {
+  setenv("STAGEPY_CACHE", "0", 1);
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  auto M = std::make_unique<llvm::Module>("warn_test", *ctx);
+  llvm::Function* fp = fp_warn_function(*M);
+  auto* f = llvm::Function::Create(fp->getFunctionType(), llvm::Function::ExternalLinkage, "warn_test", M.get());
+  llvm::IRBuilder<> B(llvm::BasicBlock::Create(*ctx, "entry", f));
+  std::vector<llvm::Value*> args;
+  for (auto& a : f->args()) args.push_back(&a);
+  B.CreateCall(fp, args);
+  B.CreateRetVoid();
+  std::string err;
+  void* p = jit_compile(std::move(ctx), std::move(M), "warn_test", &err, nullptr);
+  EXPECT_NE(p, nullptr) << err;
+  return reinterpret_cast<Record>(p);
+}
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+}  // namespace
+
+TEST(WarnFunctions, KindsAndFirstPlacesByCount) {
+  Record rec = compile_fp_warn();
+  ASSERT_NE(rec, nullptr);
+  Site s;
+  int64_t count = 4;  // four warnings elsewhere in the kernel before these
+  // 1e308 * 10: overflow (bit 1), the 5th warning.
+  rec(1e308, 10.0, kInf, false, &s.bits, &s.first[0], &s.first[1], &s.first[2], &count, kWarnPlaceCount);
+  EXPECT_EQ(s.bits, 2);
+  EXPECT_EQ(s.first[1], 5);
+  EXPECT_EQ(count, 5);
+  // Again: nothing new, nothing moves.
+  rec(1e308, 10.0, kInf, false, &s.bits, &s.first[0], &s.first[1], &s.first[2], &count, kWarnPlaceCount);
+  EXPECT_EQ(s.bits, 2);
+  EXPECT_EQ(s.first[1], 5);
+  EXPECT_EQ(count, 5);
+  // inf - inf: invalid (bit 2); an infinite operand is no overflow.
+  rec(kInf, kInf, std::nan(""), false, &s.bits, &s.first[0], &s.first[1], &s.first[2], &count, kWarnPlaceCount);
+  EXPECT_EQ(s.bits, 6);
+  EXPECT_EQ(s.first[2], 6);
+  EXPECT_EQ(count, 6);
+  // NaN in, NaN out: nothing.
+  rec(std::nan(""), 1.0, std::nan(""), false, &s.bits, &s.first[0], &s.first[1], &s.first[2], &count, kWarnPlaceCount);
+  EXPECT_EQ(count, 6);
+}
+
+TEST(WarnFunctions, DivisionByZeroIsNotAnOverflowAndParallelBodiesRecordKeys) {
+  Record rec = compile_fp_warn();
+  ASSERT_NE(rec, nullptr);
+  Site s;
+  s.first[0] = s.first[1] = s.first[2] = INT64_MAX;  // a parallel body's "not seen"
+  int64_t count = 0;
+  const int64_t stride = 7;  // 3 * 2 sites + 1
+  // Iteration 3: 1 / 0 divides by zero (bit 0) and does not overflow; key 3 * 7 + 1.
+  rec(1.0, 0.0, kInf, true, &s.bits, &s.first[0], &s.first[1], &s.first[2], &count, 3 * stride);
+  EXPECT_EQ(s.bits, 1);
+  EXPECT_EQ(s.first[0], 3 * stride + 1);
+  EXPECT_EQ(s.first[1], INT64_MAX);
+  // 0 / 0: invalid, not divide by zero; same iteration, the call's second warning.
+  rec(0.0, 0.0, std::nan(""), true, &s.bits, &s.first[0], &s.first[1], &s.first[2], &count, 3 * stride);
+  EXPECT_EQ(s.bits, 5);
+  EXPECT_EQ(s.first[2], 3 * stride + 2);
+  EXPECT_LT(s.first[0], s.first[2]);  // in the order they came within the iteration
+}
