@@ -667,9 +667,10 @@ class Infer {
   }
 
   // Types a loop body to a fixpoint of its head environment, peeling the first iteration
-  // when it changes the types of variables bound before the loop and read by the body. Breaks and continues
-  // that target enclosing loops (a while loop's structured `continue`, a condition that
-  // leaves two loops) are handed on to `outer` from the copies of the body that are kept.
+  // when it changes the types of variables bound before the loop that the body may read
+  // before assigning. Breaks and continues that target enclosing loops (a while loop's
+  // structured `continue`, a condition that leaves two loops) are handed on to `outer`
+  // from the copies of the body that are kept.
   LoopTyping loop_body(const Stmt& s, const std::vector<Stmt>& body, const Env& entry0, int loop_var,
                        LoopOuts& outer) {
     auto enter = [&](Env e) {

@@ -349,13 +349,12 @@ class Gen {
     B.CreateBr(cont);
     B.SetInsertPoint(cont);
   }
-  // Where a new warning goes among the kernel's: by count, or in a parallel body at its
-  // iteration.
-  // In a parallel body the place is a key, iteration * kWarnKeyStride + count, whose count
-  // (this call's warnings so far, fewer than the stride) orders warnings first seen in the
-  // same iteration, as those always come from one thread (warn_functions.h); in a GPU body
-  // spreading an inner loop over lanes, the iteration is the outer one's times 2^28 plus
-  // the inner one's (at most 2^28 - 1: a bound the launch checks the outer range against).
+  // Where a new warning goes among the kernel's: by count; in a parallel body a key,
+  // iteration * warn_key_stride(sites) + count, whose count (this call's warnings so far,
+  // fewer than the stride) orders warnings first seen in the same iteration, as those
+  // always come from one thread (warn_functions.h); in a GPU body spreading an inner loop
+  // over lanes, the iteration is the outer one's times 2^28 plus the inner one's (at most
+  // 2^28 - 1: a bound the launch checks the outer range against).
   Value* warn_place() {
     if (!par_iter_) return c64(kWarnPlaceCount);
     return B.CreateMul(B.CreateLoad(i64(), gpu_warn_iter_ ? gpu_warn_iter_ : par_iter_), warn_stride_);
@@ -2563,7 +2562,6 @@ class Gen {
         }
       }
       par_iter_ = B.CreateAlloca(i64(), nullptr, "par.iter");
-      gpu_warn_iter_ = nullptr;
       warn_stride_ = B.Insert(llvm::BinaryOperator::CreateAdd(c64(0), c64(0)), "warn.stride");
       for (auto& [v, t] : lp.invariant_divisors) nonzero_vars_.insert(v);
       par_loop_ = s->loop;
@@ -2659,8 +2657,6 @@ class Gen {
       rec_size->eraseFromParent();
       warn_stride_->replaceAllUsesWith(c64(warn_key_stride(out.sites)));
       warn_stride_->eraseFromParent();
-      warn_stride_ = nullptr;
-      gpu_warn_iter_ = nullptr;
       for (auto& bb : *F)
         if (!bb.getTerminator()) {
           B.SetInsertPoint(&bb);
