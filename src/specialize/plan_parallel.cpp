@@ -1,6 +1,7 @@
 // See plan_parallel.h.
 #include "specialize/plan_parallel.h"
 
+#include <cstring>
 #include <functional>
 #include <map>
 #include <optional>
@@ -24,6 +25,20 @@ bool is_np_int(const TypeRef& t) {
   return t && t->kind == Type::Kind::NpScalar && dtype_is_int(t->dtype);
 }
 bool is_int(const TypeRef& t) { return t && (t->kind == Type::Kind::PyInt || is_np_int(t)); }
+bool is_f64(const TypeRef& t) {
+  return t && (t->kind == Type::Kind::PyFloat || (t->kind == Type::Kind::NpScalar && t->dtype == DType::Float64));
+}
+// float | np.float64 (a variable that starts as a Python float and may take NumPy values).
+bool is_f64_union(const TypeRef& t) {
+  if (!t || t->kind != Type::Kind::Union) return false;
+  for (auto& m : t->elems)
+    if (!is_f64(m)) return false;
+  return true;
+}
+// A float min/max can be split: float, np.float64, np.float32, or float | np.float64.
+bool min_max_float(const TypeRef& t) {
+  return is_f64(t) || is_f64_union(t) || (t && t->kind == Type::Kind::NpScalar && t->dtype == DType::Float32);
+}
 
 void walk_expr(const Expr& e, const std::function<void(const Expr&)>& f) {
   if (!e) return;
@@ -35,6 +50,47 @@ bool reads_var(const Expr& e, int v) {
   bool r = false;
   walk_expr(e, [&](const Expr& x) { r = r || (x->kind == EK::Load && x->var == v); });
   return r;
+}
+
+// Whether a and b are the same expression of variables, constants, subscripts and
+// operators (no call): evaluated one after the other, with nothing assigned between, they
+// give the same value.
+bool same_pure_expr(const Expr& a, const Expr& b) {
+  if (!a || !b) return a == b;
+  if (a->kind != b->kind || a->args.size() != b->args.size() || !types::same(a->type, b->type)) return false;
+  switch (a->kind) {
+    case EK::Const:
+      if (a->value.kind != b->value.kind || a->value.b != b->value.b || a->value.i != b->value.i) return false;
+      if (std::memcmp(&a->value.f, &b->value.f, sizeof(double)) || std::memcmp(&a->value.f2, &b->value.f2, sizeof(double)))
+        return false;
+      break;
+    case EK::Load:
+      if (a->var != b->var) return false;
+      break;
+    case EK::Attr:
+      if (a->name != b->name || a->pseudo != b->pseudo) return false;
+      break;
+    case EK::Binary:
+      if (a->binop != b->binop) return false;
+      break;
+    case EK::Unary:
+      if (a->unop != b->unop) return false;
+      break;
+    case EK::Compare:
+      if (a->cmpop != b->cmpop) return false;
+      break;
+    case EK::Subscript:
+    case EK::Tuple:
+    case EK::Truth:
+    case EK::Cond:
+    case EK::AsType:
+      break;
+    default:
+      return false;
+  }
+  for (size_t k = 0; k < a->args.size(); k++)
+    if (!same_pure_expr(a->args[k], b->args[k])) return false;
+  return true;
 }
 
 // The variable at the root of a subscript chain (A in A[i][j]), or -1.
@@ -183,9 +239,49 @@ class Planner {
       if (self < 0 || reads_var(e->args[(size_t)(3 - self)], v)) return std::nullopt;
       if (!types::same(e->args[(size_t)self]->type, e->type)) return std::nullopt;
       r.kind = e->args[0]->type->builtin == Builtin::Min ? Reduction::Kind::Min : Reduction::Kind::Max;
+      r.strict_first = self == 1;  // max(v, e) keeps v unless e > v (Python's builtin max)
       return r;
     }
     return std::nullopt;
+  }
+
+  // `if e > v: v = e` (or `v < e`, and the min forms): a min/max reduction of v.
+  struct IfReduction {
+    Reduction r;
+    const ExprNode* load;   // v in the condition
+    const ir::Effect* set;  // v = e
+  };
+  std::optional<IfReduction> reduction_if(const Stmt& s) {
+    if (s->kind != SK::If || !s->cond) return std::nullopt;
+    const Stmt& els = s->body[1];
+    if (!(els->kind == SK::Block && els->body.empty()) && !(els->kind == SK::Seg && els->effects.empty()))
+      return std::nullopt;
+    const Stmt* then = &s->body[0];
+    while ((*then)->kind == SK::Block && (*then)->body.size() == 1) then = &(*then)->body[0];
+    if ((*then)->kind != SK::Seg || (*then)->effects.size() != 1) return std::nullopt;
+    const ir::Effect& f = (*then)->effects[0];
+    if (f.kind != ir::Effect::Kind::Assign) return std::nullopt;
+    Expr c = s->cond;
+    if (c->kind == EK::Truth) c = c->args[0];
+    if (c->kind != EK::Compare) return std::nullopt;
+    using C = ir::CmpOp;
+    C op = c->cmpop;
+    const Expr *self = &c->args[1], *other = &c->args[0];  // other OP self
+    if (c->args[0]->kind == EK::Load && c->args[0]->var == f.var) {
+      self = &c->args[0], other = &c->args[1];
+      op = op == C::LT ? C::GT : op == C::GT ? C::LT : op == C::LE ? C::GE : op == C::GE ? C::LE : op;
+    }
+    if ((*self)->kind != EK::Load || (*self)->var != f.var || reads_var(*other, f.var)) return std::nullopt;
+    if (op != C::LT && op != C::GT && op != C::LE && op != C::GE) return std::nullopt;
+    if (!same_pure_expr(*other, f.value)) return std::nullopt;
+    const TypeRef& vt = (*self)->type;
+    if (!types::same(vt, f.value->type) && !(is_f64_union(vt) && is_f64(f.value->type))) return std::nullopt;
+    Reduction r;
+    r.var = f.var;
+    r.type = vt;
+    r.kind = op == C::GT || op == C::GE ? Reduction::Kind::Max : Reduction::Kind::Min;
+    r.strict_first = op == C::GT || op == C::LT;
+    return IfReduction{r, self->get(), &f};
   }
 
   // Walks one iteration: D holds the variables assigned on every way so far. Returns
@@ -237,6 +333,14 @@ class Planner {
         return true;
       }
       case SK::If: {
+        if (auto red = reduction_if(s)) {
+          // The condition reads v before any assignment in the iteration may; the then
+          // branch assigns it the compared value. Not every way assigns v: D is unchanged.
+          note_expr(s->cond, D, in);
+          note_expr(red->set->value, D, in);
+          in.cands[red->set->var].push_back({red->r, red->load, s->line, red->set->value.get()});
+          return true;
+        }
         note_expr(s->cond, D, in);
         std::set<int> a = D, b = D;
         bool fa = walk(s->body[0], a, in, self_loop);
@@ -320,11 +424,13 @@ class Planner {
         return no(name(v) + " is carried from one iteration to the next");
       const Reduction& r0 = cs->second[0].r;
       std::set<const ExprNode*> red_loads;
+      bool strict_first = true;
       for (auto& c : cs->second) {
         if (c.r.kind != r0.kind || (c.r.kind == Reduction::Kind::Arith && (c.r.op == ir::BinOp::Mul) != (r0.op == ir::BinOp::Mul)) ||
             !types::same(c.r.type, r0.type))
           return no(name(v) + " is carried from one iteration to the next (mixed updates)");
         red_loads.insert(c.load);
+        strict_first = strict_first && c.r.strict_first;
       }
       if ((int)red_loads.size() != in.reads[v]) return no(name(v) + " is carried from one iteration to the next");
       const TypeRef& t = r0.type;
@@ -338,10 +444,17 @@ class Planner {
         } else {
           return no("the sum in " + name(v) + " is of " + t->str() + " (not a reduction stagepy splits)");
         }
+      } else if (min_max_float(t)) {
+        if (!strict_first)
+          return no("the " + std::string(r0.kind == Reduction::Kind::Min ? "min" : "max") + " in " + name(v) +
+                    " keeps a NaN or the later of two equal values (min(e, v), max(e, v), <= or >=): it "
+                    "depends on the order of the iterations");
+        lp.ordered = true;
       } else if (!is_int(t)) {
         return no("min/max of " + t->str() + " in " + name(v) + " depends on the order (NaN)");
       }
       Reduction r = r0;
+      r.strict_first = strict_first;
       for (auto& c : cs->second) r.updates.push_back(c.value);
       lp.reductions.push_back(std::move(r));
     }
@@ -389,6 +502,7 @@ std::string to_string(const ParallelPlan& p, const ir::Nest& nest) {
       for (int v : lp.privates) o << " " << nest.vars[(size_t)v].name;
       o << "; reductions";
       for (auto& r : lp.reductions) o << " " << nest.vars[(size_t)r.var].name;
+      if (lp.ordered) o << " (in order)";
       o << "; disjoint";
       for (auto& [a, b] : lp.alias_pairs) o << " " << nest.vars[(size_t)a].name << "/" << nest.vars[(size_t)b].name;
     }

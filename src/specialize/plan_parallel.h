@@ -11,7 +11,9 @@
 //   * no array it touches is reassigned inside it, and the arrays it writes share no memory
 //     with the other arrays it touches (checked where the loop starts: plan.alias_pairs);
 //   * every scalar it assigns is private or a reduction; float reductions reassociate, so
-//     they need `reassociate` (STAGEPY_STRICT_FP=1 turns it off);
+//     they need `reassociate` (STAGEPY_STRICT_FP=1 turns it off). A min/max (`m = max(m, e)`,
+//     `if e > m: m = e`) of floats is exact only when the parts combine in iteration order
+//     (NaN and the sign of zero make it order-dependent otherwise): plan.ordered;
 //   * it has no `break` of its own (codegen also refuses a body that could stop for CPython).
 #pragma once
 #include <string>
@@ -26,7 +28,13 @@ namespace stagepy::specialize {
 struct Reduction {
   int var = -1;
   ir::BinOp op = ir::BinOp::Add;  // Add, Sub, Mul; or Min/Max below
+  // Min/Max: v = min(v, e) / max(v, e), or `if e < v: v = e` / `if e > v: v = e` (for ints
+  // also the non-strict and the `min(e, v)` forms, which give the same value).
   enum class Kind : uint8_t { Arith, Min, Max } kind = Kind::Arith;
+  // A float Min/Max in the strict, self-first form: the value after a run of iterations is
+  // the run's own min/max (from +-inf) if strictly smaller/greater than the value before,
+  // else the value before; so parts combine exactly, in iteration order (LoopPlan::ordered).
+  bool strict_first = false;
   TypeRef type;                   // the variable's type inside the loop
   // The update expressions (`v + e`): on threads, a float one may be reassociated (the
   // per-thread partial sums are), so codegen lets the vectorizer reorder it too.
@@ -38,6 +46,9 @@ struct LoopPlan {
   std::string why;                     // why not, in a user's words ("" when parallel or not looked at)
   std::vector<int> privates;           // scalars assigned in every way through an iteration before any read
   std::vector<Reduction> reductions;
+  // The reductions combine exactly only in iteration order (a float min/max): the threads
+  // take contiguous runs of iterations, combined in order (no GPU version).
+  bool ordered = false;
   std::vector<std::pair<int, int>> alias_pairs;  // array variables that must not share memory
   // Scalars the loop does not assign that divide (/, //, %): checked non-zero once before
   // the loop runs on threads (else it runs sequentially), so the body needs no check.

@@ -217,6 +217,20 @@ class Gen:
         elif form == 11 and in_loop:
             self.emit(indent, f"if {self.cond()}:")
             self.emit(indent + 1, self.pick(["break", "continue"]))
+        elif form == 12 and not self.cplx and self.int_(0, 1):
+            # The min/max reduction idioms (parallel when the analysis allows; a float one
+            # combines its parts in iteration order).
+            v, e = self.pick(SCALARS), self.expr()
+            f = self.pick(["min", "max"])
+            form2 = self.int_(0, 3)
+            if form2 == 0:
+                self.emit(indent, f"{v} = {f}({v}, {e})")
+            elif form2 == 1:
+                self.emit(indent, f"{v} = {f}({e}, {v})")
+            else:
+                op = self.pick(["<", ">", "<=", ">="])
+                self.emit(indent, f"if {e} {op} {v}:" if form2 == 2 else f"if {v} {op} {e}:")
+                self.emit(indent + 1, f"{v} = {e}")
         else:
             self.emit(indent, f"{self.pick(SCALARS)} = {self.expr()}")
 

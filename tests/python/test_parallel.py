@@ -103,6 +103,85 @@ def test_int_min_max_reductions():
     assert ran_parallel(recs, "i")
 
 
+def zeros_nans_and_infinities(seed, dtype=np.float64):
+    """Values where a float min/max depends on the order of the iterations: NaNs (never
+    greater or smaller, so a NaN first stays), zeros of both signs (equal: the first stays)
+    and infinities."""
+    rng = np.random.default_rng(seed)
+    A = rng.choice(np.array([0.0, -0.0, -1.5, 2.5, np.nan, -np.inf, np.inf], dtype=dtype), N)
+    if seed % 4 == 1:
+        A[0] = np.nan
+    elif seed % 4 == 2:  # the extreme is a zero: which sign comes first decides
+        A[:] = -1.5
+        A[N // 8 + 10: N // 4 - 10] = -0.0  # ... and it is in an early part, not the first
+        A[N // 4:] = 0.0
+    elif seed % 4 == 3:
+        A[: N // 2 + 3] = np.nan
+        if seed == 7:  # nothing above -inf: `m = -math.inf` stays a Python float
+            A[~np.isnan(A)] = -np.inf
+    return A
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_float_min_max_reductions_combine_in_iteration_order(cpu_only, seed):
+    # max(m, e), min(m, e) and `if e > m: m = e` keep m unless e is strictly beyond it: the
+    # threads take contiguous runs of iterations and their parts combine in order, so NaNs
+    # and the sign of a zero come out as CPython's. m = -inf (a Python float) takes np.float64
+    # values: float | np.float64, whose type is combined too.
+    recs = run("""
+    def f(A, B, n):
+        hi = A[0]
+        lo = A[0]
+        m = -math.inf
+        z = 5.0
+        err = 0.0
+        nz = 1e300
+        for i in range(n):
+            hi = max(hi, A[i])
+            lo = min(lo, A[i])
+            nz = min(nz, -A[i])
+            if A[i] > m:
+                m = A[i]
+            if z > A[i] * 2.0:
+                z = A[i] * 2.0
+            err = max(err, abs(A[i] - B[i]))
+        return locals()
+    """, "f", lambda: (zeros_nans_and_infinities(seed), zeros_nans_and_infinities(seed + 100), N),
+        globals_={"math": __import__("math")})
+    assert ran_parallel(recs, "i")
+    assert loops(recs)["i"]["why"] == ""
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_float32_and_python_float_min_max_reductions(cpu_only, seed):
+    recs = run("""
+    def f(A, L, n):
+        hi = A[0]
+        lo = L[0]
+        for i in range(n):
+            if hi < A[i]:
+                hi = A[i]
+            lo = min(lo, L[i] * 0.5)
+        return locals()
+    """, "f", lambda: (zeros_nans_and_infinities(seed, np.float32), zeros_nans_and_infinities(seed).tolist(), N))
+    assert ran_parallel(recs, "i")
+
+
+@pytest.mark.parametrize("update", ["hi = max(A[i], hi)", "if A[i] >= hi:\n                hi = A[i]"])
+def test_float_min_max_that_keeps_the_later_value_stays_sequential(cpu_only, update):
+    # max(e, m) keeps a NaN e and, of equal values, the later; so does `>=`: no split of
+    # the iterations gives CPython's value in general.
+    recs = run(f"""
+    def f(A, n):
+        hi = A[0]
+        for i in range(n):
+            {update}
+        return locals()
+    """, "f", lambda: (zeros_nans_and_infinities(2), N))
+    assert not ran_parallel(recs, "i")
+    assert "depends on the order of the iterations" in loops(recs)["i"]["why"]
+
+
 def test_numpy_int_sum_where_numpy_ignores_overflow():
     src = """
     def f(A, n):

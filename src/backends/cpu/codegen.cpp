@@ -2545,12 +2545,17 @@ class Gen {
       const bool gpu_red = gpu_body_ && !lp.reductions.empty();
       Value* rec = gpu_body_ && !gpu_red ? results : B.CreateGEP(i64(), results, B.CreateMul(tid, rec_size));
       ParRecord& pr = out.pr;
+      // A reduction's part: its bits, then (after all the bits) its tag (float | np.float64).
+      const int64_t nred = (int64_t)lp.reductions.size();
       pr.red = 0;
-      pr.last = (int)lp.reductions.size();
+      pr.last = 2 * (int)nred;
       pr.warn = pr.last + 3 * (int)last_vars.size();
-      for (size_t r = 0; r < lp.reductions.size(); r++)
-        B.CreateStore(B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), rec, pr.red + (int64_t)r)),
-                      bits_[(size_t)lp.reductions[r].var]);
+      for (int64_t r = 0; r < nred; r++) {
+        const int var = lp.reductions[(size_t)r].var;
+        B.CreateStore(B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), rec, pr.red + r)), bits_[(size_t)var]);
+        B.CreateStore(B.CreateTrunc(B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), rec, pr.red + nred + r)), i8()),
+                      tags_[(size_t)var]);
+      }
       std::vector<llvm::AllocaInst*> last_it, last_bits, last_tag;
       for (size_t p = 0; p < last_vars.size(); p++) {
         last_it.push_back(B.CreateAlloca(i64(), nullptr, "last.it"));
@@ -2611,9 +2616,12 @@ class Gen {
       out.sites = layout_.warn_sites.size() - sites0;
       pr.size = pr.warn + 3 * (int)out.sites;
       pr.size = (pr.size + 7) / 8 * 8;  // records on their own cache lines
-      for (size_t r = 0; r < lp.reductions.size(); r++)
-        B.CreateStore(B.CreateLoad(i64(), bits_[(size_t)lp.reductions[r].var]),
-                      B.CreateConstGEP1_64(i64(), rec, pr.red + (int64_t)r));
+      for (int64_t r = 0; r < nred; r++) {
+        const int var = lp.reductions[(size_t)r].var;
+        B.CreateStore(B.CreateLoad(i64(), bits_[(size_t)var]), B.CreateConstGEP1_64(i64(), rec, pr.red + r));
+        B.CreateStore(B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)var]), i64()),
+                      B.CreateConstGEP1_64(i64(), rec, pr.red + nred + r));
+      }
       if (!last_vars.empty()) {
         BasicBlock* store_last = BasicBlock::Create(C, "par.store.last", F);
         BasicBlock* after_last = BasicBlock::Create(C, "par.after.last", F);
@@ -2918,6 +2926,11 @@ class Gen {
                             size_t body_sites) {
     if (!options_.gpu) return nullptr;
     if (!gpu_candidates_.count(s->loop)) return nullptr;
+    if (lp.ordered) {
+      // GPU threads stride over the iterations: their parts are not runs in order.
+      gpu_refused_[s->loop] = "a float min/max combines exactly only in iteration order";
+      return nullptr;
+    }
     if (!gpu_module_) {
       gpu_module_ = std::make_unique<llvm::Module>(name_ + "_gpu", C);
       gpu_module_->setTargetTriple(gpu::nvptx_triple());
@@ -3168,8 +3181,14 @@ class Gen {
     // Per-thread records: reduction identities, no last iteration, no warning yet.
     for (int t = 0; t < threads; t++) {
       Value* rec0 = B.CreateConstGEP1_64(i64(), resa, (int64_t)t * pr.size);
-      for (size_t r = 0; r < lp.reductions.size(); r++)
-        B.CreateStore(identity_bits(lp.reductions[r]), B.CreateConstGEP1_64(i64(), rec0, pr.red + (int64_t)r));
+      const int64_t nred = (int64_t)lp.reductions.size();
+      for (int64_t r = 0; r < nred; r++) {
+        // The identity, with the variable's tag now (the part keeps it unless assigned).
+        const int var = lp.reductions[(size_t)r].var;
+        B.CreateStore(identity_bits(lp.reductions[(size_t)r]), B.CreateConstGEP1_64(i64(), rec0, pr.red + r));
+        B.CreateStore(B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)var]), i64()),
+                      B.CreateConstGEP1_64(i64(), rec0, pr.red + nred + r));
+      }
       for (size_t p = 0; p < last_vars.size(); p++)
         B.CreateStore(c64(-1), B.CreateConstGEP1_64(i64(), rec0, pr.last + 3 * (int64_t)p));
       for (size_t w = 0; w < 3 * body_sites; w++)
@@ -3185,11 +3204,17 @@ class Gen {
                      {process_pointer(gl)});
       }
       auto part_of = [&](const specialize::Reduction& red, size_t r, Value* t) {
-        Value* at = B.CreateAdd(B.CreateMul(t, c64(pr.size)), c64(pr.red + (int64_t)r));
-        return scalar(red.type, from_bits(B.CreateLoad(i64(), B.CreateGEP(i64(), base, at)), red.type));
+        Value* rec_at = B.CreateMul(t, c64(pr.size));
+        Value* at = B.CreateAdd(rec_at, c64(pr.red + (int64_t)r));
+        V part = scalar(red.type, from_bits(B.CreateLoad(i64(), B.CreateGEP(i64(), base, at)), rep(red.type)));
+        if (red.type->kind == Type::Kind::Union) {
+          Value* tag_at = B.CreateAdd(rec_at, c64(pr.red + (int64_t)lp.reductions.size() + (int64_t)r));
+          part.tag = B.CreateTrunc(B.CreateLoad(i64(), B.CreateGEP(i64(), base, tag_at)), i8());
+        }
+        return part;
       };
       auto fold = [&](const specialize::Reduction& red, size_t r, Value* t) {
-        V acc = scalar(red.type, from_bits(B.CreateLoad(i64(), bits_[(size_t)red.var]), red.type));
+        V acc = load(red.var, red.type, false);
         assign(red.var, combine(red, acc, part_of(red, r, t)));
       };
       if (count) {
@@ -3313,7 +3338,8 @@ class Gen {
     if (gpu_mode_) gpu_flush();
     auto* pfty = llvm::FunctionType::get(B.getInt32Ty(), {ptr(), ptr(), i64(), i64(), i64()}, false);
     Value* pf = runtime_address("stagepy_parallel_for", reinterpret_cast<void*>(&stagepy_parallel_for));
-    B.CreateCall(pfty, pf, {body, ctxa, k0, trip, c64(threads)});
+    // Reductions that combine exactly only in iteration order ask for contiguous runs.
+    B.CreateCall(pfty, pf, {body, ctxa, k0, trip, c64(lp.ordered ? -(int64_t)threads : threads)});
     {
       auto* counter = entry.CreateAlloca(i64(), nullptr, "par.runs");
       entry.CreateStore(c64(0), counter);
@@ -3341,13 +3367,19 @@ class Gen {
   }
 
   Value* identity_bits(const specialize::Reduction& r) {
-    const TypeRef& t = r.type;
+    const TypeRef t = rep(r.type);
     bool fl = t->kind == Type::Kind::PyFloat || (t->kind == Type::Kind::NpScalar && dtype_is_float(t->dtype));
     using K = specialize::Reduction::Kind;
     V x;
     x.t = t;
     if (fl) {
       llvm::Type* ft = ty(t);
+      if (r.kind != K::Arith) {
+        // Strict self-first min/max (plan_parallel): nothing replaces v unless strictly
+        // below +inf / above -inf, so a part that saw no such value leaves v as it was.
+        x.v = llvm::ConstantFP::getInfinity(ft, /*Negative=*/r.kind == K::Max);
+        return to_bits(x);
+      }
       double id = r.op == ir::BinOp::Mul ? 1.0 : -0.0;  // -0.0 + x == x for every x, -0.0 too
       x.v = llvm::ConstantFP::get(ft, id);
       return to_bits(x);
@@ -3368,6 +3400,15 @@ class Gen {
     if (r.kind == K::Arith) {
       ir::BinOp op = r.op == ir::BinOp::Mul ? ir::BinOp::Mul : ir::BinOp::Add;
       return binary(op, acc, part, r.type);
+    }
+    if (part.v->getType()->isFloatingPointTy()) {
+      // v = max(v, part): part replaces v only when strictly greater (a NaN v stays, a NaN
+      // part never replaces, of two equal values the earlier stays): the parts come in
+      // iteration order (LoopPlan::ordered), so this is the sequential loop's value.
+      Value* take = r.kind == K::Min ? B.CreateFCmpOLT(part.v, acc.v) : B.CreateFCmpOGT(part.v, acc.v);
+      V out = scalar(r.type, B.CreateSelect(take, part.v, acc.v));
+      if (part.tag && acc.tag) out.tag = B.CreateSelect(take, part.tag, acc.tag);  // float | np.float64
+      return out;
     }
     bool sgn = r.type->kind == Type::Kind::PyInt || dtype_is_signed(r.type->dtype);
     Value* take = r.kind == K::Min ? (sgn ? B.CreateICmpSLT(part.v, acc.v) : B.CreateICmpULT(part.v, acc.v))

@@ -39,6 +39,24 @@ extern "C" int32_t stagepy_parallel_for(stagepy::backends::cpu::ParallelBody bod
                                         int64_t trip, int64_t threads) {
   const int64_t n = trip - k0;
   if (n <= 0) return 0;
+  if (threads < 0) {
+    // In order: block b of -threads contiguous blocks, record b (whichever thread runs it).
+    const int64_t blocks = std::min(-threads, n);
+    const int64_t size = (n + blocks - 1) / blocks;
+    int32_t status = 0;
+    int32_t first_failed = (int32_t)blocks;
+#pragma omp parallel for schedule(static, 1) num_threads((int)blocks)
+    for (int64_t b = 0; b < blocks; b++) {
+      const int64_t lo = k0 + b * size;
+      if (lo >= trip) continue;
+      int32_t st = body(ctx, lo, std::min(lo + size, trip), b);
+      if (st) {
+#pragma omp critical(stagepy_parallel_status)
+        if (b < first_failed) first_failed = (int32_t)b, status = st;
+      }
+    }
+    return status;
+  }
   if (threads > n) threads = n;
   // About four chunks per thread: enough to balance a triangular nest, few enough that
   // each thread sweeps long contiguous runs.

@@ -3,7 +3,9 @@
 // loop's iteration range; out, every iteration run once, on up to `threads` OpenMP
 // threads. Iterations go out in fixed chunks dealt round-robin (schedule(static, chunk)):
 // balanced for triangular nests, and the same split on every run, so that reductions
-// combine their per-thread parts in the same order each time.
+// combine their per-thread parts in the same order each time. threads < 0 asks for the
+// iterations in order instead: -threads contiguous blocks, block b run as `tid` b, so that
+// record b holds the b-th run of iterations (a float min/max combines them in that order).
 #pragma once
 #include <cstdint>
 
