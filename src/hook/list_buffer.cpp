@@ -121,6 +121,7 @@ int ListBuffer::write_back() {
   const size_t item = (size_t)dtype_size(dtype_);
   const Py_ssize_t len = shape_.empty() ? 0 : shape_.back();
   const size_t row_bytes = item * (size_t)len;
+  if (row_bytes == 0) return 0;  // empty rows: nothing changed (and no buffers to compare)
   for (size_t r = 0; r < rows_.size(); r++) {
     const uint8_t* now = bytes_.data() + r * row_bytes;
     const uint8_t* old = before_.data() + r * row_bytes;

@@ -100,7 +100,7 @@ class Lower {
   std::pair<int, int> parts(int v) {
     auto it = parts_.find(v);
     if (it != parts_.end()) return it->second;
-    const std::string& n = out_.nest.vars[(size_t)v].name;
+    const std::string n = out_.nest.vars[(size_t)v].name;  // a copy: new_var grows the vector
     int re = new_var(n + ".real", ir::Var::Storage::Part, v, 0);
     int im = new_var(n + ".imag", ir::Var::Storage::Part, v, 1);
     if ((size_t)v < entry_.size() && entry_[(size_t)v] && entry_[(size_t)v]->is_complex()) {
