@@ -13,7 +13,7 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 pkgs=(llvm-19-dev llvm-16-dev libisl-dev libffi-dev libgtest-dev libgmock-dev ccache ninja-build
-      cmake zlib1g-dev libzstd-dev libxml2-dev libedit-dev pkg-config)
+      cmake zlib1g-dev libzstd-dev libxml2-dev libedit-dev pkg-config g++ libasan8 libubsan1)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -2,7 +2,8 @@
 # Sets everything up on a fresh machine and runs every test:
 #   1. the core library and its GoogleTest binary (ctest), with LLVM 19;
 #   2. a compile check of the core against LLVM 16 (the GPU machine's LLVM);
-#   3. for each CPython (3.11, 3.12, 3.13): pip install . and the pytest suite.
+#   3. for each CPython (3.11, 3.12, 3.13): pip install . and the pytest suite;
+#   4. the fuzzer with the GPU path emulated; 5. scripts/sanitize.sh (ASan + UBSan).
 # Build trees live under build/ and ccache under build/ccache, so a second run is quick.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -35,4 +36,7 @@ done
 py="$(stagepy_pythons | awk "{print \$1}")"
 echo "== fuzzer with STAGEPY_GPU_EMULATE=1"
 (cd "$repo" && STAGEPY_GPU_EMULATE=1 "$py" -m pytest tests/fuzz tests/gpu -q -p no:cacheprovider)
+# The C++ tests and a slice of the Python tests under ASan + UBSan (issue 6).
+echo "== sanitizers"
+scripts/sanitize.sh
 echo "== all tests passed in $((SECONDS - t0)) s (after setup)"
