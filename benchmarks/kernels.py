@@ -47,6 +47,12 @@ SOURCE = textwrap.dedent("""
             s += a[i] * b[i]
         return s
 
+    def maxerr(a, b):
+        err = 0.0
+        for i in range(a.shape[0]):
+            err = max(err, abs(a[i] - b[i]))
+        return err
+
     def mandelbrot(out, maxit):
         h, w = out.shape
         for y in range(h):
@@ -123,6 +129,7 @@ def cases(scale):
         "gemm": (lambda f: f(A, B, np.zeros((n_g, n_g))), lambda: A @ B, f"{n_g}x{n_g}"),
         "stencil": (lambda f: f(u0.copy(), u0.copy(), steps), None, f"{n_s}x{n_s} x {steps} steps"),
         "dot": (lambda f: f(a, b), lambda: a @ b, f"n={n_d}"),
+        "maxerr": (lambda f: f(a, b), lambda: np.max(np.abs(a - b)), f"n={n_d}"),
         "mandelbrot": (lambda f: f(np.zeros((h_m, int(1.5 * h_m)), np.int64), 100), None, f"{h_m}x{int(1.5 * h_m)}, 100 it"),
         "mandelbrot_complex": (lambda f: f(np.zeros((h_m, int(1.5 * h_m)), np.int64), 100), None,
                                f"{h_m}x{int(1.5 * h_m)}, 100 it"),

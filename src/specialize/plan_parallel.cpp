@@ -250,16 +250,33 @@ class Planner {
     Reduction r;
     const ExprNode* load;   // v in the condition
     const ir::Effect* set;  // v = e
+    bool continues;         // both branches end with `continue`
   };
+  // A branch as a list of statements (nested blocks flattened, empty segments dropped).
+  static void flatten(const Stmt& s, std::vector<const StmtNode*>& out) {
+    if (s->kind == SK::Block) {
+      for (auto& b : s->body) flatten(b, out);
+    } else if (!(s->kind == SK::Seg && s->effects.empty())) {
+      out.push_back(s.get());
+    }
+  }
   std::optional<IfReduction> reduction_if(const Stmt& s) {
     if (s->kind != SK::If || !s->cond) return std::nullopt;
-    const Stmt& els = s->body[1];
-    if (!(els->kind == SK::Block && els->body.empty()) && !(els->kind == SK::Seg && els->effects.empty()))
-      return std::nullopt;
-    const Stmt* then = &s->body[0];
-    while ((*then)->kind == SK::Block && (*then)->body.size() == 1) then = &(*then)->body[0];
-    if ((*then)->kind != SK::Seg || (*then)->effects.size() != 1) return std::nullopt;
-    const ir::Effect& f = (*then)->effects[0];
+    // then: `v = e`; else: nothing. Either may end with the `continue` CPython's compiler
+    // puts in both branches of a loop's last `if` (3.12): then both do, and what follows
+    // the `if` is unreachable, so nothing else depends on the comparison.
+    std::vector<const StmtNode*> then, els;
+    flatten(s->body[0], then);
+    flatten(s->body[1], els);
+    auto ends_continue = [](const std::vector<const StmtNode*>& b) {
+      return !b.empty() && b.back()->kind == SK::Continue;
+    };
+    const bool cont = ends_continue(then);
+    if (cont != ends_continue(els)) return std::nullopt;
+    if (cont && then.back()->loop != els.back()->loop) return std::nullopt;
+    if (then.size() != (cont ? 2u : 1u) || els.size() != (cont ? 1u : 0u)) return std::nullopt;
+    if (then[0]->kind != SK::Seg || then[0]->effects.size() != 1) return std::nullopt;
+    const ir::Effect& f = then[0]->effects[0];
     if (f.kind != ir::Effect::Kind::Assign) return std::nullopt;
     Expr c = s->cond;
     if (c->kind == EK::Truth) c = c->args[0];
@@ -281,7 +298,7 @@ class Planner {
     r.type = vt;
     r.kind = op == C::GT || op == C::GE ? Reduction::Kind::Max : Reduction::Kind::Min;
     r.strict_first = op == C::GT || op == C::LT;
-    return IfReduction{r, self->get(), &f};
+    return IfReduction{r, self->get(), &f, cont};
   }
 
   // Walks one iteration: D holds the variables assigned on every way so far. Returns
@@ -339,7 +356,7 @@ class Planner {
           note_expr(s->cond, D, in);
           note_expr(red->set->value, D, in);
           in.cands[red->set->var].push_back({red->r, red->load, s->line, red->set->value.get()});
-          return true;
+          return !red->continues;
         }
         note_expr(s->cond, D, in);
         std::set<int> a = D, b = D;
