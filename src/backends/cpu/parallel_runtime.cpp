@@ -39,39 +39,27 @@ extern "C" int32_t stagepy_parallel_for(stagepy::backends::cpu::ParallelBody bod
                                         int64_t trip, int64_t threads) {
   const int64_t n = trip - k0;
   if (n <= 0) return 0;
-  if (threads < 0) {
-    // In order: block b of -threads contiguous blocks, record b (whichever thread runs it).
-    const int64_t blocks = std::min(-threads, n);
-    const int64_t size = (n + blocks - 1) / blocks;
-    int32_t status = 0;
-    int32_t first_failed = (int32_t)blocks;
-#pragma omp parallel for schedule(static, 1) num_threads((int)blocks)
-    for (int64_t b = 0; b < blocks; b++) {
-      const int64_t lo = k0 + b * size;
-      if (lo >= trip) continue;
-      int32_t st = body(ctx, lo, std::min(lo + size, trip), b);
-      if (st) {
-#pragma omp critical(stagepy_parallel_status)
-        if (b < first_failed) first_failed = (int32_t)b, status = st;
-      }
-    }
-    return status;
-  }
+  // In order (threads < 0): -threads contiguous blocks, block c into record c, whichever
+  // thread runs it. Else about four chunks per thread, enough to balance a triangular nest
+  // and few enough that each thread sweeps long contiguous runs, dealt round-robin, each
+  // thread's into its own record.
+  const bool in_order = threads < 0;
+  if (in_order) threads = -threads;
   if (threads > n) threads = n;
-  // About four chunks per thread: enough to balance a triangular nest, few enough that
-  // each thread sweeps long contiguous runs.
-  int64_t chunk = n / (threads * 4);
+  int64_t chunk = in_order ? (n + threads - 1) / threads : n / (threads * 4);
   if (chunk < 1) chunk = 1;
   int32_t status = 0;
+  int64_t failed = INT64_MAX;  // the first chunk that returned a status
 #pragma omp parallel num_threads((int)threads)
   {
     const int64_t tid = omp_get_thread_num();
     const int64_t nt = omp_get_num_threads();
-    for (int64_t lo = k0 + tid * chunk; lo < trip; lo += nt * chunk) {
-      int32_t st = body(ctx, lo, std::min(lo + chunk, trip), tid);
+    for (int64_t c = tid; k0 + c * chunk < trip; c += nt) {
+      const int64_t lo = k0 + c * chunk;
+      int32_t st = body(ctx, lo, std::min(lo + chunk, trip), in_order ? c : tid);
       if (st) {
 #pragma omp critical(stagepy_parallel_status)
-        if (!status) status = st;
+        if (c < failed) failed = c, status = st;
         break;
       }
     }

@@ -22,7 +22,8 @@ void set_threads(int n);
 }  // namespace stagepy::backends::cpu
 
 extern "C" {
-// Called by kernels. Returns the first non-zero status a body returned (0 normally).
+// Called by kernels. Returns the non-zero status of the earliest chunk (in iteration order)
+// that returned one, 0 normally.
 int32_t stagepy_parallel_for(stagepy::backends::cpu::ParallelBody body, void* ctx, int64_t k0, int64_t trip,
                              int64_t threads);
 // Orders the warnings a parallel loop's threads saw: `first` holds, per (site, kind) and
