@@ -2403,7 +2403,9 @@ class Gen {
   // private variable the last iteration that assigned it and that value (bits, tag); for
   // each warning site of the body and kind, the first iteration it occurred in.
   struct ParRecord {
-    int red = 0, last = 0, warn = 0, size = 0;
+    // Offsets in a record: the reductions' bits, their tags (float | np.float64), the
+    // privates' last values, the warnings; the record's size.
+    int red = 0, tag = 0, last = 0, warn = 0, size = 0;
   };
 
   // A runtime address that is the same for the whole process (a runtime function, a flag),
@@ -2545,15 +2547,15 @@ class Gen {
       const bool gpu_red = gpu_body_ && !lp.reductions.empty();
       Value* rec = gpu_body_ && !gpu_red ? results : B.CreateGEP(i64(), results, B.CreateMul(tid, rec_size));
       ParRecord& pr = out.pr;
-      // A reduction's part: its bits, then (after all the bits) its tag (float | np.float64).
       const int64_t nred = (int64_t)lp.reductions.size();
       pr.red = 0;
-      pr.last = 2 * (int)nred;
+      pr.tag = pr.red + (int)nred;
+      pr.last = pr.tag + (int)nred;
       pr.warn = pr.last + 3 * (int)last_vars.size();
       for (int64_t r = 0; r < nred; r++) {
         const int var = lp.reductions[(size_t)r].var;
         B.CreateStore(B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), rec, pr.red + r)), bits_[(size_t)var]);
-        B.CreateStore(B.CreateTrunc(B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), rec, pr.red + nred + r)), i8()),
+        B.CreateStore(B.CreateTrunc(B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), rec, pr.tag + r)), i8()),
                       tags_[(size_t)var]);
       }
       std::vector<llvm::AllocaInst*> last_it, last_bits, last_tag;
@@ -2620,7 +2622,7 @@ class Gen {
         const int var = lp.reductions[(size_t)r].var;
         B.CreateStore(B.CreateLoad(i64(), bits_[(size_t)var]), B.CreateConstGEP1_64(i64(), rec, pr.red + r));
         B.CreateStore(B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)var]), i64()),
-                      B.CreateConstGEP1_64(i64(), rec, pr.red + nred + r));
+                      B.CreateConstGEP1_64(i64(), rec, pr.tag + r));
       }
       if (!last_vars.empty()) {
         BasicBlock* store_last = BasicBlock::Create(C, "par.store.last", F);
@@ -3181,13 +3183,12 @@ class Gen {
     // Per-thread records: reduction identities, no last iteration, no warning yet.
     for (int t = 0; t < threads; t++) {
       Value* rec0 = B.CreateConstGEP1_64(i64(), resa, (int64_t)t * pr.size);
-      const int64_t nred = (int64_t)lp.reductions.size();
-      for (int64_t r = 0; r < nred; r++) {
+      for (size_t r = 0; r < lp.reductions.size(); r++) {
         // The identity, with the variable's tag now (the part keeps it unless assigned).
-        const int var = lp.reductions[(size_t)r].var;
-        B.CreateStore(identity_bits(lp.reductions[(size_t)r]), B.CreateConstGEP1_64(i64(), rec0, pr.red + r));
+        const int var = lp.reductions[r].var;
+        B.CreateStore(identity_bits(lp.reductions[r]), B.CreateConstGEP1_64(i64(), rec0, pr.red + (int64_t)r));
         B.CreateStore(B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)var]), i64()),
-                      B.CreateConstGEP1_64(i64(), rec0, pr.red + nred + r));
+                      B.CreateConstGEP1_64(i64(), rec0, pr.tag + (int64_t)r));
       }
       for (size_t p = 0; p < last_vars.size(); p++)
         B.CreateStore(c64(-1), B.CreateConstGEP1_64(i64(), rec0, pr.last + 3 * (int64_t)p));
@@ -3208,7 +3209,7 @@ class Gen {
         Value* at = B.CreateAdd(rec_at, c64(pr.red + (int64_t)r));
         V part = scalar(red.type, from_bits(B.CreateLoad(i64(), B.CreateGEP(i64(), base, at)), rep(red.type)));
         if (red.type->kind == Type::Kind::Union) {
-          Value* tag_at = B.CreateAdd(rec_at, c64(pr.red + (int64_t)lp.reductions.size() + (int64_t)r));
+          Value* tag_at = B.CreateAdd(rec_at, c64(pr.tag + (int64_t)r));
           part.tag = B.CreateTrunc(B.CreateLoad(i64(), B.CreateGEP(i64(), base, tag_at)), i8());
         }
         return part;
