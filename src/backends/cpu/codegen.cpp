@@ -3148,6 +3148,8 @@ class Gen {
       for_iterations(s, k0, trip, exit);
     }
     BasicBlock* host_done_bb = host ? B.GetInsertBlock() : nullptr;
+    BasicBlock* finish_bb = nullptr;
+    llvm::PHINode* finish_records = nullptr;
     B.SetInsertPoint(fill);
     llvm::PHINode* on_threads = nullptr;
     if (body_is_sequential) {
@@ -3180,25 +3182,31 @@ class Gen {
     put(cx.start, B.CreateLoad(i64(), L.start));
     put(cx.step, B.CreateLoad(i64(), L.step));
     put(cx.results, B.CreatePtrToInt(resa, i64()));
-    // Per-thread records: reduction identities, no last iteration, no warning yet.
-    for (int t = 0; t < threads; t++) {
-      Value* rec0 = B.CreateConstGEP1_64(i64(), resa, (int64_t)t * pr.size);
-      for (size_t r = 0; r < lp.reductions.size(); r++) {
-        // The identity, with the variable's tag now (the part keeps it unless assigned).
-        const int var = lp.reductions[r].var;
-        B.CreateStore(identity_bits(lp.reductions[r]), B.CreateConstGEP1_64(i64(), rec0, pr.red + (int64_t)r));
-        B.CreateStore(B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)var]), i64()),
-                      B.CreateConstGEP1_64(i64(), rec0, pr.tag + (int64_t)r));
-      }
-      for (size_t p = 0; p < last_vars.size(); p++)
-        B.CreateStore(c64(-1), B.CreateConstGEP1_64(i64(), rec0, pr.last + 3 * (int64_t)p));
-      for (size_t w = 0; w < 3 * body_sites; w++)
-        B.CreateStore(c64(INT64_MAX), B.CreateConstGEP1_64(i64(), rec0, pr.warn + (int64_t)w));
+    // Per-thread records: reduction identities, no last iteration, no warning yet. (A loop
+    // over the records, and below over their parts: the kernel's size does not grow with
+    // the number of threads.)
+    if (pr.size > 0) {
+      BasicBlock* inited = BasicBlock::Create(C, "par.records.done", F);
+      counted_loop("par.records", c64(0), c64(threads), true, inited, [&](Value* t, BasicBlock*) {
+        Value* rec0 = B.CreateGEP(i64(), resa, B.CreateMul(t, c64(pr.size)));
+        for (size_t r = 0; r < lp.reductions.size(); r++) {
+          // The identity, with the variable's tag now (the part keeps it unless assigned).
+          const int var = lp.reductions[r].var;
+          B.CreateStore(identity_bits(lp.reductions[r]), B.CreateConstGEP1_64(i64(), rec0, pr.red + (int64_t)r));
+          B.CreateStore(B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)var]), i64()),
+                        B.CreateConstGEP1_64(i64(), rec0, pr.tag + (int64_t)r));
+        }
+        for (size_t p = 0; p < last_vars.size(); p++)
+          B.CreateStore(c64(-1), B.CreateConstGEP1_64(i64(), rec0, pr.last + 3 * (int64_t)p));
+        for (size_t w = 0; w < 3 * body_sites; w++)
+          B.CreateStore(c64(INT64_MAX), B.CreateConstGEP1_64(i64(), rec0, pr.warn + (int64_t)w));
+      }, nullptr);
+      B.SetInsertPoint(inited);
     }
     // After the iterations ran, from `records` records at `base` (or, for the GPU's
     // records of a loop with reductions, `count` of them, the last iteration's first): the
     // reductions, the privates, the loop variable, the warnings; then on to `exit`.
-    auto finish = [&](Value* base, int records, Value* count, bool timed_cpu_run) {
+    auto finish = [&](Value* base, Value* records, Value* count, bool timed_cpu_run) {
       if (timed_cpu_run) {
         auto* dty = llvm::FunctionType::get(B.getVoidTy(), {ptr()}, false);
         B.CreateCall(dty, runtime_address("stagepy_gpu_cpu_done", reinterpret_cast<void*>(&stagepy_gpu_cpu_done)),
@@ -3226,28 +3234,39 @@ class Gen {
         }, nullptr);
         B.SetInsertPoint(folded);
         for (size_t r = 0; r < lp.reductions.size(); r++) fold(lp.reductions[r], r, c64(0));
-      } else {
+      } else if (!lp.reductions.empty()) {
         // Reductions: the parts in thread order.
-        for (int t = 0; t < records; t++)
-          for (size_t r = 0; r < lp.reductions.size(); r++) fold(lp.reductions[r], r, c64(t));
+        BasicBlock* folded = BasicBlock::Create(C, "par.folded", F);
+        counted_loop("par.fold", c64(0), records, true, folded, [&](Value* t, BasicBlock*) {
+          for (size_t r = 0; r < lp.reductions.size(); r++) fold(lp.reductions[r], r, t);
+        }, nullptr);
+        B.SetInsertPoint(folded);
       }
-      const int priv_records = count ? 1 : records;
-      // Private variables: the value of the last iteration that assigned them.
-      for (size_t p = 0; p < last_vars.size(); p++) {
-        int v = last_vars[p];
-        Value* best = c64(-1);
-        Value* bb = B.CreateLoad(i64(), bits_[(size_t)v]);
-        Value* bt = B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)v]), i64());
-        for (int t = 0; t < priv_records; t++) {
-          int64_t at = (int64_t)t * pr.size + pr.last + 3 * (int64_t)p;
-          Value* it = B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), base, at));
-          Value* later = B.CreateICmpSGT(it, best);
-          best = B.CreateSelect(later, it, best);
-          bb = B.CreateSelect(later, B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), base, at + 1)), bb);
-          bt = B.CreateSelect(later, B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), base, at + 2)), bt);
+      // Private variables: the value of the last iteration that assigned them (the variable
+      // keeps its value if none did).
+      if (!last_vars.empty()) {
+        llvm::IRBuilder<> eb(&F->getEntryBlock(), F->getEntryBlock().begin());
+        std::vector<llvm::AllocaInst*> best;
+        for (size_t p = 0; p < last_vars.size(); p++) {
+          best.push_back(eb.CreateAlloca(i64(), nullptr, "last.best"));
+          B.CreateStore(c64(-1), best.back());
         }
-        B.CreateStore(bb, bits_[(size_t)v]);
-        B.CreateStore(B.CreateTrunc(bt, i8()), tags_[(size_t)v]);
+        BasicBlock* chosen = BasicBlock::Create(C, "par.last.done", F);
+        counted_loop("par.last", c64(0), count ? c64(1) : records, true, chosen, [&](Value* t, BasicBlock*) {
+          Value* rec_at = B.CreateMul(t, c64(pr.size));
+          for (size_t p = 0; p < last_vars.size(); p++) {
+            const size_t v = (size_t)last_vars[p];
+            Value* at = B.CreateGEP(i64(), base, B.CreateAdd(rec_at, c64(pr.last + 3 * (int64_t)p)));
+            Value* it = B.CreateLoad(i64(), at);
+            Value* later = B.CreateICmpSGT(it, B.CreateLoad(i64(), best[p]));
+            B.CreateStore(B.CreateSelect(later, it, B.CreateLoad(i64(), best[p])), best[p]);
+            Value* bb = B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), at, 1));
+            B.CreateStore(B.CreateSelect(later, bb, B.CreateLoad(i64(), bits_[v])), bits_[v]);
+            Value* bt = B.CreateTrunc(B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), at, 2)), i8());
+            B.CreateStore(B.CreateSelect(later, bt, B.CreateLoad(i8(), tags_[v])), tags_[v]);
+          }
+        }, nullptr);
+        B.SetInsertPoint(chosen);
       }
       // The loop variable ends on the last iteration.
       enter_iteration(s, B.CreateSub(trip, c64(1)));
@@ -3257,7 +3276,7 @@ class Gen {
         auto* rank = eb.CreateAlloca(i64(), c64(3 * (int64_t)body_sites), "warn.rank");
         auto* rty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), i64(), i64(), i64(), ptr()}, false);
         Value* rf = runtime_address("stagepy_rank_parallel_warnings", reinterpret_cast<void*>(&stagepy_rank_parallel_warnings));
-        B.CreateCall(rty, rf, {base, count ? count : c64(records), c64(pr.size), c64(pr.warn),
+        B.CreateCall(rty, rf, {base, count ? count : records, c64(pr.size), c64(pr.warn),
                                c64(3 * (int64_t)body_sites), rank});
         Value* wcount = B.CreateLoad(i64(), warn_counter_);
         Value* seen = c64(0);
@@ -3295,18 +3314,18 @@ class Gen {
         // The last iteration's record is in resa (the runtime copied it there): the host's
         // loop may have run other GPU loops since, so not the runtime's records.
         B.SetInsertPoint(rest_done);
-        finish(resa, 1, nullptr, false);
+        finish(resa, c64(1), nullptr, false);
       }
       B.SetInsertPoint(gpu_done);
       if (lp.reductions.empty()) {
-        finish(resa, 1, nullptr, false);
+        finish(resa, c64(1), nullptr, false);
       } else {
         // The threads' records, where the runtime copied them back.
         auto* cnt = entry.CreateAlloca(i64(), nullptr, "gpu.records");
         auto* rty = llvm::FunctionType::get(ptr(), {ptr(), ptr()}, false);
         Value* rf = runtime_address("stagepy_gpu_records", reinterpret_cast<void*>(&stagepy_gpu_records));
         Value* recs = B.CreateCall(rty, rf, {desc, cnt});
-        finish(recs, 1, B.CreateLoad(i64(), cnt), false);
+        finish(recs, c64(1), B.CreateLoad(i64(), cnt), false);
       }
     } else if (on_threads) {
       // The sequential version: the body over all the iterations, here, with one record.
@@ -3319,7 +3338,14 @@ class Gen {
       if (gpu_mode_) gpu_flush();
       auto* bfty = llvm::FunctionType::get(B.getInt32Ty(), {ptr(), i64(), i64(), i64()}, false);
       B.CreateCall(bfty, body, {ctxa, k0, trip, c64(0)});
-      finish(resa, 1, nullptr, false);
+      // One copy of what follows the iterations, for this record and the threads' ones.
+      BasicBlock* from_here = B.GetInsertBlock();
+      finish_bb = BasicBlock::Create(C, "par.finish", F);
+      B.CreateBr(finish_bb);
+      B.SetInsertPoint(finish_bb);
+      finish_records = B.CreatePHI(i64(), 2, "par.records");
+      finish_records->addIncoming(c64(1), from_here);
+      finish(resa, finish_records, nullptr, false);
     } else {
       B.CreateBr(par);
     }
@@ -3347,7 +3373,12 @@ class Gen {
       B.CreateStore(B.CreateAdd(B.CreateLoad(i64(), counter), c64(1)), counter);
       par_counters_.push_back({s->loop, counter});
     }
-    finish(resa, threads, nullptr, gl != nullptr);
+    if (finish_bb) {
+      finish_records->addIncoming(c64(threads), B.GetInsertBlock());
+      B.CreateBr(finish_bb);
+    } else {
+      finish(resa, c64(threads), nullptr, gl != nullptr);
+    }
     parallel_ran_.insert(s->loop);
     return true;
   }
