@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 
 namespace stagepy {
 
@@ -27,6 +28,8 @@ void set_debug_bail(int64_t n) { g_bail_period = n < 0 ? 0 : n; }
 int64_t* debug_bail_counter() { return &g_bail_counter; }
 
 void debug_dump(const std::string& title, const std::string& text) {
+  static std::mutex m;  // kernels' parts are compiled on several threads
+  std::lock_guard<std::mutex> lock(m);
   std::fprintf(stderr, "---- stagepy: %s\n%s", title.c_str(), text.c_str());
   if (!text.empty() && text.back() != '\n') std::fputc('\n', stderr);
   std::fflush(stderr);

@@ -2,6 +2,8 @@
 #include "backends/cpu/jit.h"
 
 #include <llvm/ADT/StringExtras.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -23,13 +25,17 @@
 #include <utime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <mutex>
+#include <thread>
 
+#include "backends/cpu/parallel_runtime.h"
 #include "backends/optimize.h"
 #include "support/debug.h"
 
@@ -39,6 +45,8 @@ namespace {
 struct Host {
   std::unique_ptr<llvm::orc::LLJIT> jit;
   std::unique_ptr<llvm::TargetMachine> tm;
+  std::optional<llvm::orc::JITTargetMachineBuilder> jtmb;      // for the compile threads' machines
+  std::vector<std::unique_ptr<llvm::TargetMachine>> part_tms;  // compile thread w >= 1 uses part_tms[w - 1]
   std::string error;
   std::string description;
   std::string features;
@@ -75,6 +83,7 @@ Host& host() {
       return h;
     }
     h->tm = std::move(*tm);
+    h->jtmb = *jtmb;
     h->description = h->tm->getTargetTriple().str() + " " + h->tm->getTargetCPU().str();
     h->features = h->tm->getTargetFeatureString().str();
     auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
@@ -202,6 +211,97 @@ void write_cached(const std::string& dir, const std::string& path, llvm::StringR
 
 }  // namespace
 
+namespace {
+
+// One part of a kernel's module: the functions it defines, and what compiling it gave.
+struct Part {
+  std::vector<std::string> defines;
+  size_t instructions = 0;  // the size of the work, roughly
+  std::unique_ptr<llvm::MemoryBuffer> object;
+  std::string error;
+  double optimize_s = 0, codegen_s = 0;
+};
+
+// Compiles one part in a context of its own (so that parts compile on several threads at
+// once): `bitcode` is the whole module; definitions of other parts become declarations
+// (they are linked by name when the objects load), internal helpers stay in every part
+// that uses them.
+void compile_part(llvm::StringRef bitcode, const std::map<std::string, std::string>& renames, llvm::TargetMachine* tm,
+                  const std::string& title, Part* part) {
+  auto t0 = std::chrono::steady_clock::now();
+  llvm::LLVMContext ctx;
+  auto parsed = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "stagepy.kernel"), ctx);
+  if (!parsed) {
+    part->error = llvm::toString(parsed.takeError());
+    return;
+  }
+  std::unique_ptr<llvm::Module> m = std::move(*parsed);
+  for (auto& [from, to] : renames)
+    if (llvm::Function* f = m->getFunction(from)) {
+      f->setName(to);
+      f->setLinkage(llvm::GlobalValue::ExternalLinkage);
+    }
+  for (llvm::Function& f : *m)
+    if (!f.isDeclaration() && !f.hasLocalLinkage() &&
+        std::find(part->defines.begin(), part->defines.end(), f.getName().str()) == part->defines.end())
+      f.deleteBody();
+  optimize_o3(*m, tm, title);
+  auto t1 = std::chrono::steady_clock::now();
+  llvm::orc::SimpleCompiler compile(*tm);
+  auto obj = compile(*m);
+  if (!obj) {
+    part->error = llvm::toString(obj.takeError());
+    return;
+  }
+  part->object = std::move(*obj);
+  part->optimize_s = std::chrono::duration<double>(t1 - t0).count();
+  part->codegen_s = seconds_since(t1);
+}
+
+// The disk cache holds a kernel's objects in one file: a header line, the number of objects,
+// then each object's size and bytes (numbers as 8 bytes, little-endian).
+constexpr llvm::StringLiteral kObjectsHeader = "stagepy objects 1\n";
+
+void put_u64(std::string& s, uint64_t n) {
+  for (int b = 0; b < 8; b++) s += (char)((n >> (8 * b)) & 0xff);
+}
+
+bool take_u64(llvm::StringRef& rest, uint64_t* n) {
+  if (rest.size() < 8) return false;
+  *n = 0;
+  for (int b = 0; b < 8; b++) *n |= (uint64_t)(unsigned char)rest[(size_t)b] << (8 * b);
+  rest = rest.drop_front(8);
+  return true;
+}
+
+std::string pack_objects(const std::vector<Part>& parts) {
+  std::string s(kObjectsHeader);
+  put_u64(s, parts.size());
+  for (auto& p : parts) {
+    put_u64(s, p.object->getBufferSize());
+    s += p.object->getBuffer().str();
+  }
+  return s;
+}
+
+// The objects in a cache file; none if it is not a whole one (cut short, another format).
+std::vector<std::unique_ptr<llvm::MemoryBuffer>> unpack_objects(const llvm::MemoryBuffer& file) {
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> out;
+  llvm::StringRef rest = file.getBuffer();
+  uint64_t count = 0;
+  if (!rest.consume_front(kObjectsHeader) || !take_u64(rest, &count)) return {};
+  for (uint64_t k = 0; k < count; k++) {
+    uint64_t n = 0;
+    if (!take_u64(rest, &n) || n > rest.size()) return {};
+    out.push_back(llvm::MemoryBuffer::getMemBufferCopy(rest.take_front(n), "stagepy.kernel"));
+    rest = rest.drop_front(n);
+  }
+  if (!rest.empty()) return {};
+  return out;
+}
+
+}  // namespace
+
 void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llvm::Module> module_in,
                   const std::string& function, std::string* error, JitTimes* times) {
   // The module goes before its context, whichever way this returns.
@@ -219,7 +319,7 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llv
     *error = "no function " + function + " in the module";
     return nullptr;
   }
-  // The key: the IR with the kernel's per-process name replaced by a fixed one.
+  // The key: the module's bitcode with the kernel's per-process name replaced by a fixed one.
   const std::string fixed = "stagepy.kernel";
   for (llvm::Function& f : *module)
     if (!f.isDeclaration() && f.getName().str().rfind(function, 0) == 0)
@@ -228,24 +328,29 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llv
   module->setSourceFileName(fixed);
   module->setDataLayout(h.tm->createDataLayout());
   module->setTargetTriple(h.tm->getTargetTriple().str());
-  const std::string text = module_text(*module) + "\n" + h.description + "\n" + h.features + "\nLLVM " +
-                           LLVM_VERSION_STRING + "\n" + build_identity();
+  llvm::SmallVector<char, 0> bitcode;
+  {
+    llvm::raw_svector_ostream os(bitcode);
+    llvm::WriteBitcodeToFile(*module, os);
+  }
+  const std::string text = std::string(bitcode.data(), bitcode.size()) + "\n" + h.description + "\n" + h.features +
+                           "\nLLVM " + LLVM_VERSION_STRING + "\n" + build_identity();
   const std::string key = llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(text)), /*LowerCase=*/true);
   if (auto it = h.loaded.find(key); it != h.loaded.end()) {
     if (times) times->cached = true;
     return it->second;
   }
   const std::string symbol = "stagepy.k." + key;
-  module->getFunction(fixed)->setName(symbol);
   const bool cacheable = !module->getModuleFlag(kNoCacheFlag);
   const std::string dir = cacheable ? cache_dir() : "";
   const std::string path = dir.empty() ? "" : dir + "/" + key + ".o";
 
-  auto load = [&](std::unique_ptr<llvm::MemoryBuffer> obj, std::string* why) -> void* {
-    if (auto err = h.jit->addObjectFile(std::move(obj))) {
-      *why = llvm::toString(std::move(err));
-      return nullptr;
-    }
+  auto load = [&](std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects, std::string* why) -> void* {
+    for (auto& obj : objects)
+      if (auto err = h.jit->addObjectFile(std::move(obj))) {
+        *why = llvm::toString(std::move(err));
+        return nullptr;
+      }
     auto sym = h.jit->lookup(symbol);
     if (!sym) {
       *why = llvm::toString(sym.takeError());
@@ -256,13 +361,14 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llv
   };
 
   if (!path.empty()) {
-    if (auto obj = read_cached(path)) {
+    if (auto file = read_cached(path)) {
       // A file that does not load (cut short, from another machine) is compiled again.
-      // (Should it have defined the kernel's symbol before failing, adding the new object
+      // (Should it have defined the kernel's symbols before failing, adding the new objects
       // fails as a duplicate definition, and the nest stays interpreted with that reason.)
       auto tc = std::chrono::steady_clock::now();
-      std::string load_error;
-      if (void* p = load(std::move(obj), &load_error)) {
+      std::string load_error = "not a kernel cache file";
+      auto objects = unpack_objects(*file);
+      if (void* p = objects.empty() ? nullptr : load(std::move(objects), &load_error)) {
         ::utime(path.c_str(), nullptr);  // recently used
         if (times) {
           times->cached = true;
@@ -273,18 +379,74 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llv
       if (debug_level() > 0) debug_dump("kernel cache", "compiling again: " + path + " did not load: " + load_error);
     }
   }
-  optimize_o3(*module, h.tm.get(), "optimized LLVM IR: " + function);
-  if (times) times->optimize_s = seconds_since(t0);
-  auto t1 = std::chrono::steady_clock::now();
-  llvm::orc::SimpleCompiler compile(*h.tm);
-  auto obj = compile(*module);
-  if (!obj) {
-    *error = llvm::toString(obj.takeError());
-    return nullptr;
+  // The parts: the kernel, and each loop body it runs on threads (outlined: `<kernel>.parN`),
+  // which become external functions with names of this key.
+  std::vector<Part> parts(1);
+  std::map<std::string, std::string> renames{{fixed, symbol}};
+  parts[0].defines.push_back(symbol);
+  parts[0].instructions = module->getFunction(fixed)->getInstructionCount();
+  for (llvm::Function& f : *module) {
+    const std::string name = f.getName().str();
+    if (f.isDeclaration() || name.rfind(fixed + ".par", 0) != 0) continue;
+    const std::string to = symbol + name.substr(fixed.size());
+    renames[name] = to;
+    parts.emplace_back().defines.push_back(to);
+    parts.back().instructions = f.getInstructionCount();
   }
-  if (!path.empty()) write_cached(dir, path, (*obj)->getBuffer());
-  void* p = load(std::move(*obj), error);
-  if (times) times->codegen_s = seconds_since(t1);
+  module.reset();
+  ctx.reset();
+  // The largest parts first, on this thread and as many more as parallel loops use (the
+  // cores are otherwise idle while the interpreter waits for the kernel), each thread with
+  // its own target machine.
+  std::stable_sort(parts.begin(), parts.end(),
+                   [](const Part& a, const Part& b) { return a.instructions > b.instructions; });
+  const size_t workers = std::min(parts.size(), (size_t)default_threads());
+  while (h.part_tms.size() + 1 < workers) {
+    auto tm = h.jtmb->createTargetMachine();
+    if (!tm) {
+      *error = llvm::toString(tm.takeError());
+      return nullptr;
+    }
+    h.part_tms.push_back(std::move(*tm));
+  }
+  const llvm::StringRef bc(bitcode.data(), bitcode.size());
+  const std::string title = "optimized LLVM IR: " + function;
+  {
+    std::atomic<size_t> next{0};
+    auto work = [&](llvm::TargetMachine* tm) {
+      for (size_t k; (k = next++) < parts.size();) compile_part(bc, renames, tm, title, &parts[k]);
+    };
+    std::vector<std::thread> threads;
+    for (size_t w = 1; w < workers; w++) threads.emplace_back(work, h.part_tms[w - 1].get());
+    work(h.tm.get());
+    for (auto& t : threads) t.join();
+  }
+  if (debug_level() > 0) {
+    std::string d;
+    char line[160];
+    for (auto& p : parts) {
+      std::snprintf(line, sizeof line, "%s: optimize %.1f ms, code generation %.1f ms\n", p.defines[0].c_str(),
+                    1e3 * p.optimize_s, 1e3 * p.codegen_s);
+      d += line;
+    }
+    debug_dump("kernel parts, compiled on " + std::to_string(workers) + " threads", d);
+  }
+  double optimize_s = 0;
+  for (auto& p : parts) {
+    if (!p.error.empty()) {
+      *error = p.error;
+      return nullptr;
+    }
+    optimize_s = std::max(optimize_s, p.optimize_s);
+  }
+  // Optimization as long as the slowest part's took; the rest of the time until the
+  // kernel is loaded counts as code generation.
+  if (times) times->optimize_s = optimize_s;
+  if (!path.empty()) write_cached(dir, path, pack_objects(parts));
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
+  for (auto& p : parts) objects.push_back(std::move(p.object));
+  void* p = load(std::move(objects), error);
+  if (times) times->codegen_s = seconds_since(t0) - optimize_s;
   return p;
 }
 

@@ -18,9 +18,15 @@ struct JitTimes {
 
 // Returns the address of `function`, or nullptr with `error` set. Takes ownership of both.
 //
-// The kernel cache: the object code of a module is kept under a SHA-256 of its IR (before
-// optimization; `function` renamed to a fixed name), the host CPU and its features, the
-// LLVM version and this build of stagepy; in memory for the process, and on disk in
+// The module is compiled in parts: the kernel, and each loop body it runs on threads
+// (`<function>.parN`), each part in an LLVM context of its own, on up to default_threads()
+// threads at once (the largest parts first); the parts' objects are linked by name when
+// they load. `times` gets the slowest part's optimization time as `optimize_s`, and the
+// rest of the wall time until the kernel is callable as `codegen_s`.
+//
+// The kernel cache: the object code of a module (its parts' objects, in one file) is kept
+// under a SHA-256 of its bitcode (before optimization; `function` renamed to a fixed
+// name), the host CPU and its features, the LLVM version and this build of stagepy; in memory for the process, and on disk in
 // STAGEPY_CACHE_DIR (default $XDG_CACHE_HOME/stagepy or ~/.cache/stagepy; STAGEPY_CACHE=0
 // turns the disk cache off). A module holding the address of something that is not the
 // same in every process (module flag kNoCacheFlag) is never cached on disk. Addresses the
