@@ -83,3 +83,29 @@ def test_the_cache_can_be_turned_off(tmp_path):
     out = run_script(tmp_path, STAGEPY_CACHE_DIR=str(cache), STAGEPY_CACHE="0")
     assert out["native"] == 3 and out["cached"] == 0
     assert not cache.exists()
+
+
+def test_a_cache_file_cut_between_two_objects_is_compiled_again(tmp_path):
+    # A kernel with a parallel loop is compiled in parts (the kernel and its loop body), and
+    # its cache file holds one object per part. A file holding only the first of them must
+    # not be taken for the whole kernel.
+    import struct
+
+    cache = tmp_path / "cache"
+    env = {"STAGEPY_CACHE_DIR": str(cache), "STAGEPY_THREADS": "2"}
+    first = run_script(tmp_path, **env)
+    header = b"stagepy objects 1\n"
+    cut = 0
+    for name in os.listdir(cache):
+        path = cache / name
+        data = path.read_bytes()
+        assert data.startswith(header)
+        (count,) = struct.unpack_from("<Q", data, len(header))
+        if count < 2:
+            continue
+        (size,) = struct.unpack_from("<Q", data, len(header) + 8)
+        path.write_bytes(data[: len(header) + 16 + size])
+        cut += 1
+    assert cut >= 1  # f's outer loop runs on threads: two parts
+    again = run_script(tmp_path, **env)
+    assert again["out"] == first["out"] and again["native"] == 3 and again["cached"] == 3 - cut
