@@ -14,7 +14,7 @@ namespace stagepy::backends {
 
 void optimize_o3(llvm::Module& module, llvm::TargetMachine* tm, const std::string& title);
 
-// The module as LLVM IR text (debug dumps, the kernel cache's key).
+// The module as LLVM IR text (debug dumps).
 std::string module_text(const llvm::Module& module);
 
 }  // namespace stagepy::backends

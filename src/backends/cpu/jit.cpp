@@ -12,6 +12,7 @@
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/Endian.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/SHA256.h>
 #include <llvm/Support/TargetSelect.h>
@@ -213,9 +214,9 @@ void write_cached(const std::string& dir, const std::string& path, llvm::StringR
 
 namespace {
 
-// One part of a kernel's module: the functions it defines, and what compiling it gave.
+// One part of a kernel's module: the function it defines, and what compiling it gave.
 struct Part {
-  std::vector<std::string> defines;
+  std::string defines;
   size_t instructions = 0;  // the size of the work, roughly
   std::unique_ptr<llvm::MemoryBuffer> object;
   std::string error;
@@ -242,9 +243,7 @@ void compile_part(llvm::StringRef bitcode, const std::map<std::string, std::stri
       f->setLinkage(llvm::GlobalValue::ExternalLinkage);
     }
   for (llvm::Function& f : *m)
-    if (!f.isDeclaration() && !f.hasLocalLinkage() &&
-        std::find(part->defines.begin(), part->defines.end(), f.getName().str()) == part->defines.end())
-      f.deleteBody();
+    if (!f.isDeclaration() && !f.hasLocalLinkage() && f.getName() != part->defines) f.deleteBody();
   optimize_o3(*m, tm, title);
   auto t1 = std::chrono::steady_clock::now();
   llvm::orc::SimpleCompiler compile(*tm);
@@ -263,13 +262,14 @@ void compile_part(llvm::StringRef bitcode, const std::map<std::string, std::stri
 constexpr llvm::StringLiteral kObjectsHeader = "stagepy objects 1\n";
 
 void put_u64(std::string& s, uint64_t n) {
-  for (int b = 0; b < 8; b++) s += (char)((n >> (8 * b)) & 0xff);
+  char b[8];
+  llvm::support::endian::write64le(b, n);
+  s.append(b, 8);
 }
 
 bool take_u64(llvm::StringRef& rest, uint64_t* n) {
   if (rest.size() < 8) return false;
-  *n = 0;
-  for (int b = 0; b < 8; b++) *n |= (uint64_t)(unsigned char)rest[(size_t)b] << (8 * b);
+  *n = llvm::support::endian::read64le(rest.data());
   rest = rest.drop_front(8);
   return true;
 }
@@ -333,9 +333,11 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llv
     llvm::raw_svector_ostream os(bitcode);
     llvm::WriteBitcodeToFile(*module, os);
   }
-  const std::string text = std::string(bitcode.data(), bitcode.size()) + "\n" + h.description + "\n" + h.features +
-                           "\nLLVM " + LLVM_VERSION_STRING + "\n" + build_identity();
-  const std::string key = llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(text)), /*LowerCase=*/true);
+  const llvm::StringRef bc(bitcode.data(), bitcode.size());
+  llvm::SHA256 sha;
+  sha.update(bc);
+  sha.update("\n" + h.description + "\n" + h.features + "\nLLVM " + LLVM_VERSION_STRING + "\n" + build_identity());
+  const std::string key = llvm::toHex(sha.final(), /*LowerCase=*/true);
   if (auto it = h.loaded.find(key); it != h.loaded.end()) {
     if (times) times->cached = true;
     return it->second;
@@ -383,14 +385,14 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llv
   // which become external functions with names of this key.
   std::vector<Part> parts(1);
   std::map<std::string, std::string> renames{{fixed, symbol}};
-  parts[0].defines.push_back(symbol);
+  parts[0].defines = symbol;
   parts[0].instructions = module->getFunction(fixed)->getInstructionCount();
   for (llvm::Function& f : *module) {
     const std::string name = f.getName().str();
     if (f.isDeclaration() || name.rfind(fixed + ".par", 0) != 0) continue;
     const std::string to = symbol + name.substr(fixed.size());
     renames[name] = to;
-    parts.emplace_back().defines.push_back(to);
+    parts.emplace_back().defines = to;
     parts.back().instructions = f.getInstructionCount();
   }
   module.reset();
@@ -409,7 +411,6 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llv
     }
     h.part_tms.push_back(std::move(*tm));
   }
-  const llvm::StringRef bc(bitcode.data(), bitcode.size());
   const std::string title = "optimized LLVM IR: " + function;
   {
     std::atomic<size_t> next{0};
@@ -425,7 +426,7 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llv
     std::string d;
     char line[160];
     for (auto& p : parts) {
-      std::snprintf(line, sizeof line, "%s: optimize %.1f ms, code generation %.1f ms\n", p.defines[0].c_str(),
+      std::snprintf(line, sizeof line, "%s: optimize %.1f ms, code generation %.1f ms\n", p.defines.c_str(),
                     1e3 * p.optimize_s, 1e3 * p.codegen_s);
       d += line;
     }

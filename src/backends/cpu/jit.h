@@ -26,9 +26,9 @@ struct JitTimes {
 //
 // The kernel cache: the object code of a module (its parts' objects, in one file) is kept
 // under a SHA-256 of its bitcode (before optimization; `function` renamed to a fixed
-// name), the host CPU and its features, the LLVM version and this build of stagepy; in memory for the process, and on disk in
-// STAGEPY_CACHE_DIR (default $XDG_CACHE_HOME/stagepy or ~/.cache/stagepy; STAGEPY_CACHE=0
-// turns the disk cache off). A module holding the address of something that is not the
+// name), the host CPU and its features, the LLVM version and this build of stagepy; in
+// memory for the process, and on disk in STAGEPY_CACHE_DIR (default
+// $XDG_CACHE_HOME/stagepy or ~/.cache/stagepy; STAGEPY_CACHE=0 turns the disk cache off). A module holding the address of something that is not the
 // same in every process (module flag kNoCacheFlag) is never cached on disk. Addresses the
 // kernels need that are the same for the whole process are named, not written into the IR:
 // see runtime_symbol.
