@@ -16,7 +16,11 @@ void optimize_o3(llvm::Module& module, llvm::TargetMachine* tm, const std::strin
     llvm::FunctionAnalysisManager fam;
     llvm::CGSCCAnalysisManager cgam;
     llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder pb(tm);
+    // LLVM's own default leaves the SLP vectorizer out (clang turns it on at -O2 and up):
+    // it is what makes vectors of straight-line lanes (plan_interleave.h).
+    llvm::PipelineTuningOptions pto;
+    pto.SLPVectorization = true;
+    llvm::PassBuilder pb(tm, pto);
     pb.registerModuleAnalyses(mam);
     pb.registerCGSCCAnalyses(cgam);
     pb.registerFunctionAnalyses(fam);
