@@ -235,6 +235,8 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
       auto& rec = s.loops[l];
       rec.parallel = false;
       rec.why = lp.why;
+      auto il = sp->kernel.interleaved_loops.find((int)l);
+      rec.interleaved = il == sp->kernel.interleaved_loops.end() ? 0 : il->second;
     }
     for (int l : sp->kernel.parallel_loops) s.loops[(size_t)l].parallel = true;
     for (auto& rec : s.loops) rec.gpu_why.clear();

@@ -42,7 +42,7 @@ GpuFigures gpu_figures(const NestState::LoopRecord& r) {
 void register_nest(const std::shared_ptr<NestState>& s) { registry().push_back(s); }
 
 // The loops of a nest, as the report shows them: [{"line", "variable", "parallel",
-// "parallel_runs", "why"}], outermost first (For loops only).
+// "parallel_runs", "why", "interleaved"}], outermost first (For loops only).
 PyObject* loop_records(const NestState& s) {
   PyRef list = PyRef::steal(PyList_New(0));
   if (!list || !s.lift.ok) return list.release();
@@ -54,11 +54,11 @@ PyObject* loop_records(const NestState& s) {
   for (size_t l = 0; l < n.loops.size() && l < s.loops.size(); l++) {
     if (!n.loops[l].is_for) continue;
     const auto& r = s.loops[l];
-    if (!r.parallel && r.why.empty()) continue;
-    PyRef d = PyRef::steal(Py_BuildValue("{s:i,s:s,s:O,s:K,s:s}", "line", n.loops[l].line, "variable",
+    if (!r.parallel && r.why.empty() && !r.interleaved) continue;
+    PyRef d = PyRef::steal(Py_BuildValue("{s:i,s:s,s:O,s:K,s:s,s:i}", "line", n.loops[l].line, "variable",
                                          var_of[l] >= 0 ? n.vars[(size_t)var_of[l]].name.c_str() : "?", "parallel",
                                          r.parallel ? Py_True : Py_False, "parallel_runs", r.parallel_runs, "why",
-                                         r.why.c_str()));
+                                         r.why.c_str(), "interleaved", r.interleaved));
     if (!d) return nullptr;
     if (r.parallel && (!r.gpu.empty() || !r.gpu_why.empty())) {
       // The GPU: launches, time there (copies included), the cost model's last estimates.

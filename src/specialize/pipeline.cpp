@@ -14,6 +14,7 @@
 #include "analysis/poly_model.h"
 #include "ir/printer.h"
 #include "specialize/lower_complex.h"
+#include "specialize/plan_interleave.h"
 #include "support/debug.h"
 
 namespace stagepy::specialize {
@@ -82,6 +83,8 @@ Kernel compile_kernel(const KernelRequest& rq) {
     po.fp = rq.fp;
     k.plan = plan_parallel(k.typed, rq.facts, *rq.conds, po);
     if (dbg) debug_dump("plan_parallel: " + name, to_string(k.plan, k.typed.nest));
+    plan_interleave(k.typed, &k.plan);
+    if (dbg) debug_dump("plan_interleave: " + name, to_string(k.plan, k.typed.nest));
   }
   k.infer_s = since(t0);
 
@@ -102,6 +105,7 @@ Kernel compile_kernel(const KernelRequest& rq) {
   }
   k.parallel_loops = cg.parallel_loops;
   k.refused_loops = cg.refused_loops;
+  k.interleaved_loops = cg.interleaved_loops;
   if (debug_level() > 1) debug_dump("codegen: " + name, backends::module_text(*cg.module));
   k.layout = cg.layout;
   k.gpu_refused = cg.gpu_refused;

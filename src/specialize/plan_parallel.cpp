@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include "ir/mutate.h"
+
 namespace stagepy::specialize {
 namespace {
 
@@ -115,6 +117,19 @@ class Planner {
     p.loops.resize(n_.loops.size());
     plan_ = &p;
     visit(n_.root, 0);
+    ir::for_each_stmt(n_.root, [&](const Stmt& s) {
+      if (s->kind != SK::For) return;
+      LoopPlan& lp = p.loops[(size_t)s->loop];
+      if (lp.parallel) {
+        lp.independent = true;
+        return;
+      }
+      std::vector<std::pair<int, int>> pairs;
+      if (independent(s, &pairs)) {
+        lp.independent = true;
+        lp.alias_pairs = std::move(pairs);
+      }
+    });
     return p;
   }
 
@@ -407,6 +422,31 @@ class Planner {
     return true;
   }
 
+  // Whether loop s's iterations are independent as far as arrays go (LoopPlan::independent),
+  // and with which arrays disjoint.
+  bool independent(const Stmt& s, std::vector<std::pair<int, int>>* pairs) {
+    if (!conds_.ok || !facts_.no_carried(s->loop)) return false;
+    Info in;
+    collect_assigned(s->body[0], in);
+    in.assigned.insert(s->var);
+    std::set<int> D = {s->var};
+    walk(s->body[0], D, in, s->loop);
+    if (in.breaks_self || !in.bad_index.empty()) return false;
+    for (int v : in.arrays)
+      if (in.assigned.count(v)) return false;
+    *pairs = disjoint_pairs(in);
+    return true;
+  }
+
+  // Arrays the loop writes must share no memory with the others it touches.
+  static std::vector<std::pair<int, int>> disjoint_pairs(const Info& in) {
+    std::vector<std::pair<int, int>> pairs;
+    for (int w : in.written)
+      for (int a : in.arrays)
+        if (a != w && (a > w || !in.written.count(a))) pairs.push_back({w, a});
+    return pairs;
+  }
+
   LoopPlan consider(const Stmt& s) {
     LoopPlan lp;
     auto no = [](std::string why) {
@@ -475,10 +515,7 @@ class Planner {
       for (auto& c : cs->second) r.updates.push_back(c.value);
       lp.reductions.push_back(std::move(r));
     }
-    // Arrays the loop writes must share no memory with the others it touches.
-    for (int w : in.written)
-      for (int a : in.arrays)
-        if (a != w && (a > w || !in.written.count(a))) lp.alias_pairs.push_back({w, a});
+    lp.alias_pairs = disjoint_pairs(in);
     for (auto& [v, t] : in.divisors) lp.invariant_divisors.push_back({v, t});
     lp.parallel = true;
     return lp;
@@ -512,8 +549,21 @@ std::string to_string(const ParallelPlan& p, const ir::Nest& nest) {
   o << "threads " << p.threads << "\n";
   for (size_t l = 0; l < p.loops.size(); l++) {
     const LoopPlan& lp = p.loops[l];
-    if (!lp.parallel && lp.why.empty()) continue;
-    o << "L" << l << ": " << (lp.parallel ? "parallel" : "sequential: " + lp.why);
+    if (!lp.parallel && lp.why.empty() && !lp.independent) continue;
+    o << "L" << l << ": " << (lp.parallel ? "parallel" : lp.why.empty() ? "sequential" : "sequential: " + lp.why);
+    if (lp.independent && !lp.parallel) {
+      o << "; independent iterations; disjoint";
+      for (auto& [a, b] : lp.alias_pairs) o << " " << nest.vars[(size_t)a].name << "/" << nest.vars[(size_t)b].name;
+    }
+    if (lp.interleave.lanes > 0) {
+      o << "; interleaved " << lp.interleave.lanes << " lanes over " << lp.interleave.fast << " statements, lane copies";
+      for (int v : lp.interleave.lane_vars) o << " " << nest.vars[(size_t)v].name;
+      if (!lp.interleave.seeded.empty()) {
+        o << " (seeded";
+        for (int v : lp.interleave.seeded) o << " " << nest.vars[(size_t)v].name;
+        o << ")";
+      }
+    }
     if (lp.parallel) {
       o << "; private";
       for (int v : lp.privates) o << " " << nest.vars[(size_t)v].name;

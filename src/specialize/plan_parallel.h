@@ -15,6 +15,8 @@
 //     `if e > m: m = e`) of floats is exact only when the parts combine in iteration order
 //     (NaN and the sign of zero make it order-dependent otherwise): plan.ordered;
 //   * it has no `break` of its own (codegen also refuses a body that could stop for CPython).
+// Every For loop is also marked `independent` when the array conditions above hold (the
+// interleaving of plan_interleave.h needs nothing more of the arrays).
 #pragma once
 #include <string>
 #include <vector>
@@ -41,8 +43,23 @@ struct Reduction {
   std::vector<const ir::ExprNode*> updates;
 };
 
+// How codegen interleaves the iterations of a loop (plan_interleave.h).
+struct Interleave {
+  int lanes = 0;                 // iterations run together; 0: not interleaved
+  size_t fast = 0;               // the body's first `fast` statements (interleave_body) run lane by lane, together
+  std::vector<int> lane_vars;    // variables each lane keeps its own copy of there
+  std::vector<int> seeded;       // of those, the ones a lane may leave unassigned there (they
+                                 // start from the value before the lanes)
+};
+
 struct LoopPlan {
   bool parallel = false;
+  // Its iterations touch no array element another iteration writes, for this call's facts,
+  // provided the pairs in alias_pairs share no memory: they may run in any order as far as
+  // arrays go (scalars: privates and reductions above, for parallel loops). Computed for
+  // every For loop.
+  bool independent = false;
+  Interleave interleave;
   std::string why;                     // why not, in a user's words ("" when parallel or not looked at)
   std::vector<int> privates;           // scalars assigned in every way through an iteration before any read
   std::vector<Reduction> reductions;
@@ -50,6 +67,7 @@ struct LoopPlan {
   // take contiguous runs of iterations, combined in order (no GPU version).
   bool ordered = false;
   std::vector<std::pair<int, int>> alias_pairs;  // array variables that must not share memory
+                                                 // (parallel or independent loops)
   // Scalars the loop does not assign that divide (/, //, %): checked non-zero once before
   // the loop runs on threads (else it runs sequentially), so the body needs no check.
   std::vector<std::pair<int, TypeRef>> invariant_divisors;

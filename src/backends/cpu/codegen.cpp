@@ -8,6 +8,7 @@
 #include "backends/gpu/gpu_runtime.h"
 #include "backends/gpu/ptx.h"
 #include "ir/mutate.h"
+#include "specialize/plan_interleave.h"
 #include "support/debug.h"
 
 #include <llvm/IR/BasicBlock.h>
@@ -110,6 +111,7 @@ class Gen {
       out.ok = true;
       out.parallel_loops.assign(parallel_ran_.begin(), parallel_ran_.end());
       out.refused_loops.assign(parallel_refused_.begin(), parallel_refused_.end());
+      out.interleaved_loops = interleaved_;
       out.module = std::move(mod);
       out.function = name_;
       out.layout = layout_;
@@ -2293,6 +2295,10 @@ class Gen {
 
   // Iterations [k0, trip) of For loop `s`, then a branch to `exit`.
   void for_iterations(const Stmt& s, Value* k0, Value* trip, BasicBlock* exit) {
+    if (options_.plan && !gpu_body_ && !gpu_mode_ && warn_gen_ == WarnGen::Normal &&
+        options_.plan->loops[(size_t)s->loop].interleave.lanes > 0 &&
+        interleaved_loop(s, options_.plan->loops[(size_t)s->loop], k0, trip, exit))
+      return;
     if (options_.fp == FpMode::Deferred && warn_gen_ == WarnGen::Normal && straight_line(s->body[0], s->loop) &&
         has_np_arith(s->body[0]) && chunked_loop(s, k0, trip, exit))
       return;
@@ -2594,6 +2600,26 @@ class Gen {
       }
       if (last_vars.empty() && !gpu_red) {
         for_iterations(s, lo, hi, done);
+      } else if (!gpu_body_ && lp.interleave.lanes > 0) {
+        // Interleaved iterations (plan_interleave.h): a private assigned anywhere in
+        // [lo, hi) counts as assigned by its last iteration, hi - 1. The value is the last
+        // one assigned, and as threads run contiguous runs of iterations, hi - 1 orders the
+        // records as that iteration would.
+        for (int v : last_vars) B.CreateStore(c8(0), tags_[(size_t)v]);
+        BasicBlock* ran = BasicBlock::Create(C, "par.ran", F);
+        for_iterations(s, lo, hi, ran);
+        B.SetInsertPoint(ran);
+        Value* last = B.CreateSub(hi, c64(1));
+        for (size_t p = 0; p < last_vars.size(); p++) {
+          int v = last_vars[p];
+          Value* tag = B.CreateLoad(i8(), tags_[(size_t)v]);
+          Value* set = B.CreateICmpNE(tag, c8(0));
+          B.CreateStore(B.CreateSelect(set, last, B.CreateLoad(i64(), last_it[p])), last_it[p]);
+          B.CreateStore(B.CreateSelect(set, B.CreateLoad(i64(), bits_[(size_t)v]), B.CreateLoad(i64(), last_bits[p])),
+                        last_bits[p]);
+          B.CreateStore(B.CreateSelect(set, B.CreateZExt(tag, i64()), B.CreateLoad(i64(), last_tag[p])), last_tag[p]);
+        }
+        B.CreateBr(done);
       } else {
         counted_loop("par", start, hi, true, done, [&](Value* k, BasicBlock* latch) {
           for (int v : last_vars) B.CreateStore(c8(0), tags_[(size_t)v]);  // "not assigned in this iteration"
@@ -3448,6 +3474,41 @@ class Gen {
     return scalar(r.type, B.CreateSelect(take, part.v, acc.v));
   }
 
+  // ------------------------------------------------------------ speculative code
+  // What code generated from here on can be taken back by (rollback): code whose fast path
+  // turned out to need a hand-over to CPython.
+  struct GenMark {
+    std::set<BasicBlock*> before;
+    BasicBlock* pre = nullptr;
+    size_t flags = 0, sites = 0;
+    int bails = 0;
+  };
+  GenMark gen_mark() {
+    GenMark m;
+    for (auto& bb : *F) m.before.insert(&bb);
+    m.pre = B.GetInsertBlock();
+    m.flags = warn_flags_.size();
+    m.sites = layout_.warn_sites.size();
+    m.bails = bails_emitted_;
+    return m;
+  }
+  // Erases the blocks made since `m` and the branch that led to them: generation goes on
+  // where it was then.
+  void rollback(const GenMark& m) {
+    std::vector<BasicBlock*> fresh;
+    for (auto& bb : *F)
+      if (!m.before.count(&bb)) fresh.push_back(&bb);
+    for (auto* bb : fresh)
+      for (int idx; (idx = exit_status_->getBasicBlockIndex(bb)) >= 0;) exit_status_->removeIncomingValue((unsigned)idx, false);
+    for (auto* bb : fresh) bb->dropAllReferences();
+    for (auto* bb : fresh) bb->eraseFromParent();
+    if (auto* t = m.pre->getTerminator()) t->eraseFromParent();
+    B.SetInsertPoint(m.pre);
+    warn_flags_.resize(m.flags);
+    layout_.warn_sites.resize(m.sites);
+    bails_emitted_ = m.bails;
+  }
+
   // ------------------------------------------------------------ speculative chunks
   // A loop body of statements only (no branch, loop or break; a `continue` at its end).
   static bool straight_line(const Stmt& s, int loop, bool last = true) {
@@ -3491,10 +3552,7 @@ class Gen {
         if (e.kind == ir::Effect::Kind::Store) nstores++;
     });
     // What to discard if the fast pass cannot do without a hand-over.
-    std::set<BasicBlock*> before;
-    for (auto& bb : *F) before.insert(&bb);
-    const size_t flags0 = warn_flags_.size(), sites0 = layout_.warn_sites.size();
-    const int bails0 = bails_emitted_;
+    const GenMark mark = gen_mark();
     BasicBlock* pre = B.GetInsertBlock();
 
     llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
@@ -3549,20 +3607,9 @@ class Gen {
     warn_gen_ = WarnGen::Normal;
     Undo done = std::move(*undo_);
     undo_.reset();
-    if (bails_emitted_ != bails0) {
+    if (bails_emitted_ != mark.bails) {
       // Discard everything generated here and let the caller make a plain loop.
-      std::vector<BasicBlock*> fresh;
-      for (auto& bb : *F)
-        if (!before.count(&bb)) fresh.push_back(&bb);
-      for (auto* bb : fresh)
-        for (int idx; (idx = exit_status_->getBasicBlockIndex(bb)) >= 0;) exit_status_->removeIncomingValue((unsigned)idx, false);
-      for (auto* bb : fresh) bb->dropAllReferences();
-      for (auto* bb : fresh) bb->eraseFromParent();
-      pre->getTerminator()->eraseFromParent();
-      B.SetInsertPoint(pre);
-      warn_flags_.resize(flags0);
-      layout_.warn_sites.resize(sites0);
-      bails_emitted_ = bails0;
+      rollback(mark);
       return false;
     }
     if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(flatch);
@@ -3608,6 +3655,220 @@ class Gen {
     B.SetInsertPoint(cnext);
     kc->addIncoming(kend, cnext);
     B.CreateBr(chead);
+    return true;
+  }
+
+  // ------------------------------------------------------------ interleaved iterations
+  // Iterations [k0, trip) of loop `s` as plan_interleave.h describes: blocks of `lanes`
+  // iterations whose leading part F runs for all lanes together (each lane's variables in
+  // slots of their own), speculatively; then the rest of each iteration, lane by lane, on
+  // that lane's values. If F may have warned, the block's iterations run again one by one,
+  // exactly (F changed nothing outside the lane slots but its loops' variables, which every
+  // iteration sets again). The iterations after the last whole block, and all of them when
+  // arrays the plan needs disjoint share memory, run as a plain loop. Returns false (having
+  // generated nothing) when F would need to stop for CPython somewhere.
+  struct LaneSlots {
+    std::vector<llvm::AllocaInst*> bits, tags;  // per lane
+  };
+  std::map<int, LaneSlots> lane_slots_;  // generating F: variable -> its lane copies
+  std::map<int, int> interleaved_;       // loops generated interleaved: their lanes
+
+  // Generates `f` with lane `l`'s copies standing for the variables.
+  void as_lane(int l, const std::function<void()>& f) {
+    std::vector<std::pair<int, std::pair<llvm::AllocaInst*, llvm::AllocaInst*>>> saved;
+    for (auto& [v, ls] : lane_slots_) {
+      saved.push_back({v, {bits_[(size_t)v], tags_[(size_t)v]}});
+      bits_[(size_t)v] = ls.bits[(size_t)l];
+      tags_[(size_t)v] = ls.tags[(size_t)l];
+    }
+    f();
+    for (auto& [v, bt] : saved) {
+      bits_[(size_t)v] = bt.first;
+      tags_[(size_t)v] = bt.second;
+    }
+  }
+
+  // One statement of F for all `lanes` lanes.
+  void interleaved_stmt(const Stmt& x, int lanes) {
+    using K = StmtNode::Kind;
+    switch (x->kind) {
+      case K::Block:
+        for (auto& b : x->body) interleaved_stmt(b, lanes);
+        return;
+      case K::Range:  // reads nothing the lanes differ in
+        stmt(x);
+        return;
+      case K::If:
+        if (x->cond->kind == ExprNode::Kind::LoopNonEmpty) {
+          BasicBlock* tb = BasicBlock::Create(C, "lanes.then", F);
+          BasicBlock* eb = BasicBlock::Create(C, "lanes.else", F);
+          BasicBlock* mb = BasicBlock::Create(C, "lanes.endif", F);
+          B.CreateCondBr(gen(x->cond).v, tb, eb);
+          B.SetInsertPoint(tb);
+          interleaved_stmt(x->body[0], lanes);
+          if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(mb);
+          B.SetInsertPoint(eb);
+          interleaved_stmt(x->body[1], lanes);
+          if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(mb);
+          B.SetInsertPoint(mb);
+          return;
+        }
+        break;
+      case K::For: {
+        // One loop for all lanes: each iteration runs the body for lane 0, 1, ...
+        BasicBlock* exit = BasicBlock::Create(C, "lanes.for.exit", F);
+        auto lanes_body = [&](const Stmt& body) {
+          for (int l = 0; l < lanes; l++) {
+            BasicBlock* next = BasicBlock::Create(C, "lane.next", F);
+            targets_.push_back({x->loop, next, nullptr});
+            as_lane(l, [&] { stmt(body); });
+            targets_.pop_back();
+            if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(next);
+            B.SetInsertPoint(next);
+          }
+        };
+        Value* k0 = c64(0);
+        if (x->peeled) {
+          enter_iteration(x, c64(0));
+          lanes_body(x->body[1]);
+          k0 = c64(1);
+        }
+        counted_loop("lanes.for", k0, B.CreateLoad(i64(), loops_[(size_t)x->loop].trip), false, exit,
+                     [&](Value* k, BasicBlock*) {
+                       enter_iteration(x, k);
+                       lanes_body(x->body[0]);
+                     }, nullptr);
+        B.SetInsertPoint(exit);
+        return;
+      }
+      default:
+        break;
+    }
+    for (int l = 0; l < lanes; l++) as_lane(l, [&] { stmt(x); });
+  }
+
+  bool interleaved_loop(const Stmt& s, const specialize::LoopPlan& lp, Value* k0, Value* trip, BasicBlock* exit) {
+    const specialize::Interleave& il = lp.interleave;
+    const int W = il.lanes;
+    const std::vector<Stmt> xs = specialize::interleave_body(s->body[0]);
+    if (il.fast == 0 || il.fast > xs.size()) return false;
+    const Stmt fast = ir::make_block(std::vector<Stmt>(xs.begin(), xs.begin() + (long)il.fast));
+    const Stmt rest = ir::make_block(std::vector<Stmt>(xs.begin() + (long)il.fast, xs.end()));
+    const GenMark mark = gen_mark();
+    auto& L = loops_[(size_t)s->loop];
+
+    // Lane copies: the variables F assigns and the loop variable.
+    llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+    if (!fast_bad_) fast_bad_ = entry.CreateAlloca(i1(), nullptr, "fast.bad");
+    std::vector<int> vars = il.lane_vars;
+    vars.push_back(s->var);
+    lane_slots_.clear();
+    std::map<int, std::pair<llvm::AllocaInst*, llvm::AllocaInst*>> lane_arrays;  // indexed by lane
+    for (int v : vars) {
+      LaneSlots ls;
+      for (int l = 0; l < W; l++) {
+        ls.bits.push_back(entry.CreateAlloca(i64(), nullptr, nest_.vars[(size_t)v].name + ".lane"));
+        ls.tags.push_back(entry.CreateAlloca(i8(), nullptr, nest_.vars[(size_t)v].name + ".lane.tag"));
+      }
+      lane_slots_[v] = ls;
+      if (v != s->var)
+        lane_arrays[v] = {entry.CreateAlloca(i64(), c64(W), nest_.vars[(size_t)v].name + ".lanes"),
+                          entry.CreateAlloca(i8(), c64(W), nest_.vars[(size_t)v].name + ".lanes.tag")};
+    }
+    std::map<int, LaneSlots> slots = lane_slots_;
+    lane_slots_.clear();
+
+    // Whole blocks, none where arrays that must be disjoint share memory.
+    Value* ok = B.getTrue();
+    for (auto& [a, b] : lp.alias_pairs) ok = B.CreateAnd(ok, B.CreateNot(may_share(a, b)));
+    Value* n = B.CreateSelect(B.CreateICmpUGT(trip, k0), B.CreateSub(trip, k0), c64(0));
+    Value* whole = B.CreateMul(B.CreateUDiv(n, c64(W)), c64(W));
+    Value* kend = B.CreateAdd(k0, B.CreateSelect(ok, whole, c64(0)));
+    // The iterations that do not run interleaved (a block whose F may have warned, those
+    // after the last whole block) share one plain loop over [tail_lo, tail_hi), which then
+    // goes back to the blocks or leaves.
+    BasicBlock* tail = BasicBlock::Create(C, "lanes.tail", F);
+    BasicBlock* redo_bb = nullptr;
+    BasicBlock* blocks_latch = nullptr;
+    Value *redo_kb = nullptr, *redo_end = nullptr;
+    bool gave_up = false;
+    counted_loop("lanes", k0, kend, false, tail, [&](Value* kb, BasicBlock* latch) {
+      blocks_latch = latch;
+      redo_kb = kb;
+      enter_iteration(s, kb);
+      poll_interrupts(s->body[0]);
+      // F, speculatively.
+      Value* start = B.CreateLoad(i64(), L.start);
+      Value* step = B.CreateLoad(i64(), L.step);
+      for (int l = 0; l < W; l++) {
+        B.CreateStore(B.CreateAdd(start, B.CreateMul(B.CreateAdd(kb, c64(l)), step)), slots[s->var].bits[(size_t)l]);
+        B.CreateStore(c8(tag_of(types::py_int())), slots[s->var].tags[(size_t)l]);
+      }
+      for (int v : il.seeded)
+        for (int l = 0; l < W; l++) {
+          B.CreateStore(B.CreateLoad(i64(), bits_[(size_t)v]), slots[v].bits[(size_t)l]);
+          B.CreateStore(B.CreateLoad(i8(), tags_[(size_t)v]), slots[v].tags[(size_t)l]);
+        }
+      B.CreateStore(B.getFalse(), fast_bad_);
+      const int bails0 = bails_emitted_;
+      absorbed_.clear();
+      ir::for_each_expr(fast, [&](const Expr& e) { note_absorbed(e); });
+      warn_gen_ = options_.fp == FpMode::Deferred ? WarnGen::Fast : WarnGen::Normal;
+      lane_slots_ = slots;
+      interleaved_stmt(fast, W);
+      lane_slots_.clear();
+      warn_gen_ = WarnGen::Normal;
+      if (bails_emitted_ != bails0) {
+        gave_up = true;
+        return;
+      }
+      // Something may have warned: the block's iterations again, one by one (the tail loop).
+      BasicBlock* each = BasicBlock::Create(C, "lanes.each", F);
+      redo_end = B.CreateAdd(kb, c64(W));
+      redo_bb = B.GetInsertBlock();
+      cold_branch(B.CreateLoad(i1(), fast_bad_), tail, each);
+      // The rest of each iteration, in order, on its lane's values.
+      B.SetInsertPoint(each);
+      for (auto& [v, arr] : lane_arrays)
+        for (int l = 0; l < W; l++) {
+          B.CreateStore(B.CreateLoad(i64(), slots[v].bits[(size_t)l]), B.CreateConstGEP1_64(i64(), arr.first, l));
+          B.CreateStore(B.CreateLoad(i8(), slots[v].tags[(size_t)l]), B.CreateConstGEP1_64(i8(), arr.second, l));
+        }
+      counted_loop("lane", c64(0), c64(W), false, latch, [&](Value* l, BasicBlock* lane_latch) {
+        for (auto& [v, arr] : lane_arrays) {
+          B.CreateStore(B.CreateLoad(i64(), B.CreateGEP(i64(), arr.first, l)), bits_[(size_t)v]);
+          B.CreateStore(B.CreateLoad(i8(), B.CreateGEP(i8(), arr.second, l)), tags_[(size_t)v]);
+        }
+        enter_iteration(s, B.CreateAdd(kb, l));
+        targets_.push_back({s->loop, lane_latch, exit});
+        stmt(rest);
+        targets_.pop_back();
+      }, nullptr);
+      B.SetInsertPoint(BasicBlock::Create(C, "dead", F));
+    }, nullptr, c64(W));
+    if (gave_up) {
+      rollback(mark);
+      return false;
+    }
+    B.SetInsertPoint(tail);
+    auto* lo = B.CreatePHI(i64(), 2, "tail.lo");
+    auto* hi = B.CreatePHI(i64(), 2, "tail.hi");
+    auto* back = B.CreatePHI(i1(), 2, "tail.back");
+    for (BasicBlock* pred : llvm::predecessors(tail)) {
+      const bool redo = pred == redo_bb;
+      lo->addIncoming(redo ? redo_kb : kend, pred);
+      hi->addIncoming(redo ? redo_end : trip, pred);
+      back->addIncoming(redo ? B.getTrue() : B.getFalse(), pred);
+    }
+    BasicBlock* tail_done = BasicBlock::Create(C, "lanes.tail.done", F);
+    // Few iterations run there (fewer than `lanes` per run of the loop, unless something
+    // warned): compact code, not vectorized.
+    warn_gen_ = WarnGen::Classify;
+    plain_loop(s, s->body[0], lo, hi, tail_done);
+    warn_gen_ = WarnGen::Normal;
+    B.SetInsertPoint(tail_done);
+    B.CreateCondBr(back, blocks_latch, exit);
+    interleaved_[s->loop] = W;
     return true;
   }
 

@@ -1,0 +1,44 @@
+// plan_interleave: in, a typed nest and its parallel plan (which For loops have independent
+// iterations, plan_parallel.h); out, the same plan with, for each loop whose iterations
+// codegen interleaves, how (LoopPlan::interleave).
+//
+// Interleaving is unroll-and-jam with a speculative part. A loop J whose body starts with
+// scalar work around inner loops (a gemm's `acc = 0.0; for k: acc += A[i, k] * B[k, j]`, a
+// row's dot product) runs `lanes` consecutive iterations together: their leading part F
+// (the body's first `fast` statements) runs once for all lanes, each inner loop's iteration
+// doing its body for lane 0, 1, ... in turn, each lane with its own copies of the variables
+// F assigns. The lanes' recurrences then run side by side and the SLP vectorizer makes
+// vectors of them. The rest of the body (P: the store of `acc`, anything else) runs after,
+// lane by lane in iteration order, on the lane's values.
+//
+// That order (F0 F1 ... P0 P1 ...) gives CPython's results when:
+//  * J's iterations are independent (no array element one writes is touched by another);
+//  * F stores no array element, has no break or continue of J, and its loops are For loops
+//    over ranges that read nothing J's body assigns, with bodies holding no loop and no
+//    break of their own (every lane runs the same iterations of them);
+//  * F reads a variable J's body assigns only after F assigned it in the same iteration, on
+//    every way there (so no lane sees another's values);
+//  * a variable F assigns only on some ways (inside its loops, whose trip counts all lanes
+//    share) is not assigned by P; such a lane copy starts from the variable's value before
+//    the lanes (`seeded`).
+// Codegen runs F speculatively: it gives the interleaving up where F could need to stop
+// for CPython (a check the facts do not remove), and if any lane's NumPy operation may
+// have warned it runs the lanes' iterations again one by one, exactly (nothing F did is
+// visible outside the lane copies).
+//
+// Only where it pays: F's loops update a float by a recurrence (`acc += ...`), which the
+// loop vectorizer cannot reorder, and F is small enough to copy `lanes` times.
+#pragma once
+#include <vector>
+
+#include "ir/ir.h"
+#include "specialize/plan_parallel.h"
+
+namespace stagepy::specialize {
+
+// A loop body's statements, blocks flattened: what Interleave::fast counts.
+std::vector<ir::Stmt> interleave_body(const ir::Stmt& body);
+
+void plan_interleave(const TypedNest& tn, ParallelPlan* plan);
+
+}  // namespace stagepy::specialize

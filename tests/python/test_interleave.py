@@ -1,0 +1,256 @@
+"""Interleaved iterations (src/specialize/plan_interleave.h): a loop whose body opens with
+scalar work around an inner loop (`acc = 0.0; for k: acc += A[i, k] * B[k, j]`) runs several
+iterations at a time, their inner loops side by side. The results must be CPython's bit for
+bit (each iteration still adds in its own order), with CPython's warnings and exceptions;
+each test is differential (difftest.run) and checks in the report that the loop did run
+interleaved (or, where it must not, that the results are still right)."""
+import functools
+
+import numpy as np
+import pytest
+
+import stagepy
+import difftest
+
+run = functools.partial(difftest.run, warn_filter="default")
+
+
+def loops(recs):
+    return {l["variable"]: l for r in recs for l in r["loops"]}
+
+
+def interleaved(recs, var):
+    return loops(recs).get(var, {}).get("interleaved", 0)
+
+
+@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
+def threads(request):
+    stagepy.set_threads(request.param)
+    yield request.param
+    stagepy.set_threads(0)
+
+
+GEMM = """
+def f(A, B, C):
+    n, m, p = A.shape[0], B.shape[1], A.shape[1]
+    for i in range(n):
+        for j in range(m):
+            acc = 0.0
+            for k in range(p):
+                acc += A[i, k] * B[k, j]
+            C[i, j] = acc
+    return locals()
+"""
+
+
+def rand(*shape, seed=0, dtype=np.float64):
+    return np.random.default_rng(seed + sum(shape)).standard_normal(shape).astype(dtype)
+
+
+@pytest.mark.parametrize("m", [1, 7, 8, 29, 64])
+def test_gemm_with_an_accumulator_runs_columns_together(threads, m):
+    recs = run(GEMM, "f", lambda: (rand(13, 11), rand(11, m, seed=1), np.zeros((13, m))))
+    if m >= 8:
+        assert interleaved(recs, "j") > 1, recs
+
+
+def test_strided_fortran_and_reversed_arrays(threads):
+    def args():
+        A = np.asfortranarray(rand(9, 17))
+        B = rand(17, 80, seed=3)[:, ::-2]   # negative stride along j
+        C = np.zeros((9, 70))[:, 10:50]
+        return A, B, C
+    recs = run(GEMM, "f", args)
+    assert interleaved(recs, "j") > 1
+
+
+def test_float32_and_mixed_dtypes():
+    run(GEMM, "f", lambda: (rand(6, 5, dtype=np.float32), rand(5, 19, seed=2, dtype=np.float32),
+                            np.zeros((6, 19), dtype=np.float32)))
+    recs = run(GEMM, "f", lambda: (rand(6, 5, dtype=np.float32), rand(5, 19, seed=2), np.zeros((6, 19))))
+    assert interleaved(recs, "j") > 1
+
+
+def test_a_row_loop_of_dot_products_with_a_descending_range():
+    stagepy.set_threads(1)
+    try:
+        recs = run("""
+        def f(A, x, y):
+            n = A.shape[0]
+            for i in range(n - 1, -1, -1):
+                s = 0.0
+                for k in range(A.shape[1]):
+                    s += A[i, k] * x[k]
+                y[i] = s * 0.5
+            return locals()
+        """, "f", lambda: (rand(37, 21), rand(21, seed=4), np.zeros(37)))
+    finally:
+        stagepy.set_threads(0)
+    assert interleaved(recs, "i") > 1
+
+
+def test_overflow_and_nan_warn_in_cpythons_order(threads):
+    def args():
+        A = rand(5, 6)
+        B = rand(6, 24, seed=5)
+        A[2, 3] = 1e300          # overflows in some columns of row 2 only
+        B[3, 5] = 1e300
+        B[4, 11] = np.inf        # inf - inf: invalid, in another column
+        A[2, 4] = 1.0
+        B[1, 11] = -np.inf
+        return A, B, np.zeros((5, 24))
+    recs = run(GEMM, "f", args)
+    assert interleaved(recs, "j") > 1
+
+
+def test_warnings_in_the_rest_of_an_iteration_keep_their_place():
+    recs = run("""
+    def f(A, B, C, scale):
+        for i in range(A.shape[0]):
+            for j in range(B.shape[1]):
+                acc = 0.0
+                for k in range(A.shape[1]):
+                    acc += A[i, k] * B[k, j]
+                C[i, j] = acc * scale[j] / scale[i]
+        return locals()
+    """, "f", lambda: (rand(4, 3), rand(3, 20, seed=6), np.zeros((4, 20)),
+                      np.where(np.arange(20) % 7 == 3, 0.0, 1.5) * 1e300))
+    assert interleaved(recs, "j") > 1
+
+
+def test_a_variable_set_only_inside_the_inner_loop(threads):
+    # `t` is set only when the inner loop runs: with p == 0 it keeps its earlier value.
+    src = """
+    def f(A, out, p):
+        t = -1.0
+        for j in range(A.shape[1]):
+            acc = 0.0
+            for k in range(p):
+                t = A[k, j] * 2.0
+                acc += t * t
+            out[j] = acc + t
+        return locals()
+    """
+    recs = run(src, "f", lambda: (rand(7, 30), np.zeros(30), 7))
+    assert interleaved(recs, "j") > 1
+    run(src, "f", lambda: (rand(7, 30), np.zeros(30), 0))
+
+
+def test_branches_continue_and_two_accumulators(threads):
+    recs = run("""
+    def f(A, B, lo, hi):
+        for j in range(A.shape[1]):
+            s = 0.0
+            q = 0.0
+            for k in range(A.shape[0]):
+                v = A[k, j]
+                if v < 0.0:
+                    continue
+                s += v
+                q += v * B[k]
+            if s > 3.0:
+                hi[j] = q
+                continue
+            lo[j] = s - q
+        return locals()
+    """, "f", lambda: (rand(12, 45), rand(12, seed=7), np.zeros(45), np.zeros(45)))
+    assert interleaved(recs, "j") > 1
+
+
+def test_an_inner_loop_whose_range_depends_on_the_outer_variable():
+    run("""
+    def f(A, out):
+        for j in range(A.shape[1]):
+            acc = 0.0
+            for k in range(j):
+                acc += A[k % A.shape[0], j]
+            out[j] = acc
+        return locals()
+    """, "f", lambda: (rand(5, 40), np.zeros(40)))
+
+
+def test_the_same_array_read_and_written_stays_in_order(threads):
+    # y is x: iteration j reads what earlier iterations wrote.
+    src = """
+    def f(x, y, w):
+        for j in range(y.shape[0]):
+            acc = 0.0
+            for k in range(x.shape[0]):
+                acc += x[k] * w[k]
+            y[j] = acc * 0.25
+        return locals()
+    """
+    def args():
+        x = rand(33)
+        return x, x, rand(33, seed=8)
+    run(src, "f", args)
+    recs = run(src, "f", lambda: (rand(33), np.zeros(33), rand(33, seed=8)))
+    assert interleaved(recs, "j") > 1
+
+
+def test_an_index_error_in_the_rest_of_an_iteration(threads):
+    run("""
+    def f(A, B, C, off):
+        for i in range(A.shape[0]):
+            for j in range(B.shape[1]):
+                acc = 0.0
+                for k in range(A.shape[1]):
+                    acc += A[i, k] * B[k, j]
+                C[i, j + off] = acc
+        return locals()
+    """, "f", lambda: (rand(3, 4), rand(4, 30, seed=9), np.zeros((3, 40)), 13), expect=None)
+
+
+def test_python_lists_and_python_floats():
+    recs = run("""
+    def f(A, B, C, n, m, p):
+        for i in range(n):
+            for j in range(m):
+                acc = 0.0
+                for k in range(p):
+                    acc += A[i][k] * B[k][j]
+                C[i][j] = acc
+        return locals()
+    """, "f", lambda: (rand(5, 6).tolist(), rand(6, 17, seed=10).tolist(), np.zeros((5, 17)).tolist(), 5, 17, 6))
+    assert interleaved(recs, "j") > 1
+
+
+def test_a_value_carried_from_the_rest_of_one_iteration_to_the_next(threads):
+    run("""
+    def f(A, out):
+        prev = 0.5
+        for j in range(A.shape[1]):
+            acc = prev
+            for k in range(A.shape[0]):
+                acc += A[k, j]
+            out[j] = acc
+            prev = acc * 0.5
+        return locals()
+    """, "f", lambda: (rand(6, 40), np.zeros(40)))
+
+
+def test_rows_on_threads_with_their_last_values(threads):
+    # The row loop runs on threads (its privates' last values come from the last row that
+    # assigned them), each thread's rows interleaved. In the second pass only the first rows
+    # assign `last_big`, which holds the first pass's value until then.
+    src = """
+    def f(A, x, y, ts, lim, out):
+        last_big = -1
+        for r in range(2):
+            for i in range(A.shape[0]):
+                s = 0.0
+                for k in range(A.shape[1]):
+                    s += A[i, k] * x[k]
+                if s > ts[r] and i < lim[r]:
+                    last_big = i
+                y[i] = s
+            out[r] = last_big
+        return locals()
+    """
+    def args():
+        A = rand(3000, 9)
+        A[:60] += 10.0
+        A[2500] += 30.0
+        return A, np.ones(9), np.zeros(3000), [200.0, 40.0], [3000, 100], np.zeros(2)
+    recs = run(src, "f", args)
+    assert interleaved(recs, "i") > 1
