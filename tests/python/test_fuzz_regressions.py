@@ -68,3 +68,20 @@ def test_deferred_warning_is_worded_as_numpy_words_it_for_those_operand_types(wa
         return locals()
     """, "f", lambda: (np.array([True] * 7 + [False, False]), np.linspace(-1.0, 1.0, 9), 7, 0),
         expect=None, warn_filter=warn_filter)
+
+
+def test_a_float_or_float64_variable_plus_a_float32_gives_the_members_own_results():
+    # `a0` is float | np.float64 (0.0 until the inner loop runs); plus an np.float32 that
+    # is an np.float32 (Python float: weak) or an np.float64. The kernel computed the sum
+    # once, in float32, and tagged it np.float64: the float32 bits read as a double.
+    run("""
+    def f(A, B, n, t):
+        for v0 in range(n):
+            a0 = 0.0
+            for v1 in range(n):
+                a0 -= t * (2 * A[v0 // 2])
+            s = a0 + A[v0 - 1] ** 2
+            t = B[v0 // 2]
+        return locals()
+    """, "f", lambda: (np.array([1.5, -2.25, 3.0, 0.5, -1.0], dtype=np.float32),
+                      np.array([3, -1, 2, 4, 0], dtype=np.int64), 4, 0.0))

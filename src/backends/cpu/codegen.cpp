@@ -854,15 +854,19 @@ class Gen {
 
   // Runs `f` once per combination of the members of the mixed-union values among `args`
   // (each as a plain value of that member's type) and merges the results as type `rt`.
+  // Where `rt` is itself a mixed union, a uniform union among `args` is split too: its
+  // members share a machine value but may give results that do not (float | np.float64
+  // plus an np.float32 is an np.float32 or an np.float64).
   V dispatch(const std::vector<V>& args, const TypeRef& rt, const std::function<V(const std::vector<V>&)>& f) {
+    auto split = [&](const V& a) { return hetero(a.t) || (a.t->kind == Type::Kind::Union && hetero(rt)); };
     bool any = false;
-    for (auto& a : args) any = any || hetero(a.t);
+    for (auto& a : args) any = any || split(a);
     if (!any) return f(args);
     std::vector<std::vector<V>> combos = {{}};
     for (auto& a : args) {
       std::vector<std::vector<V>> next;
       for (auto& c : combos) {
-        if (!hetero(a.t)) {
+        if (!split(a)) {
           auto d = c;
           d.push_back(a);
           next.push_back(d);
@@ -872,7 +876,7 @@ class Gen {
           auto d = c;
           V x;
           x.t = m;
-          x.v = a.v;       // bits for now; converted in the combination's block
+          x.v = a.v;       // bits (mixed union) or the shared value; converted in the combination's block
           x.tag = a.tag;   // the union's tag, to test against
           d.push_back(x);
           next.push_back(d);
@@ -888,7 +892,8 @@ class Gen {
       if (next) {
         Value* match = B.getTrue();
         for (size_t i = 0; i < args.size(); i++)
-          if (hetero(args[i].t)) match = B.CreateAnd(match, B.CreateICmpEQ(args[i].tag, c8(tag_of(combos[k][i].t))));
+          if (split(args[i]))
+            match = B.CreateAnd(match, B.CreateICmpEQ(operand_tag(args[i]), c8(tag_of(combos[k][i].t))));
         B.CreateCondBr(match, body, next);
       } else {
         B.CreateBr(body);
@@ -896,10 +901,12 @@ class Gen {
       B.SetInsertPoint(body);
       std::vector<V> concrete;
       for (size_t i = 0; i < args.size(); i++) {
-        if (!hetero(args[i].t)) {
+        if (!split(args[i])) {
           concrete.push_back(args[i]);
-        } else {
+        } else if (hetero(args[i].t)) {
           concrete.push_back(scalar(combos[k][i].t, from_bits(args[i].v, combos[k][i].t)));
+        } else {
+          concrete.push_back(scalar(combos[k][i].t, args[i].v));
         }
       }
       V r = coerce_to(f(concrete), rt);
