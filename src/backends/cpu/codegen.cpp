@@ -2302,7 +2302,9 @@ class Gen {
 
   // Iterations [k0, trip) of For loop `s`, then a branch to `exit`.
   void for_iterations(const Stmt& s, Value* k0, Value* trip, BasicBlock* exit) {
-    if (options_.plan && !gpu_body_ && !gpu_mode_ && warn_gen_ == WarnGen::Normal &&
+    // (Not in host code that shares arrays with GPU loops: each statement there may need
+    // the GPU's copies back first.)
+    if (options_.plan && !gpu_body_ && !(gpu_mode_ && !par_iter_) && warn_gen_ == WarnGen::Normal &&
         options_.plan->loops[(size_t)s->loop].interleave.lanes > 0 &&
         interleaved_loop(s, options_.plan->loops[(size_t)s->loop], k0, trip, exit))
       return;
