@@ -183,8 +183,26 @@ class Gen:
 
     def stmt(self, indent, depth):
         in_loop = bool(self.loop_vars)
-        form = self.int_(0, 12)
-        if form <= 2:
+        form = self.int_(0, 13)
+        if form == 13 and depth < 3 and len(self.loop_vars) < 3:
+            # An accumulator around an inner loop, used after it (a gemm's `acc`, a row's
+            # dot product): the iterations of the enclosing loop may run interleaved.
+            a = f"a{self.counter}"
+            self.counter += 1
+            v = f"v{len(self.loop_vars)}"
+            self.emit(indent, f"{a} = {self.pick(['0.0', '0', self.expr()])}")
+            self.emit(indent, f"for {v} in {self.range_()}:")
+            self.loop_vars.append(v)
+            if self.int_(0, 3) == 0:
+                self.emit(indent + 1, f"if {self.cond()}:")
+                self.emit(indent + 2, "continue")
+            self.emit(indent + 1, f"{a} {self.pick(['+=', '+=', '-=', '*='])} {self.expr()}")
+            self.loop_vars.pop()
+            if self.int_(0, 1):
+                self.emit(indent, f"{self.pick(['A', 'B'])}[{self.index()}] = {a}")
+            else:
+                self.emit(indent, f"{self.pick(SCALARS)} = {a} + {self.expr()}")
+        elif form <= 2:
             self.emit(indent, f"{self.pick(SCALARS)} = {self.expr()}")
         elif form <= 4:
             self.emit(indent, f"{self.pick(SCALARS)} {self.pick(['+=', '-=', '*='])} {self.expr()}")
