@@ -2,6 +2,7 @@
 #include "specialize/plan_interleave.h"
 
 #include <functional>
+#include <map>
 #include <set>
 
 #include "ir/mutate.h"
@@ -160,6 +161,48 @@ class FastPart {
   }
 };
 
+// Whether `e` is J's variable plus or minus something that does not read it.
+bool unit_in(const Expr& e, int jvar) {
+  if (e->kind == EK::Load) return e->var == jvar;
+  if (e->kind != EK::Binary) return false;
+  if (e->binop == ir::BinOp::Add)
+    return (unit_in(e->args[0], jvar) && !reads_var(e->args[1], jvar)) ||
+           (unit_in(e->args[1], jvar) && !reads_var(e->args[0], jvar));
+  if (e->binop == ir::BinOp::Sub) return unit_in(e->args[0], jvar) && !reads_var(e->args[1], jvar);
+  return false;
+}
+
+// Whether the lanes' elements lie side by side in memory wherever F's loops subscript an
+// array with J's variable: only in the last position, as `j + c`, of arrays whose last
+// dimension is contiguous, with J stepping by 1 or -1. Then the lanes' loads are vector
+// loads; elsewhere (a row per lane: `A[j, k]`) each lane streams its own row, and running
+// them together was measured slower than one row after the other.
+bool lanes_side_by_side(const std::vector<Stmt>& fast, int jvar, const Expr& step) {
+  if (step && !(step->kind == EK::Const && step->value.kind == ir::ConstValue::Kind::Int &&
+                (step->value.i == 1 || step->value.i == -1)))
+    return false;
+  bool ok = true;
+  for (auto& x : fast)
+    ir::for_each_stmt(x, [&](const Stmt& loop) {
+      if (loop->kind != SK::For) return;
+      for (auto& body : loop->body)
+        ir::for_each_expr(body, [&](const Expr& e) {
+          if (e->kind != EK::Subscript || !reads_var(e->args[1], jvar)) return;
+          const TypeRef& t = e->args[0]->type;
+          const bool contiguous = t && t->kind == Type::Kind::Array &&
+                                  (t->layout == Type::CContig || (t->ndim == 1 && t->layout == Type::FContig));
+          const Expr& index = e->args[1];
+          const size_t n = index->kind == EK::Tuple ? index->args.size() : 1;
+          for (size_t p = 0; p < n; p++) {
+            const Expr& at = index->kind == EK::Tuple ? index->args[p] : index;
+            if (!reads_var(at, jvar)) continue;
+            if (p + 1 != n || !contiguous || !unit_in(at, jvar)) ok = false;
+          }
+        });
+    });
+  return ok;
+}
+
 // Expression nodes of F (its loops' bodies once): the size of one lane's copy.
 size_t size_of(const std::vector<Stmt>& xs, size_t n) {
   size_t ops = 0;
@@ -167,7 +210,7 @@ size_t size_of(const std::vector<Stmt>& xs, size_t n) {
   return ops;
 }
 
-Interleave plan_loop(const Stmt& J) {
+Interleave plan_loop(const Stmt& J, const Expr& step) {
   Interleave il;
   const std::vector<Stmt> xs = interleave_body(J->body[0]);
   size_t f = 0;
@@ -182,6 +225,7 @@ Interleave plan_loop(const Stmt& J) {
   for (size_t k = 0; k < f; k++)
     if (!fp.top(xs[k], D)) return il;
   if (!fp.recurrence || fp.assigned.count(J->var)) return il;
+  if (!lanes_side_by_side(std::vector<Stmt>(xs.begin(), xs.begin() + (long)f), J->var, step)) return il;
   for (int v : fp.loop_vars)
     if (fp.assigned.count(v)) return il;
   std::set<int> rest;
@@ -219,10 +263,17 @@ std::vector<Stmt> interleave_body(const Stmt& body) {
 }
 
 void plan_interleave(const TypedNest& tn, ParallelPlan* plan) {
+  // Each loop's range() arguments: on its For, or (typed IR) on the Range before it.
+  std::map<int, std::vector<Expr>> range_args;
+  ir::for_each_stmt(tn.nest.root, [&](const Stmt& s) {
+    if (s->kind == StmtNode::Kind::Range || (s->kind == StmtNode::Kind::For && !s->args.empty()))
+      range_args[s->loop] = s->args;
+  });
   ir::for_each_stmt(tn.nest.root, [&](const Stmt& s) {
     if (s->kind != StmtNode::Kind::For) return;
     LoopPlan& lp = plan->loops[(size_t)s->loop];
-    if (lp.independent) lp.interleave = plan_loop(s);
+    const std::vector<Expr>& args = range_args[s->loop];
+    if (lp.independent) lp.interleave = plan_loop(s, args.size() == 3 ? args[2] : nullptr);
   });
 }
 

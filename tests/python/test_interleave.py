@@ -63,14 +63,19 @@ def test_gemm_with_an_accumulator_runs_columns_together(threads, m):
         assert interleaved(recs, "j") > 1, recs
 
 
-def test_strided_fortran_and_reversed_arrays(threads):
+def test_fortran_and_reversed_strided_arrays(threads):
     def args():
         A = np.asfortranarray(rand(9, 17))
-        B = rand(17, 80, seed=3)[:, ::-2]   # negative stride along j
-        C = np.zeros((9, 70))[:, 10:50]
+        B = rand(17, 70, seed=3)
+        C = np.zeros((9, 140))[:, ::-2]   # written with a negative stride
         return A, B, C
     recs = run(GEMM, "f", args)
     assert interleaved(recs, "j") > 1
+
+
+def test_a_strided_view_read_by_the_lanes():
+    # Lanes over a view whose columns are not side by side stay one by one; same results.
+    run(GEMM, "f", lambda: (rand(9, 17), rand(17, 80, seed=3)[:, ::-2], np.zeros((9, 40))))
 
 
 def test_float32_and_mixed_dtypes():
@@ -80,22 +85,35 @@ def test_float32_and_mixed_dtypes():
     assert interleaved(recs, "j") > 1
 
 
-def test_a_row_loop_of_dot_products_with_a_descending_range():
+def test_a_column_loop_of_dot_products_with_a_descending_range():
     stagepy.set_threads(1)
     try:
         recs = run("""
         def f(A, x, y):
-            n = A.shape[0]
-            for i in range(n - 1, -1, -1):
+            m = A.shape[1]
+            for j in range(m - 1, -1, -1):
                 s = 0.0
-                for k in range(A.shape[1]):
-                    s += A[i, k] * x[k]
-                y[i] = s * 0.5
+                for k in range(A.shape[0]):
+                    s += A[k, j] * x[k]
+                y[j] = s * 0.5
             return locals()
-        """, "f", lambda: (rand(37, 21), rand(21, seed=4), np.zeros(37)))
+        """, "f", lambda: (rand(21, 37), rand(21, seed=4), np.zeros(37)))
     finally:
         stagepy.set_threads(0)
-    assert interleaved(recs, "i") > 1
+    assert interleaved(recs, "j") > 1
+
+
+def test_rows_read_one_per_lane_run_one_by_one():
+    # `A[i, k]`: each lane would stream its own row (measured slower); same results.
+    run("""
+    def f(A, x, y):
+        for i in range(A.shape[0]):
+            s = 0.0
+            for k in range(A.shape[1]):
+                s += A[i, k] * x[k]
+            y[i] = s
+        return locals()
+    """, "f", lambda: (rand(37, 21), rand(21, seed=4), np.zeros(37)))
 
 
 def test_overflow_and_nan_warn_in_cpythons_order(threads):
@@ -238,28 +256,28 @@ def test_a_value_carried_from_the_rest_of_one_iteration_to_the_next(threads):
     """, "f", lambda: (rand(6, 40), np.zeros(40)))
 
 
-def test_rows_on_threads_with_their_last_values(threads):
-    # The row loop runs on threads (its privates' last values come from the last row that
-    # assigned them), each thread's rows interleaved. In the second pass only the first rows
-    # assign `last_big`, which holds the first pass's value until then.
+def test_columns_on_threads_with_their_last_values(threads):
+    # The column loop runs on threads (its privates' last values come from the last column
+    # that assigned them), each thread's columns interleaved. In the second pass only the
+    # first columns assign `last_big`, which holds the first pass's value until then.
     src = """
     def f(A, x, y, ts, lim, out):
         last_big = -1
         for r in range(2):
-            for i in range(A.shape[0]):
+            for j in range(A.shape[1]):
                 s = 0.0
-                for k in range(A.shape[1]):
-                    s += A[i, k] * x[k]
-                if s > ts[r] and i < lim[r]:
-                    last_big = i
-                y[i] = s
+                for k in range(A.shape[0]):
+                    s += A[k, j] * x[k]
+                if s > ts[r] and j < lim[r]:
+                    last_big = j
+                y[j] = s
             out[r] = last_big
         return locals()
     """
     def args():
-        A = rand(3000, 9)
-        A[:60] += 10.0
-        A[2500] += 30.0
+        A = rand(9, 3000)
+        A[:, :60] += 10.0
+        A[:, 2500] += 30.0
         return A, np.ones(9), np.zeros(3000), [200.0, 40.0], [3000, 100], np.zeros(2)
     recs = run(src, "f", args)
-    assert interleaved(recs, "i") > 1
+    assert interleaved(recs, "j") > 1
