@@ -27,7 +27,10 @@
 // visible outside the lane copies).
 //
 // Only where it pays: F's loops update a float by a recurrence (`acc += ...`), which the
-// loop vectorizer cannot reorder, and F is small enough to copy `lanes` times.
+// loop vectorizer cannot reorder; the lanes' elements lie side by side wherever those loops
+// subscript with J's variable (`B[k, j]` of a C-ordered B, J stepping by 1 or -1: vector
+// loads; a row per lane, `A[j, k]`, was measured slower than one row after another); and F
+// is small enough to copy `lanes` times.
 #pragma once
 #include <vector>
 
