@@ -85,3 +85,18 @@ def test_a_float_or_float64_variable_plus_a_float32_gives_the_members_own_result
         return locals()
     """, "f", lambda: (np.array([1.5, -2.25, 3.0, 0.5, -1.0], dtype=np.float32),
                       np.array([3, -1, 2, 4, 0], dtype=np.int64), 4, 0.0))
+
+
+def test_an_operation_after_a_failed_check_in_the_same_statement_does_not_warn():
+    # CPython raises ZeroDivisionError at `B[1] / (n - 3)` and never multiplies. The kernel
+    # evaluates the whole statement before its one deferred check, and the multiply of the
+    # infinity it got (by B[0] == 0.0: NaN, "invalid value") recorded a NumPy warning that
+    # CPython never gave.
+    run("""
+    def f(A, B, n):
+        u = 0.0
+        for v0 in range(n):
+            u = ((B[1] / (n - 3)) - A[v0]) * B[0]
+        return locals()
+    """, "f", lambda: (np.array([1, 2, 3, 4], dtype=np.uint8), [0.0, 2.5, 1.0], 3),
+        expect=None, warn_filter="default")

@@ -334,6 +334,13 @@ class Gen {
     layout_.warn_sites.push_back(ws);
     return w;
   }
+  // Whether no check deferred so far in this statement failed. One that did (a division
+  // by zero of Python floats, say) hands the statement to CPython, which raises there: an
+  // operation after it in the statement never ran in CPython, so it must not warn.
+  Value* statement_goes_on() {
+    if (!deferred_) return B.getTrue();
+    return B.CreateNot(B.CreateLoad(i1(), bad_slot_));
+  }
   // Records at site `w` the kinds that occurred (each an i1, or null for a kind the
   // operation cannot raise): out of line (warn_functions.h), behind a branch taken only
   // when one did.
@@ -344,7 +351,7 @@ class Gen {
       if (kv[k]) kinds = B.CreateOr(kinds, B.CreateShl(B.CreateZExt(kv[k], i8()), k));
     BasicBlock* rec = BasicBlock::Create(C, "warn.record", F);
     BasicBlock* cont = BasicBlock::Create(C, "warn.cont", F);
-    cold_branch(B.CreateICmpNE(kinds, c8(0)), rec, cont);
+    cold_branch(B.CreateAnd(B.CreateICmpNE(kinds, c8(0)), statement_goes_on()), rec, cont);
     B.SetInsertPoint(rec);
     B.CreateCall(warn_record_function(*F->getParent()),
                  {kinds, w.bits, w.first[0], w.first[1], w.first[2], warn_counter_, warn_place()});
@@ -407,7 +414,7 @@ class Gen {
     WarnSlots slot = new_warn_site(op, d);
     BasicBlock* cold = BasicBlock::Create(C, "warn.classify", F);
     BasicBlock* cont = BasicBlock::Create(C, "warn.cont", F);
-    cold_branch(B.CreateNot(isfinite(r)), cold, cont);
+    cold_branch(B.CreateAnd(B.CreateNot(isfinite(r)), statement_goes_on()), cold, cont);
     B.SetInsertPoint(cold);
     auto wide = [&](Value* v) { return v->getType()->isDoubleTy() ? v : B.CreateFPExt(v, B.getDoubleTy()); };
     B.CreateCall(fp_warn_function(*F->getParent()),
