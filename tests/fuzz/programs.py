@@ -45,6 +45,7 @@ class Gen:
         self.loop_vars = []
         self.lines = []
         self.counter = 0
+        self.no_scalars = False  # expressions read no s, t, u (which the body may assign later)
 
     def pick(self, seq):
         return self.draw(st.sampled_from(seq))
@@ -86,7 +87,7 @@ class Gen:
         if choice == 3 and self.loop_vars:
             return self.pick(self.loop_vars)
         if choice == 4:
-            return self.pick(SCALARS)
+            return "k" if self.no_scalars else self.pick(SCALARS)
         if choice in (5, 6):
             return f"A[{self.index()}]"
         if choice == 7:
@@ -176,6 +177,33 @@ class Gen:
         return f"range(0, n, {self.int_(1, 3)})"
 
     # ---------------------------------------------------------------- statements
+    def accumulator(self, indent):
+        # An accumulator around an inner loop, used after it (a gemm's `acc`, a row's dot
+        # product): the iterations of the enclosing loop may run interleaved.
+        a = f"a{self.counter}"
+        self.counter += 1
+        v = f"v{len(self.loop_vars)}"
+        outer = self.loop_vars[-1] if self.loop_vars else None
+        if self.no_scalars and outer:
+            # Lanes side by side: a range the same for every iteration, an element of the
+            # enclosing loop's own.
+            init, rng = self.pick(['0.0', '0.0', '0']), "range(n)"
+            term = f"({self.expr()}) * {self.pick(['A', 'B'])}[{outer}]"
+        else:
+            init, rng, term = self.pick(['0.0', '0', self.expr()]), self.range_(), None
+        self.emit(indent, f"{a} = {init}")
+        self.emit(indent, f"for {v} in {rng}:")
+        self.loop_vars.append(v)
+        if self.int_(0, 3) == 0:
+            self.emit(indent + 1, f"if {self.cond()}:")
+            self.emit(indent + 2, "continue")
+        self.emit(indent + 1, f"{a} {self.pick(['+=', '+=', '-=', '*='])} {term or self.expr()}")
+        self.loop_vars.pop()
+        if self.int_(0, 1):
+            self.emit(indent, f"{self.pick(['A', 'B'])}[{self.index()}] = {a}")
+        else:
+            self.emit(indent, f"{self.pick(SCALARS)} = {a} + {self.expr()}")
+
     def stmts(self, indent, depth, count=None):
         count = count if count is not None else self.int_(1, 3)
         for _ in range(count):
@@ -185,23 +213,7 @@ class Gen:
         in_loop = bool(self.loop_vars)
         form = self.int_(0, 13)
         if form == 13 and depth < 3 and len(self.loop_vars) < 3:
-            # An accumulator around an inner loop, used after it (a gemm's `acc`, a row's
-            # dot product): the iterations of the enclosing loop may run interleaved.
-            a = f"a{self.counter}"
-            self.counter += 1
-            v = f"v{len(self.loop_vars)}"
-            self.emit(indent, f"{a} = {self.pick(['0.0', '0', self.expr()])}")
-            self.emit(indent, f"for {v} in {self.range_()}:")
-            self.loop_vars.append(v)
-            if self.int_(0, 3) == 0:
-                self.emit(indent + 1, f"if {self.cond()}:")
-                self.emit(indent + 2, "continue")
-            self.emit(indent + 1, f"{a} {self.pick(['+=', '+=', '-=', '*='])} {self.expr()}")
-            self.loop_vars.pop()
-            if self.int_(0, 1):
-                self.emit(indent, f"{self.pick(['A', 'B'])}[{self.index()}] = {a}")
-            else:
-                self.emit(indent, f"{self.pick(SCALARS)} = {a} + {self.expr()}")
+            self.accumulator(indent)
         elif form <= 2:
             self.emit(indent, f"{self.pick(SCALARS)} = {self.expr()}")
         elif form <= 4:
@@ -262,6 +274,12 @@ def programs(draw):
     g.emit(0, "def f(A, B, M, n, k, s, t, u):")
     g.loop_vars = ["v0"]
     body_start = len(g.lines)
+    if not cplx and draw(st.integers(0, 3)) == 0:
+        # A body that opens with an accumulator reading no scalar the body assigns: the
+        # shape whose iterations run interleaved (plan_interleave.h).
+        g.no_scalars = True
+        g.accumulator(2)
+        g.no_scalars = False
     g.stmts(2, 1)
     body = g.lines[body_start:]
     g.lines = g.lines[:body_start]
