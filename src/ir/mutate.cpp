@@ -33,13 +33,33 @@ Stmt map_exprs(const Stmt& s, const ExprFn& f) {
   return c;
 }
 
-namespace {
 void walk_expr(const Expr& e, const std::function<void(const Expr&)>& f) {
   if (!e) return;
   f(e);
   for (auto& a : e->args) walk_expr(a, f);
 }
-}  // namespace
+
+bool reads_var(const Expr& e, int var) {
+  bool r = false;
+  walk_expr(e, [&](const Expr& x) { r = r || (x->kind == ExprNode::Kind::Load && x->var == var); });
+  return r;
+}
+
+void collect_assigned(const Stmt& s, std::set<int>* out) {
+  for_each_stmt(s, [&](const Stmt& x) {
+    for (auto& e : x->effects)
+      if (e.kind == Effect::Kind::Assign) out->insert(e.var);
+    if (x->kind == StmtNode::Kind::For) out->insert(x->var);
+  });
+}
+
+bool contains_loop(const Stmt& s) {
+  bool found = false;
+  for_each_stmt(s, [&](const Stmt& x) {
+    found = found || x->kind == StmtNode::Kind::For || x->kind == StmtNode::Kind::While;
+  });
+  return found;
+}
 
 void for_each_expr(const Stmt& s, const std::function<void(const Expr&)>& f) {
   for (auto& e : s->effects) {

@@ -1,7 +1,9 @@
 // Rebuilding IR trees: in, a tree and a function applied to every node bottom-up; out,
-// the new tree (nodes the function leaves alone are shared, not copied).
+// the new tree (nodes the function leaves alone are shared, not copied). And walks and
+// small queries over a tree.
 #pragma once
 #include <functional>
+#include <set>
 
 #include "ir/ir.h"
 
@@ -13,5 +15,10 @@ Expr map_expr(const Expr& e, const ExprFn& f);
 Stmt map_exprs(const Stmt& s, const ExprFn& f);   // applies map_expr to every expression in `s`
 void for_each_expr(const Stmt& s, const std::function<void(const Expr&)>& f);  // pre-order
 void for_each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& f);  // pre-order
+void walk_expr(const Expr& e, const std::function<void(const Expr&)>& f);      // pre-order; e may be null
+bool reads_var(const Expr& e, int var);  // whether e loads variable `var`
+bool contains_loop(const Stmt& s);       // whether s is or holds a For or While loop
+// Adds to `out` the variables `s` assigns: by assignment effects, or as a For loop's variable.
+void collect_assigned(const Stmt& s, std::set<int>* out);
 
 }  // namespace stagepy::ir

@@ -16,6 +16,8 @@ using ir::Stmt;
 using ir::StmtNode;
 using EK = ExprNode::Kind;
 using SK = StmtNode::Kind;
+using ir::contains_loop;
+using ir::reads_var;
 
 bool is_float(const TypeRef& t) {
   if (!t) return false;
@@ -25,31 +27,6 @@ bool is_float(const TypeRef& t) {
     return !t->elems.empty();
   }
   return t->kind == Type::Kind::PyFloat || (t->kind == Type::Kind::NpScalar && dtype_is_float(t->dtype));
-}
-
-bool reads_var(const Expr& e, int v) {
-  bool r = false;
-  if (!e) return false;
-  std::function<void(const Expr&)> go = [&](const Expr& x) {
-    if (x->kind == EK::Load && x->var == v) r = true;
-    for (auto& a : x->args) go(a);
-  };
-  go(e);
-  return r;
-}
-
-void assigned_in(const Stmt& s, std::set<int>& out) {
-  ir::for_each_stmt(s, [&](const Stmt& x) {
-    for (auto& e : x->effects)
-      if (e.kind == ir::Effect::Kind::Assign) out.insert(e.var);
-    if (x->kind == SK::For) out.insert(x->var);
-  });
-}
-
-bool contains_loop(const Stmt& s) {
-  bool found = false;
-  ir::for_each_stmt(s, [&](const Stmt& x) { found = found || x->kind == SK::For || x->kind == SK::While; });
-  return found;
 }
 
 // Checks the leading part F of one loop's body (plan_interleave.h) statement by statement.
@@ -103,13 +80,10 @@ class FastPart {
 
   // Reads only variables the body does not assign, or that this iteration already did.
   bool reads_ok(const Expr& e, const std::set<int>& D) const {
-    if (!e) return true;
     bool ok = true;
-    std::function<void(const Expr&)> go = [&](const Expr& x) {
+    ir::walk_expr(e, [&](const Expr& x) {
       if (x->kind == EK::Load && vj_.count(x->var) && !D.count(x->var)) ok = false;
-      for (auto& a : x->args) go(a);
-    };
-    go(e);
+    });
     return ok;
   }
   bool invariant(const Expr& e) const { return reads_ok(e, {}); }
@@ -218,7 +192,7 @@ Interleave plan_loop(const Stmt& J, const Expr& step) {
     if (contains_loop(xs[k])) f = k + 1;
   if (f == 0) return il;
   std::set<int> vj;
-  assigned_in(J->body[0], vj);
+  ir::collect_assigned(J->body[0], &vj);
   vj.insert(J->var);
   FastPart fp(vj);
   std::set<int> D = {J->var};
@@ -229,7 +203,7 @@ Interleave plan_loop(const Stmt& J, const Expr& step) {
   for (int v : fp.loop_vars)
     if (fp.assigned.count(v)) return il;
   std::set<int> rest;
-  for (size_t k = f; k < xs.size(); k++) assigned_in(xs[k], rest);
+  for (size_t k = f; k < xs.size(); k++) ir::collect_assigned(xs[k], &rest);
   std::vector<int> seeded;
   for (int v : fp.assigned)
     if (!D.count(v)) seeded.push_back(v);

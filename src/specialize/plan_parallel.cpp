@@ -42,17 +42,8 @@ bool min_max_float(const TypeRef& t) {
   return is_f64(t) || is_f64_union(t) || (t && t->kind == Type::Kind::NpScalar && t->dtype == DType::Float32);
 }
 
-void walk_expr(const Expr& e, const std::function<void(const Expr&)>& f) {
-  if (!e) return;
-  f(e);
-  for (auto& a : e->args) walk_expr(a, f);
-}
-
-bool reads_var(const Expr& e, int v) {
-  bool r = false;
-  walk_expr(e, [&](const Expr& x) { r = r || (x->kind == EK::Load && x->var == v); });
-  return r;
-}
+using ir::reads_var;
+using ir::walk_expr;
 
 // Whether a and b are the same expression of variables, constants, subscripts and
 // operators (no call): evaluated one after the other, with nothing assigned between, they
@@ -179,13 +170,6 @@ class Planner {
     std::string bad_index;                     // a subscript whose facts are missing
     int line = 0;
   };
-
-  void collect_assigned(const Stmt& s, Info& in) {
-    for (auto& e : s->effects)
-      if (e.kind == ir::Effect::Kind::Assign) in.assigned.insert(e.var);
-    if (s->kind == SK::For) in.assigned.insert(s->var);
-    for (auto& b : s->body) collect_assigned(b, in);
-  }
 
   void note_expr(const Expr& e, const std::set<int>& D, Info& in) {
     walk_expr(e, [&](const Expr& x) {
@@ -425,17 +409,33 @@ class Planner {
   // Whether loop s's iterations are independent as far as arrays go (LoopPlan::independent),
   // and with which arrays disjoint.
   bool independent(const Stmt& s, std::vector<std::pair<int, int>>* pairs) {
-    if (!conds_.ok || !facts_.no_carried(s->loop)) return false;
+    if (!conds_.ok) return false;
+    const Info in = survey(s);
+    if (!arrays_forbid(s, in).empty()) return false;
+    *pairs = disjoint_pairs(in);
+    return true;
+  }
+
+  // One iteration of loop s: what it assigns, reads first, subscripts, reduces.
+  Info survey(const Stmt& s) {
     Info in;
-    collect_assigned(s->body[0], in);
+    in.line = s->line;
+    ir::collect_assigned(s->body[0], &in.assigned);
     in.assigned.insert(s->var);
     std::set<int> D = {s->var};
     walk(s->body[0], D, in, s->loop);
-    if (in.breaks_self || !in.bad_index.empty()) return false;
+    return in;
+  }
+
+  // Why loop s's iterations may not run in another order as far as arrays (and breaks)
+  // go, in a user's words; "" when they may.
+  std::string arrays_forbid(const Stmt& s, const Info& in) const {
+    if (in.breaks_self) return "it may stop early (break)";
+    if (!in.bad_index.empty()) return in.bad_index;
+    if (!facts_.no_carried(s->loop)) return carried_arrays(s->loop);
     for (int v : in.arrays)
-      if (in.assigned.count(v)) return false;
-    *pairs = disjoint_pairs(in);
-    return true;
+      if (in.assigned.count(v)) return name(v) + " is reassigned inside the loop";
+    return "";
   }
 
   // Arrays the loop writes must share no memory with the others it touches.
@@ -456,17 +456,8 @@ class Planner {
     };
     if (o_.threads < 2 && !o_.gpu) return no("one thread (STAGEPY_THREADS)");
     if (!conds_.ok) return no(conds_.error);
-    Info in;
-    in.line = s->line;
-    collect_assigned(s->body[0], in);
-    in.assigned.insert(s->var);
-    std::set<int> D = {s->var};
-    walk(s->body[0], D, in, s->loop);
-    if (in.breaks_self) return no("it may stop early (break)");
-    if (!in.bad_index.empty()) return no(in.bad_index);
-    if (!facts_.no_carried(s->loop)) return no(carried_arrays(s->loop));
-    for (int v : in.arrays)
-      if (in.assigned.count(v)) return no(name(v) + " is reassigned inside the loop");
+    Info in = survey(s);
+    if (std::string why = arrays_forbid(s, in); !why.empty()) return no(why);
     // Scalars.
     for (int v : in.assigned) {
       if (v == s->var) continue;

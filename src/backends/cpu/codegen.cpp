@@ -2055,12 +2055,6 @@ class Gen {
     if (s->kind == K::Seg || s->kind == K::Range || s->kind == K::If) return s->resume;
     return -1;
   }
-  static bool contains_loop(const Stmt& s) {
-    if (s->kind == StmtNode::Kind::For || s->kind == StmtNode::Kind::While) return true;
-    for (auto& b : s->body)
-      if (contains_loop(b)) return true;
-    return false;
-  }
   // At the top of a loop body: a pending signal hands the body's first statement to
   // CPython, which runs the Python signal handler (KeyboardInterrupt) in the loop. Not in
   // bodies run on threads, which never hand over.
@@ -2364,7 +2358,7 @@ class Gen {
   void plain_loop(const Stmt& s, const Stmt& body_s, Value* k0, Value* trip, BasicBlock* exit) {
     counted_loop("for", k0, trip, false, exit, [&](Value* k, BasicBlock* latch) {
       enter_iteration(s, k);
-      if (contains_loop(body_s)) poll_interrupts(body_s);
+      if (ir::contains_loop(body_s)) poll_interrupts(body_s);
       targets_.push_back({s->loop, latch, exit});
       stmt(body_s);
       targets_.pop_back();
@@ -2614,6 +2608,18 @@ class Gen {
         start = B.CreateAdd(lo, gpu_lane());
         stride = gpu_lanes();
       }
+      // Privates a run of iterations assigned (tag set) count as assigned by `iteration`.
+      auto record_last = [&](Value* iteration) {
+        for (size_t p = 0; p < last_vars.size(); p++) {
+          int v = last_vars[p];
+          Value* tag = B.CreateLoad(i8(), tags_[(size_t)v]);
+          Value* set = B.CreateICmpNE(tag, c8(0));
+          B.CreateStore(B.CreateSelect(set, iteration, B.CreateLoad(i64(), last_it[p])), last_it[p]);
+          B.CreateStore(B.CreateSelect(set, B.CreateLoad(i64(), bits_[(size_t)v]), B.CreateLoad(i64(), last_bits[p])),
+                        last_bits[p]);
+          B.CreateStore(B.CreateSelect(set, B.CreateZExt(tag, i64()), B.CreateLoad(i64(), last_tag[p])), last_tag[p]);
+        }
+      };
       if (last_vars.empty() && !gpu_red) {
         for_iterations(s, lo, hi, done);
       } else if (!gpu_body_ && lp.interleave.lanes > 0) {
@@ -2625,16 +2631,7 @@ class Gen {
         BasicBlock* ran = BasicBlock::Create(C, "par.ran", F);
         for_iterations(s, lo, hi, ran);
         B.SetInsertPoint(ran);
-        Value* last = B.CreateSub(hi, c64(1));
-        for (size_t p = 0; p < last_vars.size(); p++) {
-          int v = last_vars[p];
-          Value* tag = B.CreateLoad(i8(), tags_[(size_t)v]);
-          Value* set = B.CreateICmpNE(tag, c8(0));
-          B.CreateStore(B.CreateSelect(set, last, B.CreateLoad(i64(), last_it[p])), last_it[p]);
-          B.CreateStore(B.CreateSelect(set, B.CreateLoad(i64(), bits_[(size_t)v]), B.CreateLoad(i64(), last_bits[p])),
-                        last_bits[p]);
-          B.CreateStore(B.CreateSelect(set, B.CreateZExt(tag, i64()), B.CreateLoad(i64(), last_tag[p])), last_tag[p]);
-        }
+        record_last(B.CreateSub(hi, c64(1)));
         B.CreateBr(done);
       } else {
         counted_loop("par", start, hi, true, done, [&](Value* k, BasicBlock* latch) {
@@ -2643,17 +2640,7 @@ class Gen {
           targets_.push_back({s->loop, latch, nullptr});
           stmt(s->body[0]);
           targets_.pop_back();
-        }, [&](Value* k) {
-          for (size_t p = 0; p < last_vars.size(); p++) {
-            int v = last_vars[p];
-            Value* tag = B.CreateLoad(i8(), tags_[(size_t)v]);
-            Value* set = B.CreateICmpNE(tag, c8(0));
-            B.CreateStore(B.CreateSelect(set, k, B.CreateLoad(i64(), last_it[p])), last_it[p]);
-            B.CreateStore(B.CreateSelect(set, B.CreateLoad(i64(), bits_[(size_t)v]), B.CreateLoad(i64(), last_bits[p])),
-                          last_bits[p]);
-            B.CreateStore(B.CreateSelect(set, B.CreateZExt(tag, i64()), B.CreateLoad(i64(), last_tag[p])), last_tag[p]);
-          }
-        }, stride);
+        }, record_last, stride);
       }
       B.SetInsertPoint(done);
       out.gave_up = bails_emitted_ != bails0;
@@ -3141,15 +3128,12 @@ class Gen {
     BasicBlock* seq = BasicBlock::Create(C, "par.seq", F);
     // Worth the threads: a loop with loops inside needs two iterations; an innermost one
     // enough of them to outweigh waking the threads (a few microseconds).
-    bool has_inner = false;
-    ir::for_each_stmt(s->body[0], [&](const Stmt& x) {
-      has_inner = has_inner || x->kind == ir::StmtNode::Kind::For || x->kind == ir::StmtNode::Kind::While;
-    });
+    const bool has_inner = ir::contains_loop(s->body[0]);
     // A GPU loop without reductions only needs two iterations (the cost model decides); an
     // innermost reduction stays as exact as CPython's below kMinParallelTrip, as on threads.
     Value* ok = B.CreateICmpSGE(B.CreateSub(trip, k0),
                                 c64(has_inner || (gl && lp.reductions.empty()) ? 2 : kMinParallelTrip));
-    for (auto& [a, b] : lp.alias_pairs) ok = B.CreateAnd(ok, B.CreateNot(may_share(a, b)));
+    ok = B.CreateAnd(ok, arrays_disjoint(lp));
     for (auto& [v, t] : lp.invariant_divisors) ok = B.CreateAnd(ok, truth(load(v, t, false)));
     // The warnings' keys (iteration * stride + count, warn_place) must fit in an i64.
     if (body_sites) {
@@ -3438,6 +3422,13 @@ class Gen {
         if (overlap) any = B.CreateOr(any, B.CreateAnd(B.CreateICmpEQ(ida, c64((int64_t)x)), B.CreateICmpEQ(idb, c64((int64_t)y))));
       }
     return any;
+  }
+
+  // Whether the arrays the plan needs disjoint for loop `lp` share no memory, now.
+  Value* arrays_disjoint(const specialize::LoopPlan& lp) {
+    Value* ok = B.getTrue();
+    for (auto& [a, b] : lp.alias_pairs) ok = B.CreateAnd(ok, B.CreateNot(may_share(a, b)));
+    return ok;
   }
 
   Value* identity_bits(const specialize::Reduction& r) {
@@ -3778,25 +3769,21 @@ class Gen {
     if (!fast_bad_) fast_bad_ = entry.CreateAlloca(i1(), nullptr, "fast.bad");
     std::vector<int> vars = il.lane_vars;
     vars.push_back(s->var);
-    lane_slots_.clear();
+    std::map<int, LaneSlots> slots;
     std::map<int, std::pair<llvm::AllocaInst*, llvm::AllocaInst*>> lane_arrays;  // indexed by lane
     for (int v : vars) {
-      LaneSlots ls;
+      LaneSlots& ls = slots[v];
       for (int l = 0; l < W; l++) {
         ls.bits.push_back(entry.CreateAlloca(i64(), nullptr, nest_.vars[(size_t)v].name + ".lane"));
         ls.tags.push_back(entry.CreateAlloca(i8(), nullptr, nest_.vars[(size_t)v].name + ".lane.tag"));
       }
-      lane_slots_[v] = ls;
       if (v != s->var)
         lane_arrays[v] = {entry.CreateAlloca(i64(), c64(W), nest_.vars[(size_t)v].name + ".lanes"),
                           entry.CreateAlloca(i8(), c64(W), nest_.vars[(size_t)v].name + ".lanes.tag")};
     }
-    std::map<int, LaneSlots> slots = lane_slots_;
-    lane_slots_.clear();
 
     // Whole blocks, none where arrays that must be disjoint share memory.
-    Value* ok = B.getTrue();
-    for (auto& [a, b] : lp.alias_pairs) ok = B.CreateAnd(ok, B.CreateNot(may_share(a, b)));
+    Value* ok = arrays_disjoint(lp);
     Value* n = B.CreateSelect(B.CreateICmpUGT(trip, k0), B.CreateSub(trip, k0), c64(0));
     Value* whole = B.CreateMul(B.CreateUDiv(n, c64(W)), c64(W));
     Value* kend = B.CreateAdd(k0, B.CreateSelect(ok, whole, c64(0)));
