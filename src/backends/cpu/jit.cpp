@@ -8,7 +8,9 @@
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/JITLink/EHFrameSupport.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -87,7 +89,24 @@ Host& host() {
     h->jtmb = *jtmb;
     h->description = h->tm->getTargetTriple().str() + " " + h->tm->getTargetCPU().str();
     h->features = h->tm->getTargetFeatureString().str();
-    auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+    // JITLink on every LLVM version: it places each object's sections in one block, so its
+    // 32-bit PC-relative references (constant pools, jump tables) always reach. LLVM 16's
+    // LLJIT default on ELF is RuntimeDyld, whose memory manager maps code and data apart and
+    // truncates the offset without a word when they land more than 2 GiB away (as they do
+    // once the CUDA driver has reserved its address space): the kernel then crashes.
+    auto jit = llvm::orc::LLJITBuilder()
+                   .setJITTargetMachineBuilder(std::move(*jtmb))
+                   .setObjectLinkingLayerCreator(
+                       [](llvm::orc::ExecutionSession& es,
+                          const llvm::Triple&) -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+                         auto layer = std::make_unique<llvm::orc::ObjectLinkingLayer>(es);
+                         // Unwind tables registered, as LLJIT does: debuggers and profilers
+                         // walk the stack through kernels.
+                         layer->addPlugin(std::make_unique<llvm::orc::EHFrameRegistrationPlugin>(
+                             es, std::make_unique<llvm::jitlink::InProcessEHFrameRegistrar>()));
+                         return layer;
+                       })
+                   .create();
     if (!jit) {
       h->error = llvm::toString(jit.takeError());
       return h;
@@ -242,8 +261,13 @@ void compile_part(llvm::StringRef bitcode, const std::map<std::string, std::stri
       f->setName(to);
       f->setLinkage(llvm::GlobalValue::ExternalLinkage);
     }
+  // Another part's function is reached through this part's GOT, not a 32-bit offset: parts
+  // are separate objects and may be loaded far apart.
   for (llvm::Function& f : *m)
-    if (!f.isDeclaration() && !f.hasLocalLinkage() && f.getName() != part->defines) f.deleteBody();
+    if (!f.isDeclaration() && !f.hasLocalLinkage() && f.getName() != part->defines) {
+      f.deleteBody();
+      f.setDSOLocal(false);
+    }
   optimize_o3(*m, tm, title);
   auto t1 = std::chrono::steady_clock::now();
   llvm::orc::SimpleCompiler compile(*tm);
@@ -347,17 +371,19 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llv
   const std::string dir = cacheable ? cache_dir() : "";
   const std::string path = dir.empty() ? "" : dir + "/" + key + ".o";
 
+  // Loads the objects under a tracker of their own: if they do not link, whatever they
+  // defined is removed again, so that compiling afresh can define the same symbols.
   auto load = [&](std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects, std::string* why) -> void* {
-    for (auto& obj : objects)
-      if (auto err = h.jit->addObjectFile(std::move(obj))) {
-        *why = llvm::toString(std::move(err));
-        return nullptr;
-      }
-    auto sym = h.jit->lookup(symbol);
-    if (!sym) {
-      *why = llvm::toString(sym.takeError());
+    auto tracker = h.jit->getMainJITDylib().createResourceTracker();
+    auto fail = [&](llvm::Error err) -> void* {
+      *why = llvm::toString(std::move(err));
+      if (auto removed = tracker->remove()) *why += "; " + llvm::toString(std::move(removed));
       return nullptr;
-    }
+    };
+    for (auto& obj : objects)
+      if (auto err = h.jit->addObjectFile(tracker, std::move(obj))) return fail(std::move(err));
+    auto sym = h.jit->lookup(symbol);
+    if (!sym) return fail(sym.takeError());
     h.loaded[key] = sym->toPtr<void*>();
     return sym->toPtr<void*>();
   };
@@ -365,8 +391,6 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llv
   if (!path.empty()) {
     if (auto file = read_cached(path)) {
       // A file that does not load (cut short, from another machine) is compiled again.
-      // (Should it have defined the kernel's symbols before failing, adding the new objects
-      // fails as a duplicate definition, and the nest stays interpreted with that reason.)
       auto tc = std::chrono::steady_clock::now();
       std::string load_error = "not a kernel cache file";
       auto objects = unpack_objects(*file);
