@@ -1,6 +1,8 @@
 // See mutate.h.
 #include "ir/mutate.h"
 
+#include <cstring>
+
 namespace stagepy::ir {
 
 Expr map_expr(const Expr& e, const ExprFn& f) {
@@ -76,6 +78,55 @@ void for_each_expr(const Stmt& s, const std::function<void(const Expr&)>& f) {
 void for_each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& f) {
   f(s);
   for (auto& b : s->body) for_each_stmt(b, f);
+}
+
+// Whether a and b are the same expression of variables, constants, subscripts and
+// operators (no call): evaluated one after the other, with nothing assigned between, they
+// give the same value.
+bool same_pure_expr(const Expr& a, const Expr& b) {
+  if (!a || !b) return a == b;
+  if (a->kind != b->kind || a->args.size() != b->args.size() || !types::same(a->type, b->type)) return false;
+  switch (a->kind) {
+    case ExprNode::Kind::Const:
+      if (a->value.kind != b->value.kind || a->value.b != b->value.b || a->value.i != b->value.i) return false;
+      if (std::memcmp(&a->value.f, &b->value.f, sizeof(double)) || std::memcmp(&a->value.f2, &b->value.f2, sizeof(double)))
+        return false;
+      break;
+    case ExprNode::Kind::Load:
+      if (a->var != b->var) return false;
+      break;
+    case ExprNode::Kind::Attr:
+      if (a->name != b->name || a->pseudo != b->pseudo) return false;
+      break;
+    case ExprNode::Kind::Binary:
+      if (a->binop != b->binop) return false;
+      break;
+    case ExprNode::Kind::Unary:
+      if (a->unop != b->unop) return false;
+      break;
+    case ExprNode::Kind::Compare:
+      if (a->cmpop != b->cmpop) return false;
+      break;
+    case ExprNode::Kind::Subscript:
+    case ExprNode::Kind::Tuple:
+    case ExprNode::Kind::Truth:
+    case ExprNode::Kind::Cond:
+    case ExprNode::Kind::AsType:
+      break;
+    default:
+      return false;
+  }
+  for (size_t k = 0; k < a->args.size(); k++)
+    if (!same_pure_expr(a->args[k], b->args[k])) return false;
+  return true;
+}
+
+// The variable at the root of a subscript chain (A in A[i][j]), or -1.
+int root_var(const Expr& e) {
+  if (e->kind == ExprNode::Kind::Load) return e->var;
+  if (e->kind == ExprNode::Kind::Attr && e->pseudo >= 0) return e->pseudo;  // self.A: read at entry
+  if (e->kind == ExprNode::Kind::Subscript) return root_var(e->args[0]);
+  return -1;
 }
 
 }  // namespace stagepy::ir

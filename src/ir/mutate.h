@@ -20,5 +20,12 @@ bool reads_var(const Expr& e, int var);  // whether e loads variable `var`
 bool contains_loop(const Stmt& s);       // whether s is or holds a For or While loop
 // Adds to `out` the variables `s` assigns: by assignment effects, or as a For loop's variable.
 void collect_assigned(const Stmt& s, std::set<int>* out);
+// Whether a and b are the same expression of variables, constants, subscripts and operators
+// (no call): evaluated one after the other, with nothing assigned between, they give the
+// same value.
+bool same_pure_expr(const Expr& a, const Expr& b);
+// The variable at the root of a subscript chain (A in A[i][j]; the attribute's variable for
+// self.A), or -1.
+int root_var(const Expr& e);
 
 }  // namespace stagepy::ir

@@ -45,54 +45,8 @@ bool min_max_float(const TypeRef& t) {
 using ir::reads_var;
 using ir::walk_expr;
 
-// Whether a and b are the same expression of variables, constants, subscripts and
-// operators (no call): evaluated one after the other, with nothing assigned between, they
-// give the same value.
-bool same_pure_expr(const Expr& a, const Expr& b) {
-  if (!a || !b) return a == b;
-  if (a->kind != b->kind || a->args.size() != b->args.size() || !types::same(a->type, b->type)) return false;
-  switch (a->kind) {
-    case EK::Const:
-      if (a->value.kind != b->value.kind || a->value.b != b->value.b || a->value.i != b->value.i) return false;
-      if (std::memcmp(&a->value.f, &b->value.f, sizeof(double)) || std::memcmp(&a->value.f2, &b->value.f2, sizeof(double)))
-        return false;
-      break;
-    case EK::Load:
-      if (a->var != b->var) return false;
-      break;
-    case EK::Attr:
-      if (a->name != b->name || a->pseudo != b->pseudo) return false;
-      break;
-    case EK::Binary:
-      if (a->binop != b->binop) return false;
-      break;
-    case EK::Unary:
-      if (a->unop != b->unop) return false;
-      break;
-    case EK::Compare:
-      if (a->cmpop != b->cmpop) return false;
-      break;
-    case EK::Subscript:
-    case EK::Tuple:
-    case EK::Truth:
-    case EK::Cond:
-    case EK::AsType:
-      break;
-    default:
-      return false;
-  }
-  for (size_t k = 0; k < a->args.size(); k++)
-    if (!same_pure_expr(a->args[k], b->args[k])) return false;
-  return true;
-}
-
-// The variable at the root of a subscript chain (A in A[i][j]), or -1.
-int root_var(const Expr& e) {
-  if (e->kind == EK::Load) return e->var;
-  if (e->kind == EK::Attr && e->pseudo >= 0) return e->pseudo;  // self.A: read at entry
-  if (e->kind == EK::Subscript) return root_var(e->args[0]);
-  return -1;
-}
+using ir::root_var;
+using ir::same_pure_expr;
 
 class Planner {
  public:
