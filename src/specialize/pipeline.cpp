@@ -83,7 +83,7 @@ Kernel compile_kernel(const KernelRequest& rq) {
     po.fp = rq.fp;
     k.plan = plan_parallel(k.typed, rq.facts, *rq.conds, po);
     if (dbg) debug_dump("plan_parallel: " + name, to_string(k.plan, k.typed.nest));
-    plan_interleave(k.typed, &k.plan);
+    plan_interleave(&k.typed, &entry, &k.plan);
     if (dbg) debug_dump("plan_interleave: " + name, to_string(k.plan, k.typed.nest));
   }
   k.infer_s = since(t0);

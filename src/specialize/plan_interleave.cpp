@@ -184,7 +184,225 @@ size_t size_of(const std::vector<Stmt>& xs, size_t n) {
   return ops;
 }
 
-Interleave plan_loop(const Stmt& J, const Expr& step) {
+// ------------------------------------------------------------ promoted elements
+// An array element only F touches in each iteration (`C[i, j]` in `C[i, j] = 0.0; for k:
+// C[i, j] += A[i, k] * B[k, j]`) becomes a Temp variable in F: F then stores nothing and
+// its update is a recurrence like `acc += ...`. Each lane reads its element before F and
+// stores it back just before the rest of its iteration, so everything after F sees memory
+// as CPython leaves it (the other lanes' elements are theirs alone: J's iterations are
+// independent, and codegen runs blocks only where the arrays plan_parallel pairs share no
+// memory, which pairs the element's array with every other array J's body touches).
+struct Element {
+  int root = -1;          // the array variable
+  Expr base, index;       // the element: base[index]
+  TypeRef type;           // what reading it gives
+  int origin = -1;        // an access at F's top level: its index facts prove the element's
+  int line = 0, resume = -1;
+  int var = -1;           // the Temp variable standing for it
+};
+
+class Elements {
+ public:
+  Elements(const std::vector<Stmt>& fast, const std::set<int>& vj, int jvar) : fast_(fast), vj_(vj), jvar_(jvar) {}
+
+  // The elements F stores that can be promoted; empty if F stores anything else.
+  std::vector<Element> find() {
+    std::map<int, Element> cand;
+    std::set<int> bad;
+    for (auto& x : fast_)
+      ir::for_each_stmt(x, [&](const Stmt& s) {
+        for (auto& f : s->effects) {
+          if (f.kind != ir::Effect::Kind::Store) continue;
+          const int r = f.part >= 0 ? -1 : ir::root_var(f.base);
+          if (r < 0) {
+            bad.insert(-1);
+            continue;
+          }
+          auto it = cand.find(r);
+          if (it == cand.end()) {
+            Element el;
+            el.root = r;
+            el.base = f.base;
+            el.index = f.index;
+            cand[r] = el;
+          } else if (!same(it->second, f.base, f.index)) {
+            bad.insert(r);
+          }
+        }
+      });
+    std::vector<Element> out;
+    if (bad.count(-1)) return out;
+    for (auto& [r, el] : cand) {
+      if (bad.count(r) || !promotable(el)) return {};
+      out.push_back(el);
+    }
+    return out;
+  }
+
+ private:
+  const std::vector<Stmt>& fast_;
+  const std::set<int>& vj_;
+  const int jvar_;
+
+  static bool same(const Element& el, const Expr& base, const Expr& index) {
+    return ir::same_pure_expr(base, el.base) && ir::same_pure_expr(index, el.index);
+  }
+
+  // Reads only variables J's body does not assign, or J's own.
+  bool fixed(const Expr& e) const {
+    bool ok = ir::same_pure_expr(e, e);  // no call, nothing the comparison does not know
+    ir::walk_expr(e, [&](const Expr& x) {
+      if (x->kind == EK::Load && x->var != jvar_ && vj_.count(x->var)) ok = false;
+    });
+    return ok;
+  }
+
+  // Every use of el.root in `e` is the element itself (counted in `n`) or its shape.
+  bool uses_ok(const Expr& e, const Element& el, int* n) const {
+    if (!e) return true;
+    if (e->kind == EK::Subscript && ir::root_var(e) == el.root) {
+      if (!same(el, e->args[0], e->args[1]) || !types::same(e->type, el.type)) return false;
+      ++*n;
+      return true;
+    }
+    if (e->kind == EK::Attr && !e->args.empty() && ir::root_var(e->args[0]) == el.root)
+      return e->name == "shape" || e->name == "ndim" || e->name == "size";
+    if ((e->kind == EK::Load && e->var == el.root) || (e->kind == EK::Attr && e->pseudo == el.root)) return false;
+    for (auto& a : e->args)
+      if (!uses_ok(a, el, n)) return false;
+    return true;
+  }
+
+  // Uses of the element in statement s (and the statements in it); false on any other use
+  // of its array.
+  bool stmt_ok(const Stmt& s, const Element& el, int* n) const {
+    for (auto& f : s->effects) {
+      if (f.kind == ir::Effect::Kind::Store && ir::root_var(f.base) == el.root) {
+        if (!same(el, f.base, f.index) || !storable(f.value, el)) return false;
+        ++*n;
+      } else if (!uses_ok(f.base, el, n) || !uses_ok(f.index, el, n)) {
+        return false;
+      }
+      if (!uses_ok(f.value, el, n)) return false;
+    }
+    if (!uses_ok(s->cond, el, n) || !uses_ok(s->range_callee, el, n)) return false;
+    for (auto& a : s->args)
+      if (!uses_ok(a, el, n)) return false;
+    for (auto& b : s->body)
+      if (!stmt_ok(b, el, n)) return false;
+    return true;
+  }
+
+  // A value whose store and read back give the same value, of the element's type.
+  static bool storable(const Expr& v, const Element& el) {
+    if (types::same(v->type, el.type)) return true;
+    return el.type->kind == Type::Kind::NpScalar && v->type && v->type->kind == Type::Kind::PyFloat;
+  }
+
+  bool promotable(Element& el) const {
+    const TypeRef& bt = el.base->type;
+    if (!bt || bt->kind != Type::Kind::Array || !dtype_is_float(bt->dtype)) return false;
+    const size_t nidx = el.index->type && el.index->type->kind == Type::Kind::Tuple ? el.index->type->elems.size() : 1;
+    if ((int)nidx != bt->ndim) return false;  // an element, not a row
+    if (bt->py_items()) {
+      if (bt->dtype != DType::Float64) return false;  // a float32 buffer's item reads back rounded
+      el.type = types::py_float();
+    } else {
+      el.type = types::np_scalar(bt->dtype);
+    }
+    if (!fixed(el.base) || !fixed(el.index)) return false;
+    int uses = 0;
+    for (auto& x : fast_)
+      if (!stmt_ok(x, el, &uses)) return false;
+    // An access at F's top level: every iteration touches the element, and that access's
+    // facts (or its check, which makes codegen give the interleaving up) cover reading it
+    // first.
+    for (auto& x : fast_) {
+      if (x->kind != SK::Seg) continue;
+      int n = 0;
+      if (!stmt_ok(x, el, &n) || n == 0) continue;
+      for (auto& f : x->effects) {
+        if (f.kind == ir::Effect::Kind::Store && ir::root_var(f.base) == el.root) el.origin = f.origin;
+        ir::walk_expr(f.value, [&](const Expr& e) {
+          if (el.origin < 0 && e->kind == EK::Subscript && ir::root_var(e) == el.root) el.origin = e->origin;
+        });
+        if (el.origin >= 0) break;
+      }
+      el.line = x->line;
+      el.resume = x->resume;
+      break;
+    }
+    return el.origin >= 0;
+  }
+};
+
+Expr typed_load(int var, const TypeRef& t, int origin) {
+  auto e = std::make_shared<ExprNode>(*ir::make_load(var, origin));
+  e->type = t;
+  return e;
+}
+
+// F's statement s with each element as its variable.
+Stmt promote(const Stmt& s, const std::vector<Element>& els) {
+  auto match = [&](const Expr& base, const Expr& index) -> const Element* {
+    for (auto& el : els)
+      if (ir::same_pure_expr(base, el.base) && ir::same_pure_expr(index, el.index)) return &el;
+    return nullptr;
+  };
+  const ir::ExprFn reads = [&](const Expr& e) -> Expr {
+    if (e->kind != EK::Subscript) return e;
+    const Element* el = match(e->args[0], e->args[1]);
+    return el ? typed_load(el->var, el->type, e->origin) : e;
+  };
+  auto c = std::make_shared<StmtNode>(*s);
+  for (auto& b : c->body) b = promote(b, els);
+  for (auto& f : c->effects) {
+    const Element* el = f.kind == ir::Effect::Kind::Store ? match(f.base, f.index) : nullptr;
+    f.value = ir::map_expr(f.value, reads);
+    if (el) {
+      f.kind = ir::Effect::Kind::Assign;
+      f.var = el->var;
+      f.base = f.index = nullptr;
+      if (!types::same(f.value->type, el->type)) f.value = ir::make_as_type(f.value, el->type);
+    } else {
+      f.base = ir::map_expr(f.base, reads);
+      f.index = ir::map_expr(f.index, reads);
+    }
+  }
+  c->cond = ir::map_expr(c->cond, reads);
+  for (auto& a : c->args) a = ir::map_expr(a, reads);
+  c->range_callee = ir::map_expr(c->range_callee, reads);
+  return c;
+}
+
+// The variables a plan adds to the nest (Temp variables for promoted elements).
+class NewVars {
+ public:
+  NewVars(TypedNest* tn, std::vector<TypeRef>* entry) : tn_(tn), entry_(entry) {}
+  int add(const std::string& name, const TypeRef& t) {
+    ir::Var v;
+    v.name = name;
+    v.storage = ir::Var::Storage::Temp;
+    v.assigned = true;
+    v.read = true;
+    tn_->nest.vars.push_back(v);
+    entry_->push_back(types::unbound());
+    if (tn_->tag_of(t) < 0) tn_->tags.push_back(t);
+    return (int)tn_->nest.vars.size() - 1;
+  }
+  void drop_since(size_t n) {
+    tn_->nest.vars.resize(n);
+    entry_->resize(n);
+  }
+  size_t count() const { return tn_->nest.vars.size(); }
+  std::string name(int v) const { return tn_->nest.vars[(size_t)v].name; }
+
+ private:
+  TypedNest* tn_;
+  std::vector<TypeRef>* entry_;
+};
+
+Interleave plan_loop(const Stmt& J, const Expr& step, NewVars& nv) {
   Interleave il;
   const std::vector<Stmt> xs = interleave_body(J->body[0]);
   size_t f = 0;
@@ -194,30 +412,65 @@ Interleave plan_loop(const Stmt& J, const Expr& step) {
   std::set<int> vj;
   ir::collect_assigned(J->body[0], &vj);
   vj.insert(J->var);
+  // F, with the elements it alone stores promoted to variables (read first).
+  std::vector<Stmt> fast(xs.begin(), xs.begin() + (long)f);
+  const size_t vars0 = nv.count();
+  std::vector<Element> els = Elements(fast, vj, J->var).find();
+  std::vector<Stmt> writeback;
+  if (!els.empty()) {
+    std::vector<Stmt> promoted;
+    for (auto& el : els) {
+      el.var = nv.add("$" + nv.name(el.root) + ".element", el.type);
+      auto read = std::make_shared<ExprNode>(*ir::make_subscript(el.base, el.index, el.origin));
+      read->type = el.type;
+      ir::Effect a;
+      a.kind = ir::Effect::Kind::Assign;
+      a.var = el.var;
+      a.value = read;
+      a.origin = el.origin;
+      promoted.push_back(ir::make_seg({a}, el.resume, el.line));
+      Expr now = typed_load(el.var, el.type, el.origin);
+      ir::Effect w;
+      w.kind = ir::Effect::Kind::Store;
+      w.base = el.base;
+      w.index = el.index;
+      w.value = now;
+      w.origin = el.origin;
+      writeback.push_back(ir::make_seg({w}, el.resume, el.line));
+    }
+    for (auto& x : fast) promoted.push_back(promote(x, els));
+    fast = std::move(promoted);
+  }
+  auto no = [&] {
+    nv.drop_since(vars0);
+    return Interleave{};
+  };
   FastPart fp(vj);
   std::set<int> D = {J->var};
-  for (size_t k = 0; k < f; k++)
-    if (!fp.top(xs[k], D)) return il;
-  if (!fp.recurrence || fp.assigned.count(J->var)) return il;
-  if (!lanes_side_by_side(std::vector<Stmt>(xs.begin(), xs.begin() + (long)f), J->var, step)) return il;
+  for (auto& x : fast)
+    if (!fp.top(x, D)) return no();
+  if (!fp.recurrence || fp.assigned.count(J->var)) return no();
+  if (!lanes_side_by_side(fast, J->var, step)) return no();
   for (int v : fp.loop_vars)
-    if (fp.assigned.count(v)) return il;
+    if (fp.assigned.count(v)) return no();
   std::set<int> rest;
   for (size_t k = f; k < xs.size(); k++) ir::collect_assigned(xs[k], &rest);
   std::vector<int> seeded;
   for (int v : fp.assigned)
     if (!D.count(v)) seeded.push_back(v);
   for (int v : seeded)
-    if (rest.count(v)) return il;
+    if (rest.count(v)) return no();
   for (int v : fp.loop_vars)
-    if (rest.count(v)) return il;
+    if (rest.count(v)) return no();
   // Each lane's copy of F is generated: keep the code small.
-  const size_t ops = size_of(xs, f);
+  const size_t ops = size_of(fast, fast.size());
   il.lanes = ops <= 32 ? 8 : ops <= 96 ? 4 : 0;
-  if (il.lanes == 0) return il;
+  if (il.lanes == 0) return no();
   il.fast = f;
   il.lane_vars.assign(fp.assigned.begin(), fp.assigned.end());
   il.seeded = seeded;
+  il.fast_body = std::move(fast);
+  il.writeback = std::move(writeback);
   return il;
 }
 
@@ -236,18 +489,20 @@ std::vector<Stmt> interleave_body(const Stmt& body) {
   return xs;
 }
 
-void plan_interleave(const TypedNest& tn, ParallelPlan* plan) {
+void plan_interleave(TypedNest* tn, std::vector<TypeRef>* entry, ParallelPlan* plan) {
+  NewVars nv(tn, entry);
   // Each loop's range() arguments: on its For, or (typed IR) on the Range before it.
   std::map<int, std::vector<Expr>> range_args;
-  ir::for_each_stmt(tn.nest.root, [&](const Stmt& s) {
+  ir::for_each_stmt(tn->nest.root, [&](const Stmt& s) {
     if (s->kind == StmtNode::Kind::Range || (s->kind == StmtNode::Kind::For && !s->args.empty()))
       range_args[s->loop] = s->args;
   });
-  ir::for_each_stmt(tn.nest.root, [&](const Stmt& s) {
+  const Stmt root = tn->nest.root;  // the statements stay; only variables are added
+  ir::for_each_stmt(root, [&](const Stmt& s) {
     if (s->kind != StmtNode::Kind::For) return;
     LoopPlan& lp = plan->loops[(size_t)s->loop];
     const std::vector<Expr>& args = range_args[s->loop];
-    if (lp.independent) lp.interleave = plan_loop(s, args.size() == 3 ? args[2] : nullptr);
+    if (lp.independent) lp.interleave = plan_loop(s, args.size() == 3 ? args[2] : nullptr, nv);
   });
 }
 

@@ -13,7 +13,8 @@
 //
 // That order (F0 F1 ... P0 P1 ...) gives CPython's results when:
 //  * J's iterations are independent (no array element one writes is touched by another);
-//  * F stores no array element, has no break or continue of J, and its loops are For loops
+//  * F stores no array element (but those it alone touches, which become variables: see
+//    Element in plan_interleave.cpp), has no break or continue of J, and its loops are For loops
 //    over ranges that read nothing J's body assigns, with bodies holding no loop and no
 //    break of their own (every lane runs the same iterations of them);
 //  * F reads a variable J's body assigns only after F assigned it in the same iteration, on
@@ -42,6 +43,8 @@ namespace stagepy::specialize {
 // A loop body's statements, blocks flattened: what Interleave::fast counts.
 std::vector<ir::Stmt> interleave_body(const ir::Stmt& body);
 
-void plan_interleave(const TypedNest& tn, ParallelPlan* plan);
+// Adds a Temp variable to `tn` (and its Unbound entry type to `entry`) for each promoted
+// element.
+void plan_interleave(TypedNest* tn, std::vector<TypeRef>* entry, ParallelPlan* plan);
 
 }  // namespace stagepy::specialize

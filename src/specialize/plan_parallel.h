@@ -50,6 +50,11 @@ struct Interleave {
   std::vector<int> lane_vars;    // variables each lane keeps its own copy of there
   std::vector<int> seeded;       // of those, the ones a lane may leave unassigned there (they
                                  // start from the value before the lanes)
+  // F as the lanes run it: each array element F alone touches (`C[i, j]` of
+  // `C[i, j] = 0.0; for k: C[i, j] += ...`) is a Temp variable there, read first...
+  std::vector<ir::Stmt> fast_body;
+  // ... and stored back before the rest of the lane's iteration.
+  std::vector<ir::Stmt> writeback;
 };
 
 struct LoopPlan {

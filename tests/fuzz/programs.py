@@ -191,6 +191,20 @@ class Gen:
             term = f"({self.expr()}) * {self.pick(['A', 'B'])}[{outer}]"
         else:
             init, rng, term = self.pick(['0.0', '0', self.expr()]), self.range_(), None
+        if outer and self.int_(0, 2) == 0:
+            # The accumulator is the enclosing loop's own element, updated in place (2mm's
+            # `C[i, j] = 0.0; for k: C[i, j] += ...`), set or scaled first or neither.
+            a = f"{self.pick(['A', 'B'])}[{outer}]"
+            first = self.int_(0, 2)
+            if first < 2:
+                self.emit(indent, f"{a} {'=' if first == 0 else '*='} {init}")
+            self.emit(indent, f"for {v} in {rng}:")
+            self.loop_vars.append(v)
+            self.emit(indent + 1, f"{a} {self.pick(['+=', '+=', '-='])} {term or self.expr()}")
+            self.loop_vars.pop()
+            if self.int_(0, 1):
+                self.emit(indent, f"{self.pick(SCALARS)} = {a} + {self.expr()}")
+            return
         self.emit(indent, f"{a} = {init}")
         self.emit(indent, f"for {v} in {rng}:")
         self.loop_vars.append(v)

@@ -281,3 +281,146 @@ def test_columns_on_threads_with_their_last_values(threads):
         return A, np.ones(9), np.zeros(3000), [200.0, 40.0], [3000, 100], np.zeros(2)
     recs = run(src, "f", args)
     assert interleaved(recs, "j") > 1
+
+
+# ---------------------------------------------------------------- elements as accumulators
+# `C[i, j] = 0.0; for k: C[i, j] += ...` (PolyBench's 2mm/3mm inner products): the element
+# only F touches is a lane variable, read before F and stored back before the rest of the
+# lane's iteration.
+
+TWO_MM = """
+def f(A, B, C, alpha):
+    for i in range(A.shape[0]):
+        for j in range(B.shape[1]):
+            C[i, j] = 0.0
+            for k in range(A.shape[1]):
+                C[i, j] += alpha * A[i, k] * B[k, j]
+    return locals()
+"""
+
+
+@pytest.mark.parametrize("m", [3, 8, 29])
+def test_an_element_accumulated_in_place_runs_columns_together(threads, m):
+    recs = run(TWO_MM, "f", lambda: (rand(11, 9), rand(9, m, seed=1), np.full((11, m), 7.0), 1.5))
+    if m >= 8:
+        assert interleaved(recs, "j") > 1, recs
+
+
+def test_an_element_scaled_first_is_read_before_the_lanes(threads):
+    # PolyBench gemm written i-j-k: the element's old value is the accumulator's start.
+    recs = run("""
+    def f(A, B, C, alpha, beta):
+        for i in range(A.shape[0]):
+            for j in range(B.shape[1]):
+                C[i, j] *= beta
+                for k in range(A.shape[1]):
+                    C[i, j] += alpha * A[i, k] * B[k, j]
+        return locals()
+    """, "f", lambda: (rand(6, 10), rand(10, 21, seed=2), rand(6, 21, seed=3), 1.5, 1.2))
+    assert interleaved(recs, "j") > 1
+
+
+def test_an_element_with_an_empty_inner_loop_and_no_access_before_it():
+    # With no access at the top of the body the element is not read ahead (it could be out
+    # of bounds when the inner loop is empty): the loop runs one column at a time.
+    src = """
+    def f(A, C, p, off):
+        for j in range(A.shape[1]):
+            for k in range(p):
+                C[j + off] += A[k, j]
+        return locals()
+    """
+    run(src, "f", lambda: (rand(4, 20), np.ones(21), 4, 1))
+    run(src, "f", lambda: (rand(4, 20), np.ones(21), 0, 5))
+    run(src, "f", lambda: (rand(4, 20), np.ones(21), 4, 5), expect=None)  # IndexError
+
+
+def test_an_element_read_after_the_inner_loop_and_in_the_next_statement(threads):
+    recs = run("""
+    def f(A, B, C, D):
+        for i in range(A.shape[0]):
+            for j in range(B.shape[1]):
+                C[i, j] = 1.0
+                for k in range(A.shape[1]):
+                    C[i, j] += A[i, k] * B[k, j]
+                C[i, j] = C[i, j] * 0.5
+                D[i, j] = C[i, j] + D[i, j]
+        return locals()
+    """, "f", lambda: (rand(5, 7), rand(7, 24, seed=4), np.zeros((5, 24)), rand(5, 24, seed=5)))
+    assert interleaved(recs, "j") > 1
+
+
+def test_an_element_in_float32_and_in_python_lists():
+    run(TWO_MM, "f", lambda: (rand(5, 6, dtype=np.float32), rand(6, 19, seed=6, dtype=np.float32),
+                              np.zeros((5, 19), dtype=np.float32), np.float32(0.5)))
+    recs = run("""
+    def f(A, B, C, alpha, n, m, p):
+        for i in range(n):
+            for j in range(m):
+                C[i][j] = 0.0
+                for k in range(p):
+                    C[i][j] += alpha * A[i][k] * B[k][j]
+        return locals()
+    """, "f", lambda: (rand(5, 6).tolist(), rand(6, 17, seed=7).tolist(), np.ones((5, 17)).tolist(),
+                      1.5, 5, 17, 6))
+    assert interleaved(recs, "j") > 1
+
+
+def test_an_element_also_read_through_another_subscript_stays_in_memory(threads):
+    # C[i + 0, j] is the same element written another way: it is not taken for a variable
+    # (the read must see each update), so these columns run one at a time.
+    run("""
+    def f(B, C):
+        for i in range(C.shape[0]):
+            for j in range(C.shape[1]):
+                C[i, j] = 0.5
+                for k in range(B.shape[0]):
+                    C[i, j] += C[i + 0, j] * B[k, j] * 0.25
+        return locals()
+    """, "f", lambda: (rand(12, 16, seed=8), np.zeros((5, 16))))
+
+
+def test_an_element_of_an_array_that_is_also_read_under_another_name(threads):
+    src = """
+    def f(A, C, out):
+        for j in range(C.shape[0]):
+            C[j] = 0.0
+            for k in range(A.shape[0]):
+                C[j] += A[k, j] * out[k]
+        return locals()
+    """
+    def aliased():
+        C = rand(40, seed=10)
+        return rand(40, 40, seed=11), C, C   # out is C: reads see the columns written before
+    run(src, "f", aliased)
+    recs = run(src, "f", lambda: (rand(40, 40, seed=11), np.zeros(40), rand(40, seed=10)))
+    assert interleaved(recs, "j") > 1
+
+
+def test_an_element_with_an_error_after_the_inner_loop(threads):
+    # The lanes before the failing column have stored their elements, the ones after not.
+    recs = run("""
+    def f(A, B, C, w, out):
+        for j in range(B.shape[1]):
+            C[j] = 0.0
+            for k in range(A.shape[0]):
+                C[j] += A[k, 0] * B[k, j]
+            out[j] = C[j] + 1.0 / w[j]
+        return locals()
+    """, "f", lambda: (rand(6, 2), rand(6, 30, seed=12), np.full(30, 9.0),
+                      [0.0 if j == 13 else 2.0 for j in range(30)], np.zeros(30)), expect="bail")
+    assert interleaved(recs, "j") > 1
+
+
+def test_an_element_that_overflows_warns_in_cpythons_order():
+    def args():
+        A = rand(5, 6)
+        B = rand(6, 24, seed=13)
+        A[2, 3] = 1e300
+        B[3, 5] = 1e300
+        B[4, 11] = np.inf
+        A[2, 4] = 1.0
+        B[1, 11] = -np.inf
+        return A, B, np.zeros((5, 24)), 1.0
+    recs = run(TWO_MM, "f", args)
+    assert interleaved(recs, "j") > 1

@@ -3759,8 +3759,12 @@ class Gen {
     const int W = il.lanes;
     const std::vector<Stmt> xs = specialize::interleave_body(s->body[0]);
     if (il.fast == 0 || il.fast > xs.size()) return false;
-    const Stmt fast = ir::make_block(std::vector<Stmt>(xs.begin(), xs.begin() + (long)il.fast));
-    const Stmt rest = ir::make_block(std::vector<Stmt>(xs.begin() + (long)il.fast, xs.end()));
+    // F as the plan has it (promoted elements as variables); each lane's rest stores them
+    // back first.
+    const Stmt fast = ir::make_block(il.fast_body);
+    std::vector<Stmt> rest_stmts = il.writeback;
+    rest_stmts.insert(rest_stmts.end(), xs.begin() + (long)il.fast, xs.end());
+    const Stmt rest = ir::make_block(rest_stmts);
     const GenMark mark = gen_mark();
     auto& L = loops_[(size_t)s->loop];
 
