@@ -256,32 +256,46 @@ def loop_exit(instrs, header):
 
 
 def candidate_loops(code, instrs):
-    """The for loops over the result of a call named `range` (guards check it at run time)."""
+    """The for loops over the result of a call named `range` (guards check it at run time),
+    and the outermost for loops over anything else: those stay with CPython, but the report
+    lists them with the reason."""
     loops = []
     for h, ins in enumerate(instrs):
         if ins.name != "FOR_ITER" or ins.depth is None or h < 2:
             continue
         g = h - 1
-        if instrs[g].name != "GET_ITER" or instrs[g - 1].name != "CALL":
+        if instrs[g].name != "GET_ITER":
             continue
-        d = instrs[g].depth - 1  # values below the call's result
-        entry = None
-        for j in range(g - 1, -1, -1):
-            dj = instrs[j].depth
-            if dj is None or dj < d:
-                break
-            if dj == d:
-                entry = j
-                break
+        d = instrs[g].depth - 1  # values below the iterable
+        if instrs[g - 1].name != "CALL":
+            if d == 0:
+                entry = _expression_start(instrs, g - 1, d)
+                if entry is not None:
+                    loops.append(Loop(entry, g, h, loop_exit(instrs, h), d))
+            continue
+        entry = _expression_start(instrs, g - 1, d)
         if entry is None:
             continue
-        first = instrs[entry]
-        # The callee is the name `range`, loaded as a global or a name.
+        # The callee is the name `range`, loaded as a global or a name (or, for an
+        # outermost loop, anything: reported with the reason).
         names = [instrs[j] for j in range(entry, min(entry + 2, g))]
-        if not any(n.name in ("LOAD_GLOBAL", "LOAD_NAME") and _callee_name(code, n) == "range" for n in names):
+        if d != 0 and not any(n.name in ("LOAD_GLOBAL", "LOAD_NAME") and _callee_name(code, n) == "range"
+                              for n in names):
             continue
         loops.append(Loop(entry, g, h, loop_exit(instrs, h), d))
     return loops
+
+
+def _expression_start(instrs, last, d):
+    """The first instruction of the expression ending at `last` that leaves one value above
+    depth `d`, or None."""
+    for j in range(last, -1, -1):
+        dj = instrs[j].depth
+        if dj is None or dj < d:
+            return None
+        if dj == d:
+            return j
+    return None
 
 
 def _callee_name(code, ins):

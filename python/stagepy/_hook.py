@@ -62,9 +62,10 @@ def enable():
             from . import _compat, _resolve, _sweep, _types
             _compat.install()
             _types.register_python()
-            c.set_resolver(_resolve.resolve)
-            c.set_sweeper(_sweep.sweep)
             from . import _rewrite
+            c.set_resolver(_resolve.resolve)
+            c.set_user_file(_rewrite.is_user_file)
+            c.set_sweeper(_sweep.sweep)
             c.set_helper_info(_rewrite.helper_info)
             _callbacks_set = True
         c.enable()

@@ -239,6 +239,7 @@ class Lifter {
   }
   Expr pop_expr(State& st, const Instr& in) {
     SVal v = pop(st, in);
+    if (v.k == SVal::K::Next) fail("unpacks the items of a for loop (stagepy compiles `for v in range(...)` loops)", in.line);
     if (v.k != SVal::K::Expr) fail("unexpected stack value for " + in.opname, in.line);
     return v.e;
   }
@@ -422,7 +423,14 @@ class Lifter {
       }
       case Op::GET_ITER: {
         Expr v = pop_expr(st, in);
-        if (v->kind != ir::ExprNode::Kind::Call) fail("loops over something other than range()", in.line);
+        if (v->kind != ir::ExprNode::Kind::Call) {
+          // `for x in L`: CPython's iteration over the object itself.
+          std::string what = "something other than range()";
+          if (v->kind == ir::ExprNode::Kind::Load) what = "`" + nest_.vars[(size_t)v->var].name + "` itself";
+          else if (v->kind == ir::ExprNode::Kind::Attr && !v->args.empty() && v->args[0]->kind == ir::ExprNode::Kind::Load)
+            what = "`" + nest_.vars[(size_t)v->args[0]->var].name + "." + v->name + "` itself";
+          fail("loops over " + what + " (stagepy compiles `for v in range(...)` loops)", in.line);
+        }
         SVal r = special(SVal::K::RangeIter);
         r.callee = v->args[0];
         r.args.assign(v->args.begin() + 1, v->args.end());

@@ -28,6 +28,7 @@ int disable() { return 0; }
 bool enabled() { return false; }
 bool armed() { return false; }
 void set_resolver(PyObject*, bool) {}
+void set_user_file(PyObject*) {}
 void set_sweeper(PyObject*) {}
 PyObject* decision(PyObject*) { return nullptr; }
 PyObject* decide(PyObject*) { Py_RETURN_NONE; }
@@ -56,6 +57,8 @@ struct State {
   PyInterpreterState* interp = nullptr;
   PyObject* resolver = nullptr;  // strong
   bool prefilter = true;         // only send prefiltered code to the resolver
+  PyObject* user_file = nullptr; // strong: filename -> whether its loops are the user's
+  PyObject* user_files = nullptr;  // strong dict: its answers so far
   PyObject* sweeper = nullptr;   // strong
   bool audit_installed = false;
   int func_watcher = -1;
@@ -154,7 +157,29 @@ std::string incompatibility(PyCodeObject* orig, PyCodeObject* repl) {
   return "";
 }
 
-// Bytecode prefilter: only code with a `for` loop that may be over range(), or code
+// Whether loops in code from this file are the user's (the report lists them even when
+// they stay interpreted); asks the Python predicate once per file name.
+bool user_file(PyObject* filename) {
+  if (!g.user_file || !filename) return false;
+  if (!g.user_files && !(g.user_files = PyDict_New())) {
+    PyErr_Clear();
+    return false;
+  }
+  PyObject* known = PyDict_GetItemWithError(g.user_files, filename);  // borrowed
+  if (known) return known == Py_True;
+  PyErr_Clear();
+  PyRef r = PyRef::steal(PyObject_CallOneArg(g.user_file, filename));
+  int yes = r ? PyObject_IsTrue(r.get()) : -1;
+  if (yes < 0) {
+    PyErr_Clear();
+    yes = 0;
+  }
+  if (PyDict_SetItem(g.user_files, filename, yes ? Py_True : Py_False) < 0) PyErr_Clear();
+  return yes == 1;
+}
+
+// Bytecode prefilter: only code with a `for` loop that may be over range(), or with any
+// `for` loop in the user's files (reported with the reason it stays interpreted), or code
 // holding such code in its constants, goes to the (Python) resolver.
 bool scan_candidates(PyCodeObject* co, int depth) {
   if (depth > 64) return false;
@@ -164,13 +189,18 @@ bool scan_candidates(PyCodeObject* co, int depth) {
     PyObject* n = PyTuple_GET_ITEM(names, i);
     if (PyUnicode_Check(n) && PyUnicode_CompareWithASCIIString(n, "range") == 0) { names_range = true; break; }
   }
-  if (names_range) {
+  if (names_range || g.user_file) {
     PyRef bytes = PyRef::steal(PyCode_GetCode(co));  // de-specialized copy
     if (!bytes) { PyErr_Clear(); return false; }
     const unsigned char* c = (const unsigned char*)PyBytes_AS_STRING(bytes.get());
     Py_ssize_t n = PyBytes_GET_SIZE(bytes.get());
-    for (Py_ssize_t i = 0; i + 1 < n; i += 2)
-      if (c[i] == FOR_ITER) return true;
+    bool any_for = false;
+    for (Py_ssize_t i = 0; i + 1 < n; i += 2) {
+      if (c[i] != FOR_ITER) continue;
+      if (names_range) return true;
+      any_for = any_for || (i >= 2 && c[i - 2] == GET_ITER);
+    }
+    if (any_for && user_file(co->co_filename)) return true;
   }
   PyObject* consts = co->co_consts;
   for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(consts); i++) {
@@ -474,6 +504,12 @@ void set_resolver(PyObject* callable, bool prefilter) {
   g.prefilter = prefilter;
   Py_XINCREF(callable);
   Py_XSETREF(g.resolver, callable);
+}
+
+void set_user_file(PyObject* callable) {
+  Py_XINCREF(callable);
+  Py_XSETREF(g.user_file, callable);
+  Py_CLEAR(g.user_files);
 }
 
 void set_sweeper(PyObject* callable) {

@@ -27,6 +27,9 @@ bool armed();
 // the hook steps aside and answers whether stepping aside is safe.
 // With prefilter=false every new code object goes to the resolver (tests use this).
 void set_resolver(PyObject* callable, bool prefilter = true);   // borrowed; NULL clears
+// `callable(filename)`: whether that file's loops are the user's (then the prefilter passes
+// code with any for loop, not only code naming range); borrowed; NULL: only range.
+void set_user_file(PyObject* callable);
 void set_sweeper(PyObject* callable);
 
 // The cached decision for a code object: None (no replacement), the replacement code,

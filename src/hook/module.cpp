@@ -36,6 +36,11 @@ PyObject* py_set_resolver(PyObject*, PyObject* args, PyObject* kw) {
   Py_RETURN_NONE;
 }
 
+PyObject* py_set_user_file(PyObject*, PyObject* fn) {
+  hook::set_user_file(fn == Py_None ? nullptr : fn);
+  Py_RETURN_NONE;
+}
+
 PyObject* py_set_sweeper(PyObject*, PyObject* fn) {
   hook::set_sweeper(fn == Py_None ? nullptr : fn);
   Py_RETURN_NONE;
@@ -95,6 +100,7 @@ PyMethodDef methods[] = {
     {"enabled", py_enabled, METH_NOARGS, "Whether discovery is enabled."},
     {"armed", py_armed, METH_NOARGS, "Whether the hook is installed right now."},
     {"set_resolver", (PyCFunction)(void (*)())py_set_resolver, METH_VARARGS | METH_KEYWORDS, "Set the code-object resolver."},
+    {"set_user_file", py_set_user_file, METH_O, "Set the predicate: are a file's loops the user's (reported)?"},
     {"set_sweeper", py_set_sweeper, METH_O, "Set the function sweeper run before stepping aside."},
     {"decision", py_decision, METH_O, "The cached decision for a code object."},
     {"decide", py_decide, METH_O, "Decide a code object now; returns its replacement or None."},

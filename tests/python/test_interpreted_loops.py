@@ -1,0 +1,87 @@
+"""Loops stagepy does not compile still appear in the report, with the reason, and run as
+CPython runs them: `for x in L` over a list or an array, `enumerate`, `zip`, at function and
+module level. Library code's loops stay out of the report."""
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import stagepy
+import difftest
+
+
+def reasons(recs):
+    return [r["reason"] or "" for r in recs]
+
+
+@pytest.mark.parametrize("src, make_args, reason", [
+    ("""
+    def f(L):
+        s = 0.0
+        for x in L:
+            s += x * x
+        return s, x
+    """, lambda: ([0.5, 1.5, -2.0],), "loops over `L` itself"),
+    ("""
+    def f(a, out):
+        for x in a:
+            out[0] += x
+        return locals()
+    """, lambda: (np.arange(5.0), np.zeros(1)), "loops over `a` itself"),
+    ("""
+    def f(a, out):
+        for i, x in enumerate(a):
+            out[i] = x * 2
+        return locals()
+    """, lambda: (np.arange(4.0), np.zeros(4)), "unpacks the items of a for loop"),
+    ("""
+    def f(a, b):
+        s = 0
+        for x, y in zip(a, b):
+            s += x * y
+        return s
+    """, lambda: ([1, 2, 3], [4, 5]), "unpacks the items of a for loop"),
+    ("""
+    def f(p):
+        t = 0
+        for v in p.items:
+            t = t * 10 + v
+        return t
+    """, lambda: (SimpleNamespace(items=[3, 1, 2]),), "loops over `p.items` itself"),
+])
+def test_loops_over_other_iterables_are_reported_with_the_reason(src, make_args, reason):
+    recs = difftest.run(src, "f", make_args, expect="interpreted")
+    assert recs, "the loop is not in the report"
+    assert any(reason in r for r in reasons(recs)), reasons(recs)
+    assert all(r["calls"] >= 1 and r["status"] == "interpreted" for r in recs)
+
+
+def test_a_module_level_loop_over_a_list():
+    recs = difftest.run_module("""
+    total = 0
+    for w in words:
+        total += len(w)
+    """, lambda: {"words": ["ab", "cde", ""]}, expect="interpreted")
+    assert any("loops over `words` itself" in r for r in reasons(recs)), reasons(recs)
+
+
+def test_range_loops_inside_an_interpreted_loop_still_run_natively():
+    recs = difftest.run("""
+    def f(rows, out):
+        for k, row in enumerate(rows):
+            s = 0.0
+            for j in range(row.shape[0]):
+                s += row[j] * row[j]
+            out[k] = s
+        return locals()
+    """, "f", lambda: (list(np.arange(12.0).reshape(3, 4)), np.zeros(3)), expect="native")
+    assert {r["status"] for r in recs} == {"interpreted", "cpu"}, recs
+
+
+def test_library_loops_stay_out_of_the_report():
+    import statistics
+    with stagepy.enable():
+        statistics.fmean([1.0, 2.0, 4.0])
+        statistics.median_grouped([1, 2, 2, 3])
+    files = {r["file"] for r in stagepy.report()}
+    assert statistics.__file__ not in files, files
