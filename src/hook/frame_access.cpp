@@ -155,6 +155,11 @@ int write_variable(const FrameRef& f, const ir::Var& v, PyObject* value) {
     case ir::Var::Storage::Attr:
       PyErr_SetString(PyExc_SystemError, "stagepy: cannot write an attribute pseudo-variable");
       return -1;
+    case ir::Var::Storage::Part:
+    case ir::Var::Storage::Temp:
+      // Lowered IR's own variables: the dispatcher never writes them to the frame.
+      PyErr_SetString(PyExc_SystemError, "stagepy: cannot write a lowered IR variable to the frame");
+      return -1;
   }
   return 0;
 }
