@@ -267,20 +267,14 @@ def candidate_loops(code, instrs):
         if instrs[g].name != "GET_ITER":
             continue
         d = instrs[g].depth - 1  # values below the iterable
-        if instrs[g - 1].name != "CALL":
-            if d == 0:
-                entry = _expression_start(instrs, g - 1, d)
-                if entry is not None:
-                    loops.append(Loop(entry, g, h, loop_exit(instrs, h), d))
-            continue
         entry = _expression_start(instrs, g - 1, d)
         if entry is None:
             continue
-        # The callee is the name `range`, loaded as a global or a name (or, for an
-        # outermost loop, anything: reported with the reason).
+        # Inside another loop, only a call whose callee is the name `range`, loaded as a
+        # global or a name (the outermost loop: anything, reported with the reason).
         names = [instrs[j] for j in range(entry, min(entry + 2, g))]
-        if d != 0 and not any(n.name in ("LOAD_GLOBAL", "LOAD_NAME") and _callee_name(code, n) == "range"
-                              for n in names):
+        if d != 0 and not (instrs[g - 1].name == "CALL" and any(
+                n.name in ("LOAD_GLOBAL", "LOAD_NAME") and _callee_name(code, n) == "range" for n in names)):
             continue
         loops.append(Loop(entry, g, h, loop_exit(instrs, h), d))
     return loops

@@ -201,6 +201,10 @@ struct Element {
   int var = -1;           // the Temp variable standing for it
 };
 
+bool is_element(const Element& el, const Expr& base, const Expr& index) {
+  return ir::same_pure_expr(base, el.base) && ir::same_pure_expr(index, el.index);
+}
+
 class Elements {
  public:
   Elements(const std::vector<Stmt>& fast, const std::set<int>& vj, int jvar) : fast_(fast), vj_(vj), jvar_(jvar) {}
@@ -225,7 +229,7 @@ class Elements {
             el.base = f.base;
             el.index = f.index;
             cand[r] = el;
-          } else if (!same(it->second, f.base, f.index)) {
+          } else if (!is_element(it->second, f.base, f.index)) {
             bad.insert(r);
           }
         }
@@ -244,10 +248,6 @@ class Elements {
   const std::set<int>& vj_;
   const int jvar_;
 
-  static bool same(const Element& el, const Expr& base, const Expr& index) {
-    return ir::same_pure_expr(base, el.base) && ir::same_pure_expr(index, el.index);
-  }
-
   // Reads only variables J's body does not assign, or J's own.
   bool fixed(const Expr& e) const {
     bool ok = ir::same_pure_expr(e, e);  // no call, nothing the comparison does not know
@@ -261,7 +261,7 @@ class Elements {
   bool uses_ok(const Expr& e, const Element& el, int* n) const {
     if (!e) return true;
     if (e->kind == EK::Subscript && ir::root_var(e) == el.root) {
-      if (!same(el, e->args[0], e->args[1]) || !types::same(e->type, el.type)) return false;
+      if (!is_element(el, e->args[0], e->args[1]) || !types::same(e->type, el.type)) return false;
       ++*n;
       return true;
     }
@@ -278,7 +278,7 @@ class Elements {
   bool stmt_ok(const Stmt& s, const Element& el, int* n) const {
     for (auto& f : s->effects) {
       if (f.kind == ir::Effect::Kind::Store && ir::root_var(f.base) == el.root) {
-        if (!same(el, f.base, f.index) || !storable(f.value, el)) return false;
+        if (!is_element(el, f.base, f.index) || !storable(f.value, el)) return false;
         ++*n;
       } else if (!uses_ok(f.base, el, n) || !uses_ok(f.index, el, n)) {
         return false;
@@ -311,16 +311,15 @@ class Elements {
       el.type = types::np_scalar(bt->dtype);
     }
     if (!fixed(el.base) || !fixed(el.index)) return false;
-    int uses = 0;
-    for (auto& x : fast_)
-      if (!stmt_ok(x, el, &uses)) return false;
-    // An access at F's top level: every iteration touches the element, and that access's
-    // facts (or its check, which makes codegen give the interleaving up) cover reading it
-    // first.
+    // Every use in F is the element, and F's first top-level statement that uses it gives
+    // el.origin: every iteration touches the element, and that access's facts (or its
+    // check, which makes codegen give the interleaving up) cover reading it first.
+    bool top = false;
     for (auto& x : fast_) {
-      if (x->kind != SK::Seg) continue;
       int n = 0;
-      if (!stmt_ok(x, el, &n) || n == 0) continue;
+      if (!stmt_ok(x, el, &n)) return false;
+      if (x->kind != SK::Seg || n == 0 || top) continue;
+      top = true;
       for (auto& f : x->effects) {
         if (f.kind == ir::Effect::Kind::Store && ir::root_var(f.base) == el.root) el.origin = f.origin;
         ir::walk_expr(f.value, [&](const Expr& e) {
@@ -330,7 +329,6 @@ class Elements {
       }
       el.line = x->line;
       el.resume = x->resume;
-      break;
     }
     return el.origin >= 0;
   }
@@ -346,7 +344,7 @@ Expr typed_load(int var, const TypeRef& t, int origin) {
 Stmt promote(const Stmt& s, const std::vector<Element>& els) {
   auto match = [&](const Expr& base, const Expr& index) -> const Element* {
     for (auto& el : els)
-      if (ir::same_pure_expr(base, el.base) && ir::same_pure_expr(index, el.index)) return &el;
+      if (is_element(el, base, index)) return &el;
     return nullptr;
   };
   const ir::ExprFn reads = [&](const Expr& e) -> Expr {
