@@ -236,13 +236,14 @@ def normalize_consts(consts):
 # ---------------------------------------------------------------- candidate loops
 
 class Loop:
-    """A `for` loop whose iterable is the result of a call just before GET_ITER.
-    entry: index of the first instruction of the `range(...)` call expression;
-    header: index of FOR_ITER; exit: index of the first instruction after the loop."""
-    __slots__ = ("entry", "get_iter", "header", "exit", "depth")
+    """A `for` loop. entry: index of the first instruction of its iterable's expression;
+    header: index of FOR_ITER; exit: index of the first instruction after the loop;
+    over_range: whether the iterable is a call of a name `range`."""
+    __slots__ = ("entry", "get_iter", "header", "exit", "depth", "over_range")
 
-    def __init__(self, entry, get_iter, header, exit, depth):
+    def __init__(self, entry, get_iter, header, exit, depth, over_range):
         self.entry, self.get_iter, self.header, self.exit, self.depth = entry, get_iter, header, exit, depth
+        self.over_range = over_range
 
 
 def loop_exit(instrs, header):
@@ -256,9 +257,7 @@ def loop_exit(instrs, header):
 
 
 def candidate_loops(code, instrs):
-    """The for loops over the result of a call named `range` (guards check it at run time),
-    and the outermost for loops over anything else: those stay with CPython, but the report
-    lists them with the reason."""
+    """Every for loop (which of them get a runtime call is the rewriter's choice)."""
     loops = []
     for h, ins in enumerate(instrs):
         if ins.name != "FOR_ITER" or ins.depth is None or h < 2:
@@ -270,13 +269,10 @@ def candidate_loops(code, instrs):
         entry = _expression_start(instrs, g - 1, d)
         if entry is None:
             continue
-        # Inside another loop, only a call whose callee is the name `range`, loaded as a
-        # global or a name (the outermost loop: anything, reported with the reason).
         names = [instrs[j] for j in range(entry, min(entry + 2, g))]
-        if d != 0 and not (instrs[g - 1].name == "CALL" and any(
-                n.name in ("LOAD_GLOBAL", "LOAD_NAME") and _callee_name(code, n) == "range" for n in names)):
-            continue
-        loops.append(Loop(entry, g, h, loop_exit(instrs, h), d))
+        over_range = instrs[g - 1].name == "CALL" and any(
+            n.name in ("LOAD_GLOBAL", "LOAD_NAME") and _callee_name(code, n) == "range" for n in names)
+        loops.append(Loop(entry, g, h, loop_exit(instrs, h), d, over_range))
     return loops
 
 

@@ -90,9 +90,15 @@ def rewrite(code):
     info = _code_info(core, code, instrs)
     plans = []
     for lp in loops:
+        # Library code: only loops over range() (compiled once they have run often).
+        # The user's files: every loop that lifts; the report also lists those that do
+        # not, when they are range() loops or outermost (an inner loop over anything else
+        # inside a loop CPython runs would be noise).
+        if not user and not lp.over_range:
+            continue
         exit_off = instrs[lp.exit].offset if lp.exit < len(instrs) else -1
         nest = core.Nest(info, instrs[lp.entry].offset, instrs[lp.header].offset, exit_off, lp.depth, user)
-        if nest.ok or user:
+        if nest.ok or (user and (lp.over_range or lp.depth == 0)):
             plans.append((lp, nest))
     if not plans:
         return None

@@ -1,13 +1,16 @@
 // See lift.h.
 #include "analysis/lift.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <vector>
 
 #include "analysis/bind_module_attributes.h"
 #include "analysis/cfg.h"
+#include "ir/mutate.h"
 
 namespace stagepy::analysis {
 namespace {
@@ -21,14 +24,19 @@ struct SVal {
     Expr,       // an IR expression
     Null,       // PUSH_NULL / the NULL half of a global or method load
     Iter,       // the iterator of active For `loop`
-    RangeIter,  // GET_ITER applied to a call: callee(args...)
+    RangeIter,  // GET_ITER: of a call callee(args...), or of a sequence (`form`)
     Next,       // the value FOR_ITER just produced for loop `loop`
+    NextItem,   // item `item` of that value, unpacked (for i, x in enumerate(S))
     Opaque,     // a value below the nest (an enclosing interpreted loop's iterator)
   } k = K::Expr;
   Expr e;
   int loop = -1;
   Expr callee;
   std::vector<Expr> args;
+  ir::StmtNode::Iter form = ir::StmtNode::Iter::Range;  // RangeIter
+  std::vector<Expr> over;                                // RangeIter (not Range): the sequences
+  int64_t start = 0;                                     // RangeIter (Enumerate)
+  int item = -1;                                         // NextItem
   bool shared = false;  // duplicated by COPY: discarding it evaluates nothing
   int origin = -1;
 };
@@ -69,6 +77,7 @@ struct Ctx {
   int base;  // stack depth at statement boundaries inside this loop
   int var = -1;
   int header_offset = -1;
+  std::vector<int> items{};  // the variables the unpacked items went to (-1: not yet)
 };
 
 [[noreturn]] void fail(const std::string& why, int line) { throw LiftError{why, line}; }
@@ -239,7 +248,8 @@ class Lifter {
   }
   Expr pop_expr(State& st, const Instr& in) {
     SVal v = pop(st, in);
-    if (v.k == SVal::K::Next) fail("unpacks the items of a for loop (stagepy compiles `for v in range(...)` loops)", in.line);
+    if (v.k == SVal::K::Next || v.k == SVal::K::NextItem)
+      fail("uses a for loop's item other than by assigning it to names", in.line);
     if (v.k != SVal::K::Expr) fail("unexpected stack value for " + in.opname, in.line);
     return v.e;
   }
@@ -254,6 +264,60 @@ class Lifter {
     Expr e = constant_expr(c, origin);
     if (!e) fail("uses a constant of a type stagepy does not handle (str, bytes, big int...)", line);
     return e;
+  }
+
+  // A sequence a desugared for loop can index: a variable or an attribute of one.
+  static bool sequence_expr(const Expr& e) {
+    return e->kind == ir::ExprNode::Kind::Load ||
+           (e->kind == ir::ExprNode::Kind::Attr && e->args[0]->kind == ir::ExprNode::Kind::Load);
+  }
+  std::string show(const Expr& e) const {
+    if (e->kind == ir::ExprNode::Kind::Load) return nest_.vars[(size_t)e->var].name;
+    if (e->kind == ir::ExprNode::Kind::Attr && e->args[0]->kind == ir::ExprNode::Kind::Load)
+      return nest_.vars[(size_t)e->args[0]->var].name + "." + e->name;
+    return "an expression";
+  }
+
+  // What GET_ITER makes of its operand: range(...) (any call but enumerate/zip: type
+  // inference checks the callee), a sequence, enumerate(S[, c]) or zip(A, B, ...). Whether
+  // `enumerate` and `zip` are the builtins is checked at run time, as for range.
+  SVal iterable(const Expr& v, int line) {
+    using Iter = ir::StmtNode::Iter;
+    SVal r = special(SVal::K::RangeIter);
+    r.origin = v->origin;
+    if (v->kind != ir::ExprNode::Kind::Call) {
+      if (!sequence_expr(v))
+        fail("loops over an expression (stagepy compiles loops over range(), or over a variable or attribute "
+             "holding a sequence)", line);
+      r.form = Iter::Seq;
+      r.over = {v};
+      return r;
+    }
+    r.callee = v->args[0];
+    r.args.assign(v->args.begin() + 1, v->args.end());
+    const Expr& c = v->args[0];
+    std::string name = c->kind == ir::ExprNode::Kind::Load ? nest_.vars[(size_t)c->var].name : "";
+    if (name != "enumerate" && name != "zip") return r;
+    if (!v->kwnames.empty()) fail("calls " + name + "() with keyword arguments", line);
+    r.form = name == "zip" ? Iter::Zip : Iter::Enumerate;
+    if (r.form == Iter::Enumerate) {
+      if (r.args.empty() || r.args.size() > 2) fail("calls enumerate() with " + std::to_string(r.args.size()) + " arguments", line);
+      if (r.args.size() == 2) {
+        const Expr& k = r.args[1];
+        if (k->kind != ir::ExprNode::Kind::Const || k->value.kind != ir::ConstValue::Kind::Int ||
+            k->value.i < -(int64_t(1) << 40) || k->value.i > (int64_t(1) << 40))
+          fail("calls enumerate() with a start that is not an integer constant", line);
+        r.start = k->value.i;
+      }
+      r.over = {r.args[0]};
+    } else {
+      if (r.args.empty()) fail("calls zip() without arguments", line);
+      r.over = r.args;
+    }
+    for (auto& o : r.over)
+      if (!sequence_expr(o))
+        fail("calls " + name + "() on an expression (stagepy compiles it on variables or attributes holding sequences)", line);
+    return r;
   }
 
   // ------------------------------------------------------------ one instruction
@@ -290,10 +354,18 @@ class Lifter {
         int var = var_for(in);
         nest_.vars[var].assigned = true;
         if (v.k == SVal::K::Next) {
-          if (active_.empty() || active_.back().ir_loop != v.loop || active_.back().var >= 0)
+          if (active_.empty() || active_.back().ir_loop != v.loop || active_.back().var >= 0 || !active_.back().items.empty())
             fail("a for loop variable stored in an unexpected place", in.line);
           active_.back().var = var;
           st.after_loop_store = true;
+          return;
+        }
+        if (v.k == SVal::K::NextItem) {
+          if (active_.empty() || active_.back().ir_loop != v.loop || active_.back().items[(size_t)v.item] >= 0)
+            fail("a for loop variable stored in an unexpected place", in.line);
+          std::vector<int>& items = active_.back().items;
+          items[(size_t)v.item] = var;
+          st.after_loop_store = std::find(items.begin(), items.end(), -1) == items.end();
           return;
         }
         if (v.k != SVal::K::Expr) fail("stores a value stagepy cannot follow", in.line);
@@ -375,8 +447,22 @@ class Lifter {
         break;
       }
       case Op::UNPACK_SEQUENCE: {
-        Expr v = pop_expr(st, in);
         int n = in.iarg;
+        if (!st.stack.empty() && st.stack.back().k == SVal::K::Next) {
+          // for i, x in ...: the items go to names (checked when the loop is done).
+          SVal next = pop(st, in);
+          if (active_.empty() || active_.back().ir_loop != next.loop || active_.back().var >= 0 ||
+              !active_.back().items.empty() || n < 1)
+            fail("unpacks a for loop's item in an unexpected place", in.line);
+          active_.back().items.assign((size_t)n, -1);
+          for (int i = n - 1; i >= 0; i--) {
+            SVal item = special(SVal::K::NextItem, next.loop);
+            item.item = i;
+            st.stack.push_back(item);
+          }
+          break;
+        }
+        Expr v = pop_expr(st, in);
         if (v->kind == ir::ExprNode::Kind::Tuple && (int)v->args.size() == n) {
           for (int i = n - 1; i >= 0; i--) st.stack.push_back(of(v->args[i]));
         } else {
@@ -395,6 +481,8 @@ class Lifter {
         SVal v = pop(st, in);
         if (v.k == SVal::K::Iter) {
           st.popped_iters.push_back(v.loop);
+        } else if (v.k == SVal::K::Next || v.k == SVal::K::NextItem) {
+          fail("discards a for loop's item", in.line);
         } else if (v.k == SVal::K::Expr && !v.shared) {
           ir::Effect e;
           e.kind = ir::Effect::Kind::Eval;
@@ -423,19 +511,7 @@ class Lifter {
       }
       case Op::GET_ITER: {
         Expr v = pop_expr(st, in);
-        if (v->kind != ir::ExprNode::Kind::Call) {
-          // `for x in L`: CPython's iteration over the object itself.
-          std::string what = "something other than range()";
-          if (v->kind == ir::ExprNode::Kind::Load) what = "`" + nest_.vars[(size_t)v->var].name + "` itself";
-          else if (v->kind == ir::ExprNode::Kind::Attr && !v->args.empty() && v->args[0]->kind == ir::ExprNode::Kind::Load)
-            what = "`" + nest_.vars[(size_t)v->args[0]->var].name + "." + v->name + "` itself";
-          fail("loops over " + what + " (stagepy compiles `for v in range(...)` loops)", in.line);
-        }
-        SVal r = special(SVal::K::RangeIter);
-        r.callee = v->args[0];
-        r.args.assign(v->args.begin() + 1, v->args.end());
-        r.origin = v->origin;
-        st.stack.push_back(r);
+        st.stack.push_back(iterable(v, in.line));
         break;
       }
       case Op::NOP:
@@ -626,6 +702,94 @@ class Lifter {
     return m;
   }
 
+  // A variable that is not the frame's: the hidden position of a for loop, or a builtin.
+  int hidden_var(ir::Var::Storage storage, const std::string& name) {
+    int id = var_of(storage, -1, name);
+    nest_.vars[(size_t)id].read = true;
+    return id;
+  }
+  Expr builtin_call(const char* name, std::vector<Expr> args, int origin) {
+    return ir::make_call(ir::make_load(hidden_var(ir::Var::Storage::Builtin, name), origin), std::move(args), {}, origin);
+  }
+
+  // `for x in S`, `for i, x in enumerate(S, c)`, `for a, b in zip(A, B)` as a loop over
+  // range() whose body opens by assigning the items: x = S[k] (the position k is a
+  // hidden variable; enumerate's own index is the loop variable). Indexing gives what the
+  // iterator gives for the sequences type inference accepts (lists, tuples, arrays), and
+  // the sequences stay the objects the loop started with: the body may not assign their
+  // names.
+  Stmt desugar_for(const SVal& r, const Ctx& c, std::vector<Stmt> body, int ir_loop, int range_resume,
+                   int item_resume, int line) {
+    using Iter = ir::StmtNode::Iter;
+    const int o = r.origin;
+    std::vector<int> targets;
+    if (r.form == Iter::Seq) {
+      if (!c.items.empty()) fail("unpacks the items of `" + show(r.over[0]) + "`", line);
+      targets = {c.var};
+    } else if (r.form == Iter::Enumerate) {
+      if (c.items.size() != 2) fail("uses enumerate()'s items other than as `for i, x in enumerate(...)`", line);
+      targets = c.items;
+    } else {
+      if (c.items.size() != r.over.size())
+        fail("uses zip()'s items other than by unpacking them into " + std::to_string(r.over.size()) + " names", line);
+      targets = c.items;
+    }
+    for (int t : targets)
+      if (t < 0) fail("a for loop whose variable stagepy cannot follow", line);
+    int var;  // the loop's variable: a hidden position, or enumerate's index
+    Expr pos;
+    std::vector<Expr> range_args;
+    std::vector<ir::Effect> items;
+    auto len = [&](const Expr& seq) { return builtin_call("len", {seq}, o); };
+    auto int_const = [&](int64_t v) {
+      ir::ConstValue k;
+      k.kind = ir::ConstValue::Kind::Int;
+      k.i = v;
+      return ir::make_const(k, o);
+    };
+    auto item = [&](int target, const Expr& seq, const Expr& at) {
+      ir::Effect e;
+      e.kind = ir::Effect::Kind::Assign;
+      e.var = target;
+      e.value = ir::make_subscript(seq, at, o);
+      e.origin = o;
+      nest_.vars[(size_t)target].assigned = true;
+      items.push_back(e);
+    };
+    if (r.form == Iter::Enumerate) {
+      var = targets[0];
+      Expr n = len(r.over[0]);
+      range_args = r.start == 0 ? std::vector<Expr>{n}
+                                : std::vector<Expr>{int_const(r.start), ir::make_binary(ir::BinOp::Add, int_const(r.start), n, false, o)};
+      Expr i = ir::make_load(var, o);
+      item(targets[1], r.over[0], r.start == 0 ? i : ir::make_binary(ir::BinOp::Sub, i, int_const(r.start), false, o));
+    } else {
+      var = hidden_var(ir::Var::Storage::Temp, "$" + nest_.vars[(size_t)targets[0]].name + ".position" + std::to_string(ir_loop));
+      Expr n = len(r.over[0]);
+      for (size_t k = 1; k < r.over.size(); k++) n = builtin_call("min", {n, len(r.over[k])}, o);
+      range_args = {n};
+      for (size_t k = 0; k < targets.size(); k++) item(targets[k], r.over[k], ir::make_load(var, o));
+    }
+    std::vector<Stmt> full;
+    full.push_back(ir::make_seg(std::move(items), item_resume, line));
+    for (auto& b : body) full.push_back(std::move(b));
+    Stmt block = ir::make_block(std::move(full));
+    // The sequences are evaluated once, before the loop: their names must keep their values.
+    for (auto& seq : r.over) {
+      int v = seq->kind == ir::ExprNode::Kind::Load ? seq->var : seq->args[0]->var;
+      std::set<int> assigned;
+      ir::collect_assigned(block, &assigned);
+      if (assigned.count(v)) fail("assigns `" + nest_.vars[(size_t)v].name + "` inside a loop over " + show(seq), line);
+    }
+    Stmt f = ir::make_for(var, r.form == Iter::Seq ? nullptr : r.callee, std::move(range_args), std::move(block), ir_loop,
+                          range_resume, line);
+    auto m = std::make_shared<ir::StmtNode>(*f);
+    m->iter = r.form;
+    m->over = r.over;
+    m->start = r.start;
+    return m;
+  }
+
   // Lifts loop `l` (its header reached from outside); returns the block after it, or -1.
   int lift_loop(int l, State& st, std::vector<Stmt>& out) {
     const Loop& L = g_.loops[l];
@@ -652,11 +816,31 @@ class Lifter {
       inner.stack.push_back(special(SVal::K::Next, ir_loop));
       active_.push_back(c);
       lift_from(hb.succ[1], -1, inner, body, false);
-      int var = active_.back().var;
-      active_.pop_back();
-      if (var < 0) fail("a for loop whose variable stagepy cannot follow", info.line);
-      if (r.args.empty() || r.args.size() > 3) fail("range() with " + std::to_string(r.args.size()) + " arguments", info.line);
-      out.push_back(ir::make_for(var, r.callee, r.args, ir::make_block(std::move(body)), ir_loop, rp, for_line));
+      Ctx done = active_.back();
+      if (r.form == ir::StmtNode::Iter::Range) {
+        active_.pop_back();
+        if (!done.items.empty()) fail("unpacks the items of a for loop over range()", info.line);
+        if (done.var < 0) fail("a for loop whose variable stagepy cannot follow", info.line);
+        if (r.args.empty() || r.args.size() > 3) fail("range() with " + std::to_string(r.args.size()) + " arguments", info.line);
+        out.push_back(ir::make_for(done.var, r.callee, r.args, ir::make_block(std::move(body)), ir_loop, rp, for_line));
+      } else {
+        // Resumes at the start of an iteration re-enter it: CPython's FOR_ITER takes the
+        // current item again (the iterator is rebuilt on it).
+        State at_header = inner;
+        at_header.stmt_start = info.header_offset;
+        at_header.stmt_reenter = true;
+        at_header.stmt_line = for_line;
+        int item_resume = resume(at_header);
+        active_.pop_back();
+        out.push_back(desugar_for(r, done, std::move(body), ir_loop, rp, item_resume, for_line));
+        nest_.loops[(size_t)ir_loop].iter = r.form;
+        nest_.loops[(size_t)ir_loop].over = r.over;
+        nest_.loops[(size_t)ir_loop].start = r.start;
+        std::string names;
+        for (int t : done.items.empty() ? std::vector<int>{done.var} : done.items)
+          names += (names.empty() ? "" : ", ") + nest_.vars[(size_t)t].name;
+        nest_.loops[(size_t)ir_loop].targets = names;
+      }
     } else {
       if ((int)st.stack.size() != base()) fail("a while loop inside an expression", info.line);
       flush(st, out);

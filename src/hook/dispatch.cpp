@@ -382,7 +382,48 @@ PyObject* box(const TypeRef& t, uint64_t bits) {
 
 // The iterators CPython needs to resume at `r`: for each enclosing for loop, a range
 // iterator positioned after its current value (on it, for a re-entered iteration).
-PyObject* iterators_for(const NestState& s, const specialize::Kernel& k, int r, const std::vector<int64_t>& state) {
+// The value a desugared loop's sequence expression (a variable or an attribute of one)
+// has now, after the write-back: the object the loop iterates (its names are not assigned
+// inside the loop).
+PyObject* sequence_now(const FrameRef& f, const ir::Nest& nest, const ir::Expr& e) {
+  bool attr = e->kind == ir::ExprNode::Kind::Attr;
+  const ir::Var& v = nest.vars[(size_t)(attr ? e->args[0]->var : e->var)];
+  PyObject* val = nullptr;
+  std::string why;
+  if (read_variable(f, v, &val, &why) < 0) return nullptr;
+  PyRef base = PyRef::steal(val);
+  if (base && attr) {
+    PyRef name = PyRef::steal(PyUnicode_FromString(e->name.c_str()));
+    if (!name || read_attribute(base.get(), v, name.get(), &val, &why) < 0) return nullptr;
+    base = PyRef::steal(val);
+  }
+  if (!base) PyErr_Format(PyExc_SystemError, "stagepy: the sequence of a loop is gone (%s)", why.c_str());
+  return base.release();
+}
+
+// iter(seq) moved on to position `pos`: the iterator CPython's loop would hold.
+PyObject* iterator_at(PyObject* seq, int64_t pos) {
+  PyRef it = PyRef::steal(PyObject_GetIter(seq));
+  if (!it) return nullptr;
+  if (pos <= 0) return it.release();
+  PyRef p = PyRef::steal(PyLong_FromLongLong(pos));
+  if (!p) return nullptr;
+  PyRef r = PyRef::steal(PyObject_CallMethod(it.get(), "__setstate__", "O", p.get()));
+  if (r) return it.release();
+  if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return nullptr;
+  PyErr_Clear();  // an iterator without __setstate__ (memoryview's): step it
+  for (int64_t i = 0; i < pos; i++) {
+    PyRef x = PyRef::steal(PyIter_Next(it.get()));
+    if (!x) return PyErr_Occurred() ? nullptr : it.release();
+  }
+  return it.release();
+}
+
+// The iterators of the loops enclosing resume point `r`, rebuilt from the kernel's loop
+// state: range(next, stop, step), or for a desugared loop iter(seq) at its position
+// (inside enumerate() or zip() where the loop had them).
+PyObject* iterators_for(const NestState& s, const specialize::Kernel& k, int r, const std::vector<int64_t>& state,
+                        const FrameRef& f) {
   const ir::ResumePoint& rp = s.lift.nest.resumes[r];
   size_t n = rp.loops.size();
   PyRef tuple = PyRef::steal(PyTuple_New((Py_ssize_t)n));
@@ -395,16 +436,39 @@ PyObject* iterators_for(const NestState& s, const specialize::Kernel& k, int r, 
                                std::to_string(rp.line) + "): loop L" + std::to_string(loop) + " cur " +
                                std::to_string(state[slot]) + " stop " + std::to_string(state[slot + 1]) + " step " +
                                std::to_string(state[slot + 2]));
-    PyRef cur = PyRef::steal(PyLong_FromLongLong(state[slot]));
-    PyRef stop = PyRef::steal(PyLong_FromLongLong(state[slot + 1]));
-    PyRef step = PyRef::steal(PyLong_FromLongLong(state[slot + 2]));
-    if (!cur || !stop || !step) return nullptr;
     bool here = rp.reenter && i == n - 1;
-    PyRef next = here ? cur : PyRef::steal(PyNumber_Add(cur.get(), step.get()));
-    if (!next) return nullptr;
-    PyRef range = PyRef::steal(PyObject_CallFunctionObjArgs((PyObject*)&PyRange_Type, next.get(), stop.get(), step.get(), nullptr));
-    if (!range) return nullptr;
-    PyObject* it = PyObject_GetIter(range.get());
+    const int64_t next = here ? state[slot] : state[slot] + state[slot + 2];
+    const ir::LoopInfo& info = s.lift.nest.loops[(size_t)loop];
+    PyObject* it = nullptr;
+    if (info.iter == ir::StmtNode::Iter::Range) {
+      PyRef start = PyRef::steal(PyLong_FromLongLong(next));
+      PyRef stop = PyRef::steal(PyLong_FromLongLong(state[slot + 1]));
+      PyRef step = PyRef::steal(PyLong_FromLongLong(state[slot + 2]));
+      if (!start || !stop || !step) return nullptr;
+      PyRef range = PyRef::steal(PyObject_CallFunctionObjArgs((PyObject*)&PyRange_Type, start.get(), stop.get(), step.get(), nullptr));
+      if (!range) return nullptr;
+      it = PyObject_GetIter(range.get());
+    } else {
+      const int64_t pos = next - info.start;  // enumerate's loop variable counts from start
+      PyRef its = PyRef::steal(PyTuple_New((Py_ssize_t)info.over.size()));
+      if (!its) return nullptr;
+      for (size_t q = 0; q < info.over.size(); q++) {
+        PyRef seq = PyRef::steal(sequence_now(f, s.lift.nest, info.over[q]));
+        if (!seq) return nullptr;
+        PyObject* one = iterator_at(seq.get(), pos);
+        if (!one) return nullptr;
+        PyTuple_SET_ITEM(its.get(), (Py_ssize_t)q, one);
+      }
+      if (info.iter == ir::StmtNode::Iter::Seq) {
+        it = Py_NewRef(PyTuple_GET_ITEM(its.get(), 0));
+      } else if (info.iter == ir::StmtNode::Iter::Enumerate) {
+        PyRef count = PyRef::steal(PyLong_FromLongLong(next));
+        if (!count) return nullptr;
+        it = PyObject_CallFunctionObjArgs((PyObject*)&PyEnum_Type, PyTuple_GET_ITEM(its.get(), 0), count.get(), nullptr);
+      } else {
+        it = PyObject_Call((PyObject*)&PyZip_Type, its.get(), nullptr);
+      }
+    }
     if (!it) return nullptr;
     PyTuple_SET_ITEM(tuple.get(), (Py_ssize_t)(n - 1 - i), it);  // innermost first: it ends on top
   }
@@ -839,7 +903,7 @@ PyObject* dispatch(NestState& s) {
   s.bailouts++;
   const ir::ResumePoint& rp = s.lift.nest.resumes[(size_t)status - 1];
   s.status_reason = "stopped at line " + std::to_string(rp.line) + " for CPython to run it (an error, an overflow or a warning)";
-  PyObject* iters = iterators_for(s, sp->kernel, status - 1, state);
+  PyObject* iters = iterators_for(s, sp->kernel, status - 1, state, f);
   if (!iters) return nullptr;
   Py_XSETREF(t_resume_iters, iters);
   return PyLong_FromLong(status);

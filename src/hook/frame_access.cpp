@@ -99,6 +99,24 @@ int read_variable(const FrameRef& f, const ir::Var& v, PyObject** out, std::stri
     case ir::Var::Storage::Attr:
       *why = "internal error: attribute read as a variable";
       return 0;
+    case ir::Var::Storage::Builtin: {
+      // The builtins module's, not the frame's names (held for the process's life).
+      static PyObject* builtins_dict = nullptr;
+      if (!builtins_dict) {
+        PyObject* mod = PyImport_ImportModule("builtins");
+        if (!mod) return -1;
+        builtins_dict = Py_NewRef(PyModule_GetDict(mod));
+        Py_DECREF(mod);
+      }
+      PyObject* key = name_object(v);
+      if (!key) return -1;
+      int rc = dict_lookup(builtins_dict, key, out);
+      Py_DECREF(key);
+      return rc;
+    }
+    case ir::Var::Storage::Part:
+    case ir::Var::Storage::Temp:
+      return 0;  // no value at entry
   }
   return 0;
 }
@@ -157,6 +175,7 @@ int write_variable(const FrameRef& f, const ir::Var& v, PyObject* value) {
       return -1;
     case ir::Var::Storage::Part:
     case ir::Var::Storage::Temp:
+    case ir::Var::Storage::Builtin:
       // Lowered IR's own variables: the dispatcher never writes them to the frame.
       PyErr_SetString(PyExc_SystemError, "stagepy: cannot write a lowered IR variable to the frame");
       return -1;

@@ -55,8 +55,11 @@ PyObject* loop_records(const NestState& s) {
     if (!n.loops[l].is_for) continue;
     const auto& r = s.loops[l];
     if (!r.parallel && r.why.empty() && !r.interleaved) continue;
+    const std::string& shown = !n.loops[l].targets.empty() ? n.loops[l].targets
+                               : var_of[l] >= 0                ? n.vars[(size_t)var_of[l]].name
+                                                               : std::string("?");
     PyRef d = PyRef::steal(Py_BuildValue("{s:i,s:s,s:O,s:K,s:s,s:i}", "line", n.loops[l].line, "variable",
-                                         var_of[l] >= 0 ? n.vars[(size_t)var_of[l]].name.c_str() : "?", "parallel",
+                                         shown.c_str(), "parallel",
                                          r.parallel ? Py_True : Py_False, "parallel_runs", r.parallel_runs, "why",
                                          r.why.c_str(), "interleaved", r.interleaved));
     if (!d) return nullptr;

@@ -33,7 +33,10 @@ struct Var {
     Attr,    // not a Python variable: `base.name` where `base` is a module, read at entry
     Part,    // not a Python variable: the real (`index` 0) or imaginary (1) part of the
              // complex value of variable `parent` (lowered IR, lower_complex.h)
-    Temp,    // not a Python variable: a value lowered IR computes once for one statement
+    Temp,    // not a Python variable: a value lowered IR computes once for one statement,
+             // or the hidden position of a `for x in seq` loop (the lifter's desugaring)
+    Builtin, // not a Python variable: the builtin function `name` itself (len, min), which
+             // the desugared `for x in seq` calls whatever the frame's names hold
   };
   std::string name;
   Storage storage = Storage::Fast;
@@ -151,12 +154,23 @@ struct StmtNode {
     // Only in typed IR:
     Range,     // evaluates range(args...) for loop `loop` (bails on errors), resume
   };
+  // How a For came to be (the lifter desugars every for loop into one over range()):
+  enum class Iter : uint8_t {
+    Range,      // for v in range(args...)
+    Seq,        // for v in S:  hidden k over range(len(S)); body opens with v = S[k]
+    Enumerate,  // for i, v in enumerate(S[, c]): i over range(c, c + len(S)); v = S[i - c]
+    Zip,        // for a, b in zip(A, B): hidden k over range(min(len(A), len(B))); a = A[k]...
+  };
   Kind kind;
+  Iter iter = Iter::Range;       // For
+  std::vector<Expr> over;        // For (not Range): the sequences iterated (S; A, B)
+  int64_t start = 0;             // For (Enumerate): enumerate's start
   std::vector<Stmt> body;        // Block: statements; If: {then, else}; For/While: {body}
   std::vector<Effect> effects;   // Seg
   Expr cond;                     // If
   std::vector<Expr> args;        // For: range() arguments (1 to 3)
-  Expr range_callee;             // For: the object called (must be builtins.range)
+  Expr range_callee;             // For: the object called (builtins.range; enumerate, zip);
+                                 // null for Iter::Seq
   int var = -1;                  // For: the loop variable
   int loop = -1;                 // For/While: this loop's id; Break/Continue: target loop
   int resume = -1;               // Seg/If/For: index into Nest::resumes
@@ -195,6 +209,12 @@ struct ResumePoint {
 
 struct LoopInfo {
   bool is_for = true;
+  // For loops over sequences: how CPython's iterator is rebuilt at a resume point
+  // (iter(S) moved to the position; enumerate/zip around such iterators).
+  StmtNode::Iter iter = StmtNode::Iter::Range;
+  std::vector<Expr> over;  // Load or Attr(Load) of the sequences, as the lifter saw them
+  int64_t start = 0;
+  std::string targets;     // the loop's names as written ("i, x"; empty: the For's variable)
   int header_offset = 0;  // FOR_ITER (for) or first body instruction (while)
   int line = 0;
 };

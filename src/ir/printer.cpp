@@ -119,7 +119,15 @@ std::string to_string(const Stmt& s, const Nest& n, int indent) {
       o << pad << "for" << (s->peeled ? "[peeled]" : "") << " L" << s->loop << " " << var_name(n, s->var)
         << " in range(";
       for (size_t i = 0; i < s->args.size(); i++) o << (i ? ", " : "") << to_string(s->args[i], n);
-      o << "):" << resume(s->resume) << "  # line " << s->line << "\n";
+      o << "):" << resume(s->resume) << "  # line " << s->line;
+      if (s->iter != ir::StmtNode::Iter::Range) {
+        static const char* form[] = {"range", "", "enumerate", "zip"};
+        o << ", from a for over " << form[(int)s->iter] << (s->iter == ir::StmtNode::Iter::Seq ? "" : "(");
+        for (size_t i = 0; i < s->over.size(); i++) o << (i ? ", " : "") << to_string(s->over[i], n);
+        if (s->iter == ir::StmtNode::Iter::Enumerate && s->start) o << ", " << s->start;
+        o << (s->iter == ir::StmtNode::Iter::Seq ? "" : ")");
+      }
+      o << "\n";
       if (s->peeled && s->body.size() > 1) {
         o << pad << "  first iteration:\n" << to_string(s->body[1], n, indent + 2);
         o << pad << "  then:\n" << to_string(s->body[0], n, indent + 2);
@@ -153,7 +161,7 @@ std::string to_string(const Nest& n) {
   std::ostringstream o;
   o << "nest at line " << n.line << " (bytecode " << n.entry_offset << ".." << n.exit_offset << ")\n";
   o << "vars:";
-  static const char* st[] = {"fast", "cell", "name", "global", "attr", "part", "temp"};
+  static const char* st[] = {"fast", "cell", "name", "global", "attr", "part", "temp", "builtin"};
   for (size_t i = 0; i < n.vars.size(); i++) {
     auto& v = n.vars[i];
     o << " " << v.name << "[" << st[(int)v.storage] << (v.assigned ? ",w" : "") << (v.read ? ",r" : "") << "]";

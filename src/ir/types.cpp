@@ -34,7 +34,8 @@ const char* builtin_name(Builtin b) {
       "numpy.floor", "numpy.ceil", "numpy.arctan2", "numpy.hypot", "numpy.minimum", "numpy.maximum",
       "numpy.fabs", "numpy.tanh", "numpy.arctan", "numpy.log2", "numpy.log10", "numpy.expm1",
       "numpy.log1p", "numpy.sinh", "numpy.cosh", "numpy.arcsin", "numpy.arccos", "numpy.power",
-      "numpy.isnan", "numpy.isinf", "numpy.isfinite", "complex", "complex.conjugate", "<hypot>"};
+      "numpy.isnan", "numpy.isinf", "numpy.isfinite", "complex", "complex.conjugate", "<hypot>",
+      "enumerate", "zip"};
   static_assert(sizeof(n) / sizeof(n[0]) == static_cast<size_t>(Builtin::Count_), "builtin names");
   return n[static_cast<int>(b)];
 }

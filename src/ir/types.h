@@ -39,6 +39,8 @@ enum class Builtin : uint16_t {
   // complex(re[, im]); z.conjugate(); and, only in lowered IR (lower_complex.h), the C
   // library's hypot(re, im), which is what abs() of a complex number computes
   Complex, Conjugate, CHypot,
+  // only as the iterable of a for loop (the lifter desugars them)
+  Enumerate, Zip,
   Count_
 };
 const char* builtin_name(Builtin b);

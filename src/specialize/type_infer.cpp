@@ -406,6 +406,7 @@ class Infer {
     const std::string fname = std::string("`") + builtin_name(f) + "()`";
     switch (f) {
       case Builtin::Range: fail("uses range() outside a for statement", ln);
+      case Builtin::Enumerate: case Builtin::Zip: fail("uses " + fname + " outside a for statement", ln);
       case Builtin::Len: {
         if (at.size() != 1) fail("calls len() with " + std::to_string(at.size()) + " arguments", ln);
         if (at[0]->kind == Type::Kind::Array) {
@@ -771,15 +772,30 @@ class Infer {
       }
       args.push_back(t);
     }
-    Expr callee = expr(s->range_callee, env);
-    if (!unbound(callee->type) && !(callee->type->kind == Type::Kind::Callable && callee->type->builtin == Builtin::Range))
-      fail("loops over `" + (s->range_callee->kind == ExprNode::Kind::Load ? nest_.vars[s->range_callee->var].name : std::string("?")) +
-           "(...)`, which is not the builtin range", s->line);
+    using Iter = ir::StmtNode::Iter;
+    if (s->range_callee) {
+      Builtin want = s->iter == Iter::Enumerate ? Builtin::Enumerate : s->iter == Iter::Zip ? Builtin::Zip : Builtin::Range;
+      Expr callee = expr(s->range_callee, env);
+      if (!unbound(callee->type) && !(callee->type->kind == Type::Kind::Callable && callee->type->builtin == want))
+        fail("loops over `" + (s->range_callee->kind == ExprNode::Kind::Load ? nest_.vars[s->range_callee->var].name : std::string("?")) +
+                 "(...)`, which is not the builtin " + builtin_name(want),
+             s->line);
+    }
+    // A desugared loop indexes its sequences: only where that is what iterating gives.
+    for (auto& o : s->over) {
+      Expr t = expr(o, env);
+      if (unbound(t->type)) continue;
+      const Type& ot = *t->type;
+      bool ok = (ot.kind == Type::Kind::Array && ot.ndim >= 1) || ot.kind == Type::Kind::Tuple;
+      if (!ok)
+        fail("loops over a " + ot.str() + " (stagepy compiles loops over lists, tuples and arrays)", s->line);
+    }
     stmts.push_back(ir::make_range(s->loop, args, s->resume, s->line));
     LoopTyping lt = loop_body(s, s->body[0]->body, env, s->var, lo);
     auto f = std::make_shared<StmtNode>(*s);
     f->args.clear();
     f->range_callee = nullptr;
+    f->over.clear();
     f->body = {ir::make_block(std::move(lt.steady))};
     if (lt.peeled) {
       f->peeled = true;
