@@ -43,6 +43,7 @@ class Gen:
         self.cplx = cplx
         self.chain = draw(st.booleans())  # M[i][j] (lists and arrays) or M[i, j] (arrays only)
         self.loop_vars = []
+        self.item_vars = []  # the items of enclosing loops over sequences (x0, y1...)
         self.lines = []
         self.counter = 0
         self.no_scalars = False  # expressions read no s, t, u (which the body may assign later)
@@ -84,6 +85,8 @@ class Gen:
             return repr(self.pick([1j, 0.5 - 2j, -1 + 0j, 2.5, 0j, 1e300 + 1e300j, -0.0j]))
         if choice == 2:
             return repr(self.pick([0.5, 1.5, -2.25, 0.0, 3.0, 1e10]))
+        if choice == 3 and self.item_vars and self.int_(0, 1):
+            return self.pick(self.item_vars)
         if choice == 3 and self.loop_vars:
             return self.pick(self.loop_vars)
         if choice == 4:
@@ -176,6 +179,26 @@ class Gen:
             return f"range({self.int_(0, 3)})"
         return f"range(0, n, {self.int_(1, 3)})"
 
+    def header(self, indent, v):
+        """A for statement with loop variable `v`: over range(), or over the sequences A
+        and B (the names of their items are returned; `v` is then enumerate's index, or
+        the number of items so far)."""
+        form = self.int_(0, 7)
+        d = len(self.loop_vars)
+        x, y = f"x{d}", f"y{d}"
+        seq = self.pick(["A", "B"])
+        if form == 0:
+            self.emit(indent, f"for {v}, {x} in enumerate({seq}{self.pick(['', ', 1', ', -2'])}):")
+            return [x]
+        if form in (1, 2):
+            # v counts the items (a loop variable the body can index with).
+            self.emit(indent, f"{v} = -1")
+            self.emit(indent, f"for {x}, {y} in zip(A, B):" if form == 1 else f"for {x} in {seq}:")
+            self.emit(indent + 1, f"{v} += 1")
+            return [x, y] if form == 1 else [x]
+        self.emit(indent, f"for {v} in {self.range_()}:")
+        return []
+
     # ---------------------------------------------------------------- statements
     def accumulator(self, indent):
         # An accumulator around an inner loop, used after it (a gemm's `acc`, a row's dot
@@ -246,11 +269,13 @@ class Gen:
                 self.emit(indent, "else:")
                 self.stmts(indent + 1, depth + 1)
         elif form == 9 and depth < 3 and len(self.loop_vars) < 3:
-            v = "ijkl"[len(self.loop_vars)] if False else f"v{len(self.loop_vars)}"
-            self.emit(indent, f"for {v} in {self.range_()}:")
+            v = f"v{len(self.loop_vars)}"
+            items = self.header(indent, v)
             self.loop_vars.append(v)
+            self.item_vars += items
             self.stmts(indent + 1, depth + 1)
             self.loop_vars.pop()
+            del self.item_vars[len(self.item_vars) - len(items):]
         elif form == 10 and depth < 3:
             w = f"w{self.counter}"
             self.counter += 1
@@ -298,7 +323,10 @@ def programs(draw):
     body = g.lines[body_start:]
     g.lines = g.lines[:body_start]
     g.loop_vars = []
-    g.emit(1, f"for v0 in {g.range_()}:")
+    if draw(st.integers(0, 3)) == 0:
+        g.emit(1, f"for v0, x0 in enumerate({g.pick(['A', 'B'])}):")
+    else:
+        g.emit(1, f"for v0 in {g.range_()}:")
     g.lines += body
     g.emit(1, "return locals()")
     src = "\n".join(g.lines) + "\n"
