@@ -67,6 +67,14 @@ SOURCE = textwrap.dedent("""
                                         + self.A[i][j - 1] + self.A[i][j] + self.A[i][j + 1]
                                         + self.A[i + 1][j - 1] + self.A[i + 1][j] + self.A[i + 1][j + 1]) / 9.0
 
+        def mvt_pythonic(self):
+            # mvt's first product as idiomatic Python writes it: rows, enumerate, zip.
+            for i, row in enumerate(self.A):
+                acc = 0.0
+                for a, y in zip(row, self.y1):
+                    acc += a * y
+                self.x1[i] += acc
+
         def floyd_warshall(self):
             for k in range(self.N):
                 for i in range(self.N):
@@ -83,6 +91,11 @@ def mat(n, seed, kind=float):
     return [[r.random() for _ in range(n)] for _ in range(n)]
 
 
+def vec(n, seed):
+    r = random.Random(seed)
+    return [r.random() for _ in range(n)]
+
+
 KERNELS = {
     # name: (size at scale 1, data, call)
     "gemm": (260, lambda n: {"A": mat(n, 1), "B": mat(n, 2), "C": mat(n, 3)}, lambda o: o.gemm()),
@@ -91,8 +104,10 @@ KERNELS = {
     "jacobi-2d": (500, lambda n: {"A": mat(n, 1), "B": mat(n, 2)}, lambda o: o.jacobi_2d(10)),
     "seidel-2d": (400, lambda n: {"A": mat(n, 1)}, lambda o: o.seidel_2d(10)),
     "floyd-warshall": (180, lambda n: {"path": mat(n, 7, int)}, lambda o: o.floyd_warshall()),
+    "mvt-rows": (1500, lambda n: {"A": mat(n, 1), "y1": vec(n, 2), "x1": vec(n, 3)}, lambda o: o.mvt_pythonic()),
 }
-OUTPUTS = {"gemm": ["C"], "2mm": ["D"], "jacobi-2d": ["A", "B"], "seidel-2d": ["A"], "floyd-warshall": ["path"]}
+OUTPUTS = {"gemm": ["C"], "2mm": ["D"], "jacobi-2d": ["A", "B"], "seidel-2d": ["A"], "floyd-warshall": ["path"],
+           "mvt-rows": ["x1"]}
 
 
 def main():
@@ -111,7 +126,7 @@ def main():
         exec(compile(SOURCE, "<polybench-lists-stagepy>", "exec"), ns_sp)
 
     def rec_of(name):
-        method = {"2mm": "k2mm"}.get(name, name.replace("-", "_"))
+        method = {"2mm": "k2mm", "mvt-rows": "mvt_pythonic"}.get(name, name.replace("-", "_"))
         rows = [r for r in stagepy.report() if r["function"] == "PolyBench." + method]
         return rows[0] if rows else None
 

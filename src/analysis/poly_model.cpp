@@ -1,6 +1,7 @@
 // See poly_model.h.
 #include "analysis/poly_model.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -26,7 +27,7 @@ std::string sanitize(const std::string& s) {
 
 class Builder {
  public:
-  explicit Builder(const ir::Nest& n) : n_(n) {}
+  explicit Builder(const ir::Nest& n) : n_(n), views_(ir::subscript_assigned(n.root)) { find_rows(n.root); }
 
   PolyModel run() {
     m_.loops.resize(n_.loops.size());
@@ -50,6 +51,16 @@ class Builder {
 
  private:
   const ir::Nest& n_;
+  // Variables that may hold a row of another container (`row = A[i]`): their elements and
+  // extents are not a variable's own (accesses through them have an unknown base)...
+  const std::set<int> views_;
+  // ... except inside the loop where such a variable is bound to one row for the whole
+  // iteration: `row` is `A[e]` there (row[j] is A[e][j], len(row) is A's next extent).
+  struct Row {
+    Expr value;  // A[e], as assigned
+    int loop;    // the loop whose iterations it is bound in
+  };
+  std::map<int, Row> rows_;
   PolyModel m_;
   std::vector<int> loops_;                  // enclosing loop ids
   std::vector<std::string> guards_;
@@ -88,8 +99,8 @@ class Builder {
   bool invariant(int var) const { return !n_.vars[(size_t)var].assigned; }
 
   // The variable an expression names: `A`, or `obj.A` through its attribute variable.
-  static int named_var(const Expr& e) {
-    if (e->kind == K::Load) return e->var;
+  int named_var(const Expr& e) const {
+    if (e->kind == K::Load) return views_.count(e->var) ? -1 : e->var;
     if (e->kind == K::Attr && e->pseudo >= 0) return e->pseudo;
     return -1;
   }
@@ -104,8 +115,18 @@ class Builder {
     return std::nullopt;
   }
 
+  // Extent `k` of a bound row: the extent of its container after the row's indices.
+  std::optional<std::string> row_extent(const Expr& row, int k) {
+    int v = -1;
+    std::vector<std::pair<Expr, std::pair<int, int>>> idx;
+    if (!chain(row, v, idx) || v < 0) return std::nullopt;
+    int d = (int)idx.size() + k;
+    note_rank_at_least(v, d + 1);
+    return extent(v, d);
+  }
+
   // `A` in A.shape[k] / len(A): a variable.
-  static int array_var(const Expr& e) { return named_var(e); }
+  int array_var(const Expr& e) const { return named_var(e); }
 
   std::optional<std::string> aff(const Expr& e) {
     switch (e->kind) {
@@ -124,6 +145,11 @@ class Builder {
       case K::Subscript: {
         // A.shape[k]
         const Expr& b = e->args[0];
+        if (b->kind == K::Attr && b->name == "shape" && bound_row(b->args[0])) {
+          auto k = const_int(e->args[1]);
+          if (!k || *k < 0 || *k >= 32) return std::nullopt;
+          return row_extent(b->args[0], (int)*k);
+        }
         if (b->kind == K::Attr && b->name == "shape") {
           int v = array_var(b->args[0]);
           auto k = const_int(e->args[1]);
@@ -136,6 +162,12 @@ class Builder {
       }
       case K::Call: {
         // len(A)
+        if (e->args.size() == 2 && e->kwnames.empty() && e->args[0]->kind == K::Load &&
+            n_.vars[(size_t)e->args[0]->var].name == "len" && bound_row(e->args[1])) {
+          auto r = row_extent(e->args[1], 0);
+          if (r && builtin_vars_.insert(e->args[0]->var).second) m_.assumptions.builtins.push_back({e->args[0]->var, "len"});
+          return r;
+        }
         if (e->args.size() == 2 && e->kwnames.empty() && e->args[0]->kind == K::Load &&
             n_.vars[(size_t)e->args[0]->var].name == "len") {
           int v = array_var(e->args[1]);
@@ -241,8 +273,56 @@ class Builder {
     if (it == rank_.end() || it->second < k) rank_[var] = k;
   }
 
-  // Flattens A[i][j] (a chain of subscripts on a variable) into (A, [i, j]).
+  // The row variable `e` loads, as its A[e] where it is bound (null elsewhere).
+  const Expr* bound_row(const Expr& e) const {
+    if (e->kind != K::Load) return nullptr;
+    auto r = rows_.find(e->var);
+    if (r == rows_.end() || std::find(loops_.begin(), loops_.end(), r->second.loop) == loops_.end()) return nullptr;
+    return &r->second.value;
+  }
+
+  // Rows bound for an iteration: `v = A[e]` a top-level statement of a For loop's body,
+  // where A is never reassigned, e reads only the loop's variable (not reassigned in the
+  // body) and variables the nest never assigns, v is assigned nowhere else, and nothing in
+  // the body reads v before that statement (it would be the previous iteration's row).
+  void find_rows(const Stmt& root) {
+    std::map<int, int> assignments;
+    ir::for_each_stmt(root, [&](const Stmt& x) {
+      for (auto& f : x->effects)
+        if (f.kind == ir::Effect::Kind::Assign) assignments[f.var]++;
+      if (x->kind == StmtNode::Kind::For) assignments[x->var] += 2;  // never a row
+    });
+    ir::for_each_stmt(root, [&](const Stmt& loop) {
+      if (loop->kind != StmtNode::Kind::For || assigns(loop->body[0], loop->var)) return;
+      const auto& body = loop->body[0]->body;
+      for (size_t p = 0; p < body.size(); p++) {
+        if (body[p]->kind != StmtNode::Kind::Seg) continue;
+        for (auto& f : body[p]->effects) {
+          if (f.kind != ir::Effect::Kind::Assign || assignments[f.var] != 1 || !views_.count(f.var)) continue;
+          const Expr& v = f.value;
+          if (v->kind != K::Subscript || v->args[1]->kind == K::Tuple) continue;
+          int base = v->args[0]->kind == K::Load ? v->args[0]->var : v->args[0]->kind == K::Attr ? v->args[0]->pseudo : -1;
+          if (base < 0 || n_.vars[(size_t)base].assigned) continue;
+          bool ok = true;
+          ir::walk_expr(v->args[1], [&](const Expr& x) {
+            if (x->kind == K::Load && x->var != loop->var && n_.vars[(size_t)x->var].assigned) ok = false;
+          });
+          auto reads_v = [&](const Stmt& st) {
+            bool r = false;
+            ir::for_each_expr(st, [&](const Expr& x) { r = r || (x->kind == K::Load && x->var == f.var); });
+            return r;
+          };
+          for (size_t q = 0; q <= p && ok; q++) ok = !reads_v(body[q]);
+          if (ok) rows_[f.var] = Row{v, loop->loop};
+        }
+      }
+    });
+  }
+
+  // Flattens A[i][j] (a chain of subscripts on a variable) into (A, [i, j]); a bound row
+  // stands for its A[e].
   bool chain(const Expr& e, int& var, std::vector<std::pair<Expr, std::pair<int, int>>>& idx) {
+    if (const Expr* row = bound_row(e)) return chain(*row, var, idx);
     if (named_var(e) >= 0) {
       var = named_var(e);
       return true;

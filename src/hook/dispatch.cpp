@@ -5,6 +5,7 @@
 // specialization compiled for that key (or compile it), unbox, call the kernel through
 // libffi, box what it assigned and write it back to the frame.
 #include "hook/dispatch.h"
+#include "ir/mutate.h"
 
 #include "backends/gpu/gpu_runtime.h"
 
@@ -738,6 +739,11 @@ PyObject* dispatch(NestState& s) {
     }
     std::vector<TypeRef> entry(nv);
     for (size_t v = 0; v < nv; v++) entry[v] = vars[v].read ? descs[v].type : types::unbound();
+    // A variable the nest may give a row (`row = A[i]`) keeps kernels' rows only: a whole
+    // array it holds at entry counts as no value (a read of it before the nest assigns it
+    // hands the statement to CPython, which finds the value in the frame).
+    for (int v : ir::subscript_assigned(s.lift.nest.root))
+      if ((size_t)v < nv && entry[(size_t)v] && entry[(size_t)v]->kind == Type::Kind::Array) entry[(size_t)v] = types::unbound();
     s.compiles++;
     s.specs.push_back(
         specialize_for(s, key, std::move(entry), specialize::facts_of(*s.conds, s.last_bits), fp, overlapping, threads,
@@ -872,6 +878,15 @@ PyObject* dispatch(NestState& s) {
     } else if (t->kind == Type::Kind::Array) {
       int64_t id = state[(size_t)slot];
       obj = vals[L.arrays[(size_t)id]];
+    } else if (t->kind == Type::Kind::View) {
+      // The row again: container[index] (the container's variable is never reassigned).
+      PyRef index = PyRef::steal(PyLong_FromLongLong(state[(size_t)slot]));
+      if (!index || !vals[(size_t)t->base]) {
+        if (!PyErr_Occurred()) PyErr_Format(PyExc_SystemError, "stagepy: the container of `%s` is gone", vars[v].name.c_str());
+        return nullptr;
+      }
+      obj = PyRef::steal(PyObject_GetItem(vals[(size_t)t->base].get(), index.get()));
+      if (!obj) return nullptr;
     } else {
       obj = PyRef::steal(box(t, (uint64_t)state[(size_t)slot]));
       if (!obj) return nullptr;

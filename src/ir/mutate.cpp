@@ -56,6 +56,22 @@ void collect_assigned(const Stmt& s, std::set<int>* out) {
   });
 }
 
+std::set<int> subscript_assigned(const Stmt& s) {
+  std::set<int> out;
+  for (size_t before = (size_t)-1; before != out.size();) {  // `prev = row` passes it on
+    before = out.size();
+    for_each_stmt(s, [&](const Stmt& x) {
+      for (auto& e : x->effects) {
+        if (e.kind != Effect::Kind::Assign || !e.value) continue;
+        if (e.value->kind == ExprNode::Kind::Subscript ||
+            (e.value->kind == ExprNode::Kind::Load && out.count(e.value->var)))
+          out.insert(e.var);
+      }
+    });
+  }
+  return out;
+}
+
 bool contains_loop(const Stmt& s) {
   bool found = false;
   for_each_stmt(s, [&](const Stmt& x) {

@@ -20,6 +20,11 @@ bool reads_var(const Expr& e, int var);  // whether e loads variable `var`
 bool contains_loop(const Stmt& s);       // whether s is or holds a For or While loop
 // Adds to `out` the variables `s` assigns: by assignment effects, or as a For loop's variable.
 void collect_assigned(const Stmt& s, std::set<int>* out);
+// The variables some assignment in `s` gives a subscript's value (`row = A[i]`, the items of a
+// loop over a sequence) or another such variable's (`prev = row`): they may come to hold a
+// row of another container (a view), which no fact about the value they held at entry
+// describes.
+std::set<int> subscript_assigned(const Stmt& s);
 // Whether a and b are the same expression of variables, constants, subscripts and operators
 // (no call): evaluated one after the other, with nothing assigned between, they give the
 // same value.

@@ -77,6 +77,7 @@ std::string Type::str() const {
       for (size_t i = 0; i < elems.size(); i++) s += (i ? " | " : "") + elems[i]->str();
       return s;
     }
+    case Kind::View: return "row (" + elems[0]->str() + ")";
   }
   return "?";
 }
@@ -92,6 +93,7 @@ bool Type::operator==(const Type& o) const {
     case Kind::Object:
     case Kind::Function: return name == o.name;
     case Kind::Callable: return builtin == o.builtin;
+    case Kind::View: return base == o.base && origin == o.origin && *elems[0] == *o.elems[0];
     case Kind::Tuple:
     case Kind::Union:
       if (elems.size() != o.elems.size()) return false;
@@ -113,6 +115,8 @@ size_t Type::hash() const {
   mix(pybuf);
   mix(static_cast<size_t>(builtin));
   mix(std::hash<std::string>()(name));
+  mix(static_cast<size_t>(base + 1));
+  mix(static_cast<size_t>(origin + 2));
   for (auto& e : elems) mix(e->hash());
   return h;
 }
@@ -155,6 +159,7 @@ Repr repr_of(const Type& t) {
         if (e->kind != Type::Kind::Unbound) return repr_of(*e);
       return Repr::None;
     }
+    case Type::Kind::View: return Repr::I64;
     default: return Repr::None;
   }
 }
@@ -172,6 +177,15 @@ TypeRef unknown() { static TypeRef t = simple(Type::Kind::Unknown); return t; }
 TypeRef unbound() { static TypeRef t = simple(Type::Kind::Unbound); return t; }
 TypeRef none() { static TypeRef t = simple(Type::Kind::None); return t; }
 TypeRef py_bool() { static TypeRef t = simple(Type::Kind::PyBool); return t; }
+TypeRef view(int base, TypeRef row, int origin) {
+  auto t = std::make_shared<Type>();
+  t->kind = Type::Kind::View;
+  t->base = base;
+  t->origin = origin;
+  t->elems = {std::move(row)};
+  return t;
+}
+
 TypeRef real_part(const TypeRef& t) {
   switch (t->kind) {
     case Type::Kind::PyBool: case Type::Kind::PyInt: return py_int();
@@ -266,9 +280,27 @@ TypeRef join(const std::vector<TypeRef>& members) {
     if (!seen) uniq.push_back(m);
   }
   if (uniq.empty()) return nullptr;
+  // Rows of one container taken at different places: one view no place's facts describe.
+  for (size_t a = 0; a < uniq.size(); a++)
+    for (size_t b = a + 1; b < uniq.size();) {
+      const Type &x = *uniq[a], &y = *uniq[b];
+      if (x.kind == Type::Kind::View && y.kind == Type::Kind::View && x.base == y.base && *x.elems[0] == *y.elems[0]) {
+        uniq[a] = view(x.base, x.elems[0], -2);
+        uniq.erase(uniq.begin() + (long)b);
+      } else {
+        b++;
+      }
+    }
   if (uniq.size() == 1) return uniq[0];
-  for (auto& u : uniq)
-    if (!u->is_scalar() && u->kind != Type::Kind::Unbound && u->kind != Type::Kind::None) return nullptr;
+  bool view = false;
+  for (auto& u : uniq) {
+    view = view || u->kind == Type::Kind::View;
+    if (!u->is_scalar() && u->kind != Type::Kind::Unbound && u->kind != Type::Kind::None && u->kind != Type::Kind::View)
+      return nullptr;
+  }
+  // A view shares its variable only with "unbound" (one kind of row, one kind of slot).
+  if (view && uniq.size() != 2) return nullptr;
+  if (view && uniq[0]->kind != Type::Kind::Unbound && uniq[1]->kind != Type::Kind::Unbound) return nullptr;
   std::sort(uniq.begin(), uniq.end(), [](const TypeRef& a, const TypeRef& b) { return a->str() < b->str(); });
   auto t = std::make_shared<Type>();
   t->kind = Type::Kind::Union;

@@ -68,7 +68,11 @@ struct Type {
     Callable,  // a function stagepy knows (`builtin`), guarded by identity
     Function,  // a plain Python function the nest calls, inlined (`name`: its qualified
                // name); guarded by the identity of the function and of its code
-    Union,     // one of `elems` (scalars or Unbound); a run-time tag tells which
+    Union,     // one of `elems` (scalars or Unbound, or Unbound and a View); a run-time tag
+               // tells which
+    View,      // a row of the container variable `base` never reassigns (`row = A[i]`):
+               // kernels keep the index i (an i64) and read `A[i]`, of type elems[0], at
+               // every use; boxed as `A[i]` again when written back
   };
   Kind kind = Kind::Unknown;
   DType dtype = DType::Float64;  // NpScalar, Array
@@ -83,7 +87,10 @@ struct Type {
   bool py_items() const { return pylist || pybuf; }
   Builtin builtin = Builtin::None_;  // Callable
   std::string name;              // Module, Object
-  std::vector<TypeRef> elems;    // Tuple, Union
+  std::vector<TypeRef> elems;    // Tuple, Union; View: {the row's type}
+  int base = -1;                 // View: the variable whose row it is
+  int origin = -2;               // View: the subscript that took every row it may hold (its
+                                 // facts hold for the index), or -2 (several: none apply)
 
   std::string str() const;
   bool operator==(const Type& o) const;
@@ -117,6 +124,9 @@ TypeRef module(const std::string& name);
 TypeRef object(const std::string& class_name);
 TypeRef callable(Builtin b);
 TypeRef function(const std::string& qualname);
+// Row `i` (kept as an index) of the container in variable `base`, a row of type `row`,
+// taken by the subscript at bytecode offset `origin`.
+TypeRef view(int base, TypeRef row, int origin);
 // A union of `members` (flattened, deduplicated, ordered); the single member if only one.
 // Returns nullptr if a member cannot live in a tagged 64-bit slot (arrays, tuples,
 // modules...) and the members are not all the same.

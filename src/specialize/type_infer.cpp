@@ -163,6 +163,7 @@ class Infer {
         auto c = std::make_shared<ExprNode>(*e);
         c->type = r;
         c->check_bound = types::may_be_unbound(t);
+        if (r->kind == Type::Kind::View) return view_row(c);
         return c;
       }
       case K::Attr: {
@@ -359,6 +360,34 @@ class Infer {
       return r;
     }
     fail("indexes a " + bt.str(), ln);
+  }
+
+  // A variable holding a row (`row = A[i]`) read: `A[i]` with the index it keeps. The
+  // container's variable is never reassigned, so it is the row the assignment took (a list's
+  // inner list, or a view of an array's memory). The read is the subscript that took the
+  // row, again with the same index: that subscript's facts hold for it (the variable holds
+  // no row at entry, only rows taken in this call).
+  Expr view_row(const Expr& load) {
+    const TypeRef& v = load->type;
+    Expr base = ir::with_type(ir::make_load(v->base, load->origin), entry_type(v->base));
+    Expr at = ir::make_as_type(load, types::py_int());
+    return ir::with_type(ir::make_subscript(base, at, v->origin >= 0 ? v->origin : ir::kInlinedOrigin), v->elems[0]);
+  }
+  TypeRef entry_type(int var) const { return var < (int)in_.entry.size() && in_.entry[var] ? in_.entry[var] : types::unbound(); }
+
+  // `v = A[i]` taking a row: the index to keep, checked by taking the row once (nullptr if
+  // this is not such a row: A is reassigned in the nest, or the index not a 64-bit int).
+  Expr row_index(const Expr& value, int* base) {
+    if (value->kind != ExprNode::Kind::Subscript) return nullptr;
+    const Expr& b = value->args[0];
+    const Expr& i = value->args[1];
+    int var = b->kind == ExprNode::Kind::Load ? b->var : b->kind == ExprNode::Kind::Attr ? b->pseudo : -1;
+    if (var < 0 || nest_.vars[(size_t)var].assigned || b->check_bound) return nullptr;
+    const Type& it = *i->type;
+    if (!(it.kind == Type::Kind::PyInt || (it.kind == Type::Kind::NpScalar && it.dtype == DType::Int64))) return nullptr;
+    if (value->type->dtype == DType::Complex64 || value->type->dtype == DType::Complex128) return nullptr;
+    *base = var;
+    return ir::make_seq({value, ir::make_as_type(i, types::py_int())}, value->origin);
   }
 
   // An attribute of a module or an object, read at entry into its pseudo-variable.
@@ -571,8 +600,15 @@ class Infer {
         case ir::Effect::Kind::Assign: {
           f.value = expr(f.value, env);
           TypeRef t = f.value->type;
-          if (t->kind == Type::Kind::Array && f.value->kind != ExprNode::Kind::Load)
-            fail("assigns an array view to " + vname(f.var), s->line);
+          if (t->kind == Type::Kind::Array && f.value->kind != ExprNode::Kind::Load) {
+            int base = -1;
+            Expr index = row_index(f.value, &base);
+            if (!index) fail("assigns an array view to " + vname(f.var), s->line);
+            TypeRef v = types::view(base, t, f.value->origin);
+            f.value = ir::make_as_type(ir::with_type(index, types::py_int()), v);
+            assigns.push_back({f.var, v});
+            break;
+          }
           if (t->kind == Type::Kind::Tuple || t->kind == Type::Kind::Module || t->kind == Type::Kind::Callable ||
               t->kind == Type::Kind::None || t->kind == Type::Kind::Object || t->kind == Type::Kind::Function)
             fail("assigns a " + t->str() + " to " + vname(f.var), s->line);

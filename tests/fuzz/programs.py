@@ -44,6 +44,7 @@ class Gen:
         self.chain = draw(st.booleans())  # M[i][j] (lists and arrays) or M[i, j] (arrays only)
         self.loop_vars = []
         self.item_vars = []  # the items of enclosing loops over sequences (x0, y1...)
+        self.row_vars = []   # the rows of M enclosing loops hold (r1...)
         self.lines = []
         self.counter = 0
         self.no_scalars = False  # expressions read no s, t, u (which the body may assign later)
@@ -100,6 +101,8 @@ class Gen:
         return self.pick(["k", "n", "True", "False"])
 
     def m_item(self):
+        if self.row_vars and self.int_(0, 2) == 0:
+            return f"{self.pick(self.row_vars)}[{self.index()}]"
         a, b = self.index(), self.index()
         return f"M[{a}][{b}]" if self.chain else f"M[{a}, {b}]"
 
@@ -183,10 +186,23 @@ class Gen:
         """A for statement with loop variable `v`: over range(), or over the sequences A
         and B (the names of their items are returned; `v` is then enumerate's index, or
         the number of items so far)."""
-        form = self.int_(0, 7)
+        form = self.int_(0, 8)
         d = len(self.loop_vars)
         x, y = f"x{d}", f"y{d}"
         seq = self.pick(["A", "B"])
+        if form == 3 and not self.cplx:
+            # The rows of M in a variable (reads and writes through it, taken each iteration
+            # or by index).
+            r = f"r{d}"
+            if self.int_(0, 1):
+                self.emit(indent, f"{v} = -1")
+                self.emit(indent, f"for {r} in M:")
+                self.emit(indent + 1, f"{v} += 1")
+            else:
+                self.emit(indent, f"for {v} in {self.range_()}:")
+                self.emit(indent + 1, f"{r} = M[{self.index()}]")
+            self.row_vars.append(r)
+            return []
         if form == 0:
             self.emit(indent, f"for {v}, {x} in enumerate({seq}{self.pick(['', ', 1', ', -2'])}):")
             return [x]
@@ -270,12 +286,16 @@ class Gen:
                 self.stmts(indent + 1, depth + 1)
         elif form == 9 and depth < 3 and len(self.loop_vars) < 3:
             v = f"v{len(self.loop_vars)}"
+            rows = len(self.row_vars)
             items = self.header(indent, v)
             self.loop_vars.append(v)
             self.item_vars += items
             self.stmts(indent + 1, depth + 1)
+            if len(self.row_vars) > rows and self.int_(0, 2) == 0:
+                self.emit(indent + 1, f"{self.row_vars[-1]}[{self.index()}] = {self.expr()}")
             self.loop_vars.pop()
             del self.item_vars[len(self.item_vars) - len(items):]
+            del self.row_vars[rows:]
         elif form == 10 and depth < 3:
             w = f"w{self.counter}"
             self.counter += 1

@@ -284,13 +284,6 @@ INTERPRETED = [
             n += 1
         return n, t
     """, lambda: ([1, 2], [3, 4]), "zip()'s items"),
-    ("a 2-d array's rows", """
-    def f(A):
-        s = 0.0
-        for row in A:
-            s += row[0]
-        return s
-    """, lambda: (np.arange(6.0).reshape(3, 2),), "array view"),
     ("an expression", """
     def f(L):
         s = 0

@@ -1136,6 +1136,12 @@ class Gen {
       return x;
     }
     if (t->kind == Type::Kind::Array) return array_value(var, t);
+    if (t->kind == Type::Kind::View) {  // the index of the row it holds
+      V x;
+      x.t = t;
+      x.v = B.CreateLoad(i64(), bits_[var]);
+      return x;
+    }
     if (t->kind == Type::Kind::Tuple) {
       auto it = tuples_.find(var);
       if (it == tuples_.end()) fail("internal error: tuple `" + nest_.vars[var].name + "`");
@@ -2210,6 +2216,11 @@ class Gen {
       for (size_t k = 1; k < cands.size(); k++)
         id = B.CreateSelect(B.CreateICmpEQ(x.v, arrays_[cands[k]].data), c64(cands[k]), id);
       B.CreateStore(id, bits_[var]);
+      B.CreateStore(c8(tag_of(x.t)), tags_[var]);
+      return;
+    }
+    if (x.t->kind == Type::Kind::View) {
+      B.CreateStore(x.v, bits_[var]);
       B.CreateStore(c8(tag_of(x.t)), tags_[var]);
       return;
     }
