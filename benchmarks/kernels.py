@@ -82,6 +82,13 @@ SOURCE = textwrap.dedent("""
     def cmul(A, B, C):
         for j in range(A.shape[0]):
             C[j] = A[j] * B[j] + A[j]
+
+    def rownorms(A, out):
+        for i, row in enumerate(A):
+            s = 0.0
+            for v in row:
+                s += v * v
+            out[i] = s
 """)
 
 # The hand-written numba.prange variants: prange where stagepy runs a loop in parallel.
@@ -89,7 +96,8 @@ PRANGE = (SOURCE.replace("for i in range(n):", "for i in prange(n):")
           .replace("for i in range(1, n - 1):", "for i in prange(1, n - 1):")
           .replace("for i in range(a.shape[0]):", "for i in prange(a.shape[0]):")
           .replace("for y in range(h):", "for y in prange(h):")
-          .replace("for j in range(A.shape[0]):", "for j in prange(A.shape[0]):"))
+          .replace("for j in range(A.shape[0]):", "for j in prange(A.shape[0]):")
+          .replace("for i, row in enumerate(A):\n", "for i in prange(A.shape[0]):\n        row = A[i]\n"))
 
 # Dispatch overhead: the same function with an empty nest, with and without stagepy.
 TINY = textwrap.dedent("""
@@ -125,6 +133,8 @@ def cases(scale):
     n_c = s(1_000_000)
     ca = rng.random(n_c) + 1j * rng.random(n_c)
     cb = rng.random(n_c) - 1j * rng.random(n_c)
+    n_r = s(2000)
+    R = rng.random((n_r, n_r))
     return {
         "gemm": (lambda f: f(A, B, np.zeros((n_g, n_g))), lambda: A @ B, f"{n_g}x{n_g}"),
         "stencil": (lambda f: f(u0.copy(), u0.copy(), steps), None, f"{n_s}x{n_s} x {steps} steps"),
@@ -134,6 +144,7 @@ def cases(scale):
         "mandelbrot_complex": (lambda f: f(np.zeros((h_m, int(1.5 * h_m)), np.int64), 100), None,
                                f"{h_m}x{int(1.5 * h_m)}, 100 it"),
         "cmul": (lambda f: f(ca, cb, np.zeros(n_c, np.complex128)), lambda: ca * cb + ca, f"n={n_c} complex128"),
+        "rownorms": (lambda f: f(R, np.zeros(n_r)), lambda: np.einsum("ij,ij->i", R, R), f"{n_r}x{n_r}, for row in A"),
     }
 
 
