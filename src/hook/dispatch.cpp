@@ -7,10 +7,12 @@
 #include "hook/dispatch.h"
 #include "ir/mutate.h"
 
+#include "backends/cpu/jit.h"
 #include "backends/gpu/gpu_runtime.h"
 
 #include <ffi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -53,6 +55,7 @@ struct Specialization {
   ffi_cif cif;
   std::vector<ffi_type*> arg_types;
   unsigned long long uses = 0;
+  unsigned long long last_use = 0;  // kernel_clock at its last call (eviction takes the oldest)
 };
 
 NestState::NestState() = default;
@@ -69,6 +72,49 @@ bool strict_fp() {
     return e && *e && std::strcmp(e, "0") != 0;
   }();
   return v;
+}
+
+// Kernels loaded at once (STAGEPY_MAX_KERNELS, default 1024): past that, the specializations
+// called longest ago are dropped with their kernels (their nests compile them again, or
+// load them from the kernel cache, if they are called again).
+size_t max_kernels() {
+  static const size_t n = [] {
+    const char* v = std::getenv("STAGEPY_MAX_KERNELS");
+    long k = v && *v ? std::atol(v) : 1024;
+    return (size_t)(k < 4 ? 4 : k);
+  }();
+  return n;
+}
+unsigned long long kernel_clock = 0;  // counts kernel calls (under the GIL)
+unsigned long long kernels_evicted = 0;
+
+// Drops the least recently called specializations (never `keep`) until a quarter below the
+// limit. Under the GIL, with no kernel running: kernels never call back into Python.
+void evict_kernels(const Specialization* keep) {
+  if (backends::cpu::loaded_kernels() <= max_kernels()) return;
+  struct Old {
+    unsigned long long last_use;
+    NestState* nest;
+    const Specialization* spec;
+  };
+  std::vector<Old> olds;
+  for_each_nest([&](NestState& n) {
+    for (auto& sp : n.specs)
+      if (sp.get() != keep && sp->kernel.code) olds.push_back({sp->last_use, &n, sp.get()});
+  });
+  std::sort(olds.begin(), olds.end(), [](const Old& a, const Old& b) { return a.last_use < b.last_use; });
+  size_t target = max_kernels() - max_kernels() / 4;
+  for (auto& o : olds) {
+    if (backends::cpu::loaded_kernels() <= target) break;
+    auto& specs = o.nest->specs;
+    for (size_t k = 0; k < specs.size(); k++)
+      if (specs[k].get() == o.spec) {
+        o.nest->evicted.insert(specs[k]->key);
+        specs.erase(specs.begin() + (long)k);  // its kernel goes with its last handle
+        kernels_evicted++;
+        break;
+      }
+  }
 }
 
 int recompile_limit() {
@@ -732,7 +778,8 @@ PyObject* dispatch(NestState& s) {
   for (auto& c : s.specs)
     if (c->key == key) { sp = c.get(); break; }
   if (!sp) {
-    if (s.compiles >= recompile_limit()) {
+    const bool again = s.evicted.count(key) > 0;  // evicted: compiling it again is not a new type
+    if (!again && s.compiles >= recompile_limit()) {
       s.gave_up = true;
       return decline(s, "recompile limit (" + std::to_string(recompile_limit()) +
                             ") reached: the nest kept seeing new types (STAGEPY_RECOMPILE_LIMIT)");
@@ -744,11 +791,12 @@ PyObject* dispatch(NestState& s) {
     // hands the statement to CPython, which finds the value in the frame).
     for (int v : ir::subscript_assigned(s.lift.nest.root))
       if ((size_t)v < nv && entry[(size_t)v] && entry[(size_t)v]->kind == Type::Kind::Array) entry[(size_t)v] = types::unbound();
-    s.compiles++;
+    if (!again) s.compiles++;
     s.specs.push_back(
         specialize_for(s, key, std::move(entry), specialize::facts_of(*s.conds, s.last_bits), fp, overlapping, threads,
                        gpu, helpers));
     sp = s.specs.back().get();
+    evict_kernels(sp);
   }
   if (!sp->kernel.ok) {
     std::string why = sp->kernel.reason;
@@ -829,6 +877,7 @@ PyObject* dispatch(NestState& s) {
   }
   double t0 = now_s();
   ffi_arg ret = 0;
+  sp->last_use = ++kernel_clock;
   ffi_call(&sp->cif, FFI_FN(sp->kernel.fn), &ret, avalues.data());
   const double t1 = now_s();
   if (!sp->kernel.gpu_loops.empty()) {
@@ -922,6 +971,11 @@ PyObject* dispatch(NestState& s) {
   if (!iters) return nullptr;
   Py_XSETREF(t_resume_iters, iters);
   return PyLong_FromLong(status);
+}
+
+PyObject* kernel_stats(PyObject*, PyObject*) {
+  return Py_BuildValue("{s:n,s:K,s:n}", "loaded", (Py_ssize_t)backends::cpu::loaded_kernels(), "evicted",
+                       kernels_evicted, "max", (Py_ssize_t)max_kernels());
 }
 
 PyObject* resume_iters(PyObject*, PyObject*) {

@@ -40,6 +40,9 @@ GpuFigures gpu_figures(const NestState::LoopRecord& r) {
 }  // namespace
 
 void register_nest(const std::shared_ptr<NestState>& s) { registry().push_back(s); }
+void for_each_nest(const std::function<void(NestState&)>& f) {
+  for (auto& s : registry()) f(*s);
+}
 
 // The loops of a nest, as the report shows them: [{"line", "variable", "parallel",
 // "parallel_runs", "why", "interleaved"}], outermost first (For loops only).

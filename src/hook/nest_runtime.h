@@ -5,7 +5,9 @@
 #pragma once
 #include <Python.h>
 
+#include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -72,12 +74,15 @@ struct NestState {
   std::vector<std::unique_ptr<HelperEntry>> helpers;  // per code object of a called function
   std::vector<PyRef> attr_names;  // per attribute variable: its name, interned
   int compiles = 0;                // specializations compiled (the recompile limit counts these)
+  std::set<std::vector<uint64_t>> evicted;  // guard keys whose kernel was evicted (recompiled freely)
   bool gave_up = false;            // recompile limit reached
 };
 
 void register_nest(const std::shared_ptr<NestState>& s);
+void for_each_nest(const std::function<void(NestState&)>& f);  // every nest made so far
 PyObject* nest_record(const NestState& s);   // new dict (see docs/report.md)
 PyObject* nest_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames);
 PyObject* resume_iters(PyObject*, PyObject*); // the iterators of the last resume on this thread
+PyObject* kernel_stats(PyObject*, PyObject*); // {"loaded", "evicted", "max"}: kernels in memory
 
 }  // namespace stagepy::runtime

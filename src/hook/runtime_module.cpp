@@ -156,6 +156,7 @@ PyMethodDef methods[] = {
     {"_set_debug_bail", py_set_debug_bail, METH_O, "Tests only: force hand-overs to CPython (see support/debug.h)."},
     {"_ufunc_loop", py_ufunc_loop, METH_VARARGS, "Register, run or drop NumPy's inner loop of a ufunc."},
     {"_resume_iters", resume_iters, METH_NOARGS, "Iterators for the resume just requested (bytecode only)."},
+    {"kernel_stats", kernel_stats, METH_NOARGS, "Kernels loaded now, evicted so far, and the limit."},
     {"set_helper_info", py_set_helper_info, METH_O, "The function giving a helper's bytecode for inlining."},
     {"threads", py_threads, METH_VARARGS, "threads([n]): the threads parallel loops use (n: set; 0: default)."},
     {"isl_info", py_isl_info, METH_NOARGS, "Which isl the core is bound to."},

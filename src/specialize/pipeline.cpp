@@ -126,7 +126,8 @@ Kernel compile_kernel(const KernelRequest& rq) {
 
   std::string err;
   backends::cpu::JitTimes jt;
-  k.fn = backends::cpu::jit_compile(std::move(ctx), std::move(cg.module), cg.function, &err, &jt);
+  k.code = backends::cpu::jit_compile(std::move(ctx), std::move(cg.module), cg.function, &err, &jt);
+  k.fn = k.code.get();
   k.optimize_s = jt.optimize_s;
   k.jit_s = jt.codegen_s;
   k.cached = jt.cached;

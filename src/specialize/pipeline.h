@@ -17,6 +17,7 @@
 //     with a GPU: codegen also writes each parallel loop's body into an NVPTX module
 //              -> compile_ptx (O3 + NVPTX) ; the driver loads it at the first launch
 #pragma once
+#include <memory>
 #include <functional>
 #include <map>
 #include <string>
@@ -41,7 +42,8 @@ struct Kernel {
   bool ok = false;
   std::string reason;  // why not, in a user's words
   int reason_line = -1;
-  void* fn = nullptr;
+  void* fn = nullptr;       // the kernel's entry, while `code` keeps it loaded
+  std::shared_ptr<void> code;
   KernelLayout layout;
   TypedNest typed;
   double infer_s = 0, codegen_s = 0, optimize_s = 0, jit_s = 0;

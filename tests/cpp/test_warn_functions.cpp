@@ -1,6 +1,7 @@
 // The out-of-line recording of NumPy's warnings (warn_functions.h), compiled by the CPU JIT:
 // which kinds a float result raises, and where each kind first occurred (by count, or by a
 // parallel body's key).
+#include <vector>
 #include <gtest/gtest.h>
 
 #include <llvm/IR/IRBuilder.h>
@@ -37,9 +38,11 @@ Record compile_fp_warn() {
   B.CreateCall(fp, args);
   B.CreateRetVoid();
   std::string err;
-  void* p = jit_compile(std::move(ctx), std::move(M), "warn_test", &err, nullptr);
-  EXPECT_NE(p, nullptr) << err;
-  return reinterpret_cast<Record>(p);
+  static std::vector<KernelCode> loaded;  // the kernels stay loaded for the whole test
+  KernelCode code = jit_compile(std::move(ctx), std::move(M), "warn_test", &err, nullptr);
+  EXPECT_NE(code, nullptr) << err;
+  loaded.push_back(code);
+  return reinterpret_cast<Record>(code.get());
 }
 
 constexpr double kInf = std::numeric_limits<double>::infinity();

@@ -53,10 +53,36 @@ struct Host {
   std::string error;
   std::string description;
   std::string features;
-  std::map<std::string, void*> loaded;             // cache key -> kernel address, this process
+  std::map<std::string, std::weak_ptr<void>> loaded;  // cache key -> the kernel, while in use
   std::map<std::string, const void*> runtime;      // runtime symbols to define
   std::map<std::string, const void*> defined;      // ... and those defined
 };
+
+// Kernels whose last handle went: their code is removed under the JIT's lock, at its next
+// use. (Never destroyed: handles may go during the process's exit.)
+struct Dropped {
+  std::mutex mutex;
+  std::vector<llvm::orc::ResourceTrackerSP> trackers;
+  size_t live = 0;
+};
+Dropped& dropped() {
+  static Dropped* d = new Dropped();
+  return *d;
+}
+
+// Called with jit_mutex held.
+void free_dropped() {
+  std::vector<llvm::orc::ResourceTrackerSP> trackers;
+  {
+    std::lock_guard<std::mutex> lock(dropped().mutex);
+    trackers.swap(dropped().trackers);
+  }
+  for (auto& t : trackers)
+    if (auto err = t->remove()) {
+      if (debug_level() > 0) debug_dump("jit", "freeing a kernel failed: " + llvm::toString(std::move(err)));
+      else llvm::consumeError(std::move(err));
+    }
+}
 
 Host& host() {
   static Host* h = [] {
@@ -326,7 +352,7 @@ std::vector<std::unique_ptr<llvm::MemoryBuffer>> unpack_objects(const llvm::Memo
 
 }  // namespace
 
-void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llvm::Module> module_in,
+KernelCode jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llvm::Module> module_in,
                   const std::string& function, std::string* error, JitTimes* times) {
   // The module goes before its context, whichever way this returns.
   std::unique_ptr<llvm::LLVMContext> ctx = std::move(ctx_in);
@@ -362,9 +388,13 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llv
   sha.update(bc);
   sha.update("\n" + h.description + "\n" + h.features + "\nLLVM " + LLVM_VERSION_STRING + "\n" + build_identity());
   const std::string key = llvm::toHex(sha.final(), /*LowerCase=*/true);
+  free_dropped();
   if (auto it = h.loaded.find(key); it != h.loaded.end()) {
-    if (times) times->cached = true;
-    return it->second;
+    if (KernelCode code = it->second.lock()) {
+      if (times) times->cached = true;
+      return code;
+    }
+    h.loaded.erase(it);
   }
   const std::string symbol = "stagepy.k." + key;
   const bool cacheable = !module->getModuleFlag(kNoCacheFlag);
@@ -373,9 +403,9 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llv
 
   // Loads the objects under a tracker of their own: if they do not link, whatever they
   // defined is removed again, so that compiling afresh can define the same symbols.
-  auto load = [&](std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects, std::string* why) -> void* {
+  auto load = [&](std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects, std::string* why) -> KernelCode {
     auto tracker = h.jit->getMainJITDylib().createResourceTracker();
-    auto fail = [&](llvm::Error err) -> void* {
+    auto fail = [&](llvm::Error err) -> KernelCode {
       *why = llvm::toString(std::move(err));
       if (auto removed = tracker->remove()) *why += "; " + llvm::toString(std::move(removed));
       return nullptr;
@@ -384,8 +414,17 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llv
       if (auto err = h.jit->addObjectFile(tracker, std::move(obj))) return fail(std::move(err));
     auto sym = h.jit->lookup(symbol);
     if (!sym) return fail(sym.takeError());
-    h.loaded[key] = sym->toPtr<void*>();
-    return sym->toPtr<void*>();
+    {
+      std::lock_guard<std::mutex> lock(dropped().mutex);
+      dropped().live++;
+    }
+    KernelCode code(sym->toPtr<void*>(), [tracker](void*) {
+      std::lock_guard<std::mutex> lock(dropped().mutex);
+      dropped().trackers.push_back(tracker);
+      dropped().live--;
+    });
+    h.loaded[key] = code;
+    return code;
   };
 
   if (!path.empty()) {
@@ -394,7 +433,7 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llv
       auto tc = std::chrono::steady_clock::now();
       std::string load_error = "not a kernel cache file";
       auto objects = unpack_objects(*file);
-      if (void* p = objects.empty() ? nullptr : load(std::move(objects), &load_error)) {
+      if (KernelCode p = objects.empty() ? nullptr : load(std::move(objects), &load_error)) {
         ::utime(path.c_str(), nullptr);  // recently used
         if (times) {
           times->cached = true;
@@ -470,9 +509,14 @@ void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llv
   if (!path.empty()) write_cached(dir, path, pack_objects(parts));
   std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
   for (auto& p : parts) objects.push_back(std::move(p.object));
-  void* p = load(std::move(objects), error);
+  KernelCode p = load(std::move(objects), error);
   if (times) times->codegen_s = seconds_since(t0) - optimize_s;
   return p;
+}
+
+size_t loaded_kernels() {
+  std::lock_guard<std::mutex> lock(dropped().mutex);
+  return dropped().live;
 }
 
 }  // namespace stagepy::backends::cpu

@@ -16,7 +16,12 @@ struct JitTimes {
   bool cached = false;  // the object code came from the kernel cache (no optimization, no codegen)
 };
 
-// Returns the address of `function`, or nullptr with `error` set. Takes ownership of both.
+// A loaded kernel: `get()` is the address of its function. Its code stays loaded while a
+// copy of the handle lives; after the last one goes, the JIT frees it (at its next use: a
+// handle can be dropped anywhere, the JIT's lock is not taken then).
+using KernelCode = std::shared_ptr<void>;
+
+// Returns the loaded `function`, or null with `error` set. Takes ownership of both.
 //
 // The module is compiled in parts: the kernel, and each loop body it runs on threads
 // (`<function>.parN`), each part in an LLVM context of its own, on up to default_threads()
@@ -32,8 +37,11 @@ struct JitTimes {
 // same in every process (module flag kNoCacheFlag) is never cached on disk. Addresses the
 // kernels need that are the same for the whole process are named, not written into the IR:
 // see runtime_symbol.
-void* jit_compile(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::Module> module,
-                  const std::string& function, std::string* error, JitTimes* times);
+KernelCode jit_compile(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::Module> module,
+                       const std::string& function, std::string* error, JitTimes* times);
+
+// How many kernels are in use now (held by a handle).
+size_t loaded_kernels();
 
 // The name under which kernels reach `address` (a runtime function, a flag): an external
 // global of that name in the module; the JIT defines it as that absolute address.
