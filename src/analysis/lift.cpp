@@ -34,6 +34,7 @@ struct SVal {
   Expr callee;
   std::vector<Expr> args;
   ir::StmtNode::Iter form = ir::StmtNode::Iter::Range;  // RangeIter
+  Expr reversed;                                         // RangeIter: reversed(range(...))'s callee
   std::vector<Expr> over;                                // RangeIter (not Range): the sequences
   int64_t start = 0;                                     // RangeIter (Enumerate)
   int item = -1;                                         // NextItem
@@ -297,6 +298,28 @@ class Lifter {
     r.args.assign(v->args.begin() + 1, v->args.end());
     const Expr& c = v->args[0];
     std::string name = c->kind == ir::ExprNode::Kind::Load ? nest_.vars[(size_t)c->var].name : "";
+    if (name == "reversed" && r.args.size() == 1 && r.args[0]->kind == ir::ExprNode::Kind::Call &&
+        v->kwnames.empty() && r.args[0]->kwnames.empty() && (r.args[0]->args.size() == 2 || r.args[0]->args.size() == 3)) {
+      // reversed(range(n)) is range(n - 1, -1, -1); reversed(range(a, b)) is range(b - 1, a - 1, -1):
+      // the same values, and CPython's iterator for it is that range's. (Their arguments are
+      // evaluated once, before the loop; if that fails, CPython evaluates the statement.)
+      const Expr& inner = r.args[0];
+      auto one = [&]() {
+        ir::ConstValue k;
+        k.kind = ir::ConstValue::Kind::Int;
+        k.i = 1;
+        return ir::make_const(k, inner->origin);
+      };
+      auto minus_one = [&](const Expr& x) { return ir::make_binary(ir::BinOp::Sub, x, one(), false, inner->origin); };
+      Expr lo = inner->args.size() == 3 ? inner->args[1] : nullptr, hi = inner->args.back();
+      ir::ConstValue m1;
+      m1.kind = ir::ConstValue::Kind::Int;
+      m1.i = -1;
+      r.reversed = c;
+      r.callee = inner->args[0];
+      r.args = {minus_one(hi), lo ? minus_one(lo) : ir::make_const(m1, inner->origin), ir::make_const(m1, inner->origin)};
+      return r;
+    }
     if (name != "enumerate" && name != "zip") return r;
     if (!v->kwnames.empty()) fail("calls " + name + "() with keyword arguments", line);
     r.form = name == "zip" ? Iter::Zip : Iter::Enumerate;
@@ -822,7 +845,13 @@ class Lifter {
         if (!done.items.empty()) fail("unpacks the items of a for loop over range()", info.line);
         if (done.var < 0) fail("a for loop whose variable stagepy cannot follow", info.line);
         if (r.args.empty() || r.args.size() > 3) fail("range() with " + std::to_string(r.args.size()) + " arguments", info.line);
-        out.push_back(ir::make_for(done.var, r.callee, r.args, ir::make_block(std::move(body)), ir_loop, rp, for_line));
+        Stmt f = ir::make_for(done.var, r.callee, r.args, ir::make_block(std::move(body)), ir_loop, rp, for_line);
+        if (r.reversed) {
+          auto m = std::make_shared<ir::StmtNode>(*f);
+          m->reversed_callee = r.reversed;
+          f = m;
+        }
+        out.push_back(f);
       } else {
         // Resumes at the start of an iteration re-enter it: CPython's FOR_ITER takes the
         // current item again (the iterator is rebuilt on it).

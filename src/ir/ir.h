@@ -171,6 +171,8 @@ struct StmtNode {
   std::vector<Expr> args;        // For: range() arguments (1 to 3)
   Expr range_callee;             // For: the object called (builtins.range; enumerate, zip);
                                  // null for Iter::Seq
+  Expr reversed_callee;          // For over reversed(range(...)) (desugared into the range
+                                 // counting down): the object called, builtins.reversed
   int var = -1;                  // For: the loop variable
   int loop = -1;                 // For/While: this loop's id; Break/Continue: target loop
   int resume = -1;               // Seg/If/For: index into Nest::resumes

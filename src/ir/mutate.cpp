@@ -32,6 +32,7 @@ Stmt map_exprs(const Stmt& s, const ExprFn& f) {
   c->cond = map_expr(c->cond, f);
   for (auto& a : c->args) a = map_expr(a, f);
   c->range_callee = map_expr(c->range_callee, f);
+  c->reversed_callee = map_expr(c->reversed_callee, f);
   for (auto& o : c->over) o = map_expr(o, f);
   return c;
 }
@@ -89,6 +90,7 @@ void for_each_expr(const Stmt& s, const std::function<void(const Expr&)>& f) {
   walk_expr(s->cond, f);
   for (auto& a : s->args) walk_expr(a, f);
   walk_expr(s->range_callee, f);
+  walk_expr(s->reversed_callee, f);
   for (auto& o : s->over) walk_expr(o, f);
   for (auto& b : s->body) for_each_expr(b, f);
 }

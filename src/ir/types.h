@@ -40,7 +40,7 @@ enum class Builtin : uint16_t {
   // library's hypot(re, im), which is what abs() of a complex number computes
   Complex, Conjugate, CHypot,
   // only as the iterable of a for loop (the lifter desugars them)
-  Enumerate, Zip,
+  Enumerate, Zip, Reversed,
   Count_
 };
 const char* builtin_name(Builtin b);

@@ -66,7 +66,7 @@ int builtin_arity(Builtin b) {
     case Builtin::NpMaximum: case Builtin::NpPower: case Builtin::CHypot:
       return 2;
     case Builtin::Range: case Builtin::Min: case Builtin::Max: case Builtin::Round: case Builtin::Complex:
-    case Builtin::Enumerate: case Builtin::Zip:
+    case Builtin::Enumerate: case Builtin::Zip: case Builtin::Reversed:
       return -1;
     default:
       return 1;

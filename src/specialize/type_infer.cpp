@@ -435,7 +435,8 @@ class Infer {
     const std::string fname = std::string("`") + builtin_name(f) + "()`";
     switch (f) {
       case Builtin::Range: fail("uses range() outside a for statement", ln);
-      case Builtin::Enumerate: case Builtin::Zip: fail("uses " + fname + " outside a for statement", ln);
+      case Builtin::Enumerate: case Builtin::Zip: case Builtin::Reversed:
+        fail("uses " + fname + " outside a for statement", ln);
       case Builtin::Len: {
         if (at.size() != 1) fail("calls len() with " + std::to_string(at.size()) + " arguments", ln);
         if (at[0]->kind == Type::Kind::Array) {
@@ -817,6 +818,11 @@ class Infer {
                  "(...)`, which is not the builtin " + builtin_name(want),
              s->line);
     }
+    if (s->reversed_callee) {
+      Expr r = expr(s->reversed_callee, env);
+      if (!unbound(r->type) && !(r->type->kind == Type::Kind::Callable && r->type->builtin == Builtin::Reversed))
+        fail("loops over `reversed(...)` where `reversed` is not the builtin", s->line);
+    }
     // A desugared loop indexes its sequences: only where that is what iterating gives.
     for (auto& o : s->over) {
       Expr t = expr(o, env);
@@ -831,6 +837,7 @@ class Infer {
     auto f = std::make_shared<StmtNode>(*s);
     f->args.clear();
     f->range_callee = nullptr;
+    f->reversed_callee = nullptr;
     f->over.clear();
     f->body = {ir::make_block(std::move(lt.steady))};
     if (lt.peeled) {

@@ -166,8 +166,12 @@ class Gen:
         return c
 
     def range_(self):
-        form = self.int_(0, 6)
+        form = self.int_(0, 7)
         outer = self.loop_vars[-1] if self.loop_vars else None
+        if form == 7:
+            # Counting down through reversed().
+            inner = self.pick(["n", f"{self.int_(-2, 3)}, n - {self.int_(0, 2)}"] + ([f"{outer}", f"{outer}, n"] if outer else []))
+            return f"reversed(range({inner}))"
         if form == 0:
             return "range(n)"
         if form == 1:

@@ -153,6 +153,24 @@ NATIVE = [
             s += x
         return s, x
     """, lambda: (array.array("d", [1.0, 2.5, -0.25]),)),
+    ("reversed(range(n))", """
+    def f(a, out):
+        k = 0
+        for i in reversed(range(len(a))):
+            out[k] = a[i] * 2
+            k += 1
+        return locals()
+    """, lambda: (np.arange(6.0), np.zeros(6))),
+    ("reversed(range(a, b)), empty and negative bounds", """
+    def f(lo, hi):
+        s = 0
+        t = 0
+        for i in reversed(range(lo, hi)):
+            s = s * 3 + i
+        for j in reversed(range(hi, lo)):
+            t += j
+        return locals()
+    """, lambda: (-3, 4)),
     ("bool list", """
     def f(L):
         n = 0
@@ -229,6 +247,13 @@ BAIL = [
             out[x] = L[x] * 2
         return locals()
     """, lambda: ([1.0, 2.0, 3.0], [0, 2, 5, 1], np.zeros(3))),
+    ("an overflow counting down reversed(range(n))", """
+    def f(n):
+        p = 1
+        for i in reversed(range(n)):
+            p = p * (i + 2 ** 20) + 1
+        return locals()
+    """, lambda: (9,)),
     ("an overflow while iterating a memoryview", """
     def f(m):
         p = 1
@@ -277,6 +302,15 @@ INTERPRETED = [
             s += i * x
         return s
     """, lambda: ([5, 6, 7],), "not the builtin enumerate"),
+    ("a shadowed reversed", """
+    def reversed(x):
+        return [5, 7]
+    def f(n):
+        s = 0
+        for i in reversed(range(n)):
+            s += i
+        return s
+    """, lambda: (4,), "calls `reversed`"),
     ("zip's items as a tuple", """
     def f(a, b):
         n = 0
