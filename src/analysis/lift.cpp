@@ -798,10 +798,10 @@ class Lifter {
     for (auto& b : body) full.push_back(std::move(b));
     Stmt block = ir::make_block(std::move(full));
     // The sequences are evaluated once, before the loop: their names must keep their values.
+    std::set<int> assigned;
+    ir::collect_assigned(block, &assigned);
     for (auto& seq : r.over) {
       int v = seq->kind == ir::ExprNode::Kind::Load ? seq->var : seq->args[0]->var;
-      std::set<int> assigned;
-      ir::collect_assigned(block, &assigned);
       if (assigned.count(v)) fail("assigns `" + nest_.vars[(size_t)v].name + "` inside a loop over " + show(seq), line);
     }
     Stmt f = ir::make_for(var, r.form == Iter::Seq ? nullptr : r.callee, std::move(range_args), std::move(block), ir_loop,
