@@ -83,6 +83,13 @@ struct Ctx {
 
 [[noreturn]] void fail(const std::string& why, int line) { throw LiftError{why, line}; }
 
+Expr int_const(int64_t v, int origin) {
+  ir::ConstValue k;
+  k.kind = ir::ConstValue::Kind::Int;
+  k.i = v;
+  return ir::make_const(k, origin);
+}
+
 std::string friendly(const Instr& in) {
   switch (in.op) {
     case Op::RETURN_VALUE: case Op::RETURN_CONST: return "returns from inside the loop";
@@ -304,20 +311,12 @@ class Lifter {
       // the same values, and CPython's iterator for it is that range's. (Their arguments are
       // evaluated once, before the loop; if that fails, CPython evaluates the statement.)
       const Expr& inner = r.args[0];
-      auto one = [&]() {
-        ir::ConstValue k;
-        k.kind = ir::ConstValue::Kind::Int;
-        k.i = 1;
-        return ir::make_const(k, inner->origin);
-      };
-      auto minus_one = [&](const Expr& x) { return ir::make_binary(ir::BinOp::Sub, x, one(), false, inner->origin); };
+      const int o = inner->origin;
+      auto minus_one = [&](const Expr& x) { return ir::make_binary(ir::BinOp::Sub, x, int_const(1, o), false, o); };
       Expr lo = inner->args.size() == 3 ? inner->args[1] : nullptr, hi = inner->args.back();
-      ir::ConstValue m1;
-      m1.kind = ir::ConstValue::Kind::Int;
-      m1.i = -1;
       r.reversed = c;
       r.callee = inner->args[0];
-      r.args = {minus_one(hi), lo ? minus_one(lo) : ir::make_const(m1, inner->origin), ir::make_const(m1, inner->origin)};
+      r.args = {minus_one(hi), lo ? minus_one(lo) : int_const(-1, o), int_const(-1, o)};
       return r;
     }
     if (name != "enumerate" && name != "zip") return r;
@@ -490,10 +489,7 @@ class Lifter {
           for (int i = n - 1; i >= 0; i--) st.stack.push_back(of(v->args[i]));
         } else {
           for (int i = n - 1; i >= 0; i--) {
-            ir::ConstValue k;
-            k.kind = ir::ConstValue::Kind::Int;
-            k.i = i;
-            SVal s = of(ir::make_subscript(v, ir::make_const(k, o), o));
+            SVal s = of(ir::make_subscript(v, int_const(i, o), o));
             s.shared = true;
             st.stack.push_back(s);
           }
@@ -760,16 +756,9 @@ class Lifter {
     for (int t : targets)
       if (t < 0) fail("a for loop whose variable stagepy cannot follow", line);
     int var;  // the loop's variable: a hidden position, or enumerate's index
-    Expr pos;
     std::vector<Expr> range_args;
     std::vector<ir::Effect> items;
     auto len = [&](const Expr& seq) { return builtin_call("len", {seq}, o); };
-    auto int_const = [&](int64_t v) {
-      ir::ConstValue k;
-      k.kind = ir::ConstValue::Kind::Int;
-      k.i = v;
-      return ir::make_const(k, o);
-    };
     auto item = [&](int target, const Expr& seq, const Expr& at) {
       ir::Effect e;
       e.kind = ir::Effect::Kind::Assign;
@@ -783,9 +772,9 @@ class Lifter {
       var = targets[0];
       Expr n = len(r.over[0]);
       range_args = r.start == 0 ? std::vector<Expr>{n}
-                                : std::vector<Expr>{int_const(r.start), ir::make_binary(ir::BinOp::Add, int_const(r.start), n, false, o)};
+                                : std::vector<Expr>{int_const(r.start, o), ir::make_binary(ir::BinOp::Add, int_const(r.start, o), n, false, o)};
       Expr i = ir::make_load(var, o);
-      item(targets[1], r.over[0], r.start == 0 ? i : ir::make_binary(ir::BinOp::Sub, i, int_const(r.start), false, o));
+      item(targets[1], r.over[0], r.start == 0 ? i : ir::make_binary(ir::BinOp::Sub, i, int_const(r.start, o), false, o));
     } else {
       var = hidden_var(ir::Var::Storage::Temp, "$" + nest_.vars[(size_t)targets[0]].name + ".position" + std::to_string(ir_loop));
       Expr n = len(r.over[0]);

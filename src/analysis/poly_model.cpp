@@ -115,18 +115,17 @@ class Builder {
     return std::nullopt;
   }
 
-  // Extent `k` of a bound row: the extent of its container after the row's indices.
-  std::optional<std::string> row_extent(const Expr& row, int k) {
+  // Extent `k` of what `e` names (A.shape[k], len(A)): an array variable's own, or for a
+  // bound row its container's extent after the row's indices.
+  std::optional<std::string> extent_of(const Expr& e, int k) {
+    if (e->kind == K::Subscript) return std::nullopt;  // only names
     int v = -1;
     std::vector<std::pair<Expr, std::pair<int, int>>> idx;
-    if (!chain(row, v, idx) || v < 0) return std::nullopt;
+    if (!chain(e, v, idx) || v < 0) return std::nullopt;
     int d = (int)idx.size() + k;
     note_rank_at_least(v, d + 1);
     return extent(v, d);
   }
-
-  // `A` in A.shape[k] / len(A): a variable.
-  int array_var(const Expr& e) const { return named_var(e); }
 
   std::optional<std::string> aff(const Expr& e) {
     switch (e->kind) {
@@ -145,36 +144,20 @@ class Builder {
       case K::Subscript: {
         // A.shape[k]
         const Expr& b = e->args[0];
-        if (b->kind == K::Attr && b->name == "shape" && bound_row(b->args[0])) {
-          auto k = const_int(e->args[1]);
-          if (!k || *k < 0 || *k >= 32) return std::nullopt;
-          return row_extent(b->args[0], (int)*k);
-        }
         if (b->kind == K::Attr && b->name == "shape") {
-          int v = array_var(b->args[0]);
           auto k = const_int(e->args[1]);
-          if (v >= 0 && k && *k >= 0 && *k < 32) {
-            note_rank_at_least(v, (int)*k + 1);
-            return extent(v, (int)*k);
-          }
+          if (k && *k >= 0 && *k < 32) return extent_of(b->args[0], (int)*k);
         }
         return std::nullopt;
       }
       case K::Call: {
         // len(A)
         if (e->args.size() == 2 && e->kwnames.empty() && e->args[0]->kind == K::Load &&
-            n_.vars[(size_t)e->args[0]->var].name == "len" && bound_row(e->args[1])) {
-          auto r = row_extent(e->args[1], 0);
-          if (r && builtin_vars_.insert(e->args[0]->var).second) m_.assumptions.builtins.push_back({e->args[0]->var, "len"});
-          return r;
-        }
-        if (e->args.size() == 2 && e->kwnames.empty() && e->args[0]->kind == K::Load &&
             n_.vars[(size_t)e->args[0]->var].name == "len") {
-          int v = array_var(e->args[1]);
-          if (v < 0) return std::nullopt;
+          auto r = extent_of(e->args[1], 0);
+          if (!r) return std::nullopt;
           if (builtin_vars_.insert(e->args[0]->var).second) m_.assumptions.builtins.push_back({e->args[0]->var, "len"});
-          note_rank_at_least(v, 1);
-          return extent(v, 0);
+          return r;
         }
         if (e->args.size() == 3 && e->kwnames.empty() && e->args[0]->kind == K::Load) {
           const std::string& f = n_.vars[(size_t)e->args[0]->var].name;
@@ -301,7 +284,7 @@ class Builder {
           if (f.kind != ir::Effect::Kind::Assign || assignments[f.var] != 1 || !views_.count(f.var)) continue;
           const Expr& v = f.value;
           if (v->kind != K::Subscript || v->args[1]->kind == K::Tuple) continue;
-          int base = v->args[0]->kind == K::Load ? v->args[0]->var : v->args[0]->kind == K::Attr ? v->args[0]->pseudo : -1;
+          int base = named_var(v->args[0]);
           if (base < 0 || n_.vars[(size_t)base].assigned) continue;
           bool ok = true;
           ir::walk_expr(v->args[1], [&](const Expr& x) {

@@ -108,11 +108,8 @@ int read_variable(const FrameRef& f, const ir::Var& v, PyObject** out, std::stri
         builtins_dict = Py_NewRef(PyModule_GetDict(mod));
         Py_DECREF(mod);
       }
-      PyObject* key = name_object(v);
-      if (!key) return -1;
-      int rc = dict_lookup(builtins_dict, key, out);
-      Py_DECREF(key);
-      return rc;
+      PyRef key = PyRef::steal(name_object(v));
+      return key ? dict_lookup(builtins_dict, key.get(), out) : -1;
     }
     case ir::Var::Storage::Part:
     case ir::Var::Storage::Temp:
@@ -176,7 +173,7 @@ int write_variable(const FrameRef& f, const ir::Var& v, PyObject* value) {
     case ir::Var::Storage::Part:
     case ir::Var::Storage::Temp:
     case ir::Var::Storage::Builtin:
-      // Lowered IR's own variables: the dispatcher never writes them to the frame.
+      // Not the frame's variables (lowered IR's own, a desugared loop's): never written back.
       PyErr_SetString(PyExc_SystemError, "stagepy: cannot write a lowered IR variable to the frame");
       return -1;
   }

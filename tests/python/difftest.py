@@ -175,6 +175,11 @@ def check_expectation(recs, expect):
         assert native == 0, f"a nest ran natively: {recs}"
 
 
+def assert_reason(recs, reason):
+    """Some nest's report record gives a reason that mentions `reason`."""
+    assert any(reason in (r["reason"] or "") for r in recs), [r["reason"] for r in recs]
+
+
 def run_module(src, make_globals, expect="native"):
     """Module-level code: exec `src` as a module twice (plain and under stagepy) in fresh
     globals from make_globals(); compares the resulting globals."""
