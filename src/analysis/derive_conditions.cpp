@@ -78,6 +78,7 @@ class Deriver {
       for (auto& s : m_.stmts) domains_.push_back(isl::set(ctx_.get(), m_.domain_of(s)).intersect_params(context_));
       bounds_and_overflow(out);
       dependences(out);
+      trip_counts(out);
       out.ok = true;
     } catch (const isl::exception& e) {
       out.ok = false;
@@ -261,6 +262,36 @@ class Deriver {
       out.conds.push_back(std::move(c));
     }
   }
+
+  // Where a run of loop L may have kMinParallelTrip iterations or more: two values of its
+  // variable that far apart under the same values of the loops around it. (A step other
+  // than 1 only makes this set larger than it need be: the fact then holds less often.)
+  void trip_counts(NestConditions& out) {
+    for (auto& L : m_.loops) {
+      if (L.id < 0 || !L.is_for) continue;
+      Condition c;
+      c.fact = Fact{FactKind::FewIterations, -1, 0, L.id};
+      std::vector<int> chain;  // L and the loops around it, outermost first
+      for (int l = L.id; l >= 0; l = m_.loops[(size_t)l].parent) chain.insert(chain.begin(), l);
+      std::string dims, dims_, cs;
+      auto add = [&](const std::string& x) { cs += (cs.empty() ? "" : " and ") + x; };
+      for (int l : chain) {
+        const PolyLoop& P = m_.loops[(size_t)l];
+        dims += (dims.empty() ? "" : ", ") + P.dim;
+        dims_ += (dims_.empty() ? "" : ", ") + primed(P.dim);
+        if (!P.constraints.empty()) {
+          add(P.constraints);
+          add(primed(P.constraints));
+        }
+        add(l == L.id ? primed(P.dim) + " >= " + P.dim + " + " + std::to_string(kMinParallelTrip - 1)
+                      : primed(P.dim) + " = " + P.dim);
+      }
+      std::string text = m_.param_list() + " -> { [" + dims + ", " + dims_ + "] : " + cs + " }";
+      isl::set big = isl::set(ctx_.get(), text).params().intersect(context_);
+      c.violated = ParamSet::from_isl(big.copy(), names_);
+      out.conds.push_back(std::move(c));
+    }
+  }
 };
 
 }  // namespace
@@ -283,12 +314,13 @@ std::string to_string(const NestConditions& c, const ir::Nest& nest) {
       case FactKind::Negative: return "negative";
       case FactKind::NoOverflow: return "no-overflow";
       case FactKind::NoCarried: return "no-carried-dependence";
+      case FactKind::FewIterations: return "few-iterations";
     }
     return "?";
   };
   for (auto& k : c.conds) {
     o << kind(k.fact.kind);
-    if (k.fact.kind == FactKind::NoCarried) o << " L" << k.fact.loop;
+    if (k.fact.kind == FactKind::NoCarried || k.fact.kind == FactKind::FewIterations) o << " L" << k.fact.loop;
     else o << " @" << k.fact.origin << "." << k.fact.pos;
     o << " unless " << k.violated.str() << "\n";
     for (auto& x : k.conflicts) o << "    " << x.first << " vs " << x.second << " when " << x.when.str() << "\n";

@@ -5,11 +5,13 @@
 //     instead of at every access, and drops the wrap-around of negative indices);
 //   * for each affine Python-int operation: where its value may leave 64 bits;
 //   * for each loop: where two of its iterations may touch the same element, at least one
-//     writing it (a dependence the loop carries), with the accesses that conflict.
+//     writing it (a dependence the loop carries), with the accesses that conflict;
+//   * for each loop: where one of its runs may have kMinParallelTrip iterations or more.
 // The run-time half (evaluate_conditions) plugs in the values and keeps the facts whose
 // violation set does not contain them. Each set is compiled (ParamSet) so that test takes
 // nanoseconds.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,12 +20,17 @@
 
 namespace stagepy::analysis {
 
+// The fewest iterations for which an innermost loop runs on threads: below, waking them
+// costs more than they save (codegen runs the loop on this thread).
+constexpr int64_t kMinParallelTrip = 512;
+
 enum class FactKind : uint8_t {
   InBounds,    // subscript (origin, pos) stays within [-extent, extent)
   NonNeg,      // ... and is never negative (no wrap-around needed)
   Negative,    // ... and is always negative (always wraps)
   NoOverflow,  // the int operation at `origin` stays within 64 bits
   NoCarried,   // loop `loop` carries no dependence through arrays
+  FewIterations,  // every run of loop `loop` has fewer than kMinParallelTrip iterations
 };
 
 struct Fact {

@@ -460,6 +460,13 @@ class Planner {
       for (auto& c : cs->second) r.updates.push_back(c.value);
       lp.reductions.push_back(std::move(r));
     }
+    // An innermost loop runs on threads from kMinParallelTrip iterations on (the GPU
+    // takes fewer where it has no reductions): where it never has that many, its parallel
+    // version would only cost compile time.
+    if (facts_.has(Fact{FactKind::FewIterations, -1, 0, s->loop}) && !ir::contains_loop(s->body[0]) &&
+        (!o_.gpu || !lp.reductions.empty()))
+      return no("it runs fewer than " + std::to_string(analysis::kMinParallelTrip) +
+                " iterations each time (threads pay from there on)");
     lp.alias_pairs = disjoint_pairs(in);
     for (auto& [v, t] : in.divisors) lp.invariant_divisors.push_back({v, t});
     lp.parallel = true;

@@ -15,12 +15,10 @@ import stagepy
 stagepy.enable()
 
 def f(A, B, n):
-    s = 0.0
     for i in range(n):
         for j in range(n):
             B[i, j] = A[i, j] * 2.0 + A[j, i]
-            s += B[i, j]
-    return s
+    return B[n - 1, 0]
 
 def g(n):
     t = 0

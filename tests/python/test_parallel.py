@@ -267,19 +267,50 @@ def test_short_parallel_loops_run_their_body_here_with_cpythons_results(cpu_only
             last = i * 2
         return locals()
     """
-    row = """
-    def f(A, B, out, n):
-        for j in range(5):
-            x = A[n - 1, j] * 1e10
-            y = B[n - 1, j] - np.inf
-            out[n - 1, j] = x + y
-        return locals()
-    """
     # (the nest with 3 rows runs on threads: the same results from the other version)
-    for src, var, n, threads in ((nest, "i", 1, False), (nest, "i", 3, True), (row, "j", 1, False), (row, "j", 3, False)):
+    for src, var, n, threads in ((nest, "i", 1, False), (nest, "i", 3, True)):
         recs = run(src, "f", args(n), globals_={"np": np})
         assert recs[0]["native_calls"] > 0 and loops(recs)[var]["parallel"]
         assert ran_parallel(recs, var) == threads
+
+
+def test_an_innermost_loop_that_runs_short_at_times_runs_those_times_here(cpu_only):
+    # The inner loop has 300 iterations for i = 1 (below the 512 that pay for threads: its
+    # body runs on this thread) and 600 for i = 2 (threads). The outer loop carries a
+    # dependence. Privates, the loop variables and a warning raised in the short run must be
+    # CPython's.
+    def make():
+        a = np.ones((3, 600))
+        a[1, 7] = 1e300
+        return a, np.zeros((3, 600)), 3
+    recs = run("""
+    def f(A, out, n):
+        for i in range(1, n):
+            for j in range(i * 300):
+                x = A[i, j] * 1e10
+                out[i, j] = out[i - 1, j] + x
+        return locals()
+    """, "f", make, globals_={"np": np})
+    assert loops(recs)["j"]["parallel"] and not loops(recs)["i"]["parallel"]
+    assert loops(recs)["j"]["parallel_runs"] == recs[0]["native_calls"]  # once per call: i = 2
+
+
+def test_an_innermost_loop_never_long_enough_for_threads_is_not_made_parallel(cpu_only):
+    # Every run of the j loop has 5 iterations (the dependence analysis bounds it with the
+    # call's values): no parallel version is compiled, and the report says why. With 600
+    # the same nest gets one.
+    src = """
+    def f(A, out, n, m):
+        for i in range(1, n):
+            for j in range(m):
+                out[i, j] = out[i - 1, j] + A[i, j]
+        return locals()
+    """
+    recs = run(src, "f", lambda: (np.ones((4, 5)), np.zeros((4, 5)), 4, 5))
+    j = loops(recs)["j"]
+    assert not j["parallel"] and "fewer than 512 iterations each time" in j["why"]
+    recs = run(src, "f", lambda: (np.ones((4, 600)), np.zeros((4, 600)), 4, 600))
+    assert loops(recs)["j"]["parallel"] and ran_parallel(recs, "j")
 
 
 # ------------------------------------------------------------------ carried dependences

@@ -3320,8 +3320,12 @@ class Gen {
         for (size_t w = 0; w < body_sites; w++)
           for (int j = 0; j < 3; j++) {
             Value* rk = B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), rank, 3 * (int64_t)w + j));
+            // An earlier run of this loop in the same call (an outer loop around it) may
+            // have raised it first: that place stands.
             auto& slot = warn_flags_[parent_sites0 + w].first[j];
-            B.CreateStore(B.CreateSelect(B.CreateICmpSGT(rk, c64(0)), B.CreateAdd(wcount, rk), c64(0)), slot);
+            Value* old = B.CreateLoad(i64(), slot);
+            Value* fresh = B.CreateAnd(B.CreateICmpSGT(rk, c64(0)), B.CreateICmpEQ(old, c64(0)));
+            B.CreateStore(B.CreateSelect(fresh, B.CreateAdd(wcount, rk), old), slot);
             seen = B.CreateAdd(seen, B.CreateZExt(B.CreateICmpSGT(rk, c64(0)), i64()));
           }
         B.CreateStore(B.CreateAdd(wcount, seen), warn_counter_);
