@@ -101,6 +101,9 @@ struct ExprNode {
   bool check_bound = false;  // typed Load of a variable that may be unbound here
   BinOp binop = BinOp::Add;
   bool inplace = false;
+  // Call/Binary: prove_domains showed that the operation's domain check cannot fail
+  // (math.sqrt of a value never below zero, a division by one never zero or below).
+  bool in_domain = false;
   UnOp unop = UnOp::Neg;
   CmpOp cmpop = CmpOp::LT;
   std::vector<std::string> kwnames;  // Call

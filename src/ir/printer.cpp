@@ -53,7 +53,9 @@ std::string to_string(const Expr& e, const Nest& n) {
       for (size_t i = 0; i < e->args.size(); i++) s += (i ? ", " : "") + a((int)i);
       return typed(e, s + (e->args.size() == 1 ? ",)" : ")"));
     }
-    case K::Binary: return typed(e, "(" + a(0) + " " + binop_name(e->binop) + (e->inplace ? "= " : " ") + a(1) + ")");
+    case K::Binary:
+      return typed(e, "(" + a(0) + " " + binop_name(e->binop) + (e->inplace ? "= " : " ") + a(1) + ")" +
+                          (e->in_domain ? "{in domain}" : ""));
     case K::Unary: return typed(e, std::string("(") + unop_name(e->unop) + a(0) + ")");
     case K::Compare: return typed(e, "(" + a(0) + " " + cmpop_name(e->cmpop) + " " + a(1) + ")");
     case K::Truth: return typed(e, "bool(" + a(0) + ")");
@@ -65,7 +67,7 @@ std::string to_string(const Expr& e, const Nest& n) {
         if (i - 1 >= npos) s += e->kwnames[i - 1 - npos] + "=";
         s += a((int)i);
       }
-      return typed(e, s + ")");
+      return typed(e, s + ")" + (e->in_domain ? "{in domain}" : ""));
     }
     case K::Cond: return typed(e, "(" + a(1) + " if " + a(0) + " else " + a(2) + ")");
     case K::Seq: {

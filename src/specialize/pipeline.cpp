@@ -15,6 +15,7 @@
 #include "ir/printer.h"
 #include "specialize/lower_complex.h"
 #include "specialize/plan_interleave.h"
+#include "specialize/prove_domains.h"
 #include "support/debug.h"
 
 namespace stagepy::specialize {
@@ -74,6 +75,10 @@ Kernel compile_kernel(const KernelRequest& rq) {
     k.typed = lower_complex(k.typed, &entry, rq.fp);
     if (!passed("lower_complex")) return k;
   }
+
+  // Checks that cannot fail (math.sqrt of a sum of squares) lose their ways out to CPython.
+  k.typed = prove_domains(k.typed, entry);
+  if (!passed("prove_domains")) return k;
 
   if (rq.conds) {
     PlanOptions po;

@@ -3,7 +3,7 @@
 program(draw) returns (source, make_args): a function `f` whose loop nest reads and writes
 NumPy arrays, Python lists (of lists) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
 bounds from outer variables), affine and non-affine subscripts (some out of bounds, some
-negative), reductions, if/elif/else, bounded while loops, break/continue, min/max/abs, mixed
+negative), reductions, if/elif/else, bounded while loops, break/continue, min/max/abs, math.sqrt/log, mixed
 int/float/bool arithmetic, a complex flavour (complex scalars, arrays and lists, with the
 operations complex numbers have), and ending with `return locals()`.
 """
@@ -16,6 +16,8 @@ DTYPES = ["float64", "float32", "int64", "int32", "int16", "int8", "uint8", "boo
 SCALARS = ["s", "t", "u"]
 # Helper functions the nests may call (inlined when their arguments are Python numbers).
 HELPERS = """
+import math
+
 def h1(x, y):
     if x > y:
         return x - y
@@ -109,10 +111,16 @@ class Gen:
     def expr(self, depth=0):
         if depth > 2 or self.int_(0, 3) == 0:
             return self.atom()
-        form = self.int_(0, 11)
+        form = self.int_(0, 12)
         a, b = self.expr(depth + 1), self.expr(depth + 1)
         if self.cplx:
-            return self.complex_expr(form, a, b, depth)
+            return self.complex_expr(min(form, 11), a, b, depth)
+        if form == 12:
+            # math.sqrt / math.log of values the sign analysis proves safe (squares, sums of
+            # them, abs, max with 0) or not (prove_domains.h).
+            x = self.pick([f"{a} * {a}", f"({a} * {a} + {b} * {b})", f"abs({a})", f"max({a}, 0.0)",
+                           f"({a} * {a} - 1)", a, f"(k * k + {a} * {a})"])
+            return self.pick([f"math.sqrt({x})", f"math.log(1.0 + {x})", f"math.log({x})"])
         if form <= 4:
             op = self.pick(["+", "-", "*", "+", "*"])
             return f"({a} {op} {b})"

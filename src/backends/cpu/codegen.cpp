@@ -297,11 +297,12 @@ class Gen {
   // Variables known to be non-zero in the code being generated (a parallel body whose
   // loop checked its invariant divisors first), and whether the current operation's
   // divisor is one of them.
-  static constexpr int64_t kMinParallelTrip = 512;
+  static constexpr int64_t kMinParallelTrip = analysis::kMinParallelTrip;
   std::set<int> nonzero_vars_;
   std::set<const ir::ExprNode*> reassoc_ops_;  // float reduction updates in a parallel body
   int par_loop_ = -1;                           // the loop a parallel body runs
   bool divisor_nonzero_ = false;
+  bool in_domain_ = false;  // the call being generated cannot fail its domain check (prove_domains.h)
 
   // A warning site: which warnings it raised so far (bits), and for each kind the place
   // of its first occurrence among all the kernel's warnings (so they are emitted in the
@@ -1034,7 +1035,7 @@ class Gen {
         ir::BinOp op = e->binop;
         op_origin_ = e->origin;
         cur_node_ = e.get();
-        divisor_nonzero_ = e->args[1]->kind == K::Load && nonzero_vars_.count(e->args[1]->var);
+        divisor_nonzero_ = e->in_domain || (e->args[1]->kind == K::Load && nonzero_vars_.count(e->args[1]->var));
         llvm::IRBuilderBase::FastMathFlagGuard fmf(B);
         if (reassoc_ops_.count(e.get())) {
           llvm::FastMathFlags f = B.getFastMathFlags();
@@ -1759,11 +1760,14 @@ class Gen {
     }
     std::vector<V> args;
     for (size_t i = 1; i < e->args.size(); i++) args.push_back(gen(e->args[i]));
+    in_domain_ = e->in_domain;
     if (f == Builtin::Min || f == Builtin::Max || f == Builtin::Len) return call_values(f, args, e->type);
-    return dispatch(args, e->type, [&](const std::vector<V>& x) {
+    V out = dispatch(args, e->type, [&](const std::vector<V>& x) {
       TypeRef rt = over_members(x, [&](const std::vector<TypeRef>& m) { return oracle_.call(f, m); });
       return call_values(f, x, rt);
     });
+    in_domain_ = false;
+    return out;
   }
 
   V call_values(Builtin f, const std::vector<V>& args, const TypeRef& rt) {
@@ -1856,12 +1860,20 @@ class Gen {
       defer(isfinite(res));  // conservative: CPython recomputes any non-finite result
       return scalar(rt, res);
     };
+    // A call prove_domains showed in its domain: for sqrt and the logarithms, a
+    // non-finite result then comes from a non-finite argument, which CPython returns too.
+    auto in_domain = [&](Value* res) { return in_domain_ ? scalar(rt, res) : checked(res); };
     switch (f) {
-      case Builtin::MathSqrt: return checked(libm1("sqrt", x));
+      case Builtin::MathSqrt: {
+        // sqrt's only error: an argument below zero (math domain error). sqrt(-0.0),
+        // sqrt(inf) and sqrt(nan) return what they compute.
+        if (!in_domain_) defer(B.CreateFCmpUGE(x, llvm::ConstantFP::get(f64(), 0.0)));
+        return scalar(rt, libm1("sqrt", x));
+      }
       case Builtin::MathExp: return checked(libm1("exp", x));
-      case Builtin::MathLog: return checked(libm1("log", x));
-      case Builtin::MathLog2: return checked(libm1("log2", x));
-      case Builtin::MathLog10: return checked(libm1("log10", x));
+      case Builtin::MathLog: return in_domain(libm1("log", x));
+      case Builtin::MathLog2: return in_domain(libm1("log2", x));
+      case Builtin::MathLog10: return in_domain(libm1("log10", x));
       case Builtin::MathSin: return checked(libm1("sin", x));
       case Builtin::MathCos: return checked(libm1("cos", x));
       case Builtin::MathTan: return checked(libm1("tan", x));
@@ -1872,7 +1884,7 @@ class Gen {
       case Builtin::MathCosh: return checked(libm1("cosh", x));
       case Builtin::MathTanh: return checked(libm1("tanh", x));
       case Builtin::MathExpm1: return checked(libm1("expm1", x));
-      case Builtin::MathLog1p: return checked(libm1("log1p", x));
+      case Builtin::MathLog1p: return in_domain(libm1("log1p", x));
       case Builtin::MathFabs: return scalar(rt, B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x));
       case Builtin::MathFloor: return scalar(rt, float_to_int(B.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x), false));
       case Builtin::MathCeil: return scalar(rt, float_to_int(B.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x), false));
