@@ -31,6 +31,8 @@ _NUMPY1 = ["sqrt", "exp", "log", "sin", "cos", "tan", "abs", "floor", "ceil", "f
            "log2", "log10", "expm1", "log1p", "sinh", "cosh", "arcsin", "arccos", "isnan", "isinf",
            "isfinite"]
 _NUMPY2 = ["arctan2", "hypot", "minimum", "maximum", "power"]
+# NumPy scalar types a nest may call to convert a value (np.float32(x)).
+_NUMPY_TYPES = ["float64", "float32", "int64", "int32", "int16", "int8", "uint8", "bool"]
 
 _done = {"python": False, "numpy": False}
 
@@ -128,6 +130,8 @@ def register_numpy():
     core = _hook.core()
     for name in _NUMPY1 + _NUMPY2:
         core.register_callable(getattr(np, name), "numpy." + name)
+    for name in _NUMPY_TYPES:
+        core.register_callable(np.dtype(name).type, "numpy." + name)
     major = int(np.__version__.split(".")[0])
     entries = oracle_entries(np)
     if major < 2:

@@ -35,7 +35,8 @@ const char* builtin_name(Builtin b) {
       "numpy.fabs", "numpy.tanh", "numpy.arctan", "numpy.log2", "numpy.log10", "numpy.expm1",
       "numpy.log1p", "numpy.sinh", "numpy.cosh", "numpy.arcsin", "numpy.arccos", "numpy.power",
       "numpy.isnan", "numpy.isinf", "numpy.isfinite", "complex", "complex.conjugate", "<hypot>",
-      "enumerate", "zip", "reversed"};
+      "numpy.float64", "numpy.float32", "numpy.int64", "numpy.int32", "numpy.int16", "numpy.int8",
+      "numpy.uint8", "numpy.bool", "enumerate", "zip", "reversed"};
   static_assert(sizeof(n) / sizeof(n[0]) == static_cast<size_t>(Builtin::Count_), "builtin names");
   return n[static_cast<int>(b)];
 }

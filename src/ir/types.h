@@ -39,6 +39,8 @@ enum class Builtin : uint16_t {
   // complex(re[, im]); z.conjugate(); and, only in lowered IR (lower_complex.h), the C
   // library's hypot(re, im), which is what abs() of a complex number computes
   Complex, Conjugate, CHypot,
+  // NumPy's scalar types called as functions (np.float32(x)): x converted as NumPy does
+  NpFloat64Type, NpFloat32Type, NpInt64Type, NpInt32Type, NpInt16Type, NpInt8Type, NpUInt8Type, NpBoolType,
   // only as the iterable of a for loop (the lifter desugars them)
   Enumerate, Zip, Reversed,
   Count_

@@ -57,6 +57,20 @@ int sk_from_name(const std::string& name) {
 }
 
 bool is_numpy_builtin(Builtin b) { return b >= Builtin::NpSqrt && b < Builtin::Complex; }
+
+std::optional<DType> numpy_type_dtype(Builtin b) {
+  switch (b) {
+    case Builtin::NpFloat64Type: return DType::Float64;
+    case Builtin::NpFloat32Type: return DType::Float32;
+    case Builtin::NpInt64Type: return DType::Int64;
+    case Builtin::NpInt32Type: return DType::Int32;
+    case Builtin::NpInt16Type: return DType::Int16;
+    case Builtin::NpInt8Type: return DType::Int8;
+    case Builtin::NpUInt8Type: return DType::UInt8;
+    case Builtin::NpBoolType: return DType::Bool;
+    default: return std::nullopt;
+  }
+}
 bool is_math_builtin(Builtin b) { return b >= Builtin::MathSqrt && b < Builtin::NpSqrt; }
 
 int builtin_arity(Builtin b) {
@@ -152,6 +166,12 @@ Oracle::Oracle() {
       call1[f][a] = real(a) ? r : nullptr;
       for (int b = 0; b < kSK; b++) call2[f][a][b] = real(a) && real(b) ? r : nullptr;
     }
+  }
+  // np.float32(x) and the other scalar types, of a real number: a scalar of that type
+  // (complex numbers stay with CPython: a ComplexWarning, or a TypeError).
+  for (int f = static_cast<int>(Builtin::NpFloat64Type); f <= static_cast<int>(Builtin::NpBoolType); f++) {
+    TypeRef r = types::np_scalar(*numpy_type_dtype(static_cast<Builtin>(f)));
+    for (int a = 0; a < kSK; a++) call1[f][a] = real(a) ? r : nullptr;
   }
 }
 

@@ -7,6 +7,7 @@
 // the installed NumPy (python/stagepy/_types.py), so promotion follows whichever NumPy
 // is installed instead of a copy of its rules.
 #pragma once
+#include <optional>
 #include <array>
 #include <map>
 #include <string>
@@ -66,6 +67,8 @@ struct Oracle {
 };
 
 bool is_numpy_builtin(Builtin b);
+// The dtype of a NumPy scalar type called as a function (np.float32(x)), if `b` is one.
+std::optional<DType> numpy_type_dtype(Builtin b);
 bool is_math_builtin(Builtin b);
 int builtin_arity(Builtin b);  // 1 or 2 for math/numpy functions; -1 for variadic builtins
 Builtin builtin_from_name(const std::string& qualified);  // "math.sqrt", "numpy.exp", "abs"...

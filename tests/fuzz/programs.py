@@ -3,7 +3,7 @@
 program(draw) returns (source, make_args): a function `f` whose loop nest reads and writes
 NumPy arrays, Python lists (of lists) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
 bounds from outer variables), affine and non-affine subscripts (some out of bounds, some
-negative), reductions, if/elif/else, bounded while loops, break/continue, min/max/abs, math.sqrt/log, mixed
+negative), reductions, if/elif/else, bounded while loops, break/continue, min/max/abs, math.sqrt/log, np.float32(x) and the other scalar types, mixed
 int/float/bool arithmetic, a complex flavour (complex scalars, arrays and lists, with the
 operations complex numbers have), and ending with `return locals()`.
 """
@@ -17,6 +17,7 @@ SCALARS = ["s", "t", "u"]
 # Helper functions the nests may call (inlined when their arguments are Python numbers).
 HELPERS = """
 import math
+import numpy as np
 
 def h1(x, y):
     if x > y:
@@ -120,7 +121,8 @@ class Gen:
             # them, abs, max with 0) or not (prove_domains.h).
             x = self.pick([f"{a} * {a}", f"({a} * {a} + {b} * {b})", f"abs({a})", f"max({a}, 0.0)",
                            f"({a} * {a} - 1)", a, f"(k * k + {a} * {a})"])
-            return self.pick([f"math.sqrt({x})", f"math.log(1.0 + {x})", f"math.log({x})"])
+            t = self.pick(["float64", "float32", "int64", "int32", "int8", "uint8", "bool_"])
+            return self.pick([f"math.sqrt({x})", f"math.log(1.0 + {x})", f"math.log({x})", f"np.{t}({a})"])
         if form <= 4:
             op = self.pick(["+", "-", "*", "+", "*"])
             return f"({a} {op} {b})"

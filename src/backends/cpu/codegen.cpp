@@ -1836,6 +1836,13 @@ class Gen {
       }
       default: break;
     }
+    if (auto d = specialize::numpy_type_dtype(f)) {
+      // np.float32(x)...: the conversion NumPy makes when it stores x into an element of
+      // that dtype (the same rules: a Python int must fit, a float is truncated, a value
+      // out of range goes to CPython, which raises or warns).
+      if (*d == DType::Bool) return scalar(rt, truth(args[0]));
+      return scalar(rt, to_dtype(args[0], *d));
+    }
     if (specialize::is_math_builtin(f)) return math_call(f, args, rt);
     if (specialize::is_numpy_builtin(f)) return numpy_call(f, args, rt);
     fail(std::string("calls ") + builtin_name(f) + "()");
