@@ -89,7 +89,33 @@ SOURCE = textwrap.dedent("""
             for v in row:
                 s += v * v
             out[i] = s
+
+    def nbody(pos, mass, acc, soft):
+        n = pos.shape[0]
+        for i in range(n):
+            ax = ay = az = 0.0
+            for j in range(n):
+                if i != j:
+                    dx = pos[j, 0] - pos[i, 0]
+                    dy = pos[j, 1] - pos[i, 1]
+                    dz = pos[j, 2] - pos[i, 2]
+                    r2 = dx * dx + dy * dy + dz * dz + soft * soft
+                    inv3 = mass[j] / (r2 * math.sqrt(r2))
+                    ax += dx * inv3
+                    ay += dy * inv3
+                    az += dz * inv3
+            acc[i, 0] = ax
+            acc[i, 1] = ay
+            acc[i, 2] = az
 """)
+
+
+def nbody_numpy(pos, mass, soft):
+    d = pos[None, :, :] - pos[:, None, :]
+    r2 = (d * d).sum(axis=2) + soft * soft
+    inv3 = mass[None, :] / (r2 * np.sqrt(r2))
+    np.fill_diagonal(inv3, 0.0)
+    return (d * inv3[:, :, None]).sum(axis=1)
 
 # The hand-written numba.prange variants: prange where stagepy runs a loop in parallel.
 PRANGE = (SOURCE.replace("for i in range(n):", "for i in prange(n):")
@@ -109,8 +135,9 @@ TINY = textwrap.dedent("""
 
 
 def define(enabled, source=SOURCE, extra=None):
+    import math
     import stagepy
-    ns = dict(extra or {})
+    ns = {"math": math, **(extra or {})}
     code = compile(source, "<benchmark kernels>", "exec")
     if enabled:
         with stagepy.enable():
@@ -135,6 +162,8 @@ def cases(scale):
     cb = rng.random(n_c) - 1j * rng.random(n_c)
     n_r = s(2000)
     R = rng.random((n_r, n_r))
+    n_b = s(1000)
+    pos, mass = rng.standard_normal((n_b, 3)), rng.random(n_b) / n_b
     return {
         "gemm": (lambda f: f(A, B, np.zeros((n_g, n_g))), lambda: A @ B, f"{n_g}x{n_g}"),
         "stencil": (lambda f: f(u0.copy(), u0.copy(), steps), None, f"{n_s}x{n_s} x {steps} steps"),
@@ -145,6 +174,8 @@ def cases(scale):
                                f"{h_m}x{int(1.5 * h_m)}, 100 it"),
         "cmul": (lambda f: f(ca, cb, np.zeros(n_c, np.complex128)), lambda: ca * cb + ca, f"n={n_c} complex128"),
         "rownorms": (lambda f: f(R, np.zeros(n_r)), lambda: np.einsum("ij,ij->i", R, R), f"{n_r}x{n_r}, for row in A"),
+        "nbody": (lambda f: f(pos, mass, np.zeros((n_b, 3)), 0.1), lambda: nbody_numpy(pos, mass, 0.1),
+                  f"{n_b} bodies, one step"),
     }
 
 
