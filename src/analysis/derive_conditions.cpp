@@ -266,9 +266,13 @@ class Deriver {
   // Where a run of loop L may have kMinParallelTrip iterations or more: two values of its
   // variable that far apart under the same values of the loops around it. (A step other
   // than 1 only makes this set larger than it need be: the fact then holds less often.)
+  // Only for innermost loops: those are the ones plan_parallel asks about.
   void trip_counts(NestConditions& out) {
+    std::set<int> outer;
+    for (auto& L : m_.loops)
+      if (L.id >= 0 && L.parent >= 0) outer.insert(L.parent);
     for (auto& L : m_.loops) {
-      if (L.id < 0 || !L.is_for) continue;
+      if (L.id < 0 || !L.is_for || outer.count(L.id)) continue;
       Condition c;
       c.fact = Fact{FactKind::FewIterations, -1, 0, L.id};
       std::vector<int> chain;  // L and the loops around it, outermost first

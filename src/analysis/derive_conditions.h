@@ -6,7 +6,7 @@
 //   * for each affine Python-int operation: where its value may leave 64 bits;
 //   * for each loop: where two of its iterations may touch the same element, at least one
 //     writing it (a dependence the loop carries), with the accesses that conflict;
-//   * for each loop: where one of its runs may have kMinParallelTrip iterations or more.
+//   * for each innermost loop: where one of its runs may have kMinParallelTrip iterations or more.
 // The run-time half (evaluate_conditions) plugs in the values and keeps the facts whose
 // violation set does not contain them. Each set is compiled (ParamSet) so that test takes
 // nanoseconds.
@@ -30,7 +30,7 @@ enum class FactKind : uint8_t {
   Negative,    // ... and is always negative (always wraps)
   NoOverflow,  // the int operation at `origin` stays within 64 bits
   NoCarried,   // loop `loop` carries no dependence through arrays
-  FewIterations,  // every run of loop `loop` has fewer than kMinParallelTrip iterations
+  FewIterations,  // every run of innermost loop `loop` has fewer than kMinParallelTrip iterations
 };
 
 struct Fact {
