@@ -55,8 +55,10 @@ bool even_exponent(const Expr& e) {
   return false;
 }
 
-bool positive_const(const Expr& e) {
-  return e->kind == EK::Const && const_sign(e->value) == Sign::Pos && !(e->value.kind == ir::ConstValue::Kind::Float && std::isnan(e->value.f));
+// A constant number, not a NaN (a NaN is Positive in const_sign, as it passes every check,
+// but it is no bound: max(x, nan) may be x).
+bool number_const(const Expr& e) {
+  return e->kind == EK::Const && !(e->value.kind == ir::ConstValue::Kind::Float && std::isnan(e->value.f));
 }
 
 class Signs {
@@ -105,7 +107,7 @@ class Signs {
         return meet(meet(of(x), of(y)), Sign::NonNeg);  // a product of positives may underflow
       case ir::BinOp::TrueDiv: case ir::BinOp::FloorDiv:
         // A divisor of -0.0 would make -inf; a positive one keeps the dividend's side.
-        return of(y) == Sign::Pos && of(x) != Sign::Any ? Sign::NonNeg : Sign::Any;
+        return of(y) == Sign::Pos ? meet(of(x), Sign::NonNeg) : Sign::Any;
       case ir::BinOp::Mod:
         return of(y) == Sign::Pos ? Sign::NonNeg : Sign::Any;  // Python's and NumPy's: the divisor's side
       case ir::BinOp::Pow: return power(x, y);
@@ -114,8 +116,11 @@ class Signs {
   }
 
   Sign power(const Expr& base, const Expr& exp) const {
-    if (even_exponent(exp) || of(base) == Sign::Pos) return Sign::NonNeg;
-    if (of(base) == Sign::NonNeg && positive_const(exp)) return Sign::NonNeg;  // (-0.0) ** 3 == -0.0
+    if (even_exponent(exp)) return Sign::NonNeg;
+    Sign b = of(base);
+    if (b == Sign::Pos) return Sign::NonNeg;  // may underflow to 0
+    if (b == Sign::NonNeg && number_const(exp) && const_sign(exp->value) == Sign::Pos)
+      return Sign::NonNeg;  // (-0.0) ** 3 == -0.0
     return Sign::Any;
   }
 
@@ -145,8 +150,7 @@ class Signs {
         for (size_t i = 0; i < n; i++) {
           all = meet(all, arg(i));
           const Expr& a = e->args[i + 1];
-          if (a->kind == EK::Const && !(a->value.kind == ir::ConstValue::Kind::Float && std::isnan(a->value.f)))
-            some = std::max(some, const_sign(a->value));
+          if (number_const(a)) some = std::max(some, const_sign(a->value));
         }
         return n ? std::max(all, some) : Sign::Any;
       }

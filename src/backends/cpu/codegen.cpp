@@ -1760,8 +1760,8 @@ class Gen {
     }
     std::vector<V> args;
     for (size_t i = 1; i < e->args.size(); i++) args.push_back(gen(e->args[i]));
-    in_domain_ = e->in_domain;
     if (f == Builtin::Min || f == Builtin::Max || f == Builtin::Len) return call_values(f, args, e->type);
+    in_domain_ = e->in_domain;
     V out = dispatch(args, e->type, [&](const std::vector<V>& x) {
       TypeRef rt = over_members(x, [&](const std::vector<TypeRef>& m) { return oracle_.call(f, m); });
       return call_values(f, x, rt);
