@@ -175,6 +175,18 @@ def check_expectation(recs, expect):
         assert native == 0, f"a nest ran natively: {recs}"
 
 
+def loops(recs):
+    """{variable: loop record} over the nests of recs (the last loop of that name wins)."""
+    return {l["variable"]: l for r in recs for l in r["loops"]}
+
+
+def ran_parallel(recs, var):
+    """Whether loop `var` ran in parallel at least once: on threads, or on the GPU (a GPU,
+    or its emulation)."""
+    loop = loops(recs)[var]
+    return loop["parallel_runs"] + loop.get("gpu", {}).get("launches", 0) > 0
+
+
 def assert_reason(recs, reason):
     """Some nest's report record gives a reason that mentions `reason`."""
     assert any(reason in (r["reason"] or "") for r in recs), [r["reason"] for r in recs]

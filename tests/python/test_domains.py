@@ -28,13 +28,9 @@ def two_threads_on_the_cpu():
     stagepy.set_target(os.environ.get("STAGEPY_TARGET", "auto"))
 
 
-def loop(recs, var):
-    return {l["variable"]: l for r in recs for l in r["loops"]}[var]
-
-
 def parallel(recs, var):
-    l = loop(recs, var)
-    return l["parallel"] and l["parallel_runs"] > 0
+    """Planned parallel, and ran on threads (the target is the CPU here)."""
+    return difftest.loops(recs)[var]["parallel"] and difftest.ran_parallel(recs, var)
 
 
 def test_nbody_accelerations_run_on_threads():
@@ -114,8 +110,8 @@ def test_sqrt_of_a_negative_value_raises_at_the_same_iteration(bad):
             out[i] = math.sqrt(A[i] - 1.0)
         return locals()
     """, "f", make, globals_=G, expect=None)
-    assert not loop(recs, "i")["parallel"]
-    assert "stop for CPython" in loop(recs, "i")["why"]
+    assert not difftest.loops(recs)["i"]["parallel"]
+    assert "stop for CPython" in difftest.loops(recs)["i"]["why"]
 
 
 def test_sqrt_of_negative_zero_infinity_and_nan_stays_native():

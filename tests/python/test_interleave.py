@@ -15,8 +15,7 @@ import difftest
 run = functools.partial(difftest.run, warn_filter="default")
 
 
-def loops(recs):
-    return {l["variable"]: l for r in recs for l in r["loops"]}
+loops = difftest.loops
 
 
 def interleaved(recs, var):

@@ -28,18 +28,7 @@ def two_threads():
     stagepy.set_threads(0)  # back to the default
 
 
-def loops(recs):
-    """{variable: loop record} over the nests of recs (the last loop of that name wins)."""
-    return {l["variable"]: l for r in recs for l in r["loops"]}
-
-
-def runs(loop):
-    """Times a loop ran in parallel: on threads, or on the GPU (a GPU, or its emulation)."""
-    return loop["parallel_runs"] + loop.get("gpu", {}).get("launches", 0)
-
-
-def ran_parallel(recs, var):
-    return runs(loops(recs)[var]) > 0
+loops, ran_parallel = difftest.loops, difftest.ran_parallel
 
 
 @pytest.fixture
@@ -349,8 +338,7 @@ def test_jacobi_with_swapped_arrays_runs_rows_in_parallel():
             u, v = v, u
         return locals()
     """, "f", lambda: (np.random.default_rng(5).random((80, 80)), np.zeros((80, 80)), 80, 5))
-    l = loops(recs)
-    assert runs(l["i"]) > 0 and not l["t"]["parallel"]
+    assert ran_parallel(recs, "i") and not loops(recs)["t"]["parallel"]
 
 
 def test_lu_decomposition():
@@ -363,8 +351,7 @@ def test_lu_decomposition():
                     A[i, j] -= A[i, k] * A[k, j]
         return locals()
     """, "f", lambda: (np.random.default_rng(6).random((70, 70)) + 70 * np.eye(70), 70))
-    l = loops(recs)
-    assert not l["k"]["parallel"] and runs(l["i"]) > 0
+    assert not loops(recs)["k"]["parallel"] and ran_parallel(recs, "i")
 
 
 def test_floyd_warshall():
