@@ -22,7 +22,8 @@ def _samples(op, dtype, kind):
             ("multiply", "overflow"): (big, 2), ("divide", "overflow"): (big, 0.5),
             ("divide", "divide"): (1, 0), ("add", "invalid"): (np.inf, -np.inf),
             ("subtract", "invalid"): (np.inf, np.inf), ("multiply", "invalid"): (0, np.inf),
-            ("divide", "invalid"): (0, 0),
+            ("divide", "invalid"): (0, 0), ("power", "overflow"): (big, 2),
+            ("power", "divide"): (0, -1), ("power", "invalid"): (-2, 0.5),
         }
     else:
         info = np.iinfo(dtype)
@@ -33,7 +34,7 @@ def _samples(op, dtype, kind):
 
 
 _OPS = {"add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
-        "multiply": lambda a, b: a * b, "divide": lambda a, b: a / b}
+        "multiply": lambda a, b: a * b, "divide": lambda a, b: a / b, "power": lambda a, b: a ** b}
 _WORDS = {"divide": "divide by zero", "overflow": "overflow", "invalid": "invalid value"}
 
 

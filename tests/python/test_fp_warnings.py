@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 import pytest
 
+import difftest
 from difftest import run
 
 STENCIL = """
@@ -184,3 +185,58 @@ def test_first_use_of_a_warning_message_does_not_reset_the_registries():
     assert plain.returncode == 0 and fast.returncode == 0, plain.stderr + fast.stderr
     assert fast.stdout.splitlines()[0] == plain.stdout.splitlines()[0]
     assert fast.stdout.splitlines()[1] != "[0]"  # the nest did run natively
+
+
+POWER = """
+def f(A, B, C, n):
+    for i in range(n):
+        C[i] = A[i] ** B[i]
+    return locals()
+"""
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32])
+@pytest.mark.parametrize("flt", ["default", "always"])
+def test_power_warnings_each_kind_stay_native(dt, flt):
+    # Overflow, zero to a negative power (divide by zero), a negative number to a
+    # fraction (invalid); infinite and NaN operands raise nothing (0 ** -inf included).
+    # With a "default" filter the kernel records them and never stops for CPython.
+    def make():
+        big = np.finfo(dt).max / 8
+        A = np.array([big, 0.0, -2.0, 0.0, np.inf, 2.0, np.nan, -np.inf, 3.0, 1e30, 0.5] * 60, dtype=dt)
+        B = np.array([2.0, -1.0, 0.5, -np.inf, -1.0, 1e10, 0.0, 0.5, 2.0, 3, -np.inf] * 60, dtype=dt)
+        return A, B, np.zeros(660, dt), 660
+    recs = run(POWER, "f", make, warn_filter=flt)
+    if flt == "default":  # "always" shows every occurrence: CPython raises each one
+        assert recs[0]["bailouts"] == 0
+
+
+def test_power_with_an_integer_exponent_in_a_parallel_sum():
+    # `a[i] ** 2` of NumPy floats no longer stops the loop for CPython: it runs on threads,
+    # and an overflow midway is NumPy's warning, once.
+    src = """
+    def f(a):
+        s = 0.0
+        for i in range(a.shape[0]):
+            s += a[i] ** 2
+        return locals()
+    """
+    import stagepy
+    stagepy.set_threads(2)
+    try:
+        # Whole numbers: their squares sum exactly in any order (the sum is reassociated).
+        recs = run(src, "f", lambda: (np.random.default_rng(3).integers(-99, 99, 5000).astype(float),),
+                   warn_filter="default")
+        assert difftest.ran_parallel(recs, "i")
+        run(src, "f", lambda: (np.where(np.arange(5000) == 4000, 1e200, 1.0),), warn_filter="default")
+    finally:
+        stagepy.set_threads(0)
+
+
+def test_power_under_errstate_raise_is_the_error_at_that_iteration():
+    def make():
+        A = np.ones(300)
+        A[200] = 1e200
+        return A, np.full(300, 2.0), np.zeros(300), 300
+    with np.errstate(over="raise"):
+        run(POWER, "f", make, expect=None, warn_filter="default")

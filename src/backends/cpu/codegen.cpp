@@ -419,7 +419,9 @@ class Gen {
     B.SetInsertPoint(cold);
     auto wide = [&](Value* v) { return v->getType()->isDoubleTy() ? v : B.CreateFPExt(v, B.getDoubleTy()); };
     B.CreateCall(fp_warn_function(*F->getParent()),
-                 {wide(x), wide(y), wide(r), B.getInt1(std::string(op) == "divide"), slot.bits, slot.first[0],
+                 {wide(x), wide(y), wide(r),
+                  c8(std::string(op) == "divide" ? kFpWarnDivide : std::string(op) == "power" ? kFpWarnPower : kFpWarnOther),
+                  slot.bits, slot.first[0],
                   slot.first[1], slot.first[2], warn_counter_, warn_place()});
     B.CreateBr(cont);
     B.SetInsertPoint(cont);
@@ -1631,8 +1633,11 @@ class Gen {
         return v;
       }
       case O::Pow: {
+        // Warnings as for the others (warn_functions.h classifies pow's: IEEE 754's pow
+        // raises nothing for an infinite or NaN operand, pow(0, -inf) included).
         Value* v = libm2("pow", x, y);
-        guard(v);
+        if (warn_gen_ == WarnGen::Normal && fp_mode() != FpMode::Exact) np_float_warning("power", x, y, v, d);
+        else guard(v);
         (void)python_checks;
         return v;
       }

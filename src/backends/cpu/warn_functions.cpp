@@ -65,24 +65,29 @@ llvm::Function* fp_warn_function(llvm::Module& m) {
   auto* i8 = llvm::Type::getInt8Ty(C);
   auto* i64 = llvm::Type::getInt64Ty(C);
   auto* p = llvm::PointerType::getUnqual(C);
-  auto* ty = llvm::FunctionType::get(llvm::Type::getVoidTy(C), {d, d, d, i1, p, p, p, p, p, i64}, false);
+  auto* ty = llvm::FunctionType::get(llvm::Type::getVoidTy(C), {d, d, d, i8, p, p, p, p, p, i64}, false);
   llvm::Function* f = declare_cold(m, "stagepy.fp_warn", ty, 4, 5);
   llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", f));
-  llvm::Value *x = f->getArg(0), *y = f->getArg(1), *r = f->getArg(2), *divide = f->getArg(3);
+  llvm::Value *x = f->getArg(0), *y = f->getArg(1), *r = f->getArg(2), *op = f->getArg(3);
+  llvm::Value* divide = B.CreateICmpEQ(op, llvm::ConstantInt::get(i8, kFpWarnDivide));
+  llvm::Value* power = B.CreateICmpEQ(op, llvm::ConstantInt::get(i8, kFpWarnPower));
   auto isfinite = [&](llvm::Value* v) {
     return B.CreateFCmpOLT(B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v), llvm::ConstantFP::getInfinity(d));
   };
   auto isnan = [&](llvm::Value* v) { return B.CreateFCmpUNO(v, v); };
   // NumPy reports the IEEE flags of the operation; from the values: an infinite result of
   // finite operands overflowed (unless it divided by zero), a NaN of non-NaN operands is
-  // invalid, a finite non-zero number divided by zero divides by zero.
+  // invalid, a finite non-zero number divided by zero divides by zero, and so does zero
+  // to a finite negative power.
   llvm::Value* zero = llvm::ConstantFP::get(d, 0.0);
   llvm::Value* fin = B.CreateAnd(isfinite(x), isfinite(y));
   llvm::Value* inf = B.CreateAnd(B.CreateNot(isfinite(r)), B.CreateNot(isnan(r)));
   llvm::Value* invalid = B.CreateAnd(isnan(r), B.CreateAnd(B.CreateNot(isnan(x)), B.CreateNot(isnan(y))));
   llvm::Value* yzero = B.CreateAnd(divide, B.CreateFCmpOEQ(y, zero));
   llvm::Value* by_zero = B.CreateAnd(yzero, B.CreateAnd(isfinite(x), B.CreateFCmpUNE(x, zero)));
-  llvm::Value* overflow = B.CreateAnd(B.CreateAnd(inf, fin), B.CreateNot(yzero));
+  llvm::Value* pole = B.CreateAnd(power, B.CreateAnd(fin, B.CreateAnd(B.CreateFCmpOEQ(x, zero), B.CreateFCmpOLT(y, zero))));
+  by_zero = B.CreateOr(by_zero, pole);
+  llvm::Value* overflow = B.CreateAnd(B.CreateAnd(inf, fin), B.CreateNot(B.CreateOr(yzero, pole)));
   llvm::Value* kinds = B.CreateOr(B.CreateZExt(by_zero, i8),
                                   B.CreateOr(B.CreateShl(B.CreateZExt(overflow, i8), 1),
                                              B.CreateShl(B.CreateZExt(invalid, i8), 2)));

@@ -27,9 +27,11 @@ constexpr int64_t kWarnPlaceCount = INT64_MIN;
 // void (i8 kinds, ptr bits, ptr first0, ptr first1, ptr first2, ptr count, i64 place)
 llvm::Function* warn_record_function(llvm::Module& m);
 
-// void (double x, double y, double r, i1 divide, ptr bits, ptr first0, ptr first1,
+// void (double x, double y, double r, i8 op, ptr bits, ptr first0, ptr first1,
 //       ptr first2, ptr count, i64 place): the warnings NumPy gives for r = x op y
-// (operands of narrower float types extended to double, which keeps every class).
+// (operands of narrower float types extended to double, which keeps every class); `op`
+// is kFpWarnDivide for /, kFpWarnPower for ** (finite operands only), else kFpWarnOther.
+constexpr int kFpWarnOther = 0, kFpWarnDivide = 1, kFpWarnPower = 2;
 llvm::Function* fp_warn_function(llvm::Module& m);
 
 }  // namespace stagepy::backends::cpu
