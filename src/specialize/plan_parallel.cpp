@@ -37,6 +37,8 @@ bool is_f64_union(const TypeRef& t) {
     if (!is_f64(m)) return false;
   return true;
 }
+bool is_np_f64(const TypeRef& t) { return t && t->kind == Type::Kind::NpScalar && t->dtype == DType::Float64; }
+bool is_f64_family(const TypeRef& t) { return is_f64(t) || is_f64_union(t); }
 // A float min/max can be split: float, np.float64, np.float32, or float | np.float64.
 bool min_max_float(const TypeRef& t) {
   return is_f64(t) || is_f64_union(t) || (t && t->kind == Type::Kind::NpScalar && t->dtype == DType::Float32);
@@ -178,7 +180,9 @@ class Planner {
       else if (e->binop != O::Sub && e->args[1]->kind == EK::Load && e->args[1]->var == v)
         self = &e->args[1], other = &e->args[0];
       if (!self || reads_var(*other, v)) return std::nullopt;
-      if (!types::same((*self)->type, e->type)) return std::nullopt;  // the type settles in the loop
+      // The type settles in the loop; or a float becomes an np.float64 (consider()).
+      if (!types::same((*self)->type, e->type) && !(is_f64_family((*self)->type) && is_np_f64(e->type)))
+        return std::nullopt;
       r.op = e->binop;
       r.kind = Reduction::Kind::Arith;
       return r;
@@ -196,6 +200,19 @@ class Planner {
       return r;
     }
     return std::nullopt;
+  }
+
+  // Where the sums of one variable mix a Python float and np.float64 (the variable's type
+  // at some update is float | np.float64, every update gives an np.float64): that union.
+  static TypeRef float_to_np_sum(const std::vector<Info::Cand>& cs) {
+    TypeRef u;
+    bool mixed = false;
+    for (auto& c : cs) {
+      if (c.r.kind != Reduction::Kind::Arith || !is_f64_family(c.load->type) || !is_np_f64(c.r.type)) return nullptr;
+      if (is_f64_union(c.load->type)) u = c.load->type;
+      if (!types::same(c.load->type, c.r.type)) mixed = true;
+    }
+    return mixed ? u : nullptr;
   }
 
   // `if e > v: v = e` (or `v < e`, and the min forms): a min/max reduction of v.
@@ -424,9 +441,22 @@ class Planner {
       auto cs = in.cands.find(v);
       if (cs == in.cands.end() || in.assigned_elsewhere.count(v))
         return no(name(v) + " is carried from one iteration to the next");
-      const Reduction& r0 = cs->second[0].r;
+      Reduction r0 = cs->second[0].r;
       std::set<const ExprNode*> red_loads;
       bool strict_first = true;
+      // A sum that starts as a Python float and takes np.float64 values (`s = 0.0` before
+      // `s += A[i, j]`): where the loop starts, `s` may still be a float (an outer loop
+      // whose inner loops may not run), so the partial results keep whether they were
+      // assigned (Reduction::float_to_np).
+      if (TypeRef u = float_to_np_sum(cs->second)) {
+        r0.type = u;
+        r0.float_to_np = true;
+        for (auto& c : cs->second) c.r.type = u;
+      } else {
+        for (auto& c : cs->second)
+          if (c.r.kind == Reduction::Kind::Arith && !types::same(c.load->type, c.r.type))
+            return no(name(v) + " is carried from one iteration to the next (its type changes)");
+      }
       for (auto& c : cs->second) {
         if (c.r.kind != r0.kind || (c.r.kind == Reduction::Kind::Arith && (c.r.op == ir::BinOp::Mul) != (r0.op == ir::BinOp::Mul)) ||
             !types::same(c.r.type, r0.type))
@@ -437,7 +467,7 @@ class Planner {
       if ((int)red_loads.size() != in.reads[v]) return no(name(v) + " is carried from one iteration to the next");
       const TypeRef& t = r0.type;
       if (r0.kind == Reduction::Kind::Arith) {
-        if (is_float(t)) {
+        if (is_float(t) || r0.float_to_np) {
           if (!o_.reassociate)
             return no("the sum in " + name(v) + " would be reassociated (STAGEPY_STRICT_FP=1)");
         } else if (is_np_int(t)) {
@@ -520,7 +550,7 @@ std::string to_string(const ParallelPlan& p, const ir::Nest& nest) {
       o << "; private";
       for (int v : lp.privates) o << " " << nest.vars[(size_t)v].name;
       o << "; reductions";
-      for (auto& r : lp.reductions) o << " " << nest.vars[(size_t)r.var].name;
+      for (auto& r : lp.reductions) o << " " << nest.vars[(size_t)r.var].name << (r.float_to_np ? " (float to np.float64)" : "");
       if (lp.ordered) o << " (in order)";
       o << "; disjoint";
       for (auto& [a, b] : lp.alias_pairs) o << " " << nest.vars[(size_t)a].name << "/" << nest.vars[(size_t)b].name;

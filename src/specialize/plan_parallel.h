@@ -38,6 +38,10 @@ struct Reduction {
   // else the value before; so parts combine exactly, in iteration order (LoopPlan::ordered).
   bool strict_first = false;
   TypeRef type;                   // the variable's type inside the loop
+  // An Arith sum of float | np.float64 whose updates all give np.float64: a part that
+  // assigned nothing must leave the variable's type (float or np.float64) as it was, so
+  // parts start untagged (tag 0) and combine as np.float64 operations only when tagged.
+  bool float_to_np = false;
   // The update expressions (`v + e`): on threads, a float one may be reassociated (the
   // per-thread partial sums are), so codegen lets the vectorizer reorder it too.
   std::vector<const ir::ExprNode*> updates;

@@ -3253,9 +3253,10 @@ class Gen {
         for (size_t r = 0; r < lp.reductions.size(); r++) {
           // The identity, with the variable's tag now (the part keeps it unless assigned).
           const int var = lp.reductions[r].var;
+          // (A float_to_np sum's part starts untagged: "assigned nothing".)
           B.CreateStore(identity_bits(lp.reductions[r]), B.CreateConstGEP1_64(i64(), rec0, pr.red + (int64_t)r));
-          B.CreateStore(B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)var]), i64()),
-                        B.CreateConstGEP1_64(i64(), rec0, pr.tag + (int64_t)r));
+          Value* tag0 = lp.reductions[r].float_to_np ? c64(0) : B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)var]), i64());
+          B.CreateStore(tag0, B.CreateConstGEP1_64(i64(), rec0, pr.tag + (int64_t)r));
         }
         for (size_t p = 0; p < last_vars.size(); p++)
           B.CreateStore(c64(-1), B.CreateConstGEP1_64(i64(), rec0, pr.last + 3 * (int64_t)p));
@@ -3501,6 +3502,18 @@ class Gen {
 
   V combine(const specialize::Reduction& r, const V& acc, const V& part) {
     using K = specialize::Reduction::Kind;
+    if (r.kind == K::Arith && r.float_to_np) {
+      // float | np.float64, every update an np.float64: a part that assigned (tagged)
+      // combines as an np.float64 operation and leaves its type; an untagged part (its
+      // identity) leaves the variable as it was, float or np.float64.
+      TypeRef np64 = types::np_scalar(DType::Float64);
+      ir::BinOp op = r.op == ir::BinOp::Mul ? ir::BinOp::Mul : ir::BinOp::Add;
+      V sum = binary(op, scalar(np64, acc.v), scalar(np64, part.v), np64);
+      Value* assigned = B.CreateICmpNE(part.tag, c8(0));
+      V out = scalar(r.type, B.CreateSelect(assigned, sum.v, acc.v));
+      out.tag = B.CreateSelect(assigned, part.tag, acc.tag);
+      return out;
+    }
     if (r.kind == K::Arith) {
       ir::BinOp op = r.op == ir::BinOp::Mul ? ir::BinOp::Mul : ir::BinOp::Add;
       return binary(op, acc, part, r.type);
