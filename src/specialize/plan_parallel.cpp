@@ -37,8 +37,23 @@ bool is_f64_union(const TypeRef& t) {
     if (!is_f64(m)) return false;
   return true;
 }
-bool is_np_f64(const TypeRef& t) { return t && t->kind == Type::Kind::NpScalar && t->dtype == DType::Float64; }
-bool is_f64_family(const TypeRef& t) { return is_f64(t) || is_f64_union(t); }
+// The NumPy type a Python float or int becomes in a sum with NumPy values: np.float64 and
+// np.int64 (NEP 50's weak Python scalars; NumPy 1.x's value-based casting agrees for these).
+bool is_np(const TypeRef& t, DType d) { return t && t->kind == Type::Kind::NpScalar && t->dtype == d; }
+// Whether `self` (a sum's variable before an update) is the Python type P, its NumPy partner
+// T = `np`, or P | T, with P, T = float, np.float64 or int, np.int64.
+bool np_partner_of(const TypeRef& self, const TypeRef& np) {
+  if (!self || !np) return false;
+  Type::Kind py;
+  if (is_np(np, DType::Float64)) py = Type::Kind::PyFloat;
+  else if (is_np(np, DType::Int64)) py = Type::Kind::PyInt;
+  else return false;
+  auto member = [&](const TypeRef& m) { return m->kind == py || types::same(m, np); };
+  if (self->kind != Type::Kind::Union) return member(self);
+  for (auto& m : self->elems)
+    if (!member(m)) return false;
+  return true;
+}
 // A float min/max can be split: float, np.float64, np.float32, or float | np.float64.
 bool min_max_float(const TypeRef& t) {
   return is_f64(t) || is_f64_union(t) || (t && t->kind == Type::Kind::NpScalar && t->dtype == DType::Float32);
@@ -180,9 +195,9 @@ class Planner {
       else if (e->binop != O::Sub && e->args[1]->kind == EK::Load && e->args[1]->var == v)
         self = &e->args[1], other = &e->args[0];
       if (!self || reads_var(*other, v)) return std::nullopt;
-      // The type settles in the loop; or a float becomes an np.float64 (consider()).
-      if (!types::same((*self)->type, e->type) && !(is_f64_family((*self)->type) && is_np_f64(e->type)))
-        return std::nullopt;
+      // The type settles in the loop; or a Python float/int becomes an np.float64/np.int64
+      // (consider(), py_to_np_sum).
+      if (!types::same((*self)->type, e->type) && !np_partner_of((*self)->type, e->type)) return std::nullopt;
       r.op = e->binop;
       r.kind = Reduction::Kind::Arith;
       return r;
@@ -202,17 +217,33 @@ class Planner {
     return std::nullopt;
   }
 
-  // Where the sums of one variable mix a Python float and np.float64 (the variable's type
-  // at some update is float | np.float64, every update gives an np.float64): that union.
-  static TypeRef float_to_np_sum(const std::vector<Info::Cand>& cs) {
+  // Where the sums of one variable mix a Python float or int and its NumPy partner (the
+  // variable's type at some update is float | np.float64 or int | np.int64, every update
+  // gives the NumPy type): that union.
+  static TypeRef py_to_np_sum(const std::vector<Info::Cand>& cs) {
     TypeRef u;
     bool mixed = false;
     for (auto& c : cs) {
-      if (c.r.kind != Reduction::Kind::Arith || !is_f64_family(c.load->type) || !is_np_f64(c.r.type)) return nullptr;
-      if (is_f64_union(c.load->type)) u = c.load->type;
+      if (c.r.kind != Reduction::Kind::Arith || !types::same(c.r.type, cs[0].r.type) ||
+          !np_partner_of(c.load->type, c.r.type))
+        return nullptr;
+      if (c.load->type->kind == Type::Kind::Union) u = c.load->type;
       if (!types::same(c.load->type, c.r.type)) mixed = true;
     }
     return mixed ? u : nullptr;
+  }
+
+  // Whether the body writes no array or list element: its iterations may then run on
+  // threads speculatively, and again sequentially when one needs to stop for CPython
+  // (an overflow), as nothing but its scalars is changed (LoopPlan::store_free).
+  static bool writes_nothing(const Stmt& body) {
+    bool stores = false;
+    ir::for_each_stmt(body, [&](const Stmt& x) {
+      if (x->kind == SK::Seg)
+        for (auto& f : x->effects)
+          if (f.kind == ir::Effect::Kind::Store) stores = true;
+    });
+    return !stores;
   }
 
   // `if e > v: v = e` (or `v < e`, and the min forms): a min/max reduction of v.
@@ -429,6 +460,7 @@ class Planner {
     if (!conds_.ok) return no(conds_.error);
     Info in = survey(s);
     if (std::string why = arrays_forbid(s, in); !why.empty()) return no(why);
+    lp.store_free = writes_nothing(s->body[0]);
     // Scalars.
     for (int v : in.assigned) {
       if (v == s->var) continue;
@@ -445,12 +477,12 @@ class Planner {
       std::set<const ExprNode*> red_loads;
       bool strict_first = true;
       // A sum that starts as a Python float and takes np.float64 values (`s = 0.0` before
-      // `s += A[i, j]`): where the loop starts, `s` may still be a float (an outer loop
-      // whose inner loops may not run), so the partial results keep whether they were
-      // assigned (Reduction::float_to_np).
-      if (TypeRef u = float_to_np_sum(cs->second)) {
+      // `s += A[i, j]`; int and np.int64 alike): where the loop starts, `s` may still be a
+      // float (an outer loop whose inner loops may not run), so the partial results keep
+      // whether they were assigned (Reduction::np_type).
+      if (TypeRef u = py_to_np_sum(cs->second)) {
+        r0.np_type = r0.type;
         r0.type = u;
-        r0.float_to_np = true;
         for (auto& c : cs->second) c.r.type = u;
       } else {
         for (auto& c : cs->second)
@@ -465,14 +497,20 @@ class Planner {
         strict_first = strict_first && c.r.strict_first;
       }
       if ((int)red_loads.size() != in.reads[v]) return no(name(v) + " is carried from one iteration to the next");
-      const TypeRef& t = r0.type;
+      const TypeRef& t = r0.np_type ? r0.np_type : r0.type;
       if (r0.kind == Reduction::Kind::Arith) {
-        if (is_float(t) || r0.float_to_np) {
+        if (is_float(t)) {
           if (!o_.reassociate)
             return no("the sum in " + name(v) + " would be reassociated (STAGEPY_STRICT_FP=1)");
-        } else if (is_np_int(t)) {
-          if (o_.fp != FpMode::Ignore)
-            return no("the integer sum in " + name(v) + " could overflow where NumPy warns");
+        } else if (is_np_int(t) || t->kind == Type::Kind::PyInt) {
+          // An integer sum's parts may overflow where the sequential sum does not, and the
+          // other way round: where that would matter (NumPy warns; a Python int leaves 64
+          // bits), the loop runs speculatively, its updates and the combination checked,
+          // and sequentially again when a check fails. That needs a body that writes nothing.
+          const bool checked = t->kind == Type::Kind::PyInt || o_.fp != FpMode::Ignore;
+          if (checked && !lp.store_free)
+            return no("the integer sum in " + name(v) + " could overflow, and the loop writes array elements");
+          r0.checked = checked;
         } else {
           return no("the sum in " + name(v) + " is of " + t->str() + " (not a reduction stagepy splits)");
         }
@@ -550,8 +588,10 @@ std::string to_string(const ParallelPlan& p, const ir::Nest& nest) {
       o << "; private";
       for (int v : lp.privates) o << " " << nest.vars[(size_t)v].name;
       o << "; reductions";
-      for (auto& r : lp.reductions) o << " " << nest.vars[(size_t)r.var].name << (r.float_to_np ? " (float to np.float64)" : "");
+      for (auto& r : lp.reductions) o << " " << nest.vars[(size_t)r.var].name << (r.np_type ? " (to " + r.np_type->str() + ")" : "")
+                                           << (r.checked ? " (checked)" : "");
       if (lp.ordered) o << " (in order)";
+      if (lp.store_free) o << "; writes nothing";
       o << "; disjoint";
       for (auto& [a, b] : lp.alias_pairs) o << " " << nest.vars[(size_t)a].name << "/" << nest.vars[(size_t)b].name;
     }

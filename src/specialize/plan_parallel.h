@@ -38,10 +38,15 @@ struct Reduction {
   // else the value before; so parts combine exactly, in iteration order (LoopPlan::ordered).
   bool strict_first = false;
   TypeRef type;                   // the variable's type inside the loop
-  // An Arith sum of float | np.float64 whose updates all give np.float64: a part that
-  // assigned nothing must leave the variable's type (float or np.float64) as it was, so
-  // parts start untagged (tag 0) and combine as np.float64 operations only when tagged.
-  bool float_to_np = false;
+  // An Arith sum of float | np.float64 (int | np.int64) whose updates all give the NumPy
+  // type: np_type is that type. A part that assigned nothing must leave the variable's
+  // type (float or np.float64) as it was, so parts start untagged (tag 0) and combine as
+  // np_type operations only when tagged.
+  TypeRef np_type;
+  // An integer sum whose overflow matters (a Python int leaving 64 bits; a NumPy integer
+  // where NumPy warns): its updates and the combination of the parts stop for CPython on
+  // overflow, which makes the loop run speculatively (LoopPlan::store_free).
+  bool checked = false;
   // The update expressions (`v + e`): on threads, a float one may be reassociated (the
   // per-thread partial sums are), so codegen lets the vectorizer reorder it too.
   std::vector<const ir::ExprNode*> updates;
@@ -75,6 +80,11 @@ struct LoopPlan {
   // The reductions combine exactly only in iteration order (a float min/max): the threads
   // take contiguous runs of iterations, combined in order (no GPU version).
   bool ordered = false;
+  // The loop writes no array or list element: when its body may stop for CPython (an
+  // overflow check), it may still run on threads, speculatively: should any iteration stop,
+  // the threads' results are dropped and the loop runs again sequentially, which stops at
+  // the same iteration CPython does. (The scalars it assigns are only combined afterwards.)
+  bool store_free = false;
   std::vector<std::pair<int, int>> alias_pairs;  // array variables that must not share memory
                                                  // (parallel or independent loops)
   // Scalars the loop does not assign that divide (/, //, %): checked non-zero once before

@@ -54,6 +54,48 @@ def test_ctrl_c_interrupts_a_native_nest(tmp_path):
     assert waited < 10, waited
 
 
+ON_THREADS = textwrap.dedent("""
+    import sys, stagepy
+    import numpy as np
+    stagepy.enable()
+    stagepy.set_threads(2)
+    stagepy.set_target("cpu")         # a GPU cannot stop midway
+
+    def forever(A):
+        s = 0
+        for r in range(10 ** 12):      # writes nothing: runs on threads, speculatively
+            for k in range(len(A)):
+                s += A[k]
+        return s
+
+    print("ready", flush=True)
+    try:
+        forever(np.ones(1000, np.int64))
+    except KeyboardInterrupt:
+        rec = [r for r in stagepy.report() if r["function"] == "forever"][0]
+        print("KeyboardInterrupt", rec["native_calls"], rec["loops"][0]["parallel"], flush=True)
+""")
+
+
+def test_ctrl_c_interrupts_a_nest_running_on_threads(tmp_path):
+    # The threads stop at their next outer iteration; the sequential version that runs
+    # instead hands the signal to CPython at once.
+    script = tmp_path / "threads.py"
+    script.write_text(ON_THREADS)
+    p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        time.sleep(1.0)
+        t0 = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        out, _ = p.communicate(timeout=30)
+        waited = time.monotonic() - t0
+    finally:
+        p.kill()
+    assert out.split() == ["KeyboardInterrupt", "1", "True"], out
+    assert waited < 10, waited
+
+
 HANDLER = textwrap.dedent("""
     import signal, stagepy
     stagepy.enable()

@@ -131,3 +131,156 @@ def test_a_sum_over_a_list_of_rows_from_an_np_float_start():
         return locals()
     """, "f", lambda: (whole((900, 40), 6).tolist(), 900, 40), globals_={"np": np})
     assert ran_parallel(recs, "i")
+
+
+# ---------------------------------------------------------------- speculative runs
+# A loop that writes no array element may run on threads even where an iteration could
+# stop for CPython (an overflow): should one do so, the threads' results are dropped and
+# the loop runs sequentially, stopping where CPython does.
+
+INT_TOTAL = """
+def f(A):
+    s = 0
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            s += A[i, j]
+    return locals()
+"""
+
+
+def test_an_int_sum_of_an_int64_matrix_runs_on_threads():
+    # s: int, then np.int64 (NumPy's type for int + np.int64).
+    recs = run(INT_TOTAL, "f", lambda: (np.random.default_rng(7).integers(-10**9, 10**9, (400, 300)),))
+    assert ran_parallel(recs, "i")
+
+
+@pytest.mark.parametrize("shape", [(500, 0), (0, 5)])
+def test_an_int_sum_that_never_runs_stays_a_python_int(shape):
+    run(INT_TOTAL, "f", lambda: (np.ones(shape, np.int64),), expect=None)
+
+
+def test_an_int64_sum_that_wraps_warns_as_numpy_does():
+    # Every order overflows: the threads' run is dropped, the sequential one warns once
+    # and wraps as NumPy does.
+    recs = run(INT_TOTAL, "f", lambda: (np.full((100, 100), 2**62, np.int64),))
+    assert recs[0]["bailouts"] == 0
+
+
+def alternating_chunks(n, big):
+    """+big, -big in runs of n // 8 (a quarter of a thread's share on two threads): each
+    thread's part gathers four +runs or four -runs, which overflows 64 bits, though no
+    prefix of the sum in order does."""
+    run_len = n // 8
+    return [big if (k // run_len) % 2 == 0 else -big for k in range(n)]
+
+
+def test_an_int64_sum_whose_parts_overflow_but_not_the_sum_is_exact_and_silent():
+    n = 2000
+    big = 2**62 // 250
+    recs = run("""
+    def f(a):
+        s = np.int64(0)
+        for i in range(a.shape[0]):
+            s += a[i]
+        return locals()
+    """, "f", lambda: (np.array(alternating_chunks(n, big), np.int64),), globals_={"np": np})
+    assert recs[0]["bailouts"] == 0
+
+
+def test_a_python_int_sum_whose_parts_overflow_is_exact():
+    n = 2000
+    big = 2**62 // 250
+    recs = run("""
+    def f(a, n):
+        s = 0
+        for i in range(n):
+            s += a[i]
+        return locals()
+    """, "f", lambda: (alternating_chunks(n, big), n))
+    assert recs[0]["bailouts"] == 0
+
+
+def test_a_count_runs_on_threads_and_stays_a_python_int():
+    recs = run("""
+    def f(a, t):
+        c = 0
+        k = 0
+        for i in range(len(a)):
+            if a[i] > t:
+                c += 1
+            k = k + i * i
+        return locals()
+    """, "f", lambda: (np.random.default_rng(8).random(100000), 0.5))
+    assert ran_parallel(recs, "i")
+
+
+def test_a_python_int_sum_beyond_64_bits_is_cpythons_big_int():
+    recs = run("""
+    def f(n):
+        s = 0
+        for i in range(n):
+            s += i * i * i
+        return locals()
+    """, "f", lambda: (3_000_000,), expect=None)
+    assert recs[0]["bailouts"] > 0
+
+
+def test_a_sum_of_python_float_squares_over_a_list_runs_on_threads():
+    # float ** 2 may raise OverflowError: speculative.
+    recs = run("""
+    def f(x):
+        s = 0.0
+        for i in range(len(x)):
+            s += (x[i] - 3.0) ** 2
+        return locals()
+    """, "f", lambda: (whole(5000, 9).tolist(),))
+    assert ran_parallel(recs, "i")
+
+
+def test_a_float_power_that_overflows_midway_raises_at_the_same_iteration():
+    run("""
+    def f(x):
+        s = 0.0
+        for i in range(len(x)):
+            s += x[i] ** 2
+        return locals()
+    """, "f", lambda: ([1.0] * 3000 + [1e200] + [1.0] * 3000,), expect=None)
+
+
+def test_math_exp_that_overflows_midway_raises_at_the_same_iteration():
+    run("""
+    def f(a):
+        s = 0.0
+        for i in range(a.shape[0]):
+            s += math.exp(a[i])
+        return locals()
+    """, "f", lambda: (np.where(np.arange(6000) == 4321, 800.0, 0.0),), expect=None, globals_={"math": __import__("math")})
+
+
+def test_numpy_float_sums_under_an_always_filter_run_on_threads():
+    # "always": each warning is CPython's, so every NumPy float operation may stop for
+    # it; the loop writes nothing, so it runs on threads anyway.
+    src = """
+    def f(a):
+        s = 0.0
+        for i in range(a.shape[0]):
+            s += a[i] * 2.0
+        return locals()
+    """
+    recs = difftest.run(src, "f", lambda: (whole(6000, 10),), warn_filter="always")
+    assert ran_parallel(recs, "i")
+    difftest.run(src, "f", lambda: (np.where(np.arange(6000) % 1000 == 7, 1e308, 1.0),), warn_filter="always",
+                 expect=None)
+
+
+def test_an_int_sum_in_a_loop_that_writes_stays_sequential():
+    recs = run("""
+    def f(a, out):
+        s = 0
+        for i in range(len(a)):
+            out[i] = a[i] + 1
+            s += i
+        return locals()
+    """, "f", lambda: (np.arange(5000), np.zeros(5000, np.int64)))
+    assert not loops(recs)["i"]["parallel"]
+    assert "writes array elements" in loops(recs)["i"]["why"]

@@ -300,6 +300,10 @@ class Gen {
   static constexpr int64_t kMinParallelTrip = analysis::kMinParallelTrip;
   std::set<int> nonzero_vars_;
   std::set<const ir::ExprNode*> reassoc_ops_;  // float reduction updates in a parallel body
+  // Checked integer sums' updates in a speculative parallel body (Reduction::checked): an
+  // overflow there stops for CPython (making the threads' run void) rather than warning.
+  std::set<const ir::ExprNode*> exact_ops_;
+  bool exact_now_ = false;  // generating one of them, or the combination of checked parts
   int par_loop_ = -1;                           // the loop a parallel body runs
   bool divisor_nonzero_ = false;
   bool in_domain_ = false;  // the call being generated cannot fail its domain check (prove_domains.h)
@@ -387,6 +391,7 @@ class Gen {
   // never defers them: the warning belongs to the helper's line, so the statement that
   // called the helper goes back to CPython, which calls the helper and warns there.
   FpMode fp_mode() const {
+    if (exact_now_) return FpMode::Exact;
     return options_.fp == FpMode::Deferred && op_origin_ == ir::kInlinedOrigin ? FpMode::Exact : options_.fp;
   }
 
@@ -1038,6 +1043,8 @@ class Gen {
         op_origin_ = e->origin;
         cur_node_ = e.get();
         divisor_nonzero_ = e->in_domain || (e->args[1]->kind == K::Load && nonzero_vars_.count(e->args[1]->var));
+        const bool exact_before = exact_now_;
+        if (exact_ops_.count(e.get())) exact_now_ = true;
         llvm::IRBuilderBase::FastMathFlagGuard fmf(B);
         if (reassoc_ops_.count(e.get())) {
           llvm::FastMathFlags f = B.getFastMathFlags();
@@ -1049,6 +1056,7 @@ class Gen {
           return binary(op, x[0], x[1], rt);
         });
         divisor_nonzero_ = false;
+        exact_now_ = exact_before;
         return out;
       }
       case K::Unary: {
@@ -2087,11 +2095,13 @@ class Gen {
   }
   // At the top of a loop body: a pending signal hands the body's first statement to
   // CPython, which runs the Python signal handler (KeyboardInterrupt) in the loop. Not in
-  // bodies run on threads, which never hand over.
+  // bodies run on threads, which never hand over, except speculative ones (spec_polls_):
+  // their threads stop, and the sequential version that runs instead hands over.
+  bool spec_polls_ = false;
   void poll_interrupts(const Stmt& body) {
     const volatile int* flag = interrupt_flag();
     int r = first_resume(body);
-    if (!flag || par_iter_ || r < 0) return;
+    if (!flag || (par_iter_ && !spec_polls_) || r < 0) return;
     resume_ = r;
     Value* addr = runtime_address("stagepy.interrupt_flag", const_cast<int*>(flag));
     auto* ld = B.CreateAlignedLoad(B.getInt32Ty(), addr, llvm::Align(4), /*isVolatile=*/true);
@@ -2526,6 +2536,7 @@ class Gen {
     std::vector<LoopSlots> parent_loops = loops_;
     const std::set<int> parent_nonzero = nonzero_vars_;
     const int parent_par_loop = par_loop_;
+    const bool parent_spec_polls = spec_polls_;
     FnState parent = save_fn();
     auto* bty = llvm::FunctionType::get(B.getInt32Ty(), {ptr(), i64(), i64(), i64()}, false);
     llvm::Function* body = llvm::Function::Create(bty, llvm::Function::InternalLinkage, fname, M);
@@ -2535,7 +2546,9 @@ class Gen {
       loops_ = parent_loops;
       nonzero_vars_ = parent_nonzero;
       par_loop_ = parent_par_loop;
+      spec_polls_ = parent_spec_polls;
       reassoc_ops_.clear();
+      exact_ops_.clear();
       warn_stride_ = nullptr;
       gpu_warn_iter_ = nullptr;
     };
@@ -2623,9 +2636,15 @@ class Gen {
       warn_stride_ = B.Insert(llvm::BinaryOperator::CreateAdd(c64(0), c64(0)), "warn.stride");
       for (auto& [v, t] : lp.invariant_divisors) nonzero_vars_.insert(v);
       par_loop_ = s->loop;
+      // A body that writes nothing may run speculatively (parallel_loop): it may then stop
+      // for a signal, as the sequential loop does. (Not where loops may run on a GPU,
+      // which cannot stop: speculative loops have no GPU version.)
+      spec_polls_ = lp.store_free && !gpu_body_ && !options_.gpu && options_.plan->threads >= 2;
       for (auto& r : lp.reductions)
         if (r.kind == specialize::Reduction::Kind::Arith && r.type && is_float_t(rep(r.type)))
           reassoc_ops_.insert(r.updates.begin(), r.updates.end());
+      for (auto& r : lp.reductions)
+        if (r.checked) exact_ops_.insert(r.updates.begin(), r.updates.end());
       exit_ = BasicBlock::Create(C, "exit", F);
       {
         llvm::IRBuilder<> eb(exit_);
@@ -2672,6 +2691,7 @@ class Gen {
         counted_loop("par", start, hi, true, done, [&](Value* k, BasicBlock* latch) {
           for (int v : last_vars) B.CreateStore(c8(0), tags_[(size_t)v]);  // "not assigned in this iteration"
           enter_iteration(s, k);
+          if (ir::contains_loop(s->body[0])) poll_interrupts(s->body[0]);
           targets_.push_back({s->loop, latch, nullptr});
           stmt(s->body[0]);
           targets_.pop_back();
@@ -3117,7 +3137,10 @@ class Gen {
   // (gpu_runtime.h), with a sequential version for when the conditions checked here (at
   // least two iterations, arrays that share no memory) fail. Returns false, having
   // generated nothing, if the body could need to stop for CPython (a check the facts do
-  // not remove): then the loop stays sequential.
+  // not remove): then the loop stays sequential. Unless it writes nothing but scalars
+  // (LoopPlan::store_free): then its threads run speculatively, and should one of them
+  // need CPython, or a checked sum's parts overflow where they combine, their results
+  // are dropped and the sequential version runs.
   bool parallel_loop(const Stmt& s, const specialize::LoopPlan& lp, Value* k0, Value* trip, BasicBlock* exit) {
     const size_t nv = nest_.vars.size();
     const int threads = options_.plan->threads;
@@ -3129,7 +3152,11 @@ class Gen {
     // Checks the facts did not remove may still be dead (a counter under `while k < n`
     // cannot overflow): LLVM's simplifications may prove that no way out is taken.
     if (ob.gave_up && exits_removed(*ob.fn)) ob.gave_up = false;
-    if (ob.gave_up) {
+    bool checked = false;
+    for (auto& r : lp.reductions) checked = checked || r.checked;
+    const bool speculative = (ob.gave_up || checked) && lp.store_free && threads >= 2;
+    if (speculative) bails_emitted_ = bails0;  // the body's ways out end the threads' run, not the kernel
+    if ((ob.gave_up || checked) && !speculative) {
       ob.fn->eraseFromParent();
       layout_.warn_sites.resize(sites0);
       bails_emitted_ = bails0;
@@ -3139,7 +3166,7 @@ class Gen {
     llvm::Function* body = ob.fn;
     const ParRecord pr = ob.pr;
     const size_t body_sites = ob.sites;
-    gpu::GpuLoop* gl = gpu_version(s, lp, cx, pr, body_sites);
+    gpu::GpuLoop* gl = speculative ? nullptr : gpu_version(s, lp, cx, pr, body_sites);
     // The parent's slots for the body's warning sites.
     const size_t parent_sites0 = warn_flags_.size();
     for (size_t w = 0; w < body_sites; w++) {
@@ -3184,7 +3211,7 @@ class Gen {
     // which it takes to be non-zero; no GPU version), that is the sequential version: one
     // copy of the body less to optimize and compile. (Its warnings' keys overflow after
     // (2^63 - 1) / their stride iterations: more than this thread runs in years.)
-    const bool body_is_sequential = !gl && lp.reductions.empty() && lp.invariant_divisors.empty();
+    const bool body_is_sequential = !gl && lp.reductions.empty() && lp.invariant_divisors.empty() && !speculative;
     // With a GPU version, one host copy of the loop serves both the sequential fallback
     // (iterations [k0, trip), then `exit`) and the GPU's answer 2 (iterations [k0, trip - 1),
     // then the last iteration's privates): a phi says which.
@@ -3253,9 +3280,9 @@ class Gen {
         for (size_t r = 0; r < lp.reductions.size(); r++) {
           // The identity, with the variable's tag now (the part keeps it unless assigned).
           const int var = lp.reductions[r].var;
-          // (A float_to_np sum's part starts untagged: "assigned nothing".)
+          // (A Python-to-NumPy sum's part starts untagged: "assigned nothing".)
           B.CreateStore(identity_bits(lp.reductions[r]), B.CreateConstGEP1_64(i64(), rec0, pr.red + (int64_t)r));
-          Value* tag0 = lp.reductions[r].float_to_np ? c64(0) : B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)var]), i64());
+          Value* tag0 = lp.reductions[r].np_type ? c64(0) : B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)var]), i64());
           B.CreateStore(tag0, B.CreateConstGEP1_64(i64(), rec0, pr.tag + (int64_t)r));
         }
         for (size_t p = 0; p < last_vars.size(); p++)
@@ -3297,12 +3324,49 @@ class Gen {
         B.SetInsertPoint(folded);
         for (size_t r = 0; r < lp.reductions.size(); r++) fold(lp.reductions[r], r, c64(0));
       } else if (!lp.reductions.empty()) {
-        // Reductions: the parts in thread order.
-        BasicBlock* folded = BasicBlock::Create(C, "par.folded", F);
-        counted_loop("par.fold", c64(0), records, true, folded, [&](Value* t, BasicBlock*) {
-          for (size_t r = 0; r < lp.reductions.size(); r++) fold(lp.reductions[r], r, t);
-        }, nullptr);
-        B.SetInsertPoint(folded);
+        // Reductions: the parts in thread order; checked sums first, each combination
+        // checked (exact_now_): an overflow restores the variables and runs the loop
+        // sequentially, before anything else (a warning) is recorded.
+        for (bool pass_checked : {true, false}) {
+          std::vector<size_t> these;
+          for (size_t r = 0; r < lp.reductions.size(); r++)
+            if (lp.reductions[r].checked == pass_checked) these.push_back(r);
+          if (these.empty()) continue;
+          std::vector<std::pair<Value*, Value*>> saved;
+          Value* bad_before = nullptr;
+          const bool deferred_before = deferred_;
+          if (pass_checked) {
+            for (size_t r : these) {
+              const size_t var = (size_t)lp.reductions[r].var;
+              saved.push_back({B.CreateLoad(i64(), bits_[var]), B.CreateLoad(i8(), tags_[var])});
+            }
+            bad_before = B.CreateLoad(i1(), bad_slot_);
+            B.CreateStore(B.getFalse(), bad_slot_);
+            exact_now_ = true;
+          }
+          BasicBlock* folded = BasicBlock::Create(C, "par.folded", F);
+          counted_loop("par.fold", c64(0), records, true, folded, [&](Value* t, BasicBlock*) {
+            for (size_t r : these) fold(lp.reductions[r], r, t);
+          }, nullptr);
+          B.SetInsertPoint(folded);
+          if (pass_checked) {
+            exact_now_ = false;
+            Value* overflowed = B.CreateLoad(i1(), bad_slot_);
+            B.CreateStore(bad_before, bad_slot_);
+            deferred_ = deferred_before;
+            BasicBlock* undo = BasicBlock::Create(C, "par.spec.undo", F);
+            BasicBlock* kept = BasicBlock::Create(C, "par.spec.kept", F);
+            cold_branch(overflowed, undo, kept);
+            B.SetInsertPoint(undo);
+            for (size_t k = 0; k < these.size(); k++) {
+              const size_t var = (size_t)lp.reductions[these[k]].var;
+              B.CreateStore(saved[k].first, bits_[var]);
+              B.CreateStore(saved[k].second, tags_[var]);
+            }
+            B.CreateBr(seq);
+            B.SetInsertPoint(kept);
+          }
+        }
       }
       // Private variables: the value of the last iteration that assigned them (the variable
       // keeps its value if none did).
@@ -3432,7 +3496,13 @@ class Gen {
     auto* pfty = llvm::FunctionType::get(B.getInt32Ty(), {ptr(), ptr(), i64(), i64(), i64()}, false);
     Value* pf = runtime_address("stagepy_parallel_for", reinterpret_cast<void*>(&stagepy_parallel_for));
     // Reductions that combine exactly only in iteration order ask for contiguous runs.
-    B.CreateCall(pfty, pf, {body, ctxa, k0, trip, c64(lp.ordered ? -(int64_t)threads : threads)});
+    Value* par_status = B.CreateCall(pfty, pf, {body, ctxa, k0, trip, c64(lp.ordered ? -(int64_t)threads : threads)});
+    if (speculative) {
+      // A thread that needed CPython: nothing but the records changed; run sequentially.
+      BasicBlock* ran = BasicBlock::Create(C, "par.spec.ran", F);
+      cold_branch(B.CreateICmpNE(par_status, B.getInt32(0)), seq, ran);
+      B.SetInsertPoint(ran);
+    }
     {
       auto* counter = entry.CreateAlloca(i64(), nullptr, "par.runs");
       entry.CreateStore(c64(0), counter);
@@ -3502,15 +3572,16 @@ class Gen {
 
   V combine(const specialize::Reduction& r, const V& acc, const V& part) {
     using K = specialize::Reduction::Kind;
-    if (r.kind == K::Arith && r.float_to_np) {
-      // float | np.float64, every update an np.float64: a part that assigned (tagged)
-      // combines as an np.float64 operation and leaves its type; an untagged part (its
-      // identity) leaves the variable as it was, float or np.float64.
-      TypeRef np64 = types::np_scalar(DType::Float64);
+    if (r.kind == K::Arith && r.np_type) {
+      // float | np.float64 (int | np.int64), every update of the NumPy type: a part that
+      // assigned (tagged) combines as a NumPy operation and leaves its type; an untagged
+      // part (its identity) leaves the variable as it was. (Both members share the bits.)
       ir::BinOp op = r.op == ir::BinOp::Mul ? ir::BinOp::Mul : ir::BinOp::Add;
-      V sum = binary(op, scalar(np64, acc.v), scalar(np64, part.v), np64);
+      V sum = binary(op, scalar(r.np_type, acc.v), scalar(r.np_type, part.v), r.np_type);
       Value* assigned = B.CreateICmpNE(part.tag, c8(0));
-      V out = scalar(r.type, B.CreateSelect(assigned, sum.v, acc.v));
+      V out;
+      out.t = r.type;
+      out.v = B.CreateSelect(assigned, sum.v, acc.v);
       out.tag = B.CreateSelect(assigned, part.tag, acc.tag);
       return out;
     }
