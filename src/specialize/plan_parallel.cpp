@@ -136,6 +136,7 @@ class Planner {
     };
     std::map<int, std::vector<Cand>> cands;
     std::set<int> assigned_elsewhere;          // assigned by a statement that is not a reduction of it
+    std::map<int, std::vector<int>> companions;  // assigned beside a min/max's update: of which variable
     std::map<int, TypeRef> divisors;           // scalars the loop divides by
     bool breaks_self = false;
     std::string bad_index;                     // a subscript whose facts are missing
@@ -252,6 +253,7 @@ class Planner {
     const ExprNode* load;   // v in the condition
     const ir::Effect* set;  // v = e
     bool continues;         // both branches end with `continue`
+    std::vector<const ir::Effect*> companions;  // c = e' beside it (`k = i` of an argmax)
   };
   // A branch as a list of statements (nested blocks flattened, empty segments dropped).
   static void flatten(const Stmt& s, std::vector<const StmtNode*>& out) {
@@ -263,7 +265,8 @@ class Planner {
   }
   std::optional<IfReduction> reduction_if(const Stmt& s) {
     if (s->kind != SK::If || !s->cond) return std::nullopt;
-    // then: `v = e`; else: nothing. Either may end with the `continue` CPython's compiler
+    // then: `v = e`, maybe with companions (`k = i`); else: nothing. Either may end with
+    // the `continue` CPython's compiler
     // puts in both branches of a loop's last `if` (3.12): then both do, and what follows
     // the `if` is unreachable, so nothing else depends on the comparison.
     std::vector<const StmtNode*> then, els;
@@ -275,14 +278,40 @@ class Planner {
     const bool cont = ends_continue(then);
     if (cont != ends_continue(els)) return std::nullopt;
     if (cont && then.back()->loop != els.back()->loop) return std::nullopt;
-    if (then.size() != (cont ? 2u : 1u) || els.size() != (cont ? 1u : 0u)) return std::nullopt;
-    if (then[0]->kind != SK::Seg || then[0]->effects.size() != 1) return std::nullopt;
-    const ir::Effect& f = then[0]->effects[0];
-    if (f.kind != ir::Effect::Kind::Assign) return std::nullopt;
+    if (then.size() < (cont ? 2u : 1u) || els.size() != (cont ? 1u : 0u)) return std::nullopt;
+    // The then branch's assignments, statement after statement.
+    std::vector<const ir::Effect*> sets;
+    for (size_t k = 0; k + (cont ? 1 : 0) < then.size(); k++) {
+      if (then[k]->kind != SK::Seg) return std::nullopt;
+      for (auto& g : then[k]->effects) {
+        if (g.kind != ir::Effect::Kind::Assign) return std::nullopt;
+        sets.push_back(&g);
+      }
+    }
+    if (sets.empty()) return std::nullopt;
     Expr c = s->cond;
     if (c->kind == EK::Truth) c = c->args[0];
     if (c->kind != EK::Compare) return std::nullopt;
     using C = ir::CmpOp;
+    // v: the compared variable the branch assigns; the other assignments are companions.
+    const ir::Effect* set = nullptr;
+    for (auto* g : sets)
+      for (auto& a : c->args)
+        if (a->kind == EK::Load && a->var == g->var && !set) set = g;
+    if (!set) return std::nullopt;
+    const ir::Effect& f = *set;
+    std::vector<const ir::Effect*> companions;
+    std::set<int> seen = {f.var};
+    for (auto* g : sets) {
+      if (g == set) continue;
+      // Each assigned once here, from values that involve neither v nor another companion.
+      if (seen.count(g->var) || reads_var(g->value, f.var)) return std::nullopt;
+      seen.insert(g->var);
+      companions.push_back(g);
+    }
+    for (auto* g : companions)
+      for (int x : seen)
+        if (reads_var(g->value, x) || reads_var(f.value, x == f.var ? -1 : x)) return std::nullopt;
     C op = c->cmpop;
     const Expr *self = &c->args[1], *other = &c->args[0];  // other OP self
     if (c->args[0]->kind == EK::Load && c->args[0]->var == f.var) {
@@ -299,7 +328,7 @@ class Planner {
     r.type = vt;
     r.kind = op == C::GT || op == C::GE ? Reduction::Kind::Max : Reduction::Kind::Min;
     r.strict_first = op == C::GT || op == C::LT;
-    return IfReduction{r, self->get(), &f, cont};
+    return IfReduction{r, self->get(), &f, cont, std::move(companions)};
   }
 
   // Walks one iteration: D holds the variables assigned on every way so far. Returns
@@ -357,6 +386,10 @@ class Planner {
           note_expr(s->cond, D, in);
           note_expr(red->set->value, D, in);
           in.cands[red->set->var].push_back({red->r, red->load, s->line, red->set->value.get()});
+          for (auto* g : red->companions) {
+            note_expr(g->value, D, in);
+            in.companions[g->var].push_back(red->set->var);
+          }
           return !red->continues;
         }
         note_expr(s->cond, D, in);
@@ -461,9 +494,17 @@ class Planner {
     Info in = survey(s);
     if (std::string why = arrays_forbid(s, in); !why.empty()) return no(why);
     lp.store_free = writes_nothing(s->body[0]);
+    // Companions (`k = i` beside `best = a[i]` under `if a[i] > best`): each assigned
+    // there alone, and never read in the loop; they go with their reduction's parts.
+    std::map<int, std::vector<int>> companions_of;
+    for (auto& [c, vs] : in.companions) {
+      if (vs.size() != 1 || in.assigned_elsewhere.count(c) || in.cands.count(c) || in.reads[c] != 0)
+        return no(name(c) + " is carried from one iteration to the next");
+      companions_of[vs[0]].push_back(c);
+    }
     // Scalars.
     for (int v : in.assigned) {
-      if (v == s->var) continue;
+      if (v == s->var || in.companions.count(v)) continue;
       auto ex = in.exposed.find(v);
       if (ex == in.exposed.end()) {
         lp.privates.push_back(v);
@@ -525,6 +566,16 @@ class Planner {
       }
       Reduction r = r0;
       r.strict_first = strict_first;
+      if (auto co = companions_of.find(v); co != companions_of.end()) {
+        // The parts combine in order, a part's companions taken with its value: only the
+        // strict forms say which iteration's companions are CPython's (the first of equal
+        // values), and only one update may set them.
+        if (r0.kind == Reduction::Kind::Arith || !strict_first || cs->second.size() != 1)
+          return no(name(co->second[0]) + " is set beside " + name(v) +
+                    " by a comparison that keeps the later of equal values (<= or >=), or by several");
+        r.companions = co->second;
+        lp.ordered = true;
+      }
       for (auto& c : cs->second) r.updates.push_back(c.value);
       lp.reductions.push_back(std::move(r));
     }
@@ -588,8 +639,12 @@ std::string to_string(const ParallelPlan& p, const ir::Nest& nest) {
       o << "; private";
       for (int v : lp.privates) o << " " << nest.vars[(size_t)v].name;
       o << "; reductions";
-      for (auto& r : lp.reductions) o << " " << nest.vars[(size_t)r.var].name << (r.np_type ? " (to " + r.np_type->str() + ")" : "")
-                                           << (r.checked ? " (checked)" : "");
+      for (auto& r : lp.reductions) {
+        o << " " << nest.vars[(size_t)r.var].name;
+        if (r.np_type) o << " (to " << r.np_type->str() << ")";
+        if (r.checked) o << " (checked)";
+        for (int c : r.companions) o << " +" << nest.vars[(size_t)c].name;
+      }
       if (lp.ordered) o << " (in order)";
       if (lp.store_free) o << "; writes nothing";
       o << "; disjoint";

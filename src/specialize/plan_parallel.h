@@ -47,6 +47,10 @@ struct Reduction {
   // where NumPy warns): its updates and the combination of the parts stop for CPython on
   // overflow, which makes the loop run speculatively (LoopPlan::store_free).
   bool checked = false;
+  // Min/Max only: variables the update's branch also assigns (`if a[i] > m: m = a[i];
+  // k = i`). Each part keeps its own; a part whose value replaces the combined one brings
+  // its companions along (the strict form, combined in order: LoopPlan::ordered).
+  std::vector<int> companions;
   // The update expressions (`v + e`): on threads, a float one may be reassociated (the
   // per-thread partial sums are), so codegen lets the vectorizer reorder it too.
   std::vector<const ir::ExprNode*> updates;

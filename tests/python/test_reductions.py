@@ -284,3 +284,120 @@ def test_an_int_sum_in_a_loop_that_writes_stays_sequential():
     """, "f", lambda: (np.arange(5000), np.zeros(5000, np.int64)))
     assert not loops(recs)["i"]["parallel"]
     assert "writes array elements" in loops(recs)["i"]["why"]
+
+
+# ---------------------------------------------------------------- argmax and friends
+# `if a[i] > best: best = a[i]; k = i`: k is a companion of the max. The threads' parts
+# combine in iteration order, a part that raises the max bringing its k: the first index
+# of the maximum, as CPython's loop gives.
+
+ARGMAX = """
+def f(a):
+    best = a[0]
+    k = 0
+    for i in range(len(a)):
+        if a[i] > best:
+            best = a[i]
+            k = i
+    return locals()
+"""
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32, np.int64, np.int32, np.uint8])
+def test_argmax_with_many_ties_gives_the_first_index(dt):
+    recs = run(ARGMAX, "f", lambda: (np.random.default_rng(11).integers(0, 20, 50000).astype(dt),))
+    assert ran_parallel(recs, "i")
+
+
+def test_argmax_over_a_list_of_floats():
+    recs = run(ARGMAX, "f", lambda: (whole(30000, 12).tolist(),))
+    assert ran_parallel(recs, "i")
+
+
+@pytest.mark.parametrize("poke", ["nan_first", "nan_inside", "all_minus_inf"])
+def test_argmax_with_nans_and_infinities(poke):
+    def make():
+        a = whole(20000, 13)
+        if poke == "nan_first":
+            a[0] = np.nan          # nothing is greater than NaN: k stays 0
+        elif poke == "nan_inside":
+            a[7777] = np.nan       # a NaN never wins a comparison
+        else:
+            a[:] = -np.inf
+        return (a,)
+    run(ARGMAX, "f", make)
+
+
+def test_argmin_of_a_matrix_with_two_companions_and_a_start_none_can_beat():
+    recs = run("""
+    def f(A):
+        best = np.inf
+        bi = None
+        bj = -1
+        for i in range(A.shape[0]):
+            for j in range(A.shape[1]):
+                if A[i, j] < best:
+                    best = A[i, j]
+                    bi = i
+                    bj = j * 2
+        return locals()
+    """, "f", lambda: (whole((300, 200), 14, 0, 30),), globals_={"np": np})
+    assert ran_parallel(recs, "i")
+    # Nothing below the start: the companions keep their values (None stays None).
+    run("""
+    def f(A):
+        best = -1.0
+        bi = None
+        for i in range(A.shape[0]):
+            for j in range(A.shape[1]):
+                if A[i, j] < best:
+                    best = A[i, j]
+                    bi = i
+        return locals()
+    """, "f", lambda: (whole((300, 200), 15, 0, 30),), expect=None)
+
+
+def test_argmax_of_a_computed_value_with_a_value_companion():
+    recs = run("""
+    def f(x, y):
+        best = -1.0
+        where = -1
+        scaled = 0.0
+        for i in range(len(x)):
+            d = x[i] * x[i] + y[i] * y[i]
+            if d > best:
+                best = d
+                where = i
+                scaled = x[i] * 0.5
+        return locals()
+    """, "f", lambda: (whole(40000, 16), whole(40000, 17)))
+    assert ran_parallel(recs, "i")
+
+
+def test_argmax_keeping_the_last_of_equal_values_stays_sequential():
+    recs = run("""
+    def f(a):
+        best = a[0]
+        k = 0
+        for i in range(len(a)):
+            if a[i] >= best:
+                best = a[i]
+                k = i
+        return locals()
+    """, "f", lambda: (np.random.default_rng(18).integers(0, 20, 50000),))
+    assert not loops(recs)["i"]["parallel"]
+
+
+def test_a_companion_read_in_the_loop_stays_sequential():
+    recs = run("""
+    def f(a, out):
+        best = a[0]
+        k = 0
+        for i in range(len(a)):
+            if a[i] > best:
+                best = a[i]
+                k = i
+            out[i] = k
+        return locals()
+    """, "f", lambda: (np.random.default_rng(19).integers(0, 1000, 50000), np.zeros(50000, np.int64)))
+    assert not loops(recs)["i"]["parallel"]

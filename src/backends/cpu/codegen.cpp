@@ -2464,9 +2464,10 @@ class Gen {
   // private variable the last iteration that assigned it and that value (bits, tag); for
   // each warning site of the body and kind, the first iteration it occurred in.
   struct ParRecord {
-    // Offsets in a record: the reductions' bits, their tags (float | np.float64), the
-    // privates' last values, the warnings; the record's size.
-    int red = 0, tag = 0, last = 0, warn = 0, size = 0;
+    // Offsets in a record: the reductions' bits, their tags (float | np.float64), their
+    // companions' bits and tags (in order), the privates' last values, the warnings; the
+    // record's size.
+    int red = 0, tag = 0, comp = 0, last = 0, warn = 0, size = 0;
   };
 
   // A runtime address that is the same for the whole process (a runtime function, a flag),
@@ -2614,7 +2615,8 @@ class Gen {
       const int64_t nred = (int64_t)lp.reductions.size();
       pr.red = 0;
       pr.tag = pr.red + (int)nred;
-      pr.last = pr.tag + (int)nred;
+      pr.comp = pr.tag + (int)nred;
+      pr.last = pr.comp + 2 * companion_count(lp);
       pr.warn = pr.last + 3 * (int)last_vars.size();
       for (int64_t r = 0; r < nred; r++) {
         const int var = lp.reductions[(size_t)r].var;
@@ -2702,11 +2704,18 @@ class Gen {
       out.sites = layout_.warn_sites.size() - sites0;
       pr.size = pr.warn + 3 * (int)out.sites;
       pr.size = (pr.size + 7) / 8 * 8;  // records on their own cache lines
-      for (int64_t r = 0; r < nred; r++) {
+      for (int64_t r = 0, q = 0; r < nred; r++) {
         const int var = lp.reductions[(size_t)r].var;
         B.CreateStore(B.CreateLoad(i64(), bits_[(size_t)var]), B.CreateConstGEP1_64(i64(), rec, pr.red + r));
         B.CreateStore(B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)var]), i64()),
                       B.CreateConstGEP1_64(i64(), rec, pr.tag + r));
+        // Companions as this part left them (read only where its value is taken).
+        for (int c : lp.reductions[(size_t)r].companions) {
+          B.CreateStore(B.CreateLoad(i64(), bits_[(size_t)c]), B.CreateConstGEP1_64(i64(), rec, pr.comp + 2 * q));
+          B.CreateStore(B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)c]), i64()),
+                        B.CreateConstGEP1_64(i64(), rec, pr.comp + 2 * q + 1));
+          q++;
+        }
       }
       if (!last_vars.empty()) {
         BasicBlock* store_last = BasicBlock::Create(C, "par.store.last", F);
@@ -3014,7 +3023,7 @@ class Gen {
     if (!gpu_candidates_.count(s->loop)) return nullptr;
     if (lp.ordered) {
       // GPU threads stride over the iterations: their parts are not runs in order.
-      gpu_refused_[s->loop] = "a float min/max combines exactly only in iteration order";
+      gpu_refused_[s->loop] = "a float min/max (or one with companions, an argmax) combines exactly only in iteration order";
       return nullptr;
     }
     if (!gpu_module_) {
@@ -3311,9 +3320,29 @@ class Gen {
         }
         return part;
       };
+      // The first record slot of each reduction's companions.
+      std::vector<int64_t> comp_at;
+      for (int64_t r = 0, q = 0; r < (int64_t)lp.reductions.size(); r++) {
+        comp_at.push_back(pr.comp + 2 * q);
+        q += (int64_t)lp.reductions[(size_t)r].companions.size();
+      }
       auto fold = [&](const specialize::Reduction& red, size_t r, Value* t) {
         V acc = load(red.var, red.type, false);
-        assign(red.var, combine(red, acc, part_of(red, r, t)));
+        V part = part_of(red, r, t);
+        if (!red.companions.empty()) {
+          // A part whose value replaces the combined one brings its companions.
+          Value* take = takes(red, acc, part);
+          Value* rec_at = B.CreateMul(t, c64(pr.size));
+          for (size_t k = 0; k < red.companions.size(); k++) {
+            const size_t c = (size_t)red.companions[k];
+            Value* at = B.CreateGEP(i64(), base, B.CreateAdd(rec_at, c64(comp_at[r] + 2 * (int64_t)k)));
+            Value* bits = B.CreateLoad(i64(), at);
+            Value* tag = B.CreateTrunc(B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), at, 1)), i8());
+            B.CreateStore(B.CreateSelect(take, bits, B.CreateLoad(i64(), bits_[c])), bits_[c]);
+            B.CreateStore(B.CreateSelect(take, tag, B.CreateLoad(i8(), tags_[c])), tags_[c]);
+          }
+        }
+        assign(red.var, combine(red, acc, part));
       };
       if (count) {
         // The threads' parts in thread order, then the last iteration's (record 0).
@@ -3541,6 +3570,12 @@ class Gen {
     return ok;
   }
 
+  static int companion_count(const specialize::LoopPlan& lp) {
+    int n = 0;
+    for (auto& r : lp.reductions) n += (int)r.companions.size();
+    return n;
+  }
+
   Value* identity_bits(const specialize::Reduction& r) {
     const TypeRef t = rep(r.type);
     bool fl = t->kind == Type::Kind::PyFloat || (t->kind == Type::Kind::NpScalar && dtype_is_float(t->dtype));
@@ -3589,19 +3624,24 @@ class Gen {
       ir::BinOp op = r.op == ir::BinOp::Mul ? ir::BinOp::Mul : ir::BinOp::Add;
       return binary(op, acc, part, r.type);
     }
-    if (part.v->getType()->isFloatingPointTy()) {
-      // v = max(v, part): part replaces v only when strictly greater (a NaN v stays, a NaN
-      // part never replaces, of two equal values the earlier stays): the parts come in
-      // iteration order (LoopPlan::ordered), so this is the sequential loop's value.
-      Value* take = r.kind == K::Min ? B.CreateFCmpOLT(part.v, acc.v) : B.CreateFCmpOGT(part.v, acc.v);
-      V out = scalar(r.type, B.CreateSelect(take, part.v, acc.v));
-      if (part.tag && acc.tag) out.tag = B.CreateSelect(take, part.tag, acc.tag);  // float | np.float64
-      return out;
-    }
-    bool sgn = r.type->kind == Type::Kind::PyInt || dtype_is_signed(r.type->dtype);
-    Value* take = r.kind == K::Min ? (sgn ? B.CreateICmpSLT(part.v, acc.v) : B.CreateICmpULT(part.v, acc.v))
-                                   : (sgn ? B.CreateICmpSGT(part.v, acc.v) : B.CreateICmpUGT(part.v, acc.v));
-    return scalar(r.type, B.CreateSelect(take, part.v, acc.v));
+    Value* take = takes(r, acc, part);
+    V out = scalar(r.type, B.CreateSelect(take, part.v, acc.v));
+    if (part.tag && acc.tag) out.tag = B.CreateSelect(take, part.tag, acc.tag);  // float | np.float64
+    return out;
+  }
+
+  // Whether a min/max's part replaces the combined value: only when strictly smaller or
+  // greater (a NaN v stays, a NaN part never replaces, of two equal values the earlier
+  // stays). For floats (and companions) the parts come in iteration order
+  // (LoopPlan::ordered), so this is the sequential loop's value.
+  Value* takes(const specialize::Reduction& r, const V& acc, const V& part) {
+    using K = specialize::Reduction::Kind;
+    if (part.v->getType()->isFloatingPointTy())
+      return r.kind == K::Min ? B.CreateFCmpOLT(part.v, acc.v) : B.CreateFCmpOGT(part.v, acc.v);
+    const TypeRef t = rep(r.type);
+    bool sgn = t->kind == Type::Kind::PyInt || (t->kind == Type::Kind::NpScalar && dtype_is_signed(t->dtype));
+    return r.kind == K::Min ? (sgn ? B.CreateICmpSLT(part.v, acc.v) : B.CreateICmpULT(part.v, acc.v))
+                            : (sgn ? B.CreateICmpSGT(part.v, acc.v) : B.CreateICmpUGT(part.v, acc.v));
   }
 
   // ------------------------------------------------------------ speculative code
