@@ -334,6 +334,10 @@ class Gen:
                 op = self.pick(["<", ">", "<=", ">="])
                 self.emit(indent, f"if {e} {op} {v}:" if form2 == 2 else f"if {v} {op} {e}:")
                 self.emit(indent + 1, f"{v} = {e}")
+                if self.int_(0, 1):
+                    # A companion (argmax's index): assigned beside the update.
+                    c = self.pick([x for x in SCALARS if x != v])
+                    self.emit(indent + 1, f"{c} = {self.pick(self.loop_vars + [self.expr()])}")
         else:
             self.emit(indent, f"{self.pick(SCALARS)} = {self.expr()}")
 
