@@ -90,6 +90,29 @@ SOURCE = textwrap.dedent("""
                 s += v * v
             out[i] = s
 
+    def matsum(A):
+        s = 0.0
+        for r in range(A.shape[0]):
+            for c in range(A.shape[1]):
+                s += A[r, c]
+        return s
+
+    def argmax(a):
+        best = a[0]
+        k = 0
+        for i in range(len(a)):
+            if a[i] > best:
+                best = a[i]
+                k = i
+        return k
+
+    def count(a, t):
+        c = 0
+        for i in range(a.size):
+            if a[i] > t:
+                c += 1
+        return c
+
     def nbody(pos, mass, acc, soft):
         n = pos.shape[0]
         for i in range(n):
@@ -123,6 +146,9 @@ PRANGE = (SOURCE.replace("for i in range(n):", "for i in prange(n):")
           .replace("for i in range(a.shape[0]):", "for i in prange(a.shape[0]):")
           .replace("for y in range(h):", "for y in prange(h):")
           .replace("for j in range(A.shape[0]):", "for j in prange(A.shape[0]):")
+          .replace("for r in range(A.shape[0]):", "for r in prange(A.shape[0]):")
+          .replace("for i in range(a.size):", "for i in prange(a.size):")
+          # (numba has no argmax reduction for prange: its argmax stays a plain loop)
           .replace("for i, row in enumerate(A):\n", "for i in prange(A.shape[0]):\n        row = A[i]\n"))
 
 # Dispatch overhead: the same function with an empty nest, with and without stagepy.
@@ -164,6 +190,7 @@ def cases(scale):
     R = rng.random((n_r, n_r))
     n_b = s(1000)
     pos, mass = rng.standard_normal((n_b, 3)), rng.random(n_b) / n_b
+    M = rng.random((s(250_000), 4))
     return {
         "gemm": (lambda f: f(A, B, np.zeros((n_g, n_g))), lambda: A @ B, f"{n_g}x{n_g}"),
         "stencil": (lambda f: f(u0.copy(), u0.copy(), steps), None, f"{n_s}x{n_s} x {steps} steps"),
@@ -174,6 +201,9 @@ def cases(scale):
                                f"{h_m}x{int(1.5 * h_m)}, 100 it"),
         "cmul": (lambda f: f(ca, cb, np.zeros(n_c, np.complex128)), lambda: ca * cb + ca, f"n={n_c} complex128"),
         "rownorms": (lambda f: f(R, np.zeros(n_r)), lambda: np.einsum("ij,ij->i", R, R), f"{n_r}x{n_r}, for row in A"),
+        "matsum": (lambda f: f(M), lambda: M.sum(), f"{M.shape[0]}x{M.shape[1]}, s = 0.0 then np.float64"),
+        "argmax": (lambda f: f(a), lambda: a.argmax(), f"n={n_d}, first index of the max"),
+        "count": (lambda f: f(a, 0.5), lambda: np.count_nonzero(a > 0.5), f"n={n_d}, Python int count"),
         "nbody": (lambda f: f(pos, mass, np.zeros((n_b, 3)), 0.1), lambda: nbody_numpy(pos, mass, 0.1),
                   f"{n_b} bodies, one step"),
     }

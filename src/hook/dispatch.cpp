@@ -557,6 +557,16 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
       p.known[i] = 1;
       continue;
     }
+    if (pp.kind == analysis::PolyParam::Kind::Int && pv.storage == ir::Var::Storage::Attr && pv.index >= 0 &&
+        pv.name.size() > 5 && pv.name.compare(pv.name.size() - 5, 5, ".size") == 0 && !vals[(size_t)pp.var] &&
+        is_array(pv.index)) {
+      // `A.size` of an array (computed by the nest likewise): the product of its extents.
+      int64_t n = 1;
+      for (int d = 0; d < views[(size_t)pv.index].ndim; d++) n *= (int64_t)views[(size_t)pv.index].shape[d];
+      p.values[i] = n;
+      p.known[i] = 1;
+      continue;
+    }
     PyObject* v = vals[(size_t)pp.var].get();
     if (!v) continue;
     if (pp.kind == analysis::PolyParam::Kind::Int) {

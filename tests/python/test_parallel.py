@@ -554,3 +554,22 @@ def test_strict_fp_keeps_float_reductions_sequential():
     out = run_python(["-c", src], env_extra={"STAGEPY_STRICT_FP": "1", "STAGEPY_THREADS": "2"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "True [False]"
+
+
+def test_a_loop_over_range_of_the_arrays_size_runs_on_threads(cpu_only):
+    # `a.size` is the product of a's extents: for a 1-d array the subscripts are in bounds.
+    recs = run("""
+    def f(a, out):
+        for i in range(a.size):
+            out[i] = a[i] * 2.0
+        return locals()
+    """, "f", lambda: (np.arange(N, dtype=float), np.zeros(N)))
+    assert ran_parallel(recs, "i")
+    # A 2-d array's size is not its first extent: a[i] would leave it (IndexError).
+    run("""
+    def f(a):
+        s = 0.0
+        for i in range(a.size):
+            s += a[i, 0]
+        return locals()
+    """, "f", lambda: (np.ones((N, 2)),), expect=None)

@@ -269,6 +269,13 @@ class Gen {
     if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(ok)) {
       if (c->isOne()) return;
     }
+    if (spec_bad_) {
+      // A speculative body (parallel_loop): the failure only voids the threads' run, so
+      // it is one flag for the whole run, tested where it ends, without a branch here.
+      B.CreateStore(B.CreateOr(B.CreateLoad(i1(), spec_bad_), B.CreateNot(ok)), spec_bad_);
+      soft_checks_++;
+      return;
+    }
     Value* bad = B.CreateLoad(i1(), bad_slot_);
     B.CreateStore(B.CreateOr(bad, B.CreateNot(ok)), bad_slot_);
     deferred_ = true;
@@ -2098,6 +2105,15 @@ class Gen {
   // bodies run on threads, which never hand over, except speculative ones (spec_polls_):
   // their threads stop, and the sequential version that runs instead hands over.
   bool spec_polls_ = false;
+  // In a speculative body: whether a deferred check failed so far in this run (defer), and
+  // how many such checks there are. Tested before each loop (a for's range, a while's
+  // test), so values gone wrong never drive a loop on, and where the run ends.
+  llvm::AllocaInst* spec_bad_ = nullptr;
+  int soft_checks_ = 0;
+  void soft_checkpoint() {
+    if (!spec_bad_ || resume_ < 0) return;
+    bail_unless(B.CreateNot(B.CreateLoad(i1(), spec_bad_)));
+  }
   void poll_interrupts(const Stmt& body) {
     const volatile int* flag = interrupt_flag();
     int r = first_resume(body);
@@ -2270,6 +2286,7 @@ class Gen {
 
   void range(const Stmt& s) {
     resume_ = s->resume;
+    soft_checkpoint();
     std::vector<Value*> a;
     for (auto& e : s->args) {
       V x = gen(e);
@@ -2538,6 +2555,8 @@ class Gen {
     const std::set<int> parent_nonzero = nonzero_vars_;
     const int parent_par_loop = par_loop_;
     const bool parent_spec_polls = spec_polls_;
+    llvm::AllocaInst* const parent_spec_bad = spec_bad_;
+    const int parent_soft_checks = soft_checks_;
     FnState parent = save_fn();
     auto* bty = llvm::FunctionType::get(B.getInt32Ty(), {ptr(), i64(), i64(), i64()}, false);
     llvm::Function* body = llvm::Function::Create(bty, llvm::Function::InternalLinkage, fname, M);
@@ -2548,6 +2567,8 @@ class Gen {
       nonzero_vars_ = parent_nonzero;
       par_loop_ = parent_par_loop;
       spec_polls_ = parent_spec_polls;
+      spec_bad_ = parent_spec_bad;
+      soft_checks_ = parent_soft_checks;
       reassoc_ops_.clear();
       exact_ops_.clear();
       warn_stride_ = nullptr;
@@ -2642,6 +2663,12 @@ class Gen {
       // for a signal, as the sequential loop does. (Not where loops may run on a GPU,
       // which cannot stop: speculative loops have no GPU version.)
       spec_polls_ = lp.store_free && !gpu_body_ && !options_.gpu && options_.plan->threads >= 2;
+      soft_checks_ = 0;
+      spec_bad_ = nullptr;
+      if (spec_polls_) {
+        spec_bad_ = B.CreateAlloca(i1(), nullptr, "spec.bad");
+        B.CreateStore(B.getFalse(), spec_bad_);
+      }
       for (auto& r : lp.reductions)
         if (r.kind == specialize::Reduction::Kind::Arith && r.type && is_float_t(rep(r.type)))
           reassoc_ops_.insert(r.updates.begin(), r.updates.end());
@@ -2700,6 +2727,16 @@ class Gen {
         }, record_last, stride);
       }
       B.SetInsertPoint(done);
+      if (soft_checks_ > 0) {
+        // A deferred check failed somewhere in the run: it is void (status 1).
+        BasicBlock* failed = BasicBlock::Create(C, "spec.failed", F);
+        BasicBlock* fine = BasicBlock::Create(C, "spec.fine", F);
+        cold_branch(B.CreateLoad(i1(), spec_bad_), failed, fine);
+        B.SetInsertPoint(failed);
+        bails_emitted_++;
+        exit_with(B.getInt32(1));
+        B.SetInsertPoint(fine);
+      }
       out.gave_up = bails_emitted_ != bails0;
       out.sites = layout_.warn_sites.size() - sites0;
       pr.size = pr.warn + 3 * (int)out.sites;
@@ -4056,6 +4093,10 @@ class Gen {
     B.SetInsertPoint(head);
     targets_.push_back({s->loop, head, exit});
     poll_interrupts(s->body[0]);
+    if (spec_bad_) {
+      resume_ = first_resume(s->body[0]);
+      soft_checkpoint();
+    }
     stmt(s->body[0]);
     targets_.pop_back();
     if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(head);
