@@ -401,3 +401,31 @@ def test_a_companion_read_in_the_loop_stays_sequential():
         return locals()
     """, "f", lambda: (np.random.default_rng(19).integers(0, 1000, 50000), np.zeros(50000, np.int64)))
     assert not loops(recs)["i"]["parallel"]
+
+
+@pytest.mark.parametrize("at", [0, 1234, 5999])
+def test_a_sum_that_meets_an_infinity_warns_where_cpython_does(at):
+    # -inf + (a part that reached +inf) is NumPy's "invalid value" warning; in order it comes
+    # from the first line, at the iteration holding the infinity. The combination of parts
+    # would raise it elsewhere: the loop (it writes nothing) runs in order instead.
+    def make():
+        a = whole(6000, 20)
+        a[at] = np.inf
+        return (a,)
+    run("""
+    def f(a):
+        s = -np.inf
+        for i in range(a.shape[0]):
+            s += abs(a[i])
+            s += a[i]
+        return locals()
+    """, "f", make, globals_={"np": np})
+    # A loop that also writes: its parts' combination warns at the sum's line.
+    run("""
+    def f(a, out):
+        s = -np.inf
+        for i in range(a.shape[0]):
+            out[i] = a[i] * 2.0
+            s += a[i]
+        return locals()
+    """, "f", lambda: (make()[0], np.zeros(6000)), globals_={"np": np})

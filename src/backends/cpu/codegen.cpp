@@ -3379,6 +3379,7 @@ class Gen {
             B.CreateStore(B.CreateSelect(take, tag, B.CreateLoad(i8(), tags_[c])), tags_[c]);
           }
         }
+        if (!red.updates.empty()) op_origin_ = red.updates[0]->origin;  // where its warnings go
         assign(red.var, combine(red, acc, part));
       };
       if (count) {
@@ -3392,11 +3393,21 @@ class Gen {
       } else if (!lp.reductions.empty()) {
         // Reductions: the parts in thread order; checked sums first, each combination
         // checked (exact_now_): an overflow restores the variables and runs the loop
-        // sequentially, before anything else (a warning) is recorded.
+        // sequentially, before anything else (a warning) is recorded. In a loop that
+        // writes nothing, NumPy float sums are checked too: a combination that comes out
+        // infinite or NaN (-inf + a part that overflowed) would warn at another place than
+        // the sum in order, so the loop runs in order instead. (Elsewhere such a warning
+        // goes to the first update's line.)
+        auto exact_combine = [&](const specialize::Reduction& r) {
+          if (r.checked) return true;
+          if (gl || !lp.store_free || r.kind != specialize::Reduction::Kind::Arith) return false;
+          const TypeRef t = r.np_type ? r.np_type : rep(r.type);
+          return t->kind == Type::Kind::NpScalar && dtype_is_float(t->dtype);
+        };
         for (bool pass_checked : {true, false}) {
           std::vector<size_t> these;
           for (size_t r = 0; r < lp.reductions.size(); r++)
-            if (lp.reductions[r].checked == pass_checked) these.push_back(r);
+            if (exact_combine(lp.reductions[r]) == pass_checked) these.push_back(r);
           if (these.empty()) continue;
           std::vector<std::pair<Value*, Value*>> saved;
           Value* bad_before = nullptr;
