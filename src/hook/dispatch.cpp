@@ -545,24 +545,28 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
     Builtin want = name == "len" ? Builtin::Len : name == "min" ? Builtin::Min : Builtin::Max;
     if (!t || t->kind != Type::Kind::Callable || t->builtin != want) return p;
   }
+  // A, where variable `var` is `A.<attr>` of an array A: an attribute the nest computes
+  // itself (its attribute variable holds nothing); else -1.
+  auto array_attr = [&](size_t var, const char* attr) -> int {
+    const ir::Var& pv = vars[var];
+    const size_t k = std::strlen(attr);
+    if (pv.storage != ir::Var::Storage::Attr || pv.index < 0 || vals[var] || !is_array(pv.index)) return -1;
+    if (pv.name.size() <= k || pv.name.compare(pv.name.size() - k, k, attr) != 0) return -1;
+    return pv.index;
+  };
   for (size_t i = 0; i < c.params.size(); i++) {
     const analysis::PolyParam& pp = c.params[i];
-    const ir::Var& pv = vars[(size_t)pp.var];
-    if (pp.kind == analysis::PolyParam::Kind::Extent && pp.dim == 0 && pv.storage == ir::Var::Storage::Attr &&
-        pv.index >= 0 && pv.name.size() > 6 && pv.name.compare(pv.name.size() - 6, 6, ".shape") == 0 &&
-        !vals[(size_t)pp.var] && is_array(pv.index)) {
-      // `A.shape` of an array (the nest computes it; its attribute variable holds nothing):
-      // a tuple of A's rank.
-      p.values[i] = views[(size_t)pv.index].ndim;
+    int a = -1;
+    if (pp.kind == analysis::PolyParam::Kind::Extent && pp.dim == 0 && (a = array_attr((size_t)pp.var, ".shape")) >= 0) {
+      // `A.shape` of an array: a tuple of A's rank.
+      p.values[i] = views[(size_t)a].ndim;
       p.known[i] = 1;
       continue;
     }
-    if (pp.kind == analysis::PolyParam::Kind::Int && pv.storage == ir::Var::Storage::Attr && pv.index >= 0 &&
-        pv.name.size() > 5 && pv.name.compare(pv.name.size() - 5, 5, ".size") == 0 && !vals[(size_t)pp.var] &&
-        is_array(pv.index)) {
-      // `A.size` of an array (computed by the nest likewise): the product of its extents.
+    if (pp.kind == analysis::PolyParam::Kind::Int && (a = array_attr((size_t)pp.var, ".size")) >= 0) {
+      // `A.size` of an array: the product of its extents.
       int64_t n = 1;
-      for (int d = 0; d < views[(size_t)pv.index].ndim; d++) n *= (int64_t)views[(size_t)pv.index].shape[d];
+      for (int d = 0; d < views[(size_t)a].ndim; d++) n *= (int64_t)views[(size_t)a].shape[d];
       p.values[i] = n;
       p.known[i] = 1;
       continue;

@@ -56,7 +56,7 @@ bool np_partner_of(const TypeRef& self, const TypeRef& np) {
 }
 // A float min/max can be split: float, np.float64, np.float32, or float | np.float64.
 bool min_max_float(const TypeRef& t) {
-  return is_f64(t) || is_f64_union(t) || (t && t->kind == Type::Kind::NpScalar && t->dtype == DType::Float32);
+  return is_f64(t) || is_f64_union(t) || is_np(t, DType::Float32);
 }
 
 using ir::reads_var;
@@ -304,14 +304,16 @@ class Planner {
     std::set<int> seen = {f.var};
     for (auto* g : sets) {
       if (g == set) continue;
-      // Each assigned once here, from values that involve neither v nor another companion.
-      if (seen.count(g->var) || reads_var(g->value, f.var)) return std::nullopt;
+      if (seen.count(g->var)) return std::nullopt;  // each assigned once here
       seen.insert(g->var);
       companions.push_back(g);
     }
-    for (auto* g : companions)
-      for (int x : seen)
-        if (reads_var(g->value, x) || reads_var(f.value, x == f.var ? -1 : x)) return std::nullopt;
+    // Their values read neither v nor a companion; v's value reads no companion.
+    for (int x : seen) {
+      for (auto* g : companions)
+        if (reads_var(g->value, x)) return std::nullopt;
+      if (x != f.var && reads_var(f.value, x)) return std::nullopt;
+    }
     C op = c->cmpop;
     const Expr *self = &c->args[1], *other = &c->args[0];  // other OP self
     if (c->args[0]->kind == EK::Load && c->args[0]->var == f.var) {

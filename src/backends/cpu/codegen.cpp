@@ -2102,12 +2102,13 @@ class Gen {
   }
   // At the top of a loop body: a pending signal hands the body's first statement to
   // CPython, which runs the Python signal handler (KeyboardInterrupt) in the loop. Not in
-  // bodies run on threads, which never hand over, except speculative ones (spec_polls_):
+  // bodies run on threads, which never hand over, except speculative ones (spec_bad_):
   // their threads stop, and the sequential version that runs instead hands over.
-  bool spec_polls_ = false;
-  // In a speculative body: whether a deferred check failed so far in this run (defer), and
-  // how many such checks there are. Tested before each loop (a for's range, a while's
-  // test), so values gone wrong never drive a loop on, and where the run ends.
+  //
+  // spec_bad_, set in a body that may run speculatively: whether a deferred check failed so
+  // far in this run (defer); soft_checks_: how many such checks there are. Tested before
+  // each loop (a for's range, a while's test), so values gone wrong never drive a loop on,
+  // and where the run ends.
   llvm::AllocaInst* spec_bad_ = nullptr;
   int soft_checks_ = 0;
   void soft_checkpoint() {
@@ -2117,7 +2118,7 @@ class Gen {
   void poll_interrupts(const Stmt& body) {
     const volatile int* flag = interrupt_flag();
     int r = first_resume(body);
-    if (!flag || (par_iter_ && !spec_polls_) || r < 0) return;
+    if (!flag || (par_iter_ && !spec_bad_) || r < 0) return;
     resume_ = r;
     Value* addr = runtime_address("stagepy.interrupt_flag", const_cast<int*>(flag));
     auto* ld = B.CreateAlignedLoad(B.getInt32Ty(), addr, llvm::Align(4), /*isVolatile=*/true);
@@ -2482,9 +2483,10 @@ class Gen {
   // each warning site of the body and kind, the first iteration it occurred in.
   struct ParRecord {
     // Offsets in a record: the reductions' bits, their tags (float | np.float64), their
-    // companions' bits and tags (in order), the privates' last values, the warnings; the
-    // record's size.
-    int red = 0, tag = 0, comp = 0, last = 0, warn = 0, size = 0;
+    // companions' bits and tags (comp[r]: reduction r's first), the privates' last values,
+    // the warnings; the record's size.
+    int red = 0, tag = 0, last = 0, warn = 0, size = 0;
+    std::vector<int> comp;
   };
 
   // A runtime address that is the same for the whole process (a runtime function, a flag),
@@ -2554,7 +2556,6 @@ class Gen {
     std::vector<LoopSlots> parent_loops = loops_;
     const std::set<int> parent_nonzero = nonzero_vars_;
     const int parent_par_loop = par_loop_;
-    const bool parent_spec_polls = spec_polls_;
     llvm::AllocaInst* const parent_spec_bad = spec_bad_;
     const int parent_soft_checks = soft_checks_;
     FnState parent = save_fn();
@@ -2566,7 +2567,6 @@ class Gen {
       loops_ = parent_loops;
       nonzero_vars_ = parent_nonzero;
       par_loop_ = parent_par_loop;
-      spec_polls_ = parent_spec_polls;
       spec_bad_ = parent_spec_bad;
       soft_checks_ = parent_soft_checks;
       reassoc_ops_.clear();
@@ -2636,8 +2636,12 @@ class Gen {
       const int64_t nred = (int64_t)lp.reductions.size();
       pr.red = 0;
       pr.tag = pr.red + (int)nred;
-      pr.comp = pr.tag + (int)nred;
-      pr.last = pr.comp + 2 * companion_count(lp);
+      int at = pr.tag + (int)nred;
+      for (auto& r : lp.reductions) {
+        pr.comp.push_back(at);
+        at += 2 * (int)r.companions.size();
+      }
+      pr.last = at;
       pr.warn = pr.last + 3 * (int)last_vars.size();
       for (int64_t r = 0; r < nred; r++) {
         const int var = lp.reductions[(size_t)r].var;
@@ -2662,10 +2666,9 @@ class Gen {
       // A body that writes nothing may run speculatively (parallel_loop): it may then stop
       // for a signal, as the sequential loop does. (Not where loops may run on a GPU,
       // which cannot stop: speculative loops have no GPU version.)
-      spec_polls_ = lp.store_free && !gpu_body_ && !options_.gpu && options_.plan->threads >= 2;
       soft_checks_ = 0;
       spec_bad_ = nullptr;
-      if (spec_polls_) {
+      if (lp.store_free && !gpu_body_ && !options_.gpu && options_.plan->threads >= 2) {
         spec_bad_ = B.CreateAlloca(i1(), nullptr, "spec.bad");
         B.CreateStore(B.getFalse(), spec_bad_);
       }
@@ -2741,17 +2744,17 @@ class Gen {
       out.sites = layout_.warn_sites.size() - sites0;
       pr.size = pr.warn + 3 * (int)out.sites;
       pr.size = (pr.size + 7) / 8 * 8;  // records on their own cache lines
-      for (int64_t r = 0, q = 0; r < nred; r++) {
-        const int var = lp.reductions[(size_t)r].var;
-        B.CreateStore(B.CreateLoad(i64(), bits_[(size_t)var]), B.CreateConstGEP1_64(i64(), rec, pr.red + r));
-        B.CreateStore(B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)var]), i64()),
+      for (int64_t r = 0; r < nred; r++) {
+        const specialize::Reduction& red = lp.reductions[(size_t)r];
+        B.CreateStore(B.CreateLoad(i64(), bits_[(size_t)red.var]), B.CreateConstGEP1_64(i64(), rec, pr.red + r));
+        B.CreateStore(B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)red.var]), i64()),
                       B.CreateConstGEP1_64(i64(), rec, pr.tag + r));
         // Companions as this part left them (read only where its value is taken).
-        for (int c : lp.reductions[(size_t)r].companions) {
-          B.CreateStore(B.CreateLoad(i64(), bits_[(size_t)c]), B.CreateConstGEP1_64(i64(), rec, pr.comp + 2 * q));
-          B.CreateStore(B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)c]), i64()),
-                        B.CreateConstGEP1_64(i64(), rec, pr.comp + 2 * q + 1));
-          q++;
+        for (size_t k = 0; k < red.companions.size(); k++) {
+          const size_t c = (size_t)red.companions[k];
+          const int64_t at = pr.comp[(size_t)r] + 2 * (int64_t)k;
+          B.CreateStore(B.CreateLoad(i64(), bits_[c]), B.CreateConstGEP1_64(i64(), rec, at));
+          B.CreateStore(B.CreateZExt(B.CreateLoad(i8(), tags_[c]), i64()), B.CreateConstGEP1_64(i64(), rec, at + 1));
         }
       }
       if (!last_vars.empty()) {
@@ -3357,12 +3360,6 @@ class Gen {
         }
         return part;
       };
-      // The first record slot of each reduction's companions.
-      std::vector<int64_t> comp_at;
-      for (int64_t r = 0, q = 0; r < (int64_t)lp.reductions.size(); r++) {
-        comp_at.push_back(pr.comp + 2 * q);
-        q += (int64_t)lp.reductions[(size_t)r].companions.size();
-      }
       auto fold = [&](const specialize::Reduction& red, size_t r, Value* t) {
         V acc = load(red.var, red.type, false);
         V part = part_of(red, r, t);
@@ -3372,7 +3369,7 @@ class Gen {
           Value* rec_at = B.CreateMul(t, c64(pr.size));
           for (size_t k = 0; k < red.companions.size(); k++) {
             const size_t c = (size_t)red.companions[k];
-            Value* at = B.CreateGEP(i64(), base, B.CreateAdd(rec_at, c64(comp_at[r] + 2 * (int64_t)k)));
+            Value* at = B.CreateGEP(i64(), base, B.CreateAdd(rec_at, c64(pr.comp[r] + 2 * (int64_t)k)));
             Value* bits = B.CreateLoad(i64(), at);
             Value* tag = B.CreateTrunc(B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), at, 1)), i8());
             B.CreateStore(B.CreateSelect(take, bits, B.CreateLoad(i64(), bits_[c])), bits_[c]);
@@ -3616,12 +3613,6 @@ class Gen {
     Value* ok = B.getTrue();
     for (auto& [a, b] : lp.alias_pairs) ok = B.CreateAnd(ok, B.CreateNot(may_share(a, b)));
     return ok;
-  }
-
-  static int companion_count(const specialize::LoopPlan& lp) {
-    int n = 0;
-    for (auto& r : lp.reductions) n += (int)r.companions.size();
-    return n;
   }
 
   Value* identity_bits(const specialize::Reduction& r) {
