@@ -19,3 +19,14 @@ def replacing():
         core.set_resolver(_resolve.resolve)
 
 
+
+
+@pytest.fixture
+def two_threads_on_the_cpu():
+    """Two threads, loops on the CPU only (also where a GPU, or its emulation, is on)."""
+    import os
+    stagepy.set_threads(2)
+    stagepy.set_target("cpu")
+    yield
+    stagepy.set_threads(0)
+    stagepy.set_target(os.environ.get("STAGEPY_TARGET", "auto"))

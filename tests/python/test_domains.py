@@ -11,21 +11,13 @@ import math
 import numpy as np
 import pytest
 
-import stagepy
 import difftest
 
 run = functools.partial(difftest.run, warn_filter="default")
 G = {"math": math, "np": np}
 
 
-@pytest.fixture(autouse=True)
-def two_threads_on_the_cpu():
-    import os
-    stagepy.set_threads(2)
-    stagepy.set_target("cpu")
-    yield
-    stagepy.set_threads(0)
-    stagepy.set_target(os.environ.get("STAGEPY_TARGET", "auto"))
+pytestmark = pytest.mark.usefixtures("two_threads_on_the_cpu")  # conftest.py
 
 
 def parallel(recs, var):

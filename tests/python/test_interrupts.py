@@ -35,19 +35,26 @@ LONG = textwrap.dedent("""
 """)
 
 
-def test_ctrl_c_interrupts_a_native_nest(tmp_path):
-    script = tmp_path / "long.py"
-    script.write_text(LONG)
+def interrupted(tmp_path, source):
+    """Runs `source` in a new interpreter, sends it SIGINT a second after it prints
+    "ready" (compiled and running natively by then): its output after that, and how long
+    it took to end."""
+    script = tmp_path / "script.py"
+    script.write_text(source)
     p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
     try:
         assert p.stdout.readline().strip() == "ready"
-        time.sleep(1.0)  # compiled and running natively by now
+        time.sleep(1.0)
         t0 = time.monotonic()
         p.send_signal(signal.SIGINT)
         out, _ = p.communicate(timeout=30)
-        waited = time.monotonic() - t0
+        return out, time.monotonic() - t0
     finally:
         p.kill()
+
+
+def test_ctrl_c_interrupts_a_native_nest(tmp_path):
+    out, waited = interrupted(tmp_path, LONG)
     words = out.split()
     assert words[:1] == ["KeyboardInterrupt"], out
     assert int(words[1]) >= 1, out  # it was running natively when interrupted
@@ -80,18 +87,7 @@ ON_THREADS = textwrap.dedent("""
 def test_ctrl_c_interrupts_a_nest_running_on_threads(tmp_path):
     # The threads stop at their next outer iteration; the sequential version that runs
     # instead hands the signal to CPython at once.
-    script = tmp_path / "threads.py"
-    script.write_text(ON_THREADS)
-    p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert p.stdout.readline().strip() == "ready"
-        time.sleep(1.0)
-        t0 = time.monotonic()
-        p.send_signal(signal.SIGINT)
-        out, _ = p.communicate(timeout=30)
-        waited = time.monotonic() - t0
-    finally:
-        p.kill()
+    out, waited = interrupted(tmp_path, ON_THREADS)
     assert out.split() == ["KeyboardInterrupt", "1", "True"], out
     assert waited < 10, waited
 

@@ -11,21 +11,13 @@ import functools
 import numpy as np
 import pytest
 
-import stagepy
 import difftest
 
 run = functools.partial(difftest.run, warn_filter="default")
 loops, ran_parallel = difftest.loops, difftest.ran_parallel
 
 
-@pytest.fixture(autouse=True)
-def two_threads_on_the_cpu():
-    import os
-    stagepy.set_threads(2)
-    stagepy.set_target("cpu")
-    yield
-    stagepy.set_threads(0)
-    stagepy.set_target(os.environ.get("STAGEPY_TARGET", "auto"))
+pytestmark = pytest.mark.usefixtures("two_threads_on_the_cpu")  # conftest.py
 
 
 def whole(shape, seed=0, lo=-50, hi=50):
@@ -138,14 +130,7 @@ def test_a_sum_over_a_list_of_rows_from_an_np_float_start():
 # stop for CPython (an overflow): should one do so, the threads' results are dropped and
 # the loop runs sequentially, stopping where CPython does.
 
-INT_TOTAL = """
-def f(A):
-    s = 0
-    for i in range(A.shape[0]):
-        for j in range(A.shape[1]):
-            s += A[i, j]
-    return locals()
-"""
+INT_TOTAL = TOTAL.replace("s = 0.0", "s = 0")
 
 
 def test_an_int_sum_of_an_int64_matrix_runs_on_threads():
