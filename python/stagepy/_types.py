@@ -50,34 +50,57 @@ def register_python():
 
 def _scalar_name(np, value):
     t = type(value)
-    if t is bool:
-        return "bool"
-    if t is int:
-        return "int"
-    if t is float:
-        return "float"
-    if t is complex:
-        return "complex"
-    if isinstance(value, np.generic):
-        name = "numpy." + np.dtype(t).name
-        if name in _SCALARS and np.dtype(t).type is t:
-            return name
-    return "?"  # a type stagepy does not compute in (float16, longlong, clongdouble...)
+    name = _names.get(t)
+    if name is None:
+        name = "?"  # a type stagepy does not compute in (float16, longlong, clongdouble...)
+        if t in _PYTHON_NAMES:
+            name = _PYTHON_NAMES[t]
+        elif issubclass(t, np.generic):
+            d = np.dtype(t)
+            if "numpy." + d.name in _SCALARS and d.type is t:
+                name = "numpy." + d.name
+        _names[t] = name
+    return name
+
+
+_PYTHON_NAMES = {bool: "bool", int: "int", float: "float", complex: "complex"}
+_names = {}
 
 
 def _probe(np, fn, *args):
+    """The type name of fn(*args), "" where it raises. Run inside _quiet(np)."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            with np.errstate(all="ignore"):
-                r = fn(*args)
+        r = fn(*args)
     except Exception:
         return ""
     return _scalar_name(np, r)
 
 
+class _quiet:
+    """No warnings and no NumPy floating-point errors while the probes run (entered once:
+    entering these contexts per probe made probing most of a process's start-up)."""
+
+    def __init__(self, np):
+        self._warnings = warnings.catch_warnings()
+        self._errstate = np.errstate(all="ignore")
+
+    def __enter__(self):
+        self._warnings.__enter__()
+        warnings.simplefilter("ignore")
+        self._errstate.__enter__()
+
+    def __exit__(self, *exc):
+        self._errstate.__exit__(*exc)
+        return self._warnings.__exit__(*exc)
+
+
 def oracle_entries(np):
     """(kind, op, a, b, result) for every operation involving a NumPy scalar."""
+    with _quiet(np):
+        return _oracle_entries(np)
+
+
+def _oracle_entries(np):
     samples_a = [True, 3, 2.5, np.bool_(True)] + [np.dtype(n[6:]).type(3) for n in _SCALARS[4:12]] + \
                 [np.float32(2.5), np.float64(2.5), np.complex64(2.5 + 1j), np.complex128(2.5 + 1j), 2.5 + 1j]
     samples_b = [True, 2, 1.5, np.bool_(True)] + [np.dtype(n[6:]).type(2) for n in _SCALARS[4:12]] + \
@@ -170,7 +193,8 @@ def _register_ufunc_loops(np, core):
                 args = [np.array(values[k::nin], dtype=dtype) for k in range(nin)]
                 want = [float(fn(*(t(a[i]) for a in args))) for i in range(len(args[0]))]
             same = len(got) == len(want) and all(
-                (g == w and np.signbit(g) == np.signbit(w)) or (g != g and w != w) for g, w in zip(got, want))
+                (g == w and math.copysign(1.0, g) == math.copysign(1.0, w)) or (g != g and w != w)
+                for g, w in zip(got, want))
             if not same:
                 core._ufunc_loop(fn, "numpy." + name, dtype, "unregister")
             else:
