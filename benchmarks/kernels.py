@@ -97,6 +97,18 @@ SOURCE = textwrap.dedent("""
                 s += A[r, c]
         return s
 
+    def colscale(A, B):
+        for c in range(A.shape[1]):
+            for r in range(A.shape[0]):
+                B[r, c] = A[r, c] * 2.0 + 1.0
+
+    def gemm_ijk(A, B, C):
+        n, m, p = A.shape[0], B.shape[1], A.shape[1]
+        for i in range(n):
+            for j in range(m):
+                for k in range(p):
+                    C[i, j] += A[i, k] * B[k, j]
+
     def argmax(a):
         best = a[0]
         k = 0
@@ -148,6 +160,7 @@ PRANGE = (SOURCE.replace("for i in range(n):", "for i in prange(n):")
           .replace("for j in range(A.shape[0]):", "for j in prange(A.shape[0]):")
           .replace("for r in range(A.shape[0]):", "for r in prange(A.shape[0]):")
           .replace("for i in range(a.size):", "for i in prange(a.size):")
+          .replace("for c in range(A.shape[1]):", "for c in prange(A.shape[1]):")
           # (numba has no argmax reduction for prange: its argmax stays a plain loop)
           .replace("for i, row in enumerate(A):\n", "for i in prange(A.shape[0]):\n        row = A[i]\n"))
 
@@ -202,6 +215,8 @@ def cases(scale):
         "cmul": (lambda f: f(ca, cb, np.zeros(n_c, np.complex128)), lambda: ca * cb + ca, f"n={n_c} complex128"),
         "rownorms": (lambda f: f(R, np.zeros(n_r)), lambda: np.einsum("ij,ij->i", R, R), f"{n_r}x{n_r}, for row in A"),
         "matsum": (lambda f: f(M), lambda: M.sum(), f"{M.shape[0]}x{M.shape[1]}, s = 0.0 then np.float64"),
+        "colscale": (lambda f: f(R, np.empty_like(R)), lambda: R * 2.0 + 1.0, f"{n_r}x{n_r}, column by column"),
+        "gemm_ijk": (lambda f: f(A, B, np.zeros((n_g, n_g))), lambda: A @ B, f"{n_g}x{n_g}, C[i, j] += ..."),
         "argmax": (lambda f: f(a), lambda: a.argmax(), f"n={n_d}, first index of the max"),
         "count": (lambda f: f(a, 0.5), lambda: np.count_nonzero(a > 0.5), f"n={n_d}, Python int count"),
         "nbody": (lambda f: f(pos, mass, np.zeros((n_b, 3)), 0.1), lambda: nbody_numpy(pos, mass, 0.1),

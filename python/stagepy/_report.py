@@ -49,6 +49,8 @@ def _notes(r):
                     notes.append(f"{g['cpu_runs']} runs on the CPU: {g['why_cpu']}")
             elif g and (g["why_cpu"]):
                 notes.append(f"`{l['variable']}` (line {l['line']}) not on the GPU: {g['why_cpu']}")
+            if l.get("interchanged"):
+                notes.append(f"`{l['variable']}` (line {l['line']}) runs inside its inner loop")
             if l.get("interleaved"):
                 notes.append(f"`{l['variable']}` (line {l['line']}) {l['interleaved']} iterations at a time")
             if l["parallel_runs"]:

@@ -82,11 +82,16 @@ def rewrite(code):
     core = _hook.core()
     if core is None or not hasattr(core, "Nest"):
         return None
+    user = is_user_file(code.co_filename)
+    if not user and "range" not in code.co_names:
+        # Library code only lifts loops over a name `range` (below), which a LOAD_GLOBAL or
+        # LOAD_NAME of co_names would load: without decoding, the sweep at start-up stays
+        # cheap for the thousands of library functions it sees.
+        return None
     instrs = B.decode(code)
     loops = B.candidate_loops(code, instrs)
     if not loops:
         return None
-    user = is_user_file(code.co_filename)
     info = _code_info(core, code, instrs)
     plans = []
     for lp in loops:

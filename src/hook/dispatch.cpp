@@ -284,7 +284,9 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
       rec.why = lp.why;
       auto il = sp->kernel.interleaved_loops.find((int)l);
       rec.interleaved = il == sp->kernel.interleaved_loops.end() ? 0 : il->second;
+      rec.interchanged = false;
     }
+    for (int l : sp->kernel.interchanged_loops) s.loops[(size_t)l].interchanged = true;
     for (int l : sp->kernel.parallel_loops) s.loops[(size_t)l].parallel = true;
     for (auto& rec : s.loops) rec.gpu_why.clear();
     for (auto& [l, why] : sp->kernel.gpu_refused)

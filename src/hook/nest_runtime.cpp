@@ -45,7 +45,7 @@ void for_each_nest(const std::function<void(NestState&)>& f) {
 }
 
 // The loops of a nest, as the report shows them: [{"line", "variable", "parallel",
-// "parallel_runs", "why", "interleaved"}], outermost first (For loops only).
+// "parallel_runs", "why", "interleaved", "interchanged"}], outermost first (For loops only).
 PyObject* loop_records(const NestState& s) {
   PyRef list = PyRef::steal(PyList_New(0));
   if (!list || !s.lift.ok) return list.release();
@@ -57,14 +57,15 @@ PyObject* loop_records(const NestState& s) {
   for (size_t l = 0; l < n.loops.size() && l < s.loops.size(); l++) {
     if (!n.loops[l].is_for) continue;
     const auto& r = s.loops[l];
-    if (!r.parallel && r.why.empty() && !r.interleaved) continue;
+    if (!r.parallel && r.why.empty() && !r.interleaved && !r.interchanged) continue;
     const std::string& shown = !n.loops[l].targets.empty() ? n.loops[l].targets
                                : var_of[l] >= 0                ? n.vars[(size_t)var_of[l]].name
                                                                : std::string("?");
-    PyRef d = PyRef::steal(Py_BuildValue("{s:i,s:s,s:O,s:K,s:s,s:i}", "line", n.loops[l].line, "variable",
+    PyRef d = PyRef::steal(Py_BuildValue("{s:i,s:s,s:O,s:K,s:s,s:i,s:O}", "line", n.loops[l].line, "variable",
                                          shown.c_str(), "parallel",
                                          r.parallel ? Py_True : Py_False, "parallel_runs", r.parallel_runs, "why",
-                                         r.why.c_str(), "interleaved", r.interleaved));
+                                         r.why.c_str(), "interleaved", r.interleaved, "interchanged",
+                                         r.interchanged ? Py_True : Py_False));
     if (!d) return nullptr;
     if (r.parallel && (!r.gpu.empty() || !r.gpu_why.empty())) {
       // The GPU: launches, time there (copies included), the cost model's last estimates.

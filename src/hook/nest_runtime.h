@@ -64,6 +64,7 @@ struct NestState {
     std::string why;            // why it stays sequential ("" when not looked at)
     unsigned long long parallel_runs = 0;
     int interleaved = 0;        // iterations run together (plan_interleave.h), 0 if not
+    bool interchanged = false;  // runs with its inner loop outside it (plan_interchange.h)
     std::vector<backends::gpu::GpuLoop*> gpu;  // its GPU versions (one per specialization that has one)
     std::string gpu_why;                        // why the last specialization gave it none
   };

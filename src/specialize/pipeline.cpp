@@ -14,6 +14,7 @@
 #include "analysis/poly_model.h"
 #include "ir/printer.h"
 #include "specialize/lower_complex.h"
+#include "specialize/plan_interchange.h"
 #include "specialize/plan_interleave.h"
 #include "specialize/prove_domains.h"
 #include "support/debug.h"
@@ -90,6 +91,8 @@ Kernel compile_kernel(const KernelRequest& rq) {
     if (dbg) debug_dump("plan_parallel: " + name, to_string(k.plan, k.typed.nest));
     plan_interleave(&k.typed, &entry, &k.plan);
     if (dbg) debug_dump("plan_interleave: " + name, to_string(k.plan, k.typed.nest));
+    plan_interchange(k.typed, &k.plan);
+    if (dbg) debug_dump("plan_interchange: " + name, to_string(k.plan, k.typed.nest));
   }
   k.infer_s = since(t0);
 
@@ -111,6 +114,7 @@ Kernel compile_kernel(const KernelRequest& rq) {
   k.parallel_loops = cg.parallel_loops;
   k.refused_loops = cg.refused_loops;
   k.interleaved_loops = cg.interleaved_loops;
+  k.interchanged_loops = cg.interchanged_loops;
   if (debug_level() > 1) debug_dump("codegen: " + name, backends::module_text(*cg.module));
   k.layout = cg.layout;
   k.gpu_refused = cg.gpu_refused;

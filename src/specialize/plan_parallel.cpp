@@ -637,6 +637,7 @@ std::string to_string(const ParallelPlan& p, const ir::Nest& nest) {
         o << ")";
       }
     }
+    if (lp.interchange) o << "; interchanged with its inner loop";
     if (lp.parallel) {
       o << "; private";
       for (int v : lp.privates) o << " " << nest.vars[(size_t)v].name;

@@ -78,6 +78,8 @@ struct LoopPlan {
   // every For loop.
   bool independent = false;
   Interleave interleave;
+  // Codegen runs the loop with its one inner loop outside it (plan_interchange.h).
+  bool interchange = false;
   std::string why;                     // why not, in a user's words ("" when parallel or not looked at)
   std::vector<int> privates;           // scalars assigned in every way through an iteration before any read
   std::vector<Reduction> reductions;

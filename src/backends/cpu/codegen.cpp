@@ -112,6 +112,7 @@ class Gen {
       out.parallel_loops.assign(parallel_ran_.begin(), parallel_ran_.end());
       out.refused_loops.assign(parallel_refused_.begin(), parallel_refused_.end());
       out.interleaved_loops = interleaved_;
+      out.interchanged_loops.assign(interchanged_.begin(), interchanged_.end());
       out.module = std::move(mod);
       out.function = name_;
       out.layout = layout_;
@@ -2368,6 +2369,11 @@ class Gen {
   void for_iterations(const Stmt& s, Value* k0, Value* trip, BasicBlock* exit) {
     // (Not in host code that shares arrays with GPU loops: each statement there may need
     // the GPU's copies back first.)
+    // Interchanged where it can be (then CPython's order, generated below, is what runs
+    // where it cannot).
+    if (options_.plan && !gpu_body_ && !gpu_mode_ && !spec_bad_ && warn_gen_ == WarnGen::Normal &&
+        options_.fp != FpMode::Exact && options_.plan->loops[(size_t)s->loop].interchange)
+      interchanged_loop(s, options_.plan->loops[(size_t)s->loop], k0, trip, exit);
     if (options_.plan && !gpu_body_ && !(gpu_mode_ && !par_iter_) && warn_gen_ == WarnGen::Normal &&
         options_.plan->loops[(size_t)s->loop].interleave.lanes > 0 &&
         interleaved_loop(s, options_.plan->loops[(size_t)s->loop], k0, trip, exit))
@@ -2604,7 +2610,10 @@ class Gen {
         }
       }
       B.CreateStore(ctx_i64(cx.start), loops_[(size_t)s->loop].start);
-      B.CreateStore(ctx_i64(cx.step), loops_[(size_t)s->loop].step);
+      // A step range() was given as a constant (or not at all) is that constant here too:
+      // the vectorizer needs to see unit steps (an interchanged loop's inner loop is this one).
+      const std::optional<int64_t> cstep = constant_step(s->loop);
+      B.CreateStore(cstep ? (Value*)c64(*cstep) : (Value*)ctx_i64(cx.step), loops_[(size_t)s->loop].step);
       arrays_.clear();
       for (size_t x = 0; x < parent_arrays.size(); x++) {
         int k = cx.array_slot[x];
@@ -2708,8 +2717,9 @@ class Gen {
       };
       if (last_vars.empty() && !gpu_red) {
         for_iterations(s, lo, hi, done);
-      } else if (!gpu_body_ && lp.interleave.lanes > 0) {
-        // Interleaved iterations (plan_interleave.h): a private assigned anywhere in
+      } else if (!gpu_body_ && (lp.interleave.lanes > 0 || lp.interchange)) {
+        // Interleaved iterations (plan_interleave.h), or interchanged ones
+        // (plan_interchange.h), which end on the same iteration: a private assigned anywhere in
         // [lo, hi) counts as assigned by its last iteration, hi - 1. The value is the last
         // one assigned, and as threads run contiguous runs of iterations, hi - 1 orders the
         // records as that iteration would.
@@ -3569,8 +3579,9 @@ class Gen {
     if (gpu_mode_) gpu_flush();
     auto* pfty = llvm::FunctionType::get(B.getInt32Ty(), {ptr(), ptr(), i64(), i64(), i64()}, false);
     Value* pf = runtime_address("stagepy_parallel_for", reinterpret_cast<void*>(&stagepy_parallel_for));
-    // Reductions that combine exactly only in iteration order ask for contiguous runs.
-    Value* par_status = B.CreateCall(pfty, pf, {body, ctxa, k0, trip, c64(lp.ordered ? -(int64_t)threads : threads)});
+    // Reductions that combine exactly only in iteration order ask for contiguous runs, and so
+    // does an interchanged loop (each run sweeps every row of the inner loop once).
+    Value* par_status = B.CreateCall(pfty, pf, {body, ctxa, k0, trip, c64(lp.ordered || lp.interchange ? -(int64_t)threads : threads)});
     if (speculative) {
       // A thread that needed CPython: nothing but the records changed; run sequentially.
       BasicBlock* ran = BasicBlock::Create(C, "par.spec.ran", F);
@@ -3865,6 +3876,157 @@ class Gen {
     kc->addIncoming(kend, cnext);
     B.CreateBr(chead);
     return true;
+  }
+
+  // ------------------------------------------------------------ loop interchange
+  // Iterations [k0, trip) of loop J = `s` with its inner loop I outside (plan_interchange.h).
+  // Where they run that way (J has iterations, I has iterations, the arrays plan_parallel
+  // pairs share no memory), I's range() is evaluated once, in J's first iteration as
+  // CPython does, and then, for each iteration of I, J's iterations run in blocks of kChunk:
+  // a fast pass that tests only "may a NumPy operation have warned" and keeps an undo log.
+  // Should a block's flag be set (rare), its stores are undone and every iteration not yet
+  // run goes in CPython's order (J outside), with exact warnings: the iterations already
+  // run are those of earlier I iterations and, in this I iteration, of earlier blocks; J's
+  // iterations being independent, running the others after them in CPython's order gives
+  // CPython's values, and CPython's warnings (the ones run raised none). Otherwise the loop
+  // runs in CPython's order: the insertion point is left where the caller generates that.
+  // Nothing is interchanged where a statement of I's body could need to stop for CPython
+  // (CPython could not take over in the middle of the other order).
+  std::set<int> interchanged_;  // loops generated with their inner loop outside
+
+  void interchanged_loop(const Stmt& s, const specialize::LoopPlan& lp, Value* k0, Value* trip, BasicBlock* exit) {
+    std::vector<Stmt> jb;
+    flatten_block(s->body[0], &jb);
+    const Stmt& range_i = jb[0];
+    const Stmt& I = jb[1];
+    const Stmt& ibody = I->body[0];
+    size_t nstores = 0;
+    ir::for_each_stmt(ibody, [&](const Stmt& x) {
+      for (auto& e : x->effects)
+        if (e.kind == ir::Effect::Kind::Store) nstores++;
+    });
+    BasicBlock* plain = BasicBlock::Create(C, "ix.plain", F);
+    BasicBlock* start = BasicBlock::Create(C, "ix.start", F);
+    B.CreateCondBr(B.CreateAnd(B.CreateICmpSLT(k0, trip), arrays_disjoint(lp)), start, plain);
+    B.SetInsertPoint(start);
+    // J's first iteration evaluates I's range(): here, once (it reads nothing J's body
+    // assigns); a failure there hands over exactly where CPython fails.
+    enter_iteration(s, k0);
+    stmt(range_i);
+    auto& LI = loops_[(size_t)I->loop];
+    Value* trip_i = B.CreateLoad(i64(), LI.trip);
+    BasicBlock* go = BasicBlock::Create(C, "ix.go", F);
+    B.CreateCondBr(B.CreateICmpSGT(trip_i, c64(0)), go, plain);
+    B.SetInsertPoint(go);
+    const GenMark mark = gen_mark();
+
+    llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+    if (!fast_bad_) fast_bad_ = entry.CreateAlloca(i1(), nullptr, "fast.bad");
+    auto* bad_i = entry.CreateAlloca(i64(), nullptr, "ix.bad.i");
+    auto* bad_k = entry.CreateAlloca(i64(), nullptr, "ix.bad.k");
+    Undo u;
+    for (size_t k = 0; k < nstores; k++) {
+      u.ptr.push_back(entry.CreateAlloca(ptr(), c64(kChunk), "undo.ptr"));
+      u.old.push_back(entry.CreateAlloca(i64(), c64(kChunk), "undo.old"));
+      u.bytes.push_back(0);
+    }
+    BasicBlock* rest = BasicBlock::Create(C, "ix.rest", F);
+    BasicBlock* done = BasicBlock::Create(C, "ix.done", F);
+    bool discard = false;
+    counted_loop("ix.i", c64(0), trip_i, true, done, [&](Value* ki, BasicBlock*) {
+      BasicBlock* iter_done = BasicBlock::Create(C, "ix.blocks.done", F);
+      counted_loop("ix.block", k0, trip, true, iter_done, [&](Value* kc, BasicBlock* next_block) {
+        Value* kend = B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, B.CreateAdd(kc, c64(kChunk)), trip);
+        B.CreateStore(B.getFalse(), fast_bad_);
+        BasicBlock* block_done = BasicBlock::Create(C, "ix.fast.done", F);
+        Undo uu = u;
+        counted_loop("ix.fast", kc, kend, true, block_done, [&](Value* kj, BasicBlock* latch) {
+          enter_iteration(s, kj);
+          enter_iteration(I, ki);
+          uu.kk = B.CreateSub(kj, kc);
+          uu.next = 0;
+          undo_ = std::move(uu);
+          absorbed_.clear();
+          ir::for_each_expr(ibody, [&](const Expr& e) { note_absorbed(e); });
+          warn_gen_ = WarnGen::Fast;
+          targets_.push_back({I->loop, latch, nullptr});
+          stmt(ibody);
+          targets_.pop_back();
+          warn_gen_ = WarnGen::Normal;
+          uu = std::move(*undo_);
+          undo_.reset();
+        }, nullptr);
+        if (bails_emitted_ != mark.bails) discard = true;
+        B.SetInsertPoint(block_done);
+        BasicBlock* redo = BasicBlock::Create(C, "ix.redo", F);
+        cold_branch(B.CreateLoad(i1(), fast_bad_), redo, next_block);
+        // Undo the block's stores, last first; the rest runs in CPython's order.
+        B.SetInsertPoint(redo);
+        BasicBlock* undone = BasicBlock::Create(C, "ix.undone", F);
+        counted_loop("ix.undo", c64(0), B.CreateSub(kend, kc), true, undone, [&](Value* back, BasicBlock*) {
+          Value* jj = B.CreateSub(B.CreateSub(B.CreateSub(kend, kc), back), c64(1));
+          for (size_t st = uu.ptr.size(); st-- > 0;) {
+            if (!uu.bytes[st]) continue;
+            llvm::Type* it = B.getIntNTy((unsigned)uu.bytes[st] * 8);
+            Value* p = B.CreateLoad(ptr(), B.CreateGEP(ptr(), uu.ptr[st], jj));
+            Value* o = B.CreateLoad(i64(), B.CreateGEP(i64(), uu.old[st], jj));
+            B.CreateAlignedStore(B.CreateTrunc(o, it), p, llvm::Align(uu.bytes[st]));
+          }
+        }, nullptr);
+        B.SetInsertPoint(undone);
+        B.CreateStore(ki, bad_i);
+        B.CreateStore(kc, bad_k);
+        B.CreateBr(rest);
+      }, nullptr, c64(kChunk));
+      B.SetInsertPoint(iter_done);
+    }, nullptr);
+    // The rest in CPython's order: J's iteration kj runs I's iterations from bad_i (from the
+    // one after it where kj's block ran before the flag was seen).
+    B.SetInsertPoint(rest);
+    Value* bi = B.CreateLoad(i64(), bad_i);
+    Value* bk = B.CreateLoad(i64(), bad_k);
+    counted_loop("ix.rest.j", k0, trip, true, done, [&](Value* kj, BasicBlock* jlatch) {
+      enter_iteration(s, kj);
+      Value* from = B.CreateSelect(B.CreateICmpSLT(kj, bk), B.CreateAdd(bi, c64(1)), bi);
+      counted_loop("ix.rest.i", from, trip_i, true, jlatch, [&](Value* ki, BasicBlock* ilatch) {
+        enter_iteration(I, ki);
+        targets_.push_back({I->loop, ilatch, nullptr});
+        stmt(ibody);
+        targets_.pop_back();
+      }, nullptr);
+    }, nullptr);
+    if (discard || bails_emitted_ != mark.bails) {
+      // Erase from `go` on (the range() evaluation before it stays), and run in order.
+      rollback(mark);
+      B.CreateBr(plain);
+    } else {
+      // Both loops end on their last iteration (the same one in both orders).
+      B.SetInsertPoint(done);
+      enter_iteration(I, B.CreateSub(trip_i, c64(1)));
+      enter_iteration(s, B.CreateSub(trip, c64(1)));
+      B.CreateBr(exit);
+      interchanged_.insert(s->loop);
+    }
+    B.SetInsertPoint(plain);
+  }
+  // The step of loop `loop`'s range() where it is a constant (1 where range() has no step).
+  std::optional<int64_t> constant_step(int loop) const {
+    std::optional<int64_t> out;
+    ir::for_each_stmt(nest_.root, [&](const Stmt& x) {
+      if (x->kind != StmtNode::Kind::Range || x->loop != loop) return;
+      if (x->args.size() < 3) out = 1;
+      else if (x->args[2]->kind == ExprNode::Kind::Const && x->args[2]->value.kind == ir::ConstValue::Kind::Int &&
+               x->args[2]->value.i != 0)
+        out = x->args[2]->value.i;
+    });
+    return out;
+  }
+  static void flatten_block(const Stmt& s, std::vector<Stmt>* out) {
+    if (s->kind == StmtNode::Kind::Block) {
+      for (auto& b : s->body) flatten_block(b, out);
+      return;
+    }
+    out->push_back(s);
   }
 
   // ------------------------------------------------------------ interleaved iterations

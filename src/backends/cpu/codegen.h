@@ -46,6 +46,7 @@ struct Codegen {
   std::vector<int> parallel_loops;  // loops outlined to run on several threads
   std::vector<int> refused_loops;   // loops planned parallel whose body could stop for CPython
   std::map<int, int> interleaved_loops;  // loops whose iterations run interleaved: their lanes
+  std::vector<int> interchanged_loops;   // loops run with their inner loop outside (plan_interchange.h)
   std::string reason;
   std::unique_ptr<llvm::Module> module;
   std::string function;  // the kernel's symbol

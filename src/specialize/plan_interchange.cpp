@@ -1,0 +1,143 @@
+// See plan_interchange.h.
+#include "specialize/plan_interchange.h"
+
+#include <set>
+
+#include "ir/mutate.h"
+
+namespace stagepy::specialize {
+namespace {
+
+using ir::Expr;
+using ir::ExprNode;
+using ir::Stmt;
+using ir::StmtNode;
+using EKind = ExprNode::Kind;
+using SKind = StmtNode::Kind;
+
+// A body's statements, blocks flattened.
+void flatten(const Stmt& s, std::vector<Stmt>* out) {
+  if (s->kind == SKind::Block) {
+    for (auto& b : s->body) flatten(b, out);
+    return;
+  }
+  out->push_back(s);
+}
+
+// Whether `e` is `v` plus or minus something that does not read `v`.
+bool unit_in(const Expr& e, int v) {
+  if (e->kind == EKind::Load) return e->var == v;
+  if (e->kind != EKind::Binary) return false;
+  if (e->binop == ir::BinOp::Add)
+    return (unit_in(e->args[0], v) && !ir::reads_var(e->args[1], v)) ||
+           (unit_in(e->args[1], v) && !ir::reads_var(e->args[0], v));
+  if (e->binop == ir::BinOp::Sub) return unit_in(e->args[0], v) && !ir::reads_var(e->args[1], v);
+  return false;
+}
+
+// For an element access (a subscript chain A[i, j] or A[i][j] giving a scalar), the
+// subscript of the array's contiguous dimension, or null where the layout does not say.
+Expr contiguous_subscript(const Expr& e) {
+  std::vector<Expr> idx;  // outermost subscript last
+  Expr at = e;
+  while (at->kind == EKind::Subscript) {
+    const Expr& i = at->args[1];
+    if (i->kind == EKind::Tuple) {
+      for (size_t k = i->args.size(); k-- > 0;) idx.push_back(i->args[k]);
+    } else {
+      idx.push_back(i);
+    }
+    at = at->args[0];
+  }
+  const TypeRef& t = at->type;
+  if (!t || t->kind != Type::Kind::Array || (int)idx.size() != t->ndim) return nullptr;
+  if (t->layout == Type::CContig) return idx.front();
+  if (t->layout == Type::FContig) return idx.back();
+  return nullptr;
+}
+
+// The straight-line body of I: Segs, then perhaps `continue` of I, whose variables (not
+// I's or J's) are scalars assigned before they are read, in every iteration. (A Seg
+// evaluates its expressions before it assigns: a read in the Seg that assigns a variable
+// reads the previous iteration's value, which differs between the two orders.)
+bool body_ok(const std::vector<Stmt>& body, int iloop, int ivar, int jvar) {
+  std::set<int> assigned;  // by the Segs so far
+  for (size_t k = 0; k < body.size(); k++) {
+    const Stmt& s = body[k];
+    if (s->kind == SKind::Continue) {
+      if (s->loop != iloop || k + 1 != body.size()) return false;
+      continue;
+    }
+    if (s->kind != SKind::Seg) return false;
+    for (auto& f : s->effects)
+      if (f.kind == ir::Effect::Kind::Assign &&
+          (f.var == ivar || f.var == jvar || !f.value->type || !f.value->type->is_scalar()))
+        return false;
+  }
+  std::set<int> all;
+  for (auto& s : body) ir::collect_assigned(s, &all);
+  for (auto& s : body) {
+    bool ok = true;
+    ir::for_each_expr(s, [&](const Expr& x) {
+      if (x->kind == EKind::Load && all.count(x->var) && !assigned.count(x->var)) ok = false;
+    });
+    if (!ok) return false;
+    for (auto& f : s->effects)
+      if (f.kind == ir::Effect::Kind::Assign) assigned.insert(f.var);
+  }
+  return true;
+}
+
+// Accesses whose contiguous subscript steps with `v`.
+int contiguous_in(const std::vector<Stmt>& body, int v, int other) {
+  int n = 0;
+  auto count = [&](const Expr& e) {
+    Expr c = contiguous_subscript(e);
+    if (c && unit_in(c, v) && !ir::reads_var(c, other)) n++;
+  };
+  for (auto& s : body) {
+    ir::for_each_expr(s, [&](const Expr& x) {
+      if (x->kind == EKind::Subscript && x->type && x->type->is_scalar()) count(x);
+    });
+    for (auto& f : s->effects) {
+      if (f.kind != ir::Effect::Kind::Store || f.part >= 0) continue;
+      count(ir::make_subscript(f.base, f.index));
+    }
+  }
+  return n;
+}
+
+void consider(const Stmt& J, const TypedNest& tn, ParallelPlan* plan) {
+  LoopPlan& lp = plan->loops[(size_t)J->loop];
+  if (J->peeled || !lp.independent || !lp.reductions.empty() || lp.interleave.lanes > 0) return;
+  std::vector<Stmt> jb;
+  flatten(J->body[0], &jb);
+  if (!jb.empty() && jb.back()->kind == SKind::Continue && jb.back()->loop == J->loop) jb.pop_back();
+  if (jb.size() != 2 || jb[0]->kind != SKind::Range || jb[1]->kind != SKind::For || jb[1]->peeled ||
+      jb[0]->loop != jb[1]->loop)
+    return;
+  const Stmt& I = jb[1];
+  std::set<int> assigned;
+  ir::collect_assigned(J->body[0], &assigned);
+  assigned.insert(J->var);
+  for (auto& a : jb[0]->args)
+    for (int v : assigned)
+      if (ir::reads_var(a, v)) return;
+  std::vector<Stmt> ib;
+  flatten(I->body[0], &ib);
+  if (!body_ok(ib, I->loop, I->var, J->var)) return;
+  if (contiguous_in(ib, J->var, I->var) <= contiguous_in(ib, I->var, J->var)) return;
+  (void)tn;
+  lp.interchange = true;
+}
+
+}  // namespace
+
+void plan_interchange(const TypedNest& tn, ParallelPlan* plan) {
+  if (plan->loops.empty()) return;
+  ir::for_each_stmt(tn.nest.root, [&](const Stmt& s) {
+    if (s->kind == SKind::For) consider(s, tn, plan);
+  });
+}
+
+}  // namespace stagepy::specialize
