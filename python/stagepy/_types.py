@@ -9,6 +9,7 @@ native runtime:
     so that promotion follows that NumPy's rules (NEP 50 on NumPy 2).
 """
 import builtins
+import contextlib
 import math
 import operator
 import sys
@@ -76,22 +77,13 @@ def _probe(np, fn, *args):
     return _scalar_name(np, r)
 
 
-class _quiet:
+@contextlib.contextmanager
+def _quiet(np):
     """No warnings and no NumPy floating-point errors while the probes run (entered once:
     entering these contexts per probe made probing most of a process's start-up)."""
-
-    def __init__(self, np):
-        self._warnings = warnings.catch_warnings()
-        self._errstate = np.errstate(all="ignore")
-
-    def __enter__(self):
-        self._warnings.__enter__()
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        self._errstate.__enter__()
-
-    def __exit__(self, *exc):
-        self._errstate.__exit__(*exc)
-        return self._warnings.__exit__(*exc)
+        yield
 
 
 def oracle_entries(np):

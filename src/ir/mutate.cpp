@@ -141,6 +141,29 @@ bool same_pure_expr(const Expr& a, const Expr& b) {
   return true;
 }
 
+std::vector<Stmt> flatten_blocks(const Stmt& s) {
+  std::vector<Stmt> out;
+  std::function<void(const Stmt&)> flat = [&](const Stmt& x) {
+    if (x->kind == StmtNode::Kind::Block) {
+      for (auto& b : x->body) flat(b);
+    } else {
+      out.push_back(x);
+    }
+  };
+  flat(s);
+  return out;
+}
+
+bool var_plus_offset(const Expr& e, int var) {
+  if (e->kind == ExprNode::Kind::Load) return e->var == var;
+  if (e->kind != ExprNode::Kind::Binary) return false;
+  if (e->binop == BinOp::Add)
+    return (var_plus_offset(e->args[0], var) && !reads_var(e->args[1], var)) ||
+           (var_plus_offset(e->args[1], var) && !reads_var(e->args[0], var));
+  if (e->binop == BinOp::Sub) return var_plus_offset(e->args[0], var) && !reads_var(e->args[1], var);
+  return false;
+}
+
 // The variable at the root of a subscript chain (A in A[i][j]), or -1.
 int root_var(const Expr& e) {
   if (e->kind == ExprNode::Kind::Load) return e->var;

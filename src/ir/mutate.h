@@ -29,6 +29,11 @@ std::set<int> subscript_assigned(const Stmt& s);
 // (no call): evaluated one after the other, with nothing assigned between, they give the
 // same value.
 bool same_pure_expr(const Expr& a, const Expr& b);
+// The statements of `s` with blocks flattened (a loop body's top level).
+std::vector<Stmt> flatten_blocks(const Stmt& s);
+// Whether `e` is variable `var` plus or minus something that does not read it (`j`, `j + 1`,
+// `k - j` is not): a subscript that steps by one element when `var` does.
+bool var_plus_offset(const Expr& e, int var);
 // The variable at the root of a subscript chain (A in A[i][j]; the attribute's variable for
 // self.A), or -1.
 int root_var(const Expr& e);

@@ -15,26 +15,6 @@ using ir::StmtNode;
 using EKind = ExprNode::Kind;
 using SKind = StmtNode::Kind;
 
-// A body's statements, blocks flattened.
-void flatten(const Stmt& s, std::vector<Stmt>* out) {
-  if (s->kind == SKind::Block) {
-    for (auto& b : s->body) flatten(b, out);
-    return;
-  }
-  out->push_back(s);
-}
-
-// Whether `e` is `v` plus or minus something that does not read `v`.
-bool unit_in(const Expr& e, int v) {
-  if (e->kind == EKind::Load) return e->var == v;
-  if (e->kind != EKind::Binary) return false;
-  if (e->binop == ir::BinOp::Add)
-    return (unit_in(e->args[0], v) && !ir::reads_var(e->args[1], v)) ||
-           (unit_in(e->args[1], v) && !ir::reads_var(e->args[0], v));
-  if (e->binop == ir::BinOp::Sub) return unit_in(e->args[0], v) && !ir::reads_var(e->args[1], v);
-  return false;
-}
-
 // For an element access (a subscript chain A[i, j] or A[i][j] giving a scalar), the
 // subscript of the array's contiguous dimension, or null where the layout does not say.
 Expr contiguous_subscript(const Expr& e) {
@@ -93,7 +73,7 @@ int contiguous_in(const std::vector<Stmt>& body, int v, int other) {
   int n = 0;
   auto count = [&](const Expr& e) {
     Expr c = contiguous_subscript(e);
-    if (c && unit_in(c, v) && !ir::reads_var(c, other)) n++;
+    if (c && ir::var_plus_offset(c, v) && !ir::reads_var(c, other)) n++;
   };
   for (auto& s : body) {
     ir::for_each_expr(s, [&](const Expr& x) {
@@ -107,11 +87,10 @@ int contiguous_in(const std::vector<Stmt>& body, int v, int other) {
   return n;
 }
 
-void consider(const Stmt& J, const TypedNest& tn, ParallelPlan* plan) {
+void consider(const Stmt& J, ParallelPlan* plan) {
   LoopPlan& lp = plan->loops[(size_t)J->loop];
   if (J->peeled || !lp.independent || !lp.reductions.empty() || lp.interleave.lanes > 0) return;
-  std::vector<Stmt> jb;
-  flatten(J->body[0], &jb);
+  std::vector<Stmt> jb = ir::flatten_blocks(J->body[0]);
   if (!jb.empty() && jb.back()->kind == SKind::Continue && jb.back()->loop == J->loop) jb.pop_back();
   if (jb.size() != 2 || jb[0]->kind != SKind::Range || jb[1]->kind != SKind::For || jb[1]->peeled ||
       jb[0]->loop != jb[1]->loop)
@@ -123,11 +102,9 @@ void consider(const Stmt& J, const TypedNest& tn, ParallelPlan* plan) {
   for (auto& a : jb[0]->args)
     for (int v : assigned)
       if (ir::reads_var(a, v)) return;
-  std::vector<Stmt> ib;
-  flatten(I->body[0], &ib);
+  const std::vector<Stmt> ib = ir::flatten_blocks(I->body[0]);
   if (!body_ok(ib, I->loop, I->var, J->var)) return;
   if (contiguous_in(ib, J->var, I->var) <= contiguous_in(ib, I->var, J->var)) return;
-  (void)tn;
   lp.interchange = true;
 }
 
@@ -136,7 +113,7 @@ void consider(const Stmt& J, const TypedNest& tn, ParallelPlan* plan) {
 void plan_interchange(const TypedNest& tn, ParallelPlan* plan) {
   if (plan->loops.empty()) return;
   ir::for_each_stmt(tn.nest.root, [&](const Stmt& s) {
-    if (s->kind == SKind::For) consider(s, tn, plan);
+    if (s->kind == SKind::For) consider(s, plan);
   });
 }
 

@@ -135,17 +135,6 @@ class FastPart {
   }
 };
 
-// Whether `e` is J's variable plus or minus something that does not read it.
-bool unit_in(const Expr& e, int jvar) {
-  if (e->kind == EK::Load) return e->var == jvar;
-  if (e->kind != EK::Binary) return false;
-  if (e->binop == ir::BinOp::Add)
-    return (unit_in(e->args[0], jvar) && !reads_var(e->args[1], jvar)) ||
-           (unit_in(e->args[1], jvar) && !reads_var(e->args[0], jvar));
-  if (e->binop == ir::BinOp::Sub) return unit_in(e->args[0], jvar) && !reads_var(e->args[1], jvar);
-  return false;
-}
-
 // Whether the lanes' elements lie side by side in memory wherever F's loops subscript an
 // array with J's variable: only in the last position, as `j + c`, of arrays whose last
 // dimension is contiguous, with J stepping by 1 or -1. Then the lanes' loads are vector
@@ -170,7 +159,7 @@ bool lanes_side_by_side(const std::vector<Stmt>& fast, int jvar, const Expr& ste
           for (size_t p = 0; p < n; p++) {
             const Expr& at = index->kind == EK::Tuple ? index->args[p] : index;
             if (!reads_var(at, jvar)) continue;
-            if (p + 1 != n || !contiguous || !unit_in(at, jvar)) ok = false;
+            if (p + 1 != n || !contiguous || !ir::var_plus_offset(at, jvar)) ok = false;
           }
         });
     });
@@ -402,7 +391,7 @@ class NewVars {
 
 Interleave plan_loop(const Stmt& J, const Expr& step, NewVars& nv) {
   Interleave il;
-  const std::vector<Stmt> xs = interleave_body(J->body[0]);
+  const std::vector<Stmt> xs = ir::flatten_blocks(J->body[0]);
   size_t f = 0;
   for (size_t k = 0; k < xs.size(); k++)
     if (contains_loop(xs[k])) f = k + 1;
@@ -473,19 +462,6 @@ Interleave plan_loop(const Stmt& J, const Expr& step, NewVars& nv) {
 }
 
 }  // namespace
-
-std::vector<Stmt> interleave_body(const Stmt& body) {
-  std::vector<Stmt> xs;
-  std::function<void(const Stmt&)> flat = [&](const Stmt& x) {
-    if (x->kind == StmtNode::Kind::Block) {
-      for (auto& b : x->body) flat(b);
-    } else {
-      xs.push_back(x);
-    }
-  };
-  flat(body);
-  return xs;
-}
 
 void plan_interleave(TypedNest* tn, std::vector<TypeRef>* entry, ParallelPlan* plan) {
   NewVars nv(tn, entry);

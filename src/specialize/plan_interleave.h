@@ -40,9 +40,6 @@
 
 namespace stagepy::specialize {
 
-// A loop body's statements, blocks flattened: what Interleave::fast counts.
-std::vector<ir::Stmt> interleave_body(const ir::Stmt& body);
-
 // Adds a Temp variable to `tn` (and its Unbound entry type to `entry`) for each promoted
 // element.
 void plan_interleave(TypedNest* tn, std::vector<TypeRef>* entry, ParallelPlan* plan);

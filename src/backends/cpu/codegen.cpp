@@ -3765,24 +3765,67 @@ class Gen {
   std::optional<Undo> undo_;
   static constexpr int64_t kChunk = 256;
 
-  bool chunked_loop(const Stmt& s, Value* k0, Value* trip, BasicBlock* exit) {
-    size_t nstores = 0;
-    ir::for_each_stmt(s->body[0], [&](const Stmt& x) {
-      for (auto& e : x->effects)
-        if (e.kind == ir::Effect::Kind::Store) nstores++;
-    });
-    // What to discard if the fast pass cannot do without a hand-over.
-    const GenMark mark = gen_mark();
-    BasicBlock* pre = B.GetInsertBlock();
-
+  // An undo log for a chunk of `body`'s iterations: kChunk entries per store site, and the
+  // "may have warned" flag the fast pass sets.
+  Undo new_undo(const Stmt& body) {
     llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
     if (!fast_bad_) fast_bad_ = entry.CreateAlloca(i1(), nullptr, "fast.bad");
     Undo u;
-    for (size_t k = 0; k < nstores; k++) {
-      u.ptr.push_back(entry.CreateAlloca(ptr(), c64(kChunk), "undo.ptr"));
-      u.old.push_back(entry.CreateAlloca(i64(), c64(kChunk), "undo.old"));
-      u.bytes.push_back(0);
+    ir::for_each_stmt(body, [&](const Stmt& x) {
+      for (auto& e : x->effects) {
+        if (e.kind != ir::Effect::Kind::Store) continue;
+        u.ptr.push_back(entry.CreateAlloca(ptr(), c64(kChunk), "undo.ptr"));
+        u.old.push_back(entry.CreateAlloca(i64(), c64(kChunk), "undo.old"));
+        u.bytes.push_back(0);
+      }
+    });
+    return u;
+  }
+  // One iteration of `body` (of loop `loop`, whose next iteration is `latch`) in the fast
+  // pass: no test but the flag, each store logged in `u` at entry u.kk.
+  void fast_pass(const Stmt& body, int loop, BasicBlock* latch, Undo& u) {
+    u.next = 0;
+    undo_ = std::move(u);
+    absorbed_.clear();
+    ir::for_each_expr(body, [&](const Expr& e) { note_absorbed(e); });
+    warn_gen_ = WarnGen::Fast;
+    targets_.push_back({loop, latch, nullptr});
+    stmt(body);
+    targets_.pop_back();
+    warn_gen_ = WarnGen::Normal;
+    u = std::move(*undo_);
+    undo_.reset();
+  }
+  // Restores what the first `n` iterations of a chunk stored (`u`), last first.
+  void undo_stores(const Undo& u, Value* n) {
+    BasicBlock* from = B.GetInsertBlock();
+    BasicBlock* uhead = BasicBlock::Create(C, "undo.head", F);
+    BasicBlock* ubody = BasicBlock::Create(C, "undo.body", F);
+    BasicBlock* udone = BasicBlock::Create(C, "undo.done", F);
+    B.CreateBr(uhead);
+    B.SetInsertPoint(uhead);
+    auto* j = B.CreatePHI(i64(), 2, "uj");
+    j->addIncoming(n, from);
+    B.CreateCondBr(B.CreateICmpUGT(j, c64(0)), ubody, udone);
+    B.SetInsertPoint(ubody);
+    Value* jj = B.CreateSub(j, c64(1));
+    for (size_t st = u.ptr.size(); st-- > 0;) {
+      if (!u.bytes[st]) continue;
+      llvm::Type* it = B.getIntNTy((unsigned)u.bytes[st] * 8);
+      Value* p = B.CreateLoad(ptr(), B.CreateGEP(ptr(), u.ptr[st], jj));
+      Value* o = B.CreateLoad(i64(), B.CreateGEP(i64(), u.old[st], jj));
+      B.CreateAlignedStore(B.CreateTrunc(o, it), p, llvm::Align(u.bytes[st]));
     }
+    j->addIncoming(jj, ubody);
+    rarely_run_loop(B.CreateBr(uhead));
+    B.SetInsertPoint(udone);
+  }
+
+  bool chunked_loop(const Stmt& s, Value* k0, Value* trip, BasicBlock* exit) {
+    // What to discard if the fast pass cannot do without a hand-over.
+    const GenMark mark = gen_mark();
+    BasicBlock* pre = B.GetInsertBlock();
+    Undo u = new_undo(s->body[0]);
 
     BasicBlock* chead = BasicBlock::Create(C, "chunk.head", F);
     BasicBlock* cbody = BasicBlock::Create(C, "chunk.body", F);
@@ -3817,16 +3860,7 @@ class Gen {
     B.SetInsertPoint(fbody);
     enter_iteration(s, k);
     u.kk = B.CreateSub(k, kc);
-    undo_ = std::move(u);
-    absorbed_.clear();
-    ir::for_each_expr(s->body[0], [&](const Expr& e) { note_absorbed(e); });
-    warn_gen_ = WarnGen::Fast;
-    targets_.push_back({s->loop, flatch, nullptr});
-    stmt(s->body[0]);
-    targets_.pop_back();
-    warn_gen_ = WarnGen::Normal;
-    Undo done = std::move(*undo_);
-    undo_.reset();
+    fast_pass(s->body[0], s->loop, flatch, u);
     if (bails_emitted_ != mark.bails) {
       // Discard everything generated here and let the caller make a plain loop.
       rollback(mark);
@@ -3841,29 +3875,7 @@ class Gen {
     // Something may have warned: undo the chunk's stores (last first), restore the
     // variables, and run the chunk again with exact warning flags.
     B.SetInsertPoint(redo);
-    {
-      BasicBlock* uhead = BasicBlock::Create(C, "undo.head", F);
-      BasicBlock* ubody = BasicBlock::Create(C, "undo.body", F);
-      BasicBlock* udone = BasicBlock::Create(C, "undo.done", F);
-      Value* n = B.CreateSub(kend, kc);
-      B.CreateBr(uhead);
-      B.SetInsertPoint(uhead);
-      auto* j = B.CreatePHI(i64(), 2, "uj");
-      j->addIncoming(n, redo);
-      B.CreateCondBr(B.CreateICmpUGT(j, c64(0)), ubody, udone);
-      B.SetInsertPoint(ubody);
-      Value* jj = B.CreateSub(j, c64(1));
-      for (size_t st = done.ptr.size(); st-- > 0;) {
-        if (!done.bytes[st]) continue;
-        llvm::Type* it = B.getIntNTy((unsigned)done.bytes[st] * 8);
-        Value* p = B.CreateLoad(ptr(), B.CreateGEP(ptr(), done.ptr[st], jj));
-        Value* o = B.CreateLoad(i64(), B.CreateGEP(i64(), done.old[st], jj));
-        B.CreateAlignedStore(B.CreateTrunc(o, it), p, llvm::Align(done.bytes[st]));
-      }
-      j->addIncoming(jj, ubody);
-      rarely_run_loop(B.CreateBr(uhead));
-      B.SetInsertPoint(udone);
-    }
+    undo_stores(u, B.CreateSub(kend, kc));
     for (size_t v = 0; v < bits_.size(); v++) {
       B.CreateStore(saved_bits[v], bits_[v]);
       B.CreateStore(saved_tags[v], tags_[v]);
@@ -3895,16 +3907,10 @@ class Gen {
   std::set<int> interchanged_;  // loops generated with their inner loop outside
 
   void interchanged_loop(const Stmt& s, const specialize::LoopPlan& lp, Value* k0, Value* trip, BasicBlock* exit) {
-    std::vector<Stmt> jb;
-    flatten_block(s->body[0], &jb);
+    const std::vector<Stmt> jb = ir::flatten_blocks(s->body[0]);
     const Stmt& range_i = jb[0];
     const Stmt& I = jb[1];
     const Stmt& ibody = I->body[0];
-    size_t nstores = 0;
-    ir::for_each_stmt(ibody, [&](const Stmt& x) {
-      for (auto& e : x->effects)
-        if (e.kind == ir::Effect::Kind::Store) nstores++;
-    });
     BasicBlock* plain = BasicBlock::Create(C, "ix.plain", F);
     BasicBlock* start = BasicBlock::Create(C, "ix.start", F);
     B.CreateCondBr(B.CreateAnd(B.CreateICmpSLT(k0, trip), arrays_disjoint(lp)), start, plain);
@@ -3921,59 +3927,29 @@ class Gen {
     const GenMark mark = gen_mark();
 
     llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
-    if (!fast_bad_) fast_bad_ = entry.CreateAlloca(i1(), nullptr, "fast.bad");
     auto* bad_i = entry.CreateAlloca(i64(), nullptr, "ix.bad.i");
     auto* bad_k = entry.CreateAlloca(i64(), nullptr, "ix.bad.k");
-    Undo u;
-    for (size_t k = 0; k < nstores; k++) {
-      u.ptr.push_back(entry.CreateAlloca(ptr(), c64(kChunk), "undo.ptr"));
-      u.old.push_back(entry.CreateAlloca(i64(), c64(kChunk), "undo.old"));
-      u.bytes.push_back(0);
-    }
+    Undo u = new_undo(ibody);
     BasicBlock* rest = BasicBlock::Create(C, "ix.rest", F);
     BasicBlock* done = BasicBlock::Create(C, "ix.done", F);
-    bool discard = false;
     counted_loop("ix.i", c64(0), trip_i, true, done, [&](Value* ki, BasicBlock*) {
       BasicBlock* iter_done = BasicBlock::Create(C, "ix.blocks.done", F);
       counted_loop("ix.block", k0, trip, true, iter_done, [&](Value* kc, BasicBlock* next_block) {
         Value* kend = B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, B.CreateAdd(kc, c64(kChunk)), trip);
         B.CreateStore(B.getFalse(), fast_bad_);
         BasicBlock* block_done = BasicBlock::Create(C, "ix.fast.done", F);
-        Undo uu = u;
         counted_loop("ix.fast", kc, kend, true, block_done, [&](Value* kj, BasicBlock* latch) {
           enter_iteration(s, kj);
           enter_iteration(I, ki);
-          uu.kk = B.CreateSub(kj, kc);
-          uu.next = 0;
-          undo_ = std::move(uu);
-          absorbed_.clear();
-          ir::for_each_expr(ibody, [&](const Expr& e) { note_absorbed(e); });
-          warn_gen_ = WarnGen::Fast;
-          targets_.push_back({I->loop, latch, nullptr});
-          stmt(ibody);
-          targets_.pop_back();
-          warn_gen_ = WarnGen::Normal;
-          uu = std::move(*undo_);
-          undo_.reset();
+          u.kk = B.CreateSub(kj, kc);
+          fast_pass(ibody, I->loop, latch, u);
         }, nullptr);
-        if (bails_emitted_ != mark.bails) discard = true;
         B.SetInsertPoint(block_done);
         BasicBlock* redo = BasicBlock::Create(C, "ix.redo", F);
         cold_branch(B.CreateLoad(i1(), fast_bad_), redo, next_block);
-        // Undo the block's stores, last first; the rest runs in CPython's order.
+        // Undo the block's stores; the rest runs in CPython's order.
         B.SetInsertPoint(redo);
-        BasicBlock* undone = BasicBlock::Create(C, "ix.undone", F);
-        counted_loop("ix.undo", c64(0), B.CreateSub(kend, kc), true, undone, [&](Value* back, BasicBlock*) {
-          Value* jj = B.CreateSub(B.CreateSub(B.CreateSub(kend, kc), back), c64(1));
-          for (size_t st = uu.ptr.size(); st-- > 0;) {
-            if (!uu.bytes[st]) continue;
-            llvm::Type* it = B.getIntNTy((unsigned)uu.bytes[st] * 8);
-            Value* p = B.CreateLoad(ptr(), B.CreateGEP(ptr(), uu.ptr[st], jj));
-            Value* o = B.CreateLoad(i64(), B.CreateGEP(i64(), uu.old[st], jj));
-            B.CreateAlignedStore(B.CreateTrunc(o, it), p, llvm::Align(uu.bytes[st]));
-          }
-        }, nullptr);
-        B.SetInsertPoint(undone);
+        undo_stores(u, B.CreateSub(kend, kc));
         B.CreateStore(ki, bad_i);
         B.CreateStore(kc, bad_k);
         B.CreateBr(rest);
@@ -3995,8 +3971,8 @@ class Gen {
         targets_.pop_back();
       }, nullptr);
     }, nullptr);
-    if (discard || bails_emitted_ != mark.bails) {
-      // Erase from `go` on (the range() evaluation before it stays), and run in order.
+    if (bails_emitted_ != mark.bails) {
+      // (A way out in the fast pass or the rest.) Erase from `go` on (the range() evaluation before it stays), and run in order.
       rollback(mark);
       B.CreateBr(plain);
     } else {
@@ -4020,13 +3996,6 @@ class Gen {
         out = x->args[2]->value.i;
     });
     return out;
-  }
-  static void flatten_block(const Stmt& s, std::vector<Stmt>* out) {
-    if (s->kind == StmtNode::Kind::Block) {
-      for (auto& b : s->body) flatten_block(b, out);
-      return;
-    }
-    out->push_back(s);
   }
 
   // ------------------------------------------------------------ interleaved iterations
@@ -4121,7 +4090,7 @@ class Gen {
   bool interleaved_loop(const Stmt& s, const specialize::LoopPlan& lp, Value* k0, Value* trip, BasicBlock* exit) {
     const specialize::Interleave& il = lp.interleave;
     const int W = il.lanes;
-    const std::vector<Stmt> xs = specialize::interleave_body(s->body[0]);
+    const std::vector<Stmt> xs = ir::flatten_blocks(s->body[0]);
     if (il.fast == 0 || il.fast > xs.size()) return false;
     // F as the plan has it (promoted elements as variables); each lane's rest stores them
     // back first.
