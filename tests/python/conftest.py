@@ -19,14 +19,26 @@ def replacing():
         core.set_resolver(_resolve.resolve)
 
 
+@pytest.fixture
+def cpu_only():
+    """Parallel loops on the CPU's threads only (also where a GPU, or its emulation, is on)."""
+    import os
+    stagepy.set_target("cpu")
+    yield
+    stagepy.set_target(os.environ.get("STAGEPY_TARGET", "auto"))
 
 
 @pytest.fixture
-def two_threads_on_the_cpu():
-    """Two threads, loops on the CPU only (also where a GPU, or its emulation, is on)."""
-    import os
+def two_threads_on_the_cpu(cpu_only):
+    """Two threads, loops on the CPU only."""
     stagepy.set_threads(2)
-    stagepy.set_target("cpu")
     yield
     stagepy.set_threads(0)
-    stagepy.set_target(os.environ.get("STAGEPY_TARGET", "auto"))
+
+
+@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
+def threads(request):
+    """One thread, then two."""
+    stagepy.set_threads(request.param)
+    yield request.param
+    stagepy.set_threads(0)

@@ -9,7 +9,6 @@ import functools
 import numpy as np
 import pytest
 
-import stagepy
 import difftest
 
 run = functools.partial(difftest.run, warn_filter="default")
@@ -20,20 +19,7 @@ def interchanged(recs, var):
     return loops(recs).get(var, {}).get("interchanged", False)
 
 
-@pytest.fixture(autouse=True)
-def cpu_only():
-    """On the CPU (where a GPU, or its emulation, is on, parallel loops could go there)."""
-    import os
-    stagepy.set_target("cpu")
-    yield
-    stagepy.set_target(os.environ.get("STAGEPY_TARGET", "auto"))
-
-
-@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
-def threads(request):
-    stagepy.set_threads(request.param)
-    yield request.param
-    stagepy.set_threads(0)
+pytestmark = pytest.mark.usefixtures("cpu_only")  # conftest.py
 
 
 def rand(shape, seed=0, order="C"):

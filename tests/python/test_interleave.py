@@ -22,20 +22,7 @@ def interleaved(recs, var):
     return loops(recs).get(var, {}).get("interleaved", 0)
 
 
-@pytest.fixture(autouse=True)
-def cpu_only():
-    """On the CPU (where a GPU, or its emulation, is on, parallel loops could go there)."""
-    import os
-    stagepy.set_target("cpu")
-    yield
-    stagepy.set_target(os.environ.get("STAGEPY_TARGET", "auto"))
-
-
-@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
-def threads(request):
-    stagepy.set_threads(request.param)
-    yield request.param
-    stagepy.set_threads(0)
+pytestmark = pytest.mark.usefixtures("cpu_only")  # conftest.py
 
 
 GEMM = """

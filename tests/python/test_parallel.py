@@ -31,15 +31,6 @@ def two_threads():
 loops, ran_parallel = difftest.loops, difftest.ran_parallel
 
 
-@pytest.fixture
-def cpu_only():
-    """Parallel loops on the CPU's threads only (also where a GPU, or its emulation, is on)."""
-    import os
-    stagepy.set_target("cpu")
-    yield
-    stagepy.set_target(os.environ.get("STAGEPY_TARGET", "auto"))
-
-
 def test_elementwise_loop_runs_on_threads(cpu_only):
     recs = run("""
     def f(A, B, C, n):
