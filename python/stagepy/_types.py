@@ -30,8 +30,9 @@ _MATH = ["sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "asin", "ac
          "isnan", "isinf", "isfinite", "expm1", "log1p"]
 _NUMPY1 = ["sqrt", "exp", "log", "sin", "cos", "tan", "abs", "floor", "ceil", "fabs", "tanh", "arctan",
            "log2", "log10", "expm1", "log1p", "sinh", "cosh", "arcsin", "arccos", "isnan", "isinf",
-           "isfinite"]
-_NUMPY2 = ["arctan2", "hypot", "minimum", "maximum", "power"]
+           "isfinite", "sign", "square", "trunc", "rint", "cbrt", "exp2", "arcsinh", "arccosh", "arctanh",
+           "deg2rad", "rad2deg", "radians", "degrees"]
+_NUMPY2 = ["arctan2", "hypot", "minimum", "maximum", "power", "copysign", "fmin", "fmax"]
 # NumPy scalar types a nest may call to convert a value (np.float32(x)).
 _NUMPY_TYPES = ["float64", "float32", "int64", "int32", "int16", "int8", "uint8", "bool"]
 
@@ -155,42 +156,50 @@ def register_numpy():
         pure = {0, 1, 2, len(_SCALARS) - 1}
         entries = [e for e in entries if e[0] in ("un", "call1") or (e[2] not in pure and e[3] not in pure)]
     core.set_oracle_entries(entries, major)
-    _register_ufunc_loops(np, core)
 
 
 # NumPy computes these with its own implementations (SIMD ones on many CPUs), which can
 # differ from libm's in the last bit: kernels call NumPy's own inner loop instead, after
-# checking on sample values that the loop found gives exactly what np.<name> gives.
+# checking on sample values that the loop found gives exactly what np.<name> gives. The check
+# runs the first time a kernel needs the loop (the runtime calls verify_ufunc_loop).
 _LOOPED = ["exp", "log", "sin", "cos", "tan", "tanh", "arctan", "log2", "log10", "expm1", "log1p",
-           "sinh", "cosh", "arcsin", "arccos", "arctan2", "hypot", "power"]
+           "sinh", "cosh", "arcsin", "arccos", "arctan2", "hypot", "power", "cbrt", "exp2",
+           "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg", "radians", "degrees", "fmin", "fmax"]
 
 
-def _register_ufunc_loops(np, core):
+def verify_ufunc_loop(qualified, dtype):
+    """Registers NumPy's loop of `qualified` ("numpy.exp") for `dtype` ("float64" or
+    "float32") if it computes exactly what the ufunc computes on sample values."""
+    name = qualified.removeprefix("numpy.")
+    np = sys.modules.get("numpy")
+    if np is None or name not in _LOOPED or dtype not in ("float64", "float32"):
+        return False
+    core = _hook.core()
+    fn = getattr(np, name)
+    nin = fn.nin
+    t = np.dtype(dtype).type
     rng = np.random.default_rng(12345)
-    base = [0.0, -0.0, 0.5, 1.0, -1.0, 2.0, 1e-300, -1e-300, 1e300, 700.0, -700.0, 3.14159, 1e-8, 0.999999]
-    for name in _LOOPED:
-        fn = getattr(np, name)
-        nin = fn.nin
-        for dtype in ("float64", "float32"):
-            t = np.dtype(dtype).type
-            values = base + list(rng.standard_normal(200) * 10) + list(rng.random(100) * 2 - 1)
-            if nin == 2:
-                values = values + list(rng.random(len(values)) * 5)
-            with np.errstate(all="ignore"):
-                values = [float(t(v)) for v in values][: (len(values) // nin) * nin]
-            if not core._ufunc_loop(fn, "numpy." + name, dtype, "register"):
-                continue
-            got = core._ufunc_loop(fn, "numpy." + name, dtype, "run", values)
-            with np.errstate(all="ignore"):
-                args = [np.array(values[k::nin], dtype=dtype) for k in range(nin)]
-                want = [float(fn(*(t(a[i]) for a in args))) for i in range(len(args[0]))]
-            same = len(got) == len(want) and all(
-                (g == w and math.copysign(1.0, g) == math.copysign(1.0, w)) or (g != g and w != w)
-                for g, w in zip(got, want))
-            if not same:
-                core._ufunc_loop(fn, "numpy." + name, dtype, "unregister")
-            else:
-                _verified.append(f"numpy.{name}[{dtype}]")
+    base = [0.0, -0.0, 0.5, 1.0, -1.0, 2.0, 1e-300, -1e-300, 1e300, 700.0, -700.0, 3.14159, 1e-8, 0.999999,
+            math.inf, -math.inf, math.nan]
+    values = base + list(rng.standard_normal(200) * 10) + list(rng.random(100) * 2 - 1)
+    if nin == 2:
+        values = values + list(rng.random(len(values)) * 5) + base[::-1]
+    with np.errstate(all="ignore"):
+        values = [float(t(v)) for v in values][: (len(values) // nin) * nin]
+    if not core._ufunc_loop(fn, qualified, dtype, "register"):
+        return False
+    got = core._ufunc_loop(fn, qualified, dtype, "run", values)
+    with np.errstate(all="ignore"):
+        args = [np.array(values[k::nin], dtype=dtype) for k in range(nin)]
+        want = [float(fn(*(t(a[i]) for a in args))) for i in range(len(args[0]))]
+    same = len(got) == len(want) and all(
+        (g == w and math.copysign(1.0, g) == math.copysign(1.0, w)) or (g != g and w != w)
+        for g, w in zip(got, want))
+    if not same:
+        core._ufunc_loop(fn, qualified, dtype, "unregister")
+        return False
+    _verified.append(f"{qualified}[{dtype}]")
+    return True
 
 
-_verified = []  # NumPy loops kernels call (for tests and the curious)
+_verified = []  # NumPy loops kernels call, verified so far (for tests and the curious)

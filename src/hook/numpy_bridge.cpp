@@ -65,6 +65,16 @@ bool load() {
   PyRef types_mod = PyRef::steal(PyImport_ImportModule("stagepy._types"));
   PyRef r = types_mod ? PyRef::steal(PyObject_CallMethod(types_mod.get(), "register_numpy", nullptr)) : PyRef();
   if (!r) PyErr_Clear();
+  // NumPy's own loops (np.exp...) are self-tested when a kernel first needs one (codegen,
+  // with the GIL held). One that fails the test, or whose test raises, stays unregistered:
+  // the nest then stays interpreted and the report says no verified loop was found.
+  mutable_oracle().verify_loop = [](Builtin b, DType d) {
+    SavedError keep;
+    PyRef m = PyRef::steal(PyImport_ImportModule("stagepy._types"));
+    PyRef ok = m ? PyRef::steal(PyObject_CallMethod(m.get(), "verify_ufunc_loop", "ss", builtin_name(b), dtype_name(d)))
+                 : PyRef();
+    if (!ok) PyErr_Clear();
+  };
   return true;
 }
 
@@ -233,7 +243,7 @@ PyObject* run_ufunc_loop(Builtin b, DType d, PyObject* values) {
   PyRef seq = PyRef::steal(PySequence_Fast(values, "values"));
   if (!seq) return nullptr;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.get());
-  int nin = (b == Builtin::NpArctan2 || b == Builtin::NpHypot || b == Builtin::NpPower) ? 2 : 1;
+  int nin = specialize::builtin_arity(b) == 2 ? 2 : 1;
   PyRef out = PyRef::steal(PyList_New(0));
   auto fn = (PyUFuncGenericFunction)loop->fn;
   for (Py_ssize_t i = 0; i + nin <= n; i += nin) {

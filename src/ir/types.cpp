@@ -34,7 +34,10 @@ const char* builtin_name(Builtin b) {
       "numpy.floor", "numpy.ceil", "numpy.arctan2", "numpy.hypot", "numpy.minimum", "numpy.maximum",
       "numpy.fabs", "numpy.tanh", "numpy.arctan", "numpy.log2", "numpy.log10", "numpy.expm1",
       "numpy.log1p", "numpy.sinh", "numpy.cosh", "numpy.arcsin", "numpy.arccos", "numpy.power",
-      "numpy.isnan", "numpy.isinf", "numpy.isfinite", "complex", "complex.conjugate", "<hypot>",
+      "numpy.isnan", "numpy.isinf", "numpy.isfinite", "numpy.sign", "numpy.square", "numpy.trunc",
+      "numpy.rint", "numpy.cbrt", "numpy.exp2", "numpy.arcsinh", "numpy.arccosh", "numpy.arctanh",
+      "numpy.deg2rad", "numpy.rad2deg", "numpy.radians", "numpy.degrees", "numpy.copysign", "numpy.fmin",
+      "numpy.fmax", "complex", "complex.conjugate", "<hypot>",
       "numpy.float64", "numpy.float32", "numpy.int64", "numpy.int32", "numpy.int16", "numpy.int8",
       "numpy.uint8", "numpy.bool", "enumerate", "zip", "reversed"};
   static_assert(sizeof(n) / sizeof(n[0]) == static_cast<size_t>(Builtin::Count_), "builtin names");

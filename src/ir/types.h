@@ -35,7 +35,8 @@ enum class Builtin : uint16_t {
   // numpy scalar functions (ufuncs)
   NpSqrt, NpExp, NpLog, NpSin, NpCos, NpTan, NpAbs, NpFloor, NpCeil, NpArctan2, NpHypot, NpMinimum,
   NpMaximum, NpFabs, NpTanh, NpArctan, NpLog2, NpLog10, NpExpm1, NpLog1p, NpSinh, NpCosh, NpArcsin,
-  NpArccos, NpPower, NpIsnan, NpIsinf, NpIsfinite,
+  NpArccos, NpPower, NpIsnan, NpIsinf, NpIsfinite, NpSign, NpSquare, NpTrunc, NpRint, NpCbrt, NpExp2,
+  NpArcsinh, NpArccosh, NpArctanh, NpDeg2rad, NpRad2deg, NpRadians, NpDegrees, NpCopysign, NpFmin, NpFmax,
   // complex(re[, im]); z.conjugate(); and, only in lowered IR (lower_complex.h), the C
   // library's hypot(re, im), which is what abs() of a complex number computes
   Complex, Conjugate, CHypot,

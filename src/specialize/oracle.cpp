@@ -77,7 +77,8 @@ int builtin_arity(Builtin b) {
   switch (b) {
     case Builtin::MathAtan2: case Builtin::MathPow: case Builtin::MathHypot: case Builtin::MathCopysign:
     case Builtin::MathFmod: case Builtin::NpArctan2: case Builtin::NpHypot: case Builtin::NpMinimum:
-    case Builtin::NpMaximum: case Builtin::NpPower: case Builtin::CHypot:
+    case Builtin::NpMaximum: case Builtin::NpPower: case Builtin::CHypot: case Builtin::NpCopysign:
+    case Builtin::NpFmin: case Builtin::NpFmax:
       return 2;
     case Builtin::Range: case Builtin::Min: case Builtin::Max: case Builtin::Round: case Builtin::Complex:
     case Builtin::Enumerate: case Builtin::Zip: case Builtin::Reversed:

@@ -9,7 +9,9 @@
 #pragma once
 #include <optional>
 #include <array>
+#include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -50,9 +52,18 @@ struct Oracle {
     void* fn = nullptr;
     void* data = nullptr;
   };
+  // The self-test runs the first time a kernel needs the loop: `verify_loop` (set by the
+  // runtime, which calls NumPy) registers it in `ufunc_loops` if it passes.
   std::map<std::pair<int, int>, UfuncLoop> ufunc_loops;
+  std::function<void(Builtin, DType)> verify_loop;
+  mutable std::set<std::pair<int, int>> loops_tried;
   const UfuncLoop* ufunc_loop(Builtin f, DType d) const {
-    auto it = ufunc_loops.find({static_cast<int>(f), static_cast<int>(d)});
+    const std::pair<int, int> key{static_cast<int>(f), static_cast<int>(d)};
+    auto it = ufunc_loops.find(key);
+    if (it == ufunc_loops.end() && verify_loop && loops_tried.insert(key).second) {
+      verify_loop(f, d);
+      it = ufunc_loops.find(key);
+    }
     return it == ufunc_loops.end() ? nullptr : &it->second;
   }
 

@@ -429,6 +429,74 @@ def test_numpy_transcendentals_are_numpys_own():
     """, "f", lambda: (arr("float32", n=50, seed=22), np.zeros(50, np.float32), 50))
 
 
+# Zeros, halves and tiny values first; the values NumPy warns about (or that make kernels
+# hand a statement to CPython) last, so that the rows before them run in the kernel.
+QUIET = [0.0, -0.0, 0.5, 1.5, 2.5, -2.5, -0.5, -1e-310, 7.0, -3.25]
+LOUD = [np.nan, np.inf, -np.inf, 1e200]
+
+
+def specials(dtype, n=40, seed=0):
+    a = arr("float64", n=n, seed=seed) * 4
+    a[:len(QUIET)] = QUIET
+    a[n - len(LOUD):] = LOUD
+    with np.errstate(over="ignore"):
+        return a.astype(dtype)
+
+
+@pytest.mark.parametrize("warn_filter", ["always", "default"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_more_numpy_functions_on_floats(dtype, warn_filter):
+    """sign, square, trunc, rint and copysign are computed in the kernel; the others call
+    NumPy's loop, self-tested on first use. Warnings (square's overflow, arctanh's invalid
+    values) as CPython shows them."""
+    recs = run("""
+    import numpy as np
+    def f(A, Y, B, n):
+        for i in range(n):
+            x = A[i]
+            y = Y[i]
+            B[i, 0] = np.sign(x)
+            B[i, 1] = np.square(x)
+            B[i, 2] = np.trunc(x)
+            B[i, 3] = np.rint(x)
+            B[i, 4] = np.cbrt(x)
+            B[i, 5] = np.exp2(x)
+            B[i, 6] = np.arcsinh(x)
+            B[i, 7] = np.arctanh(x / 16)
+            B[i, 8] = np.arccosh(abs(x) + 1)
+            B[i, 9] = np.deg2rad(x) + np.rad2deg(x)
+            B[i, 10] = np.copysign(1.5, x)
+            B[i, 11] = np.fmin(x, y)
+            B[i, 12] = np.fmax(y, x)
+            B[i, 13] = np.radians(y) - np.degrees(y)
+        return locals()
+    """, "f", lambda: (specials(dtype, seed=3), np.roll(specials(dtype, seed=4), -3), np.zeros((40, 14), dtype), 40),
+               warn_filter=warn_filter)
+    assert any(r["status"] == "cpu" for r in recs), recs
+    from stagepy import _types
+    assert f"numpy.cbrt[{dtype}]" in _types._verified
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int8", "uint8"])
+def test_more_numpy_functions_on_integers(dtype):
+    """NumPy's integer loops: sign in the array's type, square wrapping around, and
+    floor/ceil/trunc returning their operand (NumPy 2)."""
+    info = np.iinfo(dtype)
+    def make():
+        a = np.random.default_rng(5).integers(info.min, info.max, 30, dtype=dtype, endpoint=True)
+        a[:3] = [info.min, info.max, 0]
+        return a, np.zeros((30, 3), "int64"), 30
+    run("""
+    import numpy as np
+    def f(A, B, n):
+        for i in range(n):
+            B[i, 0] = np.sign(A[i])
+            B[i, 1] = np.square(A[i])
+            B[i, 2] = np.trunc(A[i]) - np.floor(A[i]) + np.ceil(A[i])
+        return locals()
+    """, "f", make, expect="native" if np.__version__ >= "2" else None)
+
+
 def test_aliased_arguments_give_cpythons_result():
     def make():
         a = np.arange(10.0)

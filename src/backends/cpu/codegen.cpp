@@ -1969,10 +1969,39 @@ class Gen {
         }
         break;
       case Builtin::NpFloor:
-        if (fl) return scalar(rt, B.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x));
-        break;
       case Builtin::NpCeil:
-        if (fl) return scalar(rt, B.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x));
+      case Builtin::NpTrunc:
+      case Builtin::NpRint: {
+        if (!fl) {  // NumPy 2's integer and bool loops return their operand
+          if (dtype_is_int(r->dtype) || r->dtype == DType::Bool) return scalar(rt, x);
+          break;
+        }
+        auto id = f == Builtin::NpFloor ? llvm::Intrinsic::floor
+                  : f == Builtin::NpCeil ? llvm::Intrinsic::ceil
+                  : f == Builtin::NpTrunc ? llvm::Intrinsic::trunc
+                                          : llvm::Intrinsic::roundeven;  // rint: halves to even
+        return scalar(rt, B.CreateUnaryIntrinsic(id, x));
+      }
+      case Builtin::NpSign: {
+        llvm::Type* t = x->getType();
+        if (fl) {  // NaN stays NaN, both zeros give +0.0
+          Value* v = B.CreateSelect(B.CreateFCmpOGT(x, llvm::ConstantFP::get(t, 0.0)), llvm::ConstantFP::get(t, 1.0),
+                                    B.CreateSelect(B.CreateFCmpOLT(x, llvm::ConstantFP::get(t, 0.0)),
+                                                   llvm::ConstantFP::get(t, -1.0), llvm::ConstantFP::get(t, 0.0)));
+          return scalar(rt, B.CreateSelect(isnan(x), x, v));
+        }
+        if (!dtype_is_int(r->dtype)) break;
+        Value* zero = llvm::ConstantInt::get(t, 0);
+        Value* pos = B.CreateZExt(B.CreateICmpNE(x, zero), t);
+        if (!dtype_is_signed(r->dtype)) return scalar(rt, pos);
+        return scalar(rt, B.CreateSelect(B.CreateICmpSLT(x, zero), llvm::ConstantInt::getSigned(t, -1), pos));
+      }
+      case Builtin::NpSquare:
+        if (fl) return scalar(rt, guard(B.CreateFMul(x, x)));
+        if (dtype_is_int(r->dtype)) return scalar(rt, B.CreateMul(x, x));  // wraps, as NumPy's loop does
+        break;
+      case Builtin::NpCopysign:
+        if (fl) return scalar(rt, B.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, x, y));
         break;
       case Builtin::NpMinimum:
       case Builtin::NpMaximum: {
