@@ -20,6 +20,7 @@ Line numbers, exception-table entries and positions of the original instructions
 so tracebacks and coverage still point at the user's lines.
 """
 import os
+from types import CodeType
 import sys
 import sysconfig
 
@@ -53,10 +54,40 @@ def is_user_file(filename):
     return not any(real.startswith(d + os.sep) for d in _LIB_DIRS)
 
 
-def _code_info(core, code, instrs):
+def _code_info(core, code, instrs, depth=0):
+    consts = B.normalize_consts(code.co_consts)
+    for i, c in enumerate(code.co_consts):
+        if type(c) is CodeType and c.co_name == "<genexpr>" and depth < 4:
+            g = _genexpr_info(core, c, depth)
+            if g is not None:
+                consts[i] = ("genexpr", g)
     return core.CodeInfo(
-        B.normalize(code, instrs), B.normalize_consts(code.co_consts), bool(code.co_flags & 0x1),
-        code.co_filename, code.co_qualname, code.co_firstlineno, PY[0] * 100 + PY[1])
+        B.normalize(code, instrs), consts, bool(code.co_flags & 0x1),
+        code.co_filename, code.co_qualname, code.co_firstlineno, PY[0] * 100 + PY[1], _cell_slots(code))
+
+
+def _cell_slots(code):
+    """The frame slots holding cells: k for the code's own cell variables (arguments among
+    them), -1 - k for free variables (the enclosing scope's cells)."""
+    own = list(code.co_varnames) + [c for c in code.co_cellvars if c not in code.co_varnames]
+    cells = set(code.co_cellvars)
+    return tuple([k for k, n in enumerate(own) if n in cells] +
+                 [-1 - (len(own) + k) for k in range(len(code.co_freevars))])
+
+
+def _genexpr_info(core, code, depth):
+    """A generator expression's code, for a nest that consumes it (sum(x for x in ...)):
+    (CodeInfo, its loop over `.0` as (entry, FOR_ITER, exit) offsets), or None."""
+    from . import _compat
+    code = _compat.original(code) or code  # its own loops may have been rewritten
+    instrs = B.decode(code)
+    h = next((k for k, ins in enumerate(instrs) if ins.name == "FOR_ITER"), None)
+    if h is None or h < 1 or instrs[h - 1].name != "LOAD_FAST" or code.co_varnames[instrs[h - 1].arg] != ".0":
+        return None
+    x = B.loop_exit(instrs, h)
+    if x >= len(instrs):
+        return None
+    return (_code_info(core, code, instrs, depth + 1), instrs[h - 1].offset, instrs[h].offset, instrs[x].offset)
 
 
 _CO_VARARGS, _CO_VARKEYWORDS, _CO_GENERATOR, _CO_COROUTINE, _CO_ITERABLE_COROUTINE, _CO_ASYNC_GENERATOR = (

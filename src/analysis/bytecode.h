@@ -3,6 +3,7 @@
 // local indices and compare operators already decoded.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,7 +27,7 @@ namespace stagepy::analysis {
   X(STORE_ATTR) X(DELETE_FAST) X(DELETE_NAME) X(DELETE_GLOBAL) X(DELETE_DEREF) X(DELETE_SUBSCR)  \
   X(LOAD_CLOSURE) X(LOAD_FAST_AND_CLEAR) X(MAKE_FUNCTION) X(YIELD_VALUE) X(IMPORT_NAME)         \
   X(FORMAT_VALUE) X(BUILD_STRING) X(LOAD_ASSERTION_ERROR) X(BEFORE_WITH) X(PUSH_EXC_INFO)       \
-  X(LIST_APPEND) X(LIST_EXTEND) X(NOT_TAKEN) X(NOP)
+  X(LIST_APPEND) X(LIST_EXTEND) X(NOT_TAKEN) X(SET_FUNCTION_ATTRIBUTE) X(NOP)
 
 enum class Op : uint16_t {
 #define STAGEPY_OP_ENUM(name) name,
@@ -49,12 +50,26 @@ struct Instr {
   int flags = 0;        // 1: pushes NULL too (LOAD_GLOBAL / method LOAD_ATTR); 2: COMPARE_OP -> bool
 };
 
+// A candidate loop as _bytecode.candidate_loops finds it (offsets in bytes).
+struct LoopSpec {
+  int entry_offset = 0;   // first instruction of the range(...) call expression
+  int header_offset = 0;  // FOR_ITER
+  int exit_offset = 0;    // first instruction after the loop
+  int entry_depth = 0;    // values on the stack below the call
+};
+
+struct CodeInfo;
+
 struct Const {
-  enum class Kind : uint8_t { None, Bool, Int, Float, Complex, Tuple, Other } kind = Kind::Other;
+  // Code: a generator expression's code object (`code`), whose loop over its argument `.0`
+  // is `spec`; other code objects are Other.
+  enum class Kind : uint8_t { None, Bool, Int, Float, Complex, Tuple, Code, Other } kind = Kind::Other;
   int64_t i = 0;
   double f = 0.0;   // Float; Complex: the real part
   double f2 = 0.0;  // Complex: the imaginary part
   std::vector<Const> elems;
+  std::shared_ptr<const CodeInfo> code;
+  LoopSpec spec;
 };
 
 struct CodeInfo {
@@ -71,13 +86,5 @@ struct CodeInfo {
 
 // CPython's localsplus kind bits (Include/internal/pycore_code.h).
 constexpr uint8_t CO_FAST_LOCAL = 0x20, CO_FAST_CELL = 0x40, CO_FAST_FREE = 0x80;
-
-// A candidate loop as _bytecode.candidate_loops finds it (offsets in bytes).
-struct LoopSpec {
-  int entry_offset = 0;   // first instruction of the range(...) call expression
-  int header_offset = 0;  // FOR_ITER
-  int exit_offset = 0;    // first instruction after the loop
-  int entry_depth = 0;    // values on the stack below the call
-};
 
 }  // namespace stagepy::analysis

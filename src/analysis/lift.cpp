@@ -28,6 +28,10 @@ struct SVal {
     Next,       // the value FOR_ITER just produced for loop `loop`
     NextItem,   // item `item` of that value, unpacked (for i, x in enumerate(S))
     Opaque,     // a value below the nest (an enclosing interpreted loop's iterator)
+    // A generator expression on its way to sum()/any()/all(): its code constant (`cidx`),
+    // the closure's cells, the function made of them, and that function called on its
+    // first iterable (`inner`, a RangeIter).
+    Code, Closure, GenFunc, Generator,
   } k = K::Expr;
   Expr e;
   int loop = -1;
@@ -40,6 +44,8 @@ struct SVal {
   int item = -1;                                         // NextItem
   bool shared = false;  // duplicated by COPY: discarding it evaluates nothing
   int origin = -1;
+  int cidx = -1;                       // Code, GenFunc, Generator
+  std::shared_ptr<const SVal> inner;         // Generator
 };
 
 SVal of(Expr e) {
@@ -115,9 +121,36 @@ std::string friendly(const Instr& in) {
   }
 }
 
+// What a generator expression's yields become when the lifter inlines it into the nest
+// that consumes it (a child Lifter on the generator's code, lift_generator below).
+struct Reduction {
+  Builtin kind = Builtin::Sum;  // Sum, Any, All
+  Expr callee;                  // the enclosing code's `sum` (whose identity typing checks)
+  int acc = -1;                 // the hidden variable holding the result
+  SVal iter;                    // the generator's argument `.0`: its first iterable
+  int resume = -1;              // where CPython takes over: the consuming statement
+  int id = 0;                   // numbers the generator's hidden variables
+};
+
 class Lifter {
  public:
-  Lifter(const CodeInfo& code, const LoopSpec& spec) : code_(code), spec_(spec), g_(build_cfg(code, spec)) {}
+  Lifter(const CodeInfo& code, const LoopSpec& spec)
+      : code_(code), spec_(spec), g_(build_cfg(code, spec)), nest_(own_nest_) {}
+  // A child lifting generator expression code into `parent`'s nest.
+  Lifter(const CodeInfo& code, const LoopSpec& spec, Lifter* parent, Reduction red)
+      : code_(code), spec_(spec), g_(build_cfg(code, spec)), own_nest_(), nest_(parent->nest_), parent_(parent),
+        red_(std::move(red)) {}
+
+  // The child's loop, its yields replaced by the reduction's steps.
+  Stmt lift_generator(int line) {
+    State st;
+    std::vector<Stmt> out;
+    lift_from(g_.entry, -1, st, out, false);
+    flush(st, out);
+    if (out.size() != 1 || out[0]->kind != ir::StmtNode::Kind::For)
+      fail("a generator expression stagepy cannot follow", line);
+    return out[0];
+  }
 
   ir::Nest run() {
     State st;
@@ -131,6 +164,7 @@ class Lifter {
     nest_.entry_offset = spec_.entry_offset;
     nest_.exit_offset = spec_.exit_offset;
     nest_.stack_depth = spec_.entry_depth;
+    nest_.py_version = code_.version;
     nest_.line = line_at(spec_.header_offset);
     int end_line = nest_.line;
     for (int i = g_.first_instr; i < g_.end_instr; i++) end_line = std::max(end_line, code_.instrs[i].line);
@@ -142,7 +176,11 @@ class Lifter {
   const CodeInfo& code_;
   const LoopSpec& spec_;
   RegionCFG g_;
-  ir::Nest nest_;
+  ir::Nest own_nest_;
+  ir::Nest& nest_;              // own_nest_, or a child's parent's
+  Lifter* parent_ = nullptr;    // set in a child (generator expression code)
+  Reduction red_;               // a child's
+  int generators_ = 0;          // generator expressions inlined so far (the root counts)
   std::map<std::pair<int, std::string>, int> var_ids_;
   std::map<std::tuple<int, bool, std::vector<int>>, int> resume_ids_;
   std::vector<Ctx> active_;
@@ -157,6 +195,7 @@ class Lifter {
 
   // ------------------------------------------------------------ variables, resumes
   int var_of(ir::Var::Storage storage, int index, const std::string& name) {
+    if (parent_) return parent_->var_of(storage, index, name);
     std::string key = (storage == ir::Var::Storage::Fast || storage == ir::Var::Storage::Cell)
                           ? std::to_string(index) : name;
     auto k = std::make_pair((int)storage, key);
@@ -172,7 +211,54 @@ class Lifter {
     return id;
   }
 
+  Lifter& root() { return parent_ ? parent_->root() : *this; }
+  bool is_cell_slot(int index) const {
+    return index >= 0 && (size_t)index < code_.localsplus_kinds.size() && (code_.localsplus_kinds[(size_t)index] & CO_FAST_CELL);
+  }
+  bool is_free_slot(int index) const {
+    return index >= 0 && (size_t)index < code_.localsplus_kinds.size() && (code_.localsplus_kinds[(size_t)index] & CO_FAST_FREE);
+  }
+  // A generator's own local (its loop variables, its cells): hidden, never the frame's.
+  int generator_local(const std::string& name) {
+    return var_of(ir::Var::Storage::Temp, -1, "genexpr" + (red_.id > 1 ? std::to_string(red_.id) : "") + "." + name);
+  }
+  // The variable `name` of this code's scope that an inner generator expression reads.
+  int enclosing_var(const std::string& name, int line) {
+    if (parent_) {
+      for (auto& in : code_.instrs)
+        if ((in.op == Op::LOAD_DEREF || in.op == Op::STORE_DEREF || in.op == Op::LOAD_CLOSURE) && in.sarg == name)
+          return is_free_slot(in.iarg) ? parent_->enclosing_var(name, line) : generator_local(name);
+      return parent_->enclosing_var(name, line);
+    }
+    for (auto& in : code_.instrs)
+      if ((in.op == Op::LOAD_DEREF || in.op == Op::STORE_DEREF || in.op == Op::LOAD_CLOSURE ||
+           (in.op == Op::LOAD_FAST && is_cell_slot(in.iarg))) && in.sarg == name)
+        return var_of(ir::Var::Storage::Cell, in.iarg, name);
+    fail("a generator expression reads `" + name + "`, which stagepy cannot find in the enclosing scope", line);
+  }
+  // A global an inner generator expression reads: at module level, the module's name.
+  int enclosing_global(const std::string& name) {
+    if (parent_) return parent_->enclosing_global(name);
+    if (!code_.fast_locals && code_.qualname == "<module>") return var_of(ir::Var::Storage::Name, -1, name);
+    return var_of(ir::Var::Storage::Global, -1, name);
+  }
+
   int var_for(const Instr& in) {
+    if (parent_) {
+      switch (in.op) {
+        case Op::LOAD_FAST: case Op::LOAD_FAST_CHECK: case Op::STORE_FAST:
+          return generator_local(in.sarg);
+        case Op::LOAD_DEREF:
+          return is_free_slot(in.iarg) ? parent_->enclosing_var(in.sarg, in.line) : generator_local(in.sarg);
+        case Op::STORE_DEREF:
+          if (is_free_slot(in.iarg)) fail("assigns `" + in.sarg + "` inside a generator expression (:=)", in.line);
+          return generator_local(in.sarg);
+        case Op::LOAD_GLOBAL:
+          return enclosing_global(in.sarg);
+        default:
+          fail("a generator expression uses " + in.opname, in.line);
+      }
+    }
     switch (in.op) {
       case Op::LOAD_FAST: case Op::LOAD_FAST_CHECK: case Op::STORE_FAST:
         return var_of(ir::Var::Storage::Fast, in.iarg, in.sarg);
@@ -186,6 +272,8 @@ class Lifter {
   }
 
   int resume(const State& st) {
+    // In a generator expression, CPython takes over at the statement consuming it.
+    if (parent_) return red_.resume;
     if (st.stmt_start < 0) fail("a statement without a start", st.stmt_line);
     // Keyed by the enclosing loops too: a statement the structuring duplicated into a copy
     // of its loop resumes with that copy's iterator.
@@ -258,6 +346,8 @@ class Lifter {
     SVal v = pop(st, in);
     if (v.k == SVal::K::Next || v.k == SVal::K::NextItem)
       fail("uses a for loop's item other than by assigning it to names", in.line);
+    if (v.k == SVal::K::Generator || v.k == SVal::K::GenFunc || v.k == SVal::K::Code || v.k == SVal::K::Closure)
+      fail("uses a generator expression other than as the argument of sum(), any() or all()", in.line);
     if (v.k != SVal::K::Expr) fail("unexpected stack value for " + in.opname, in.line);
     return v.e;
   }
@@ -347,7 +437,41 @@ class Lifter {
     const int o = in.offset;
     switch (in.op) {
       case Op::LOAD_FAST: case Op::LOAD_FAST_CHECK: case Op::LOAD_DEREF: case Op::LOAD_NAME:
+        if (parent_ && in.op == Op::LOAD_FAST && in.sarg == ".0") {  // the generator's argument
+          st.stack.push_back(red_.iter);
+          break;
+        }
+        if (in.op == Op::LOAD_FAST && code_.version >= 313 && is_cell_slot(in.iarg)) {
+          st.stack.push_back(special(SVal::K::Closure));  // 3.13's LOAD_CLOSURE
+          break;
+        }
         st.stack.push_back(of(load(var_for(in), st, o)));
+        break;
+      case Op::LOAD_CLOSURE:
+        st.stack.push_back(special(SVal::K::Closure));
+        break;
+      case Op::MAKE_FUNCTION: {
+        // 3.11/3.12: flag 8 takes the closure too; 3.13 sets it afterwards.
+        SVal c = pop(st, in);
+        if (c.k != SVal::K::Code || (in.iarg & ~8)) fail("defines a function or lambda", in.line);
+        if (in.iarg & 8) {
+          SVal cl = pop(st, in);
+          if (cl.k != SVal::K::Closure) fail("defines a function or lambda", in.line);
+        }
+        c.k = SVal::K::GenFunc;
+        st.stack.push_back(c);
+        break;
+      }
+      case Op::SET_FUNCTION_ATTRIBUTE: {
+        SVal f = pop(st, in), cl = pop(st, in);
+        if (f.k != SVal::K::GenFunc || in.iarg != 8 || cl.k != SVal::K::Closure) fail("defines a function or lambda", in.line);
+        st.stack.push_back(f);
+        break;
+      }
+      case Op::YIELD_VALUE:
+        if (!parent_) fail(friendly(in), in.line);
+        reduce(pop_expr(st, in), st, out, in);
+        st.stack.push_back(special(SVal::K::Null));  // the value sent in, which the POP_TOP drops
         break;
       case Op::LOAD_GLOBAL: {
         SVal v = of(load(var_for(in), st, o));
@@ -359,6 +483,12 @@ class Lifter {
       }
       case Op::LOAD_CONST:
         if (in.iarg < 0 || in.iarg >= (int)code_.consts.size()) fail("bad constant index", in.line);
+        if (code_.consts[(size_t)in.iarg].kind == Const::Kind::Code) {
+          SVal c = special(SVal::K::Code);
+          c.cidx = in.iarg;
+          st.stack.push_back(c);
+          break;
+        }
         st.stack.push_back(of(const_expr(code_.consts[in.iarg], o, in.line)));
         break;
       case Op::LOAD_ATTR: {
@@ -451,6 +581,19 @@ class Lifter {
       case Op::TO_BOOL: st.stack.push_back(of(ir::make_truth(pop_expr(st, in), o))); break;
       case Op::CALL: {
         int n = in.iarg;
+        if (n == 0 && st.stack.size() >= 2 && st.stack.back().k == SVal::K::RangeIter &&
+            st.stack[st.stack.size() - 2].k == SVal::K::GenFunc) {
+          // The generator function called on its first iterable's iterator: a generator.
+          SVal it = pop(st, in), g = pop(st, in);
+          g.k = SVal::K::Generator;
+          g.inner = std::make_shared<const SVal>(std::move(it));
+          st.stack.push_back(std::move(g));
+          break;
+        }
+        if (n >= 1 && n <= 2 && (int)st.stack.size() >= n + 2 && st.stack[st.stack.size() - (size_t)n].k == SVal::K::Generator) {
+          inline_generator(n, st, out, in);
+          break;
+        }
         std::vector<Expr> args(n);
         for (int i = n - 1; i >= 0; i--) args[i] = pop_expr(st, in);
         SVal b = pop(st, in), a = pop(st, in);
@@ -463,6 +606,12 @@ class Lifter {
       }
       case Op::BUILD_TUPLE: {
         int n = in.iarg;
+        if (n > 0 && (int)st.stack.size() >= n && st.stack.back().k == SVal::K::Closure) {
+          for (int i = 0; i < n; i++)
+            if (pop(st, in).k != SVal::K::Closure) fail("defines a function or lambda", in.line);
+          st.stack.push_back(special(SVal::K::Closure));
+          break;
+        }
         std::vector<Expr> elems(n);
         for (int i = n - 1; i >= 0; i--) elems[i] = pop_expr(st, in);
         st.stack.push_back(of(ir::make_tuple(std::move(elems), o)));
@@ -719,6 +868,74 @@ class Lifter {
     st.shadow.clear();
     if (m < 0) return std::nullopt;
     return m;
+  }
+
+  // ------------------------------------------------------------ generator expressions
+  // `sum(g[, start])`, `any(g)`, `all(g)` of a generator expression g: the result goes to a
+  // hidden variable, set to the reduction's initial value, then the generator's loop runs
+  // inline (a child Lifter on its code) with each yield a step of the reduction. The
+  // generator may not assign anything of the enclosing scope, so its loop has no effect but
+  // on hidden variables: wherever the kernel stops in it, CPython runs the whole statement
+  // consuming it again.
+  void inline_generator(int n, State& st, std::vector<Stmt>& out, const Instr& in) {
+    const int o = in.offset;
+    Expr start;
+    if (n == 2) start = pop_expr(st, in);
+    SVal g = pop(st, in);
+    SVal b = pop(st, in), a = pop(st, in);
+    Expr callee;
+    if (a.k == SVal::K::Null && b.k == SVal::K::Expr) callee = b.e;
+    else if (b.k == SVal::K::Null && a.k == SVal::K::Expr) callee = a.e;
+    else fail("calls a method on a generator expression", in.line);
+    std::string name = callee->kind == ir::ExprNode::Kind::Load ? nest_.vars[(size_t)callee->var].name : "";
+    Reduction red;
+    if (name == "sum") red.kind = Builtin::Sum;
+    else if (name == "any" && n == 1) red.kind = Builtin::Any;
+    else if (name == "all" && n == 1) red.kind = Builtin::All;
+    else fail("uses a generator expression other than as the argument of sum(), any() or all()", in.line);
+    if (!st.pending.empty()) fail("assigns before a generator expression in the same statement", in.line);
+    const Const& c = code_.consts[(size_t)g.cidx];
+    red.callee = callee;
+    red.iter = *g.inner;
+    red.resume = resume(st);
+    red.id = ++root().generators_;
+    red.acc = hidden_var(ir::Var::Storage::Temp, name + "(...)" + (red.id > 1 ? "#" + std::to_string(red.id) : ""));
+    nest_.vars[(size_t)red.acc].assigned = true;
+    ir::Effect init;
+    init.kind = ir::Effect::Kind::Assign;
+    init.var = red.acc;
+    init.value = ir::make_call(callee, start ? std::vector<Expr>{start} : std::vector<Expr>{}, {}, o);
+    init.origin = o;
+    out.push_back(ir::make_seg({init}, red.resume, st.stmt_line));
+    const int acc = red.acc;
+    Lifter child(*c.code, c.spec, this, std::move(red));
+    out.push_back(child.lift_generator(in.line));
+    st.stack.push_back(of(ir::make_load(acc, o)));
+  }
+
+  // One yield of a child: sum adds (`sum(acc, x)`, which typing makes sum()'s addition);
+  // any and all set their answer and leave the loop at the first item that decides it.
+  void reduce(Expr x, State& st, std::vector<Stmt>& out, const Instr& in) {
+    const int o = in.offset;
+    ir::Effect e;
+    e.kind = ir::Effect::Kind::Assign;
+    e.var = red_.acc;
+    e.origin = o;
+    if (red_.kind == Builtin::Sum) {
+      e.value = ir::make_call(red_.callee, {load(red_.acc, st, o), x}, {}, o);
+      add_effect(st, e, in.line);
+      return;
+    }
+    if (active_.size() != 1) fail("calls any() or all() on a generator expression with nested loops", in.line);
+    flush(st, out);
+    ir::ConstValue v;
+    v.kind = ir::ConstValue::Kind::Bool;
+    v.b = red_.kind == Builtin::Any;
+    e.value = ir::make_const(v, o);
+    Expr cond = ir::make_truth(x, o);
+    if (red_.kind == Builtin::All) cond = ir::make_unary(ir::UnOp::Not, cond, o);
+    Stmt then_s = ir::make_block({ir::make_seg({e}, red_.resume, in.line), ir::make_break(active_.back().ir_loop, in.line)});
+    out.push_back(ir::make_if(cond, then_s, ir::make_block({}), red_.resume, in.line));
   }
 
   // A variable that is not the frame's: the hidden position of a for loop, or a builtin.

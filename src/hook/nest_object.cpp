@@ -53,6 +53,14 @@ bool to_const(PyObject* pair, analysis::Const& c) {
       if (!to_const(PySequence_Fast_GET_ITEM(seq.get(), i), e)) return false;
       c.elems.push_back(std::move(e));
     }
+  } else if (kind == "genexpr") {
+    // (CodeInfo, entry, FOR_ITER, exit): a generator expression and its loop over `.0`.
+    PyObject* info;
+    if (!PyArg_ParseTuple(v, "O!iii", &CodeInfoType, &info, &c.spec.entry_offset, &c.spec.header_offset,
+                          &c.spec.exit_offset))
+      return false;
+    c.kind = K::Code;
+    c.code = ((CodeInfoObject*)info)->info;
   } else {
     c.kind = K::Other;
   }
@@ -62,9 +70,10 @@ bool to_const(PyObject* pair, analysis::Const& c) {
 // ---------------------------------------------------------------- CodeInfo
 
 PyObject* codeinfo_new(PyTypeObject* type, PyObject* args, PyObject*) {
-  PyObject *instrs, *consts, *filename, *qualname;
+  PyObject *instrs, *consts, *filename, *qualname, *cells = nullptr;
   int fast_locals, firstlineno, version;
-  if (!PyArg_ParseTuple(args, "OOpUUii", &instrs, &consts, &fast_locals, &filename, &qualname, &firstlineno, &version))
+  if (!PyArg_ParseTuple(args, "OOpUUii|O", &instrs, &consts, &fast_locals, &filename, &qualname, &firstlineno, &version,
+                        &cells))
     return nullptr;
   auto info = std::make_shared<analysis::CodeInfo>();
   PyRef seq = PyRef::steal(PySequence_Fast(instrs, "instructions"));
@@ -87,6 +96,21 @@ PyObject* codeinfo_new(PyTypeObject* type, PyObject* args, PyObject*) {
     analysis::Const c;
     if (!to_const(PySequence_Fast_GET_ITEM(cseq.get(), i), c)) return nullptr;
     info->consts.push_back(std::move(c));
+  }
+  if (cells) {  // the frame slots that hold cells
+    PyRef cseq2 = PyRef::steal(PySequence_Fast(cells, "cell slots"));
+    if (!cseq2) return nullptr;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(cseq2.get()); i++) {
+      long k = PyLong_AsLong(PySequence_Fast_GET_ITEM(cseq2.get(), i));
+      const bool free = k < 0;  // -1 - slot: a free variable
+      if (free) k = -1 - k;
+      if (k < 0 || k > 1 << 16) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad cell slot");
+        return nullptr;
+      }
+      if (info->localsplus_kinds.size() <= (size_t)k) info->localsplus_kinds.resize((size_t)k + 1, 0);
+      info->localsplus_kinds[(size_t)k] |= free ? (analysis::CO_FAST_CELL | analysis::CO_FAST_FREE) : analysis::CO_FAST_CELL;
+    }
   }
   info->fast_locals = fast_locals;
   if (!to_string(filename, info->filename) || !to_string(qualname, info->qualname)) return nullptr;

@@ -234,6 +234,7 @@ struct Nest {
   int stack_depth = 0;              // values on CPython's stack at entry (outer iterators)
   int line = 0;                     // line of the `for`
   int end_line = 0;
+  int py_version = 0;               // of the code: 311, 312, 313 (sum() of floats differs)
 };
 
 }  // namespace stagepy::ir

@@ -44,6 +44,10 @@ enum class Builtin : uint16_t {
   NpFloat64Type, NpFloat32Type, NpInt64Type, NpInt32Type, NpInt16Type, NpInt8Type, NpUInt8Type, NpBoolType,
   // only as the iterable of a for loop (the lifter desugars them)
   Enumerate, Zip, Reversed,
+  // sum(g), any(g), all(g) of a generator expression: the lifter turns them into a loop
+  // (lift.cpp). In IR, a call with no argument (or sum's start) is the reduction's initial
+  // value, and sum(acc, x) one step of sum's addition
+  Sum, Any, All,
   Count_
 };
 const char* builtin_name(Builtin b);

@@ -81,7 +81,8 @@ int builtin_arity(Builtin b) {
     case Builtin::NpFmin: case Builtin::NpFmax:
       return 2;
     case Builtin::Range: case Builtin::Min: case Builtin::Max: case Builtin::Round: case Builtin::Complex:
-    case Builtin::Enumerate: case Builtin::Zip: case Builtin::Reversed:
+    case Builtin::Enumerate: case Builtin::Zip: case Builtin::Reversed: case Builtin::Sum: case Builtin::Any:
+    case Builtin::All:
       return -1;
     default:
       return 1;

@@ -397,6 +397,39 @@ class Infer {
     return !unbound(t) && (t->kind == Type::Kind::Module || t->kind == Type::Kind::Object);
   }
 
+  // The lifter's steps of sum()/any()/all() over a generator expression (lift.cpp), once
+  // the callee is known to be the builtin: the initial value (0, sum's start, False, True)
+  // and sum's addition. sum() adds as `+` does (its int and float fast paths give the
+  // same values), except that from Python 3.12 on it compensates the rounding of a run of
+  // Python floats (Neumaier), which kernels do not reproduce.
+  Expr reduction(const Expr& e, Builtin f, const std::vector<Expr>& args, const std::vector<TypeRef>& at,
+                 const Env& env, int ln) {
+    const int o = e->origin;
+    ir::ConstValue v;
+    if (at.empty()) {
+      if (f == Builtin::Sum) {
+        v.kind = ir::ConstValue::Kind::Int;
+      } else {
+        v.kind = ir::ConstValue::Kind::Bool;
+        v.b = f == Builtin::All;
+      }
+      return expr(ir::make_const(v, o), env);
+    }
+    if (f != Builtin::Sum || at.size() > 2) fail(std::string("calls ") + builtin_name(f) + "() on something other than a generator expression", ln);
+    if (at.size() == 1) {
+      if (!at[0]->is_scalar()) fail("calls sum() with a start that is a " + at[0]->str(), ln);
+      return args[1];
+    }
+    auto floats = [&](const TypeRef& t) {
+      for (auto& m : members(t))
+        if (m->kind == Type::Kind::PyFloat) return true;
+      return false;
+    };
+    if (nest_.py_version >= 312 && floats(at[0]) && floats(at[1]))
+      fail("sums Python floats with sum(), which compensates their rounding from Python 3.12 on", ln);
+    return expr(ir::make_binary(ir::BinOp::Add, e->args[1], e->args[2], false, o), env);
+  }
+
   Expr call(const Expr& e, const Env& env, int ln) {
     // z.conjugate(): a call of the builtin Conjugate on z.
     if (e->args[0]->kind == ExprNode::Kind::Attr && e->args[0]->name == "conjugate" && !object_attribute(e->args[0], env)) {
@@ -467,6 +500,8 @@ class Infer {
         if (!r) fail(fname + " of values that cannot share a variable", ln);
         return typed(e, args, r);
       }
+      case Builtin::Sum: case Builtin::Any: case Builtin::All:
+        return reduction(e, f, args, at, env, ln);
       default: break;
     }
     int arity = builtin_arity(f);

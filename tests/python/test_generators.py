@@ -1,0 +1,214 @@
+"""sum(), any() and all() of a generator expression inside a nest (lift.cpp: the lifter
+inlines the generator's loop, its yields becoming the reduction's steps). Differential
+against CPython: values and their exact types (a sum of ints stays a Python int, of
+np.float64 an np.float64), exceptions, the enclosing function's locals (the generator's
+own variables never leak into them), and the report's reasons where a nest must stay
+interpreted."""
+import sys
+
+import numpy as np
+import pytest
+
+import difftest
+from difftest import run, run_module
+
+
+def rand(shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def natively(recs):
+    assert sum(r["native_calls"] for r in recs) > 0, [(r["line"], r["reason"]) for r in recs]
+    return recs
+
+
+def test_sum_of_products_over_a_row():
+    natively(run("""
+    def f(A, x, out):
+        for i in range(A.shape[0]):
+            out[i] = sum(A[i, k] * x[k] for k in range(A.shape[1]))
+        return locals()
+    """, "f", lambda: (rand((20, 13)), rand(13, 1), np.zeros(20))))
+
+
+def test_a_filter_and_an_expression_around_the_sum():
+    natively(run("""
+    def f(A, x, out):
+        for i in range(A.shape[0]):
+            out[i] = 2.0 * sum(A[i, k] * x[k] for k in range(A.shape[1]) if k % 3 != i % 3) - 1.0
+        return locals()
+    """, "f", lambda: (rand((20, 13)), rand(13, 1), np.zeros(20))))
+
+
+def test_a_filter_that_skips_every_item_leaves_int_zero():
+    natively(run("""
+    def f(A, n):
+        r = []
+        t = 0
+        for i in range(n):
+            s = sum(A[k] for k in range(len(A)) if A[k] > 100.0)
+            t = t + s
+        return locals()
+    """, "f", lambda: (rand(9), 4)))
+
+
+def test_sum_of_python_ints_is_exact_past_64_bits():
+    # The running total overflows 64 bits: the kernel hands the statement to CPython.
+    recs = run("""
+    def f(xs, n):
+        t = 0
+        for i in range(n):
+            t += sum(x * (i + 1) for x in xs)
+        return locals()
+    """, "f", lambda: ([2 ** 61, 2 ** 61, 3, -5], 6), expect=None)
+    natively(run("""
+    def f(xs, n):
+        t = 0
+        for i in range(n):
+            t += sum(x * (i + 1) for x in xs)
+        return locals()
+    """, "f", lambda: ([1, 2, 3, -5, 7], 6)))
+
+
+def test_sum_with_a_start():
+    natively(run("""
+    def f(x, n):
+        t = 0.5
+        for r in range(n):
+            t = sum((x[i] for i in range(len(x))), t)
+        return locals()
+    """, "f", lambda: (rand(11), 3)))
+
+
+def test_any_and_all_stop_at_the_deciding_item():
+    natively(run("""
+    def f(A, hit, every):
+        for i in range(A.shape[0]):
+            hit[i] = any(A[i, j] > 1.5 for j in range(A.shape[1]))
+            every[i] = all(A[i, j] > -1.5 for j in range(A.shape[1]))
+        return locals()
+    """, "f", lambda: (rand((40, 7)), np.zeros(40, bool), np.zeros(40, bool))))
+
+
+def test_any_and_all_of_nothing():
+    natively(run("""
+    def f(n):
+        a = b = None
+        c = 0
+        for i in range(n):
+            a = any(j > 0 for j in range(i - i))
+            b = all(j > 0 for j in range(i - i))
+            c += 1
+        return locals()
+    """, "f", lambda: (5,)))
+
+
+def test_an_index_error_inside_the_generator():
+    # Row 3 reads past the end: CPython raises IndexError with rows 0..2 written.
+    natively(run("""
+    def f(A, out, w):
+        for i in range(out.shape[0]):
+            out[i] = sum(A[i + k] for k in range(w))
+        return locals()
+    """, "f", lambda: (np.arange(7.0), np.zeros(6), 5), expect=None))
+    run("""
+    def f(A, out, w):
+        for i in range(out.shape[0]):
+            out[i] = sum(A[i + k] for k in range(w))
+        return locals()
+    """, "f", lambda: (np.arange(7.0), np.zeros(6), 3))
+
+
+def test_nested_generators_and_the_generators_own_variables():
+    # `j` of the generator is not the function's `j`, which stays 99.
+    natively(run("""
+    def f(A, n):
+        j = 99
+        t = 0.0
+        for r in range(n):
+            t += sum(sum(A[i, j] * r for j in range(A.shape[1])) for i in range(A.shape[0]))
+        return locals()
+    """, "f", lambda: (rand((6, 5)), 3)))
+
+
+def test_the_generator_reads_variables_the_nest_assigns():
+    natively(run("""
+    def f(x, n):
+        c = 1.0
+        out = 0.0
+        for i in range(n):
+            c = c * 0.5 + i
+            out += sum(c * x[k] for k in range(len(x)))
+        return locals()
+    """, "f", lambda: (rand(9), 5)))
+
+
+def test_lists_of_lists_of_ints():
+    natively(run("""
+    def f(A, B, n):
+        C = [[0] * n for _ in range(n)]
+        for i in range(n):
+            for j in range(n):
+                C[i][j] = sum(A[i][k] * B[k][j] for k in range(n))
+        return locals()
+    """, "f", lambda: (np.arange(64).reshape(8, 8).tolist(), (np.arange(64) % 7).reshape(8, 8).tolist(), 8)))
+
+
+def test_sum_of_python_floats():
+    src = """
+    def f(x, n):
+        t = 0.0
+        for i in range(n):
+            t += sum(v * v for v in x)
+        return locals()
+    """
+    args = lambda: ([0.1, 1e16, -1e16, 0.3, 1e-3] * 3, 4)
+    recs = run(src, "f", args, expect=None)
+    if sys.version_info >= (3, 12):
+        # sum() compensates the rounding of Python floats (Neumaier): left to CPython.
+        difftest.assert_reason(recs, "compensates their rounding")
+    else:
+        natively(recs)
+
+
+def test_module_level_generator():
+    natively(run_module("""
+    total = 0.0
+    for i in range(n):
+        total += sum(A[i, k] for k in range(A.shape[1]))
+    """, lambda: {"A": rand((9, 4)), "n": 9}))
+
+
+def not_the_builtin_sum(g, start=0):
+    return 42
+
+
+def test_a_sum_that_is_not_the_builtin():
+    # The module's `sum` is another function: the nest must not take it for the builtin.
+    recs = run_module("""
+    total = 0
+    for i in range(n):
+        total += sum(k for k in range(i))
+    """, lambda: {"n": 5, "sum": not_the_builtin_sum}, expect="interpreted")
+    difftest.assert_reason(recs, "calls `sum`")
+
+
+@pytest.mark.parametrize("src, reason", [
+    ("""
+    def f(n):
+        t = 0
+        for i in range(n):
+            t += max(k * k % 7 for k in range(i + 1))
+        return locals()
+    """, "generator expression other than"),
+    ("""
+    def f(n):
+        t = 0
+        for i in range(n):
+            t += sum((y := k) for k in range(i))
+        return locals()
+    """, "(:=)"),
+])
+def test_what_stays_interpreted(src, reason):
+    recs = run(src, "f", lambda: (6,), expect="interpreted")
+    difftest.assert_reason(recs, reason)
