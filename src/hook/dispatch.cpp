@@ -612,6 +612,7 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
 // into it costs: it is left to CPython (re-measured every kSmallRetry calls).
 constexpr double kSmallWork_s = 90e-9;
 constexpr unsigned long long kSmallProbe = 64, kSmallRetry = 4096;
+constexpr unsigned kFailedBeforeSkipping = 3;
 
 PyObject* dispatch(NestState& s) {
   // Code rewritten while stagepy was enabled keeps its nest entries; after disable() they
@@ -627,6 +628,11 @@ PyObject* dispatch(NestState& s) {
     }
     s.too_small = false;  // measure again
     s.native_calls = s.native_s = 0;
+  }
+  if (s.skip_failing > 0) {  // recent calls' values could not be compiled for (below)
+    s.skip_failing--;
+    s.declined++;
+    Py_RETURN_NONE;
   }
   if (!s.user && s.calls < 100) return decline(s, "library code: compiled only once it has run 100 times");
   PyThreadState* ts = PyThreadState_Get();
@@ -815,11 +821,17 @@ PyObject* dispatch(NestState& s) {
     evict_kernels(sp);
   }
   if (!sp->kernel.ok) {
+    // Values a kernel could not be compiled for: finding that out again costs reading them
+    // (a list of lists is read whole) on every call. From the third such call in a row,
+    // the next 1, 2, 4... (at most 1024) calls go to CPython without looking.
+    if (++s.failed_in_a_row >= kFailedBeforeSkipping)
+      s.skip_failing = 1ULL << std::min(s.failed_in_a_row - kFailedBeforeSkipping, 10u);
     std::string why = sp->kernel.reason;
     if (sp->kernel.reason_line >= 0) why += " (line " + std::to_string(sp->kernel.reason_line) + ")";
     return decline(s, why);
   }
 
+  s.failed_in_a_row = 0;
   // Unbox.
   const KernelLayout& L = sp->kernel.layout;
   std::vector<int64_t> state((size_t)L.slots + 1, 0);

@@ -49,6 +49,11 @@ struct NestState {
   // Too little work per call: the call costs more than the loop (see dispatch.cpp).
   bool too_small = false;
   unsigned long long skipped_small = 0;
+  // Calls in a row whose values gave a specialization that could not be compiled, and how
+  // many calls to leave to CPython without looking (reading the values, lists above all,
+  // costs on every call; see dispatch.cpp).
+  unsigned failed_in_a_row = 0;
+  unsigned long long skip_failing = 0;
 
   // The static stage of the analysis (first dispatch), and the facts of the last call's
   // parameter values (most calls repeat them).

@@ -671,9 +671,16 @@ class Infer {
             if (m->is_complex() && !dtype_is_complex(bt.dtype))
               fail("stores a complex number into an array of " + std::string(dtype_name(bt.dtype)), s->line);
           // A list keeps the objects it is given: only a value of its elements' own type
-          // keeps it a list stagepy can hold (an int stored into a list of floats stays an int).
-          if (bt.pylist && !types::same(f.value->type, elem))
-            fail("stores a " + f.value->type->str() + " into a " + bt.str(), s->line);
+          // keeps it a list stagepy can hold (an int stored into a list of floats stays an
+          // int). Codegen hands a store of any other value to CPython (`s = 0` before a
+          // loop that may run no iteration and `L[i] = s` after it: the int is stored only
+          // when the loop was empty).
+          if (bt.pylist && !types::same(f.value->type, elem)) {
+            bool member = false;
+            for (auto& m : members(f.value->type)) member = member || types::same(m, elem);
+            if (!member && !(elem->kind == Type::Kind::PyFloat && f.value->type->kind == Type::Kind::PyInt))
+              fail("stores a " + f.value->type->str() + " into a " + bt.str(), s->line);
+          }
           // A buffer converts what it is given as its own setitem does: ints (and bools)
           // into integer and float items, floats into float items, bools into '?' items.
           if (bt.pybuf) {

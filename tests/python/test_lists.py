@@ -8,6 +8,7 @@ import pytest
 
 import stagepy
 from difftest import assert_reason, run, run_module
+from helpers import compile_module
 
 
 def ints(n, seed=0, lo=-50, hi=50):
@@ -211,6 +212,54 @@ def test_store_of_another_type_stays_interpreted():
         return A
     """, "f", lambda: (ints(10, 1), 10), expect="interpreted")
     assert "stores a float into a list of ints" in recs[0]["reason"]
+
+
+@pytest.mark.parametrize("m", [7, 0])
+def test_a_sum_started_at_int_zero_goes_into_a_list_of_floats(m):
+    # `s = 0` then a loop: s is a float after a non-empty loop, the int 0 after an empty
+    # one (CPython then stores the int, and the list holds both; the kernel hands that
+    # store to CPython).
+    recs = run("""
+    def f(A, C, n, m):
+        for i in range(n):
+            s = 0
+            for k in range(m):
+                s += A[i][k] * 0.5
+            C[i] = s
+        return locals()
+    """, "f", lambda: (matrix(6, 7), floats(6, 3), 6, m))
+    assert recs[0]["status"] == "cpu", recs[0]["reason"]
+
+
+def test_a_value_that_is_sometimes_an_int_goes_into_a_list_of_floats():
+    run("""
+    def f(A, C, n):
+        for i in range(n):
+            x = 0
+            if A[i] > 0:
+                x = A[i] * 2.0
+            C[i] = x
+        return locals()
+    """, "f", lambda: (floats(12, 4), floats(12, 5), 12), expect="bail")
+
+
+def test_a_nest_that_failed_for_some_values_still_compiles_for_others():
+    # Values a kernel cannot be compiled for are not looked at again on every call (calls
+    # back off, reading lists costs); values it can be compiled for still get a kernel.
+    with stagepy.enable():
+        ns = {}
+        exec(compile_module("""
+def f(A, n):
+    for i in range(n):
+        A[i] = A[i] / 2
+    return A
+"""), ns)
+        for _ in range(20):
+            assert ns["f"](ints(8, 1), 8) == [x / 2 for x in ints(8, 1)]
+        for _ in range(2100):
+            assert ns["f"](floats(8, 2), 8) == [x / 2 for x in floats(8, 2)]
+    rec = [r for r in stagepy.report() if r["function"] == "f" and r["calls"] == 2120]
+    assert rec and rec[0]["native_calls"] > 1000, rec
 
 
 def test_row_shared_with_another_argument_stays_interpreted():

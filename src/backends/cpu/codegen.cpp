@@ -2254,6 +2254,19 @@ class Gen {
           if (base.t->kind == Type::Kind::Unbound || idx.t->kind == Type::Kind::Unbound ||
               p.value.t->kind == Type::Kind::Unbound)
             break;
+          if (base.t->pylist && !types::same(p.value.t, list_item_type(base.t))) {
+            // Another type of value would make the list one kernels cannot hold: CPython
+            // stores it (type inference allows this only where it may not happen).
+            const TypeRef item = list_item_type(base.t);
+            bool member = false;
+            for (auto& m : members(p.value.t)) member = member || types::same(m, item);
+            if (!member) {
+              bail_unless(B.getFalse());
+              break;
+            }
+            bail_unless(B.CreateICmpEQ(operand_tag(p.value), c8(tag_of(item))));
+            p.value = scalar(item, hetero(p.value.t) ? from_bits(p.value.v, item) : p.value.v);
+          }
           p.addr = index_array(base, index_list(idx), f.origin).v;
           p.stored = to_dtype(p.value, base.t->dtype);
           break;
@@ -2283,6 +2296,16 @@ class Gen {
         }
         B.CreateAlignedStore(p.stored, p.addr, llvm::Align(nb));
       }
+    }
+  }
+
+  // The Python type of a list's items as kernels hold them.
+  static TypeRef list_item_type(const TypeRef& list) {
+    switch (list->dtype) {
+      case DType::Float64: return types::py_float();
+      case DType::Int64: return types::py_int();
+      case DType::Bool: return types::py_bool();
+      default: return types::py_complex();
     }
   }
 
