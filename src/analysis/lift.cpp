@@ -127,6 +127,8 @@ struct Reduction {
   Builtin kind = Builtin::Sum;  // Sum, Any, All
   Expr callee;                  // the enclosing code's `sum` (whose identity typing checks)
   int acc = -1;                 // the hidden variable holding the result
+  int comp = -1;                // sum: the compensation of a run of Python floats (3.12+)
+  int item = -1;                // sum: the item being added
   SVal iter;                    // the generator's argument `.0`: its first iterable
   int resume = -1;              // where CPython takes over: the consuming statement
   int id = 0;                   // numbers the generator's hidden variables
@@ -906,14 +908,32 @@ class Lifter {
     init.var = red.acc;
     init.value = ir::make_call(callee, start ? std::vector<Expr>{start} : std::vector<Expr>{}, {}, o);
     init.origin = o;
-    out.push_back(ir::make_seg({init}, red.resume, st.stmt_line));
-    const int acc = red.acc;
+    std::vector<ir::Effect> inits{init};
+    if (red.kind == Builtin::Sum) {
+      // sum() from Python 3.12 on carries a compensation beside a float total (typing
+      // decides whether it takes part, from the types and the Python version).
+      const std::string base = nest_.vars[(size_t)red.acc].name;
+      red.comp = hidden_var(ir::Var::Storage::Temp, base + ".compensation");
+      red.item = hidden_var(ir::Var::Storage::Temp, base + ".item");
+      nest_.vars[(size_t)red.comp].assigned = nest_.vars[(size_t)red.item].assigned = true;
+      ir::ConstValue zero;
+      zero.kind = ir::ConstValue::Kind::Float;
+      ir::Effect c0 = init;
+      c0.var = red.comp;
+      c0.value = ir::make_const(zero, o);
+      inits.push_back(c0);
+    }
+    out.push_back(ir::make_seg(std::move(inits), red.resume, st.stmt_line));
+    const Reduction r = red;
     Lifter child(*c.code, c.spec, this, std::move(red));
     out.push_back(child.lift_generator(in.line));
-    st.stack.push_back(of(ir::make_load(acc, o)));
+    Expr result = ir::make_load(r.acc, o);
+    if (r.kind == Builtin::Sum)
+      result = ir::make_call(r.callee, {result, ir::make_load(r.comp, o)}, {"result"}, o);
+    st.stack.push_back(of(result));
   }
 
-  // One yield of a child: sum adds (`sum(acc, x)`, which typing makes sum()'s addition);
+  // One yield of a child: sum adds (the steps typing turns into sum()'s addition);
   // any and all set their answer and leave the loop at the first item that decides it.
   void reduce(Expr x, State& st, std::vector<Stmt>& out, const Instr& in) {
     const int o = in.offset;
@@ -922,7 +942,19 @@ class Lifter {
     e.var = red_.acc;
     e.origin = o;
     if (red_.kind == Builtin::Sum) {
-      e.value = ir::make_call(red_.callee, {load(red_.acc, st, o), x}, {}, o);
+      // item = x; then, both from the old values: compensation = sum(total, compensation,
+      // item; compensation) and total = sum(total, compensation, item; total).
+      ir::Effect it = e;
+      it.var = red_.item;
+      it.value = x;
+      add_effect(st, it, in.line);
+      flush(st, out);
+      std::vector<Expr> args{load(red_.acc, st, o), load(red_.comp, st, o), load(red_.item, st, o)};
+      ir::Effect ec = e;
+      ec.var = red_.comp;
+      ec.value = ir::make_call(red_.callee, args, {"compensation"}, o);
+      e.value = ir::make_call(red_.callee, args, {"total"}, o);
+      add_effect(st, ec, in.line);
       add_effect(st, e, in.line);
       return;
     }

@@ -398,36 +398,90 @@ class Infer {
   }
 
   // The lifter's steps of sum()/any()/all() over a generator expression (lift.cpp), once
-  // the callee is known to be the builtin: the initial value (0, sum's start, False, True)
-  // and sum's addition. sum() adds as `+` does (its int and float fast paths give the
-  // same values), except that from Python 3.12 on it compensates the rounding of a run of
-  // Python floats (Neumaier), which kernels do not reproduce.
+  // the callee is known to be the builtin. Without keywords: the initial value (0, sum's
+  // start, False, True). sum(total, compensation, item; total | compensation) is one step
+  // and sum(total, compensation; result) the value sum() returns. sum() adds as `+` does
+  // (its int fast path gives the same values), except that from Python 3.12 on a float
+  // total meeting Python floats runs Neumaier's compensated summation, which is spelled
+  // out here exactly as CPython's builtin_sum_impl computes it.
   Expr reduction(const Expr& e, Builtin f, const std::vector<Expr>& args, const std::vector<TypeRef>& at,
                  const Env& env, int ln) {
     const int o = e->origin;
-    ir::ConstValue v;
-    if (at.empty()) {
-      if (f == Builtin::Sum) {
-        v.kind = ir::ConstValue::Kind::Int;
-      } else {
-        v.kind = ir::ConstValue::Kind::Bool;
-        v.b = f == Builtin::All;
-      }
-      return expr(ir::make_const(v, o), env);
-    }
-    if (f != Builtin::Sum || at.size() > 2) fail(std::string("calls ") + builtin_name(f) + "() on something other than a generator expression", ln);
-    if (at.size() == 1) {
+    auto constant = [&](ir::ConstValue::Kind k, double x, bool b) {
+      ir::ConstValue v;
+      v.kind = k;
+      v.f = x;
+      v.b = b;
+      return ir::make_const(v, o);
+    };
+    const std::string step = e->kwnames.empty() ? "" : e->kwnames[0];
+    if (step.empty()) {
+      if (at.empty())
+        return expr(f == Builtin::Sum ? constant(ir::ConstValue::Kind::Int, 0, false)
+                                      : constant(ir::ConstValue::Kind::Bool, 0, f == Builtin::All), env);
+      if (f != Builtin::Sum || at.size() > 1)
+        fail(std::string("calls ") + builtin_name(f) + "() on something other than a generator expression", ln);
       if (!at[0]->is_scalar()) fail("calls sum() with a start that is a " + at[0]->str(), ln);
       return args[1];
     }
-    auto floats = [&](const TypeRef& t) {
+    if (f != Builtin::Sum || e->kwnames.size() != 1 || !((step == "result" && at.size() == 2) || at.size() == 3))
+      fail("calls sum() with keyword arguments", ln);
+    auto has = [&](const TypeRef& t, std::initializer_list<Type::Kind> ks) {
       for (auto& m : members(t))
-        if (m->kind == Type::Kind::PyFloat) return true;
+        for (auto k : ks)
+          if (m->kind == k) return true;
       return false;
     };
-    if (nest_.py_version >= 312 && floats(at[0]) && floats(at[1]))
-      fail("sums Python floats with sum(), which compensates their rounding from Python 3.12 on", ln);
-    return expr(ir::make_binary(ir::BinOp::Add, e->args[1], e->args[2], false, o), env);
+    auto only = [&](const TypeRef& t, std::initializer_list<Type::Kind> ks) {
+      for (auto& m : members(t)) {
+        bool in = false;
+        for (auto k : ks) in = in || m->kind == k;
+        if (!in) return false;
+      }
+      return true;
+    };
+    using TK = Type::Kind;
+    const Expr& total = e->args[1];
+    const Expr& comp = e->args[2];
+    // A nonzero compensation implies a float total: it grows only while the total and the
+    // item are Python floats, and goes back to 0 when the total leaves the float path. So
+    // the result and the step leaving the path may add it whatever the total's type.
+    const bool compensated = nest_.py_version >= 312 && has(at[0], {TK::PyFloat});
+    const std::string why = "sums Python floats with sum() where stagepy cannot follow its compensated summation "
+                            "(Python 3.12+): the total or the items change type";
+    // The total with the compensation added, as CPython does when leaving the float path:
+    // only a nonzero finite one (c - c == 0 holds for finite c only).
+    auto flushed = [&]() {
+      Expr nonzero = ir::make_compare(ir::CmpOp::NE, comp, constant(ir::ConstValue::Kind::Float, 0, false), o);
+      Expr finite = ir::make_compare(ir::CmpOp::EQ, ir::make_binary(ir::BinOp::Sub, comp, comp, false, o),
+                                     constant(ir::ConstValue::Kind::Float, 0, false), o);
+      Expr both = ir::make_cond(nonzero, finite, nonzero, o);
+      return ir::make_cond(both, ir::make_binary(ir::BinOp::Add, total, comp, false, o), total, o);
+    };
+    if (step == "result") return expr(compensated ? flushed() : total, env);
+    const Expr& item = e->args[3];
+    const TypeRef& it = at[2];
+    const bool float_items = only(it, {TK::PyFloat}), int_items = only(it, {TK::PyInt, TK::PyBool});
+    const bool other_items = !has(it, {TK::PyFloat, TK::PyInt, TK::PyBool});
+    if (compensated && !(other_items || int_items || (float_items && at[0]->kind == TK::PyFloat))) fail(why, ln);
+    if (step == "total") {
+      Expr base = compensated && other_items ? flushed() : total;
+      return expr(ir::make_binary(ir::BinOp::Add, base, item, false, o), env);
+    }
+    if (step != "compensation") fail("calls sum() with keyword arguments", ln);
+    if (!compensated || int_items) return expr(comp, env);
+    if (other_items) return expr(constant(ir::ConstValue::Kind::Float, 0, false), env);
+    // Neumaier: t = total + x; c += (|total| >= |x|) ? (total - t) + x : (x - t) + total.
+    auto add = [&](const Expr& a, const Expr& b) { return ir::make_binary(ir::BinOp::Add, a, b, false, o); };
+    auto sub = [&](const Expr& a, const Expr& b) { return ir::make_binary(ir::BinOp::Sub, a, b, false, o); };
+    auto fabs_ = [&](const Expr& a) {  // NaN stays NaN, so comparisons with it fail as fabs's do
+      Expr neg = ir::make_compare(ir::CmpOp::LT, a, constant(ir::ConstValue::Kind::Float, 0, false), o);
+      return ir::make_cond(neg, ir::make_unary(ir::UnOp::Neg, a, o), a, o);
+    };
+    Expr t = add(total, item);
+    Expr bigger = ir::make_compare(ir::CmpOp::GE, fabs_(total), fabs_(item), o);
+    Expr delta = ir::make_cond(bigger, add(sub(total, t), item), add(sub(item, t), total), o);
+    return expr(add(comp, delta), env);
   }
 
   Expr call(const Expr& e, const Env& env, int ln) {
@@ -453,8 +507,10 @@ class Infer {
     for (size_t i = 1; i < e->args.size(); i++) args.push_back(expr(e->args[i], env));
     for (auto& a : args)
       if (unbound(a->type)) return typed(e, args, types::unbound());
-    if (!e->kwnames.empty()) fail("calls with keyword arguments", ln);
     const Type& ct = *callee->type;
+    // (The lifter's steps of sum() name their kind as a keyword.)
+    if (!e->kwnames.empty() && !(ct.kind == Type::Kind::Callable && ct.builtin == Builtin::Sum))
+      fail("calls with keyword arguments", ln);
     if (ct.kind != Type::Kind::Callable) {
       std::string name = e->args[0]->kind == ExprNode::Kind::Load ? nest_.vars[e->args[0]->var].name
                        : e->args[0]->kind == ExprNode::Kind::Attr ? e->args[0]->name : "a value";
