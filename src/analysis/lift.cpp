@@ -906,7 +906,7 @@ class Lifter {
     ir::Effect init;
     init.kind = ir::Effect::Kind::Assign;
     init.var = red.acc;
-    init.value = ir::make_call(callee, start ? std::vector<Expr>{start} : std::vector<Expr>{}, {}, o);
+    init.value = step_call(callee, start ? std::vector<Expr>{start} : std::vector<Expr>{}, "init", o);
     init.origin = o;
     std::vector<ir::Effect> inits{init};
     if (red.kind == Builtin::Sum) {
@@ -929,8 +929,15 @@ class Lifter {
     out.push_back(child.lift_generator(in.line));
     Expr result = ir::make_load(r.acc, o);
     if (r.kind == Builtin::Sum)
-      result = ir::make_call(r.callee, {result, ir::make_load(r.comp, o)}, {"result"}, o);
+      result = step_call(r.callee, {result, ir::make_load(r.comp, o)}, "result", o);
     st.stack.push_back(of(result));
+  }
+
+  // A call of the reduction's callee that is one of the lifter's steps (ir.h: Call's name).
+  static Expr step_call(const Expr& callee, std::vector<Expr> args, const char* step, int o) {
+    auto e = std::make_shared<ir::ExprNode>(*ir::make_call(callee, std::move(args), {}, o));
+    e->name = step;
+    return e;
   }
 
   // One yield of a child: sum adds (the steps typing turns into sum()'s addition);
@@ -943,7 +950,7 @@ class Lifter {
     e.origin = o;
     if (red_.kind == Builtin::Sum) {
       // item = x; then, both from the old values: compensation = sum(total, compensation,
-      // item; compensation) and total = sum(total, compensation, item; total).
+      // item) and total = sum(total, compensation, item), steps "compensation" and "total".
       ir::Effect it = e;
       it.var = red_.item;
       it.value = x;
@@ -952,8 +959,8 @@ class Lifter {
       std::vector<Expr> args{load(red_.acc, st, o), load(red_.comp, st, o), load(red_.item, st, o)};
       ir::Effect ec = e;
       ec.var = red_.comp;
-      ec.value = ir::make_call(red_.callee, args, {"compensation"}, o);
-      e.value = ir::make_call(red_.callee, args, {"total"}, o);
+      ec.value = step_call(red_.callee, args, "compensation", o);
+      e.value = step_call(red_.callee, args, "total", o);
       add_effect(st, ec, in.line);
       add_effect(st, e, in.line);
       return;

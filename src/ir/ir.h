@@ -96,7 +96,9 @@ struct ExprNode {
   int origin = -1;     // bytecode offset of the instruction it came from (for errors)
   ConstValue value;    // Const
   int var = -1;        // Load: index into Nest::vars
-  std::string name;    // Attr
+  std::string name;    // Attr; Call: the step of sum()/any()/all() of a generator expression
+                       // the lifter made ("init", "total", "compensation", "result"; lift.cpp),
+                       // empty for a call in the program
   int pseudo = -1;     // Attr on a variable the nest never assigns: the Attr variable for it
   bool check_bound = false;  // typed Load of a variable that may be unbound here
   BinOp binop = BinOp::Add;

@@ -60,7 +60,7 @@ std::string to_string(const Expr& e, const Nest& n) {
     case K::Compare: return typed(e, "(" + a(0) + " " + cmpop_name(e->cmpop) + " " + a(1) + ")");
     case K::Truth: return typed(e, "bool(" + a(0) + ")");
     case K::Call: {
-      std::string s = a(0) + "(";
+      std::string s = a(0) + (e->name.empty() ? "" : "." + e->name) + "(";  // sum.total(...): a lifter's step
       size_t npos = e->args.size() - 1 - e->kwnames.size();
       for (size_t i = 1; i < e->args.size(); i++) {
         s += (i > 1 ? ", " : "");

@@ -398,9 +398,10 @@ class Infer {
   }
 
   // The lifter's steps of sum()/any()/all() over a generator expression (lift.cpp), once
-  // the callee is known to be the builtin. Without keywords: the initial value (0, sum's
-  // start, False, True). sum(total, compensation, item; total | compensation) is one step
-  // and sum(total, compensation; result) the value sum() returns. sum() adds as `+` does
+  // the callee is known to be the builtin (ir.h: Call's name). "init": the initial value
+  // (0, sum's start, False, True); sum(total, compensation, item) as "total" and
+  // "compensation" is one step, and sum(total, compensation) as "result" the value sum()
+  // returns. sum() adds as `+` does
   // (its int fast path gives the same values), except that from Python 3.12 on a float
   // total meeting Python floats runs Neumaier's compensated summation, which is spelled
   // out here exactly as CPython's builtin_sum_impl computes it.
@@ -414,8 +415,10 @@ class Infer {
       v.b = b;
       return ir::make_const(v, o);
     };
-    const std::string step = e->kwnames.empty() ? "" : e->kwnames[0];
-    if (step.empty()) {
+    const std::string& step = e->name;
+    if (step.empty())  // the program's own call: sum() of a list, a row...
+      fail(std::string("calls ") + builtin_name(f) + "() on something other than a generator expression", ln);
+    if (step == "init") {
       if (at.empty())
         return expr(f == Builtin::Sum ? constant(ir::ConstValue::Kind::Int, 0, false)
                                       : constant(ir::ConstValue::Kind::Bool, 0, f == Builtin::All), env);
@@ -424,8 +427,8 @@ class Infer {
       if (!at[0]->is_scalar()) fail("calls sum() with a start that is a " + at[0]->str(), ln);
       return args[1];
     }
-    if (f != Builtin::Sum || e->kwnames.size() != 1 || !((step == "result" && at.size() == 2) || at.size() == 3))
-      fail("calls sum() with keyword arguments", ln);
+    if (f != Builtin::Sum || !((step == "result" && at.size() == 2) || at.size() == 3))
+      fail("internal error: a step of sum() with " + std::to_string(at.size()) + " arguments", ln);
     auto has = [&](const TypeRef& t, std::initializer_list<Type::Kind> ks) {
       for (auto& m : members(t))
         for (auto k : ks)
@@ -468,7 +471,7 @@ class Infer {
       Expr base = compensated && other_items ? flushed() : total;
       return expr(ir::make_binary(ir::BinOp::Add, base, item, false, o), env);
     }
-    if (step != "compensation") fail("calls sum() with keyword arguments", ln);
+    if (step != "compensation") fail("internal error: a step of sum() named " + step, ln);
     if (!compensated || int_items) return expr(comp, env);
     if (other_items) return expr(constant(ir::ConstValue::Kind::Float, 0, false), env);
     // Neumaier: t = total + x; c += (|total| >= |x|) ? (total - t) + x : (x - t) + total.
@@ -508,9 +511,7 @@ class Infer {
     for (auto& a : args)
       if (unbound(a->type)) return typed(e, args, types::unbound());
     const Type& ct = *callee->type;
-    // (The lifter's steps of sum() name their kind as a keyword.)
-    if (!e->kwnames.empty() && !(ct.kind == Type::Kind::Callable && ct.builtin == Builtin::Sum))
-      fail("calls with keyword arguments", ln);
+    if (!e->kwnames.empty()) fail("calls with keyword arguments", ln);
     if (ct.kind != Type::Kind::Callable) {
       std::string name = e->args[0]->kind == ExprNode::Kind::Load ? nest_.vars[e->args[0]->var].name
                        : e->args[0]->kind == ExprNode::Kind::Attr ? e->args[0]->name : "a value";

@@ -257,3 +257,22 @@ def test_a_sum_that_is_not_the_builtin():
 def test_what_stays_interpreted(src, reason):
     recs = run(src, "f", lambda: (6,), expect="interpreted")
     difftest.assert_reason(recs, reason)
+
+
+def test_sum_any_all_of_other_things_stay_with_cpython():
+    # Only generator expressions are lifted: sum() of a number raises TypeError in CPython.
+    recs = run("""
+    def f(x, n):
+        t = 0.0
+        r = None
+        for i in range(n):
+            try_it = x[i]
+            t += try_it
+        try:
+            for i in range(n):
+                r = sum(x[i])
+        except TypeError as e:
+            r = str(e)
+        return locals()
+    """, "f", lambda: (np.arange(4.0), 4), expect=None)
+    difftest.assert_reason(recs, "other than a generator expression")
