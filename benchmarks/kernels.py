@@ -102,6 +102,10 @@ SOURCE = textwrap.dedent("""
             for r in range(A.shape[0]):
                 B[r, c] = A[r, c] * 2.0 + 1.0
 
+    def matvec_sum(A, x, out):
+        for i in range(A.shape[0]):
+            out[i] = sum(A[i, k] * x[k] for k in range(A.shape[1]))
+
     def gemm_ijk(A, B, C):
         n, m, p = A.shape[0], B.shape[1], A.shape[1]
         for i in range(n):
@@ -217,6 +221,7 @@ def cases(scale):
         "matsum": (lambda f: f(M), lambda: M.sum(), f"{M.shape[0]}x{M.shape[1]}, s = 0.0 then np.float64"),
         "colscale": (lambda f: f(R, np.empty_like(R)), lambda: R * 2.0 + 1.0, f"{n_r}x{n_r}, column by column"),
         "gemm_ijk": (lambda f: f(A, B, np.zeros((n_g, n_g))), lambda: A @ B, f"{n_g}x{n_g}, C[i, j] += ..."),
+        "matvec_sum": (lambda f: f(R, R[0], np.zeros(n_r)), lambda: R @ R[0], f"{n_r}x{n_r}, sum() of a generator"),
         "argmax": (lambda f: f(a), lambda: a.argmax(), f"n={n_d}, first index of the max"),
         "count": (lambda f: f(a, 0.5), lambda: np.count_nonzero(a > 0.5), f"n={n_d}, Python int count"),
         "nbody": (lambda f: f(pos, mass, np.zeros((n_b, 3)), 0.1), lambda: nbody_numpy(pos, mass, 0.1),
@@ -311,10 +316,13 @@ def main():
         t_n = best(lambda: call(fast[name]), args.repeat)
         t_nb = t_pr = None
         if jitted:
-            call(jitted[name])  # compile
-            t_nb = best(lambda: call(jitted[name]), args.repeat)
-            call(pranged[name])
-            t_pr = best(lambda: call(pranged[name]), args.repeat)
+            try:
+                call(jitted[name])  # compile
+                t_nb = best(lambda: call(jitted[name]), args.repeat)
+                call(pranged[name])
+                t_pr = best(lambda: call(pranged[name]), args.repeat)
+            except numba.core.errors.NumbaError as e:  # what numba does not compile: "-"
+                print(f"(numba cannot compile {name}: {str(e).splitlines()[1:2]})", file=sys.stderr)
         t_np = best(np_version, args.repeat) if np_version else None
         print(f"| {name} | {size} | {t_py:.3f} | {firsts[name]:.4f} | {fmt(t_1)} | {fmt(t_n)} | {fmt(t_nb)} | "
               f"{fmt(t_pr)} | {fmt(t_np)} | {t_py / t_1:.0f}x | {ratio(t_1, t_n)} | {ratio(t_nb, t_n)} | "
