@@ -214,7 +214,8 @@ def normalize(code, instrs=None):
 
 def normalize_consts(consts):
     """Constants as (kind, value) pairs the lifter understands: kind is one of
-    'none', 'bool', 'int', 'float', 'complex', 'tuple' (value: list of pairs), or 'other'."""
+    'none', 'bool', 'int', 'float', 'complex', 'tuple' (value: list of pairs), 'names' (a tuple
+    of strings: a call's keyword names), or 'other'."""
     def one(c):
         t = type(c)
         if c is None:
@@ -227,6 +228,8 @@ def normalize_consts(consts):
             return ("float", c)
         if t is complex:
             return ("complex", c)
+        if t is tuple and c and all(type(x) is str for x in c):
+            return ("names", list(c))  # a call's keyword names (KW_NAMES, CALL_KW)
         if t is tuple:
             return ("tuple", [one(x) for x in c])
         return ("other", 0)

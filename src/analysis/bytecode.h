@@ -63,11 +63,13 @@ struct CodeInfo;
 struct Const {
   // Code: a generator expression's code object (`code`), whose loop over its argument `.0`
   // is `spec`; other code objects are Other.
-  enum class Kind : uint8_t { None, Bool, Int, Float, Complex, Tuple, Code, Other } kind = Kind::Other;
+  // Names: a tuple of strings (a call's keyword names, `names`).
+  enum class Kind : uint8_t { None, Bool, Int, Float, Complex, Tuple, Code, Names, Other } kind = Kind::Other;
   int64_t i = 0;
   double f = 0.0;   // Float; Complex: the real part
   double f2 = 0.0;  // Complex: the imaginary part
   std::vector<Const> elems;
+  std::vector<std::string> names;
   std::shared_ptr<const CodeInfo> code;
   LoopSpec spec;
 };

@@ -32,6 +32,7 @@ struct SVal {
     // the closure's cells, the function made of them, and that function called on its
     // first iterable (`inner`, a RangeIter).
     Code, Closure, GenFunc, Generator,
+    KwNames,    // 3.13: the keyword names CALL_KW takes (`names`)
   } k = K::Expr;
   Expr e;
   int loop = -1;
@@ -45,6 +46,7 @@ struct SVal {
   bool shared = false;  // duplicated by COPY: discarding it evaluates nothing
   int origin = -1;
   int cidx = -1;                       // Code, GenFunc, Generator
+  std::vector<std::string> names;      // KwNames
   std::shared_ptr<const SVal> inner;         // Generator
 };
 
@@ -73,6 +75,7 @@ struct State {
   int nest_line_of_pending = -1;
   bool after_loop_store = false;    // the last instruction stored a for loop's variable
   std::vector<int> popped_iters;    // For loops whose iterator this path popped (break)
+  std::vector<std::string> kwnames; // 3.11/3.12: KW_NAMES's names, for the next CALL
 };
 
 struct Ctx {
@@ -411,8 +414,12 @@ class Lifter {
       r.args = {minus_one(hi), lo ? minus_one(lo) : int_const(-1, o), int_const(-1, o)};
       return r;
     }
-    if (name != "enumerate" && name != "zip") return r;
-    if (!v->kwnames.empty()) fail("calls " + name + "() with keyword arguments", line);
+    if (name != "enumerate" && name != "zip") {
+      if (!v->kwnames.empty()) fail("loops over a call with keyword arguments", line);
+      return r;
+    }
+    const bool start_kw = name == "enumerate" && v->kwnames.size() == 1 && v->kwnames[0] == "start";
+    if (!v->kwnames.empty() && !start_kw) fail("calls " + name + "() with keyword arguments", line);
     r.form = name == "zip" ? Iter::Zip : Iter::Enumerate;
     if (r.form == Iter::Enumerate) {
       if (r.args.empty() || r.args.size() > 2) fail("calls enumerate() with " + std::to_string(r.args.size()) + " arguments", line);
@@ -485,6 +492,12 @@ class Lifter {
       }
       case Op::LOAD_CONST:
         if (in.iarg < 0 || in.iarg >= (int)code_.consts.size()) fail("bad constant index", in.line);
+        if (code_.consts[(size_t)in.iarg].kind == Const::Kind::Names) {
+          SVal n = special(SVal::K::KwNames);
+          n.names = code_.consts[(size_t)in.iarg].names;
+          st.stack.push_back(n);
+          break;
+        }
         if (code_.consts[(size_t)in.iarg].kind == Const::Kind::Code) {
           SVal c = special(SVal::K::Code);
           c.cidx = in.iarg;
@@ -581,8 +594,24 @@ class Lifter {
         st.stack.push_back(of(ir::make_unary(ir::UnOp::Pos, pop_expr(st, in), o)));
         break;
       case Op::TO_BOOL: st.stack.push_back(of(ir::make_truth(pop_expr(st, in), o))); break;
+      case Op::KW_NAMES:
+        if (in.iarg < 0 || in.iarg >= (int)code_.consts.size() || code_.consts[(size_t)in.iarg].kind != Const::Kind::Names)
+          fail(friendly(in), in.line);
+        st.kwnames = code_.consts[(size_t)in.iarg].names;
+        break;
+      case Op::CALL_KW: {
+        SVal names = pop(st, in);
+        if (names.k != SVal::K::KwNames) fail(friendly(in), in.line);
+        st.kwnames = names.names;
+      }
+        [[fallthrough]];
       case Op::CALL: {
         int n = in.iarg;
+        // The last kw.size() arguments are keyword arguments (typing refuses them but for
+        // the few calls that take them: enumerate's and sum's start).
+        std::vector<std::string> kw = std::move(st.kwnames);
+        st.kwnames.clear();
+        if ((int)kw.size() > n) fail(friendly(in), in.line);
         if (n == 0 && st.stack.size() >= 2 && st.stack.back().k == SVal::K::RangeIter &&
             st.stack[st.stack.size() - 2].k == SVal::K::GenFunc) {
           // The generator function called on its first iterable's iterator: a generator.
@@ -593,7 +622,7 @@ class Lifter {
           break;
         }
         if (n >= 1 && n <= 2 && (int)st.stack.size() >= n + 2 && st.stack[st.stack.size() - (size_t)n].k == SVal::K::Generator) {
-          inline_generator(n, st, out, in);
+          inline_generator(n, kw, st, out, in);
           break;
         }
         std::vector<Expr> args(n);
@@ -603,7 +632,7 @@ class Lifter {
         if (a.k == SVal::K::Null && b.k == SVal::K::Expr) callee = b.e;
         else if (b.k == SVal::K::Null && a.k == SVal::K::Expr) callee = a.e;
         else fail("calls a method", in.line);
-        st.stack.push_back(of(ir::make_call(callee, std::move(args), {}, o)));
+        st.stack.push_back(of(ir::make_call(callee, std::move(args), std::move(kw), o)));
         break;
       }
       case Op::BUILD_TUPLE: {
@@ -879,8 +908,9 @@ class Lifter {
   // generator may not assign anything of the enclosing scope, so its loop has no effect but
   // on hidden variables: wherever the kernel stops in it, CPython runs the whole statement
   // consuming it again.
-  void inline_generator(int n, State& st, std::vector<Stmt>& out, const Instr& in) {
+  void inline_generator(int n, const std::vector<std::string>& kw, State& st, std::vector<Stmt>& out, const Instr& in) {
     const int o = in.offset;
+    if (!kw.empty() && !(n == 2 && kw.size() == 1 && kw[0] == "start")) fail(friendly(in), in.line);
     Expr start;
     if (n == 2) start = pop_expr(st, in);
     SVal g = pop(st, in);

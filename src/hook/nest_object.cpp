@@ -53,6 +53,15 @@ bool to_const(PyObject* pair, analysis::Const& c) {
       if (!to_const(PySequence_Fast_GET_ITEM(seq.get(), i), e)) return false;
       c.elems.push_back(std::move(e));
     }
+  } else if (kind == "names") {
+    c.kind = K::Names;
+    PyRef seq = PyRef::steal(PySequence_Fast(v, "names"));
+    if (!seq) return false;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq.get()); i++) {
+      std::string n;
+      if (!to_string(PySequence_Fast_GET_ITEM(seq.get(), i), n)) return false;
+      c.names.push_back(std::move(n));
+    }
   } else if (kind == "genexpr") {
     // (CodeInfo, entry, FOR_ITER, exit): a generator expression and its loop over `.0`.
     PyObject* info;

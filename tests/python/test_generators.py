@@ -81,6 +81,16 @@ def test_sum_with_a_start():
     """, "f", lambda: (rand(11), 3)))
 
 
+def test_sum_with_start_as_a_keyword():
+    natively(run("""
+    def f(x, n):
+        t = 1
+        for r in range(n):
+            t = sum((int(x[i]) * r for i in range(len(x))), start=t)
+        return locals()
+    """, "f", lambda: (np.arange(7.0), 4)))
+
+
 def test_any_and_all_stop_at_the_deciding_item():
     natively(run("""
     def f(A, hit, every):

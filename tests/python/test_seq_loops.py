@@ -53,6 +53,12 @@ NATIVE = [
             out[i - 1] = x * i
         return locals()
     """, lambda: ([1.5, 2.5, 3.5], np.zeros(3))),
+    ("enumerate with start= as a keyword", """
+    def f(L, out):
+        for i, x in enumerate(L, start=1):
+            out[i - 1] = x * i
+        return locals()
+    """, lambda: ([1.5, 2.5, 3.5], np.zeros(3))),
     ("enumerate with a negative start", """
     def f(L):
         s = 0
@@ -318,6 +324,30 @@ INTERPRETED = [
             n += 1
         return n, t
     """, lambda: ([1, 2], [3, 4]), "zip()'s items"),
+    ("a keyword argument enumerate does not take", """
+    def f(L):
+        s = 0
+        for i, x in enumerate(iterable=L):
+            s += i * x
+        return s
+    """, lambda: ([5, 6, 7],), "calls enumerate() with keyword arguments"),
+    ("range with a keyword argument (a TypeError)", """
+    def f(n):
+        s = 0
+        try:
+            for i in range(n, step=2):
+                s += i
+        except TypeError as e:
+            s = str(e)
+        return s
+    """, lambda: (6,), "loops over a call with keyword arguments"),
+    ("a call with a keyword argument in the body", """
+    def f(L):
+        s = 0.0
+        for x in L:
+            s += round(x, ndigits=1)
+        return s
+    """, lambda: ([1.25, 2.5],), "calls with keyword arguments"),
     ("an expression", """
     def f(L):
         s = 0
