@@ -131,7 +131,8 @@ struct Reduction {
   Expr callee;                  // the enclosing code's `sum` (whose identity typing checks)
   int acc = -1;                 // the hidden variable holding the result
   int comp = -1;                // sum: the compensation of a run of Python floats (3.12+)
-  int item = -1;                // sum: the item being added
+  int item = -1;                // sum, min, max: the item being added or compared
+  int seen = -1;                // min, max: whether an item came (none: CPython raises)
   SVal iter;                    // the generator's argument `.0`: its first iterable
   int resume = -1;              // where CPython takes over: the consuming statement
   int id = 0;                   // numbers the generator's hidden variables
@@ -902,7 +903,7 @@ class Lifter {
   }
 
   // ------------------------------------------------------------ generator expressions
-  // `sum(g[, start])`, `any(g)`, `all(g)` of a generator expression g: the result goes to a
+  // `sum(g[, start])`, `min(g)`, `max(g)`, `any(g)`, `all(g)` of a generator expression g: the result goes to a
   // hidden variable, set to the reduction's initial value, then the generator's loop runs
   // inline (a child Lifter on its code) with each yield a step of the reduction. The
   // generator may not assign anything of the enclosing scope, so its loop has no effect but
@@ -910,7 +911,9 @@ class Lifter {
   // consuming it again.
   void inline_generator(int n, const std::vector<std::string>& kw, State& st, std::vector<Stmt>& out, const Instr& in) {
     const int o = in.offset;
-    if (!kw.empty() && !(n == 2 && kw.size() == 1 && kw[0] == "start")) fail(friendly(in), in.line);
+    if (!kw.empty() && !(n == 2 && kw.size() == 1 && kw[0] == "start"))
+      fail("uses a generator expression other than as the argument of sum(), min(), max(), any() or all() "
+           "(a call with keyword arguments)", in.line);
     Expr start;
     if (n == 2) start = pop_expr(st, in);
     SVal g = pop(st, in);
@@ -924,7 +927,9 @@ class Lifter {
     if (name == "sum") red.kind = Builtin::Sum;
     else if (name == "any" && n == 1) red.kind = Builtin::Any;
     else if (name == "all" && n == 1) red.kind = Builtin::All;
-    else fail("uses a generator expression other than as the argument of sum(), any() or all()", in.line);
+    else if (name == "max" && n == 1 && kw.empty()) red.kind = Builtin::Max;
+    else if (name == "min" && n == 1 && kw.empty()) red.kind = Builtin::Min;
+    else fail("uses a generator expression other than as the argument of sum(), min(), max(), any() or all()", in.line);
     if (!st.pending.empty()) fail("assigns before a generator expression in the same statement", in.line);
     const Const& c = code_.consts[(size_t)g.cidx];
     red.callee = callee;
@@ -939,6 +944,20 @@ class Lifter {
     init.value = step_call(callee, start ? std::vector<Expr>{start} : std::vector<Expr>{}, "init", o);
     init.origin = o;
     std::vector<ir::Effect> inits{init};
+    if (red.kind == Builtin::Max || red.kind == Builtin::Min) {
+      // No item yet: the first one becomes the answer (an empty generator leaves `seen`
+      // false, and the result's step hands the statement to CPython, which raises).
+      const std::string base = nest_.vars[(size_t)red.acc].name;
+      red.seen = hidden_var(ir::Var::Storage::Temp, base + ".seen");
+      red.item = hidden_var(ir::Var::Storage::Temp, base + ".item");
+      nest_.vars[(size_t)red.seen].assigned = nest_.vars[(size_t)red.item].assigned = true;
+      nest_.vars[(size_t)red.acc].scratch = true;
+      ir::ConstValue no;
+      no.kind = ir::ConstValue::Kind::Bool;
+      init.var = red.seen;
+      init.value = ir::make_const(no, o);
+      inits = {init};
+    }
     if (red.kind == Builtin::Sum) {
       // sum() from Python 3.12 on carries a compensation beside a float total (typing
       // decides whether it takes part, from the types and the Python version).
@@ -960,6 +979,8 @@ class Lifter {
     Expr result = ir::make_load(r.acc, o);
     if (r.kind == Builtin::Sum)
       result = step_call(r.callee, {result, ir::make_load(r.comp, o)}, "result", o);
+    if (r.kind == Builtin::Max || r.kind == Builtin::Min)
+      result = step_call(r.callee, {result, ir::make_load(r.seen, o)}, "result", o);
     st.stack.push_back(of(result));
   }
 
@@ -993,6 +1014,32 @@ class Lifter {
       e.value = step_call(red_.callee, args, "total", o);
       add_effect(st, ec, in.line);
       add_effect(st, e, in.line);
+      return;
+    }
+    if (red_.kind == Builtin::Max || red_.kind == Builtin::Min) {
+      // The first item is the answer so far; a later one replaces it only if it compares
+      // greater (max) or less (min) than it, as CPython's min_max does: ties and NaNs keep
+      // the earlier one.
+      ir::Effect it = e;
+      it.var = red_.item;
+      it.value = x;
+      add_effect(st, it, in.line);
+      flush(st, out);
+      ir::Effect take = e;
+      take.value = load(red_.item, st, o);
+      ir::Effect now = e;
+      now.var = red_.seen;
+      ir::ConstValue yes;
+      yes.kind = ir::ConstValue::Kind::Bool;
+      yes.b = true;
+      now.value = ir::make_const(yes, o);
+      Expr better = ir::make_compare(red_.kind == Builtin::Max ? ir::CmpOp::GT : ir::CmpOp::LT,
+                                     load(red_.item, st, o), load(red_.acc, st, o), o);
+      Stmt replace = ir::make_if(ir::make_truth(better, o), ir::make_block({ir::make_seg({take}, red_.resume, in.line)}),
+                                 ir::make_block({}), red_.resume, in.line);
+      Stmt first = ir::make_seg({take, now}, red_.resume, in.line);
+      out.push_back(ir::make_if(ir::make_truth(load(red_.seen, st, o), o), ir::make_block({replace}),
+                                ir::make_block({first}), red_.resume, in.line));
       return;
     }
     if (active_.size() != 1) fail("calls any() or all() on a generator expression with nested loops", in.line);

@@ -44,6 +44,10 @@ struct Var {
   int parent = -1; // Part: the complex variable
   bool assigned = false;  // the nest stores to it (so it is written back)
   bool read = false;      // the nest reads it
+  // A lifter's hidden variable whose value never outlives the statement that sets it
+  // (min()/max()'s answer, read only once its generator gave an item in that statement):
+  // never carried from one iteration of an enclosing loop to the next.
+  bool scratch = false;
 };
 
 // ---------------------------------------------------------------- expressions

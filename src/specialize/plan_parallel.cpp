@@ -508,7 +508,7 @@ class Planner {
     for (int v : in.assigned) {
       if (v == s->var || in.companions.count(v)) continue;
       auto ex = in.exposed.find(v);
-      if (ex == in.exposed.end()) {
+      if (ex == in.exposed.end() || n_.vars[(size_t)v].scratch) {
         lp.privates.push_back(v);
         continue;
       }

@@ -418,6 +418,11 @@ class Infer {
     const std::string& step = e->name;
     if (step.empty())  // the program's own call: sum() of a list, a row...
       fail(std::string("calls ") + builtin_name(f) + "() on something other than a generator expression", ln);
+    if (f == Builtin::Max || f == Builtin::Min) {
+      // "result" (answer, seen): the answer, once an item came.
+      if (step != "result" || at.size() != 2) fail("internal error: a step of min()/max() named " + step, ln);
+      return ir::make_guard(args[2], args[1]);
+    }
     if (step == "init") {
       if (at.empty())
         return expr(f == Builtin::Sum ? constant(ir::ConstValue::Kind::Int, 0, false)
@@ -523,6 +528,7 @@ class Infer {
     std::vector<TypeRef> at;
     for (size_t i = 1; i < args.size(); i++) at.push_back(args[i]->type);
     const std::string fname = std::string("`") + builtin_name(f) + "()`";
+    if (!e->name.empty()) return reduction(e, f, args, at, env, ln);  // a lifter's step (ir.h)
     switch (f) {
       case Builtin::Range: fail("uses range() outside a for statement", ln);
       case Builtin::Enumerate: case Builtin::Zip: case Builtin::Reversed:

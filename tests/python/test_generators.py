@@ -248,12 +248,55 @@ def test_a_sum_that_is_not_the_builtin():
     difftest.assert_reason(recs, "calls `sum`")
 
 
+def test_max_and_min_keep_the_first_of_equals_and_nans():
+    natively(run("""
+    def f(A, hi, lo):
+        for i in range(A.shape[0]):
+            hi[i] = max(abs(A[i, j]) for j in range(A.shape[1]))
+            lo[i] = min(A[i, j] for j in range(A.shape[1]) if j != i)
+        return locals()
+    """, "f", lambda: (np.where(rand((30, 9)) > 1.2, np.nan, np.round(rand((30, 9)), 1)),
+                       np.zeros(30), np.zeros(30))))
+
+
+def test_min_and_max_of_python_ints_and_signed_zeros():
+    natively(run("""
+    def f(L, Z, n):
+        t = 0
+        z = None
+        for r in range(n):
+            t += min(x * r - 3 for x in L) + max(x % (r + 2) for x in L)
+            z = max(v for v in Z)
+        return locals()
+    """, "f", lambda: ([5, 3, 9, -2, 7], [0.0, -0.0, -1.0], 6)))
+
+
+def test_max_of_nothing_raises_like_cpython():
+    # The first statement's generator is empty: CPython raises ValueError there.
+    natively(run("""
+    def f(n):
+        r = []
+        t = 0
+        for i in range(n):
+            t += i
+            r = max(j for j in range(i))
+        return locals()
+    """, "f", lambda: (4,), expect=None))
+    run("""
+    def f(n):
+        t = 0
+        for i in range(1, n):
+            t += max(j * j for j in range(i))
+        return locals()
+    """, "f", lambda: (6,))
+
+
 @pytest.mark.parametrize("src, reason", [
     ("""
     def f(n):
         t = 0
         for i in range(n):
-            t += max(k * k % 7 for k in range(i + 1))
+            t += max((k * k % 7 for k in range(i + 1)), default=0)
         return locals()
     """, "generator expression other than"),
     ("""
