@@ -1253,7 +1253,7 @@ ir::Expr constant_expr(const Const& c, int origin) {
       }
       return ir::make_tuple(std::move(elems), origin);
     }
-    case Const::Kind::Other: return nullptr;
+    case Const::Kind::Code: case Const::Kind::Names: case Const::Kind::Other: return nullptr;
   }
   return ir::make_const(v, origin);
 }

@@ -159,6 +159,21 @@ def f(A, n):
         assert reason in reason_of(mine), (name, recs)
 
 
+def test_a_helper_returning_a_tuple_of_strings_stays_interpreted():
+    # A tuple of strings is a constant kernels have no value for (nor is it taken for the
+    # keyword names of a call).
+    recs = run('''
+def h(x):
+    return ("a", "b")
+def f(A, n):
+    t = None
+    for i in range(n):
+        t = h(A[i])
+    return t
+''', "f", lambda: ([1, 2, 3], 3), expect="interpreted")
+    assert "constant" in reason_of([r for r in recs if r["function"] == "f"]), recs
+
+
 def test_closures_and_numpy_scalars_stay_interpreted():
     recs = run("""
 def make(k):
