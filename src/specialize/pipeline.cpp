@@ -21,6 +21,8 @@
 
 namespace stagepy::specialize {
 namespace {
+constexpr size_t kMaxKernelInstructions = 30000;
+
 double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -109,6 +111,17 @@ Kernel compile_kernel(const KernelRequest& rq) {
   if (!cg.ok) {
     k.reason = cg.reason;
     if (dbg) debug_dump("codegen failed for " + name, k.reason);
+    return k;
+  }
+  // A kernel this large (unions of types dispatched at every operation, loops copied for
+  // their first iteration inside copies of enclosing loops...) takes LLVM tens of seconds or
+  // more to optimize: longer than CPython takes to run most such nests.
+  size_t instructions = 0;
+  for (const llvm::Function& fn : *cg.module) instructions += fn.getInstructionCount();
+  if (instructions > kMaxKernelInstructions) {
+    k.reason = "its kernel would be too large to compile quickly (" + std::to_string(instructions) +
+               " LLVM instructions, at most " + std::to_string(kMaxKernelInstructions) + ")";
+    if (dbg) debug_dump("codegen refused for " + name, k.reason);
     return k;
   }
   k.parallel_loops = cg.parallel_loops;

@@ -100,3 +100,80 @@ def test_an_operation_after_a_failed_check_in_the_same_statement_does_not_warn()
         return locals()
     """, "f", lambda: (np.array([1, 2, 3, 4], dtype=np.uint8), [0.0, 2.5, 1.0], 3),
         expect="bail", warn_filter="default")
+
+
+HUGE = """
+import math
+import numpy as np
+
+def h1(x, y):
+    if x > y:
+        return x - y
+    return y * 2
+
+def h2(x):
+    t = x + 1
+    return t * t if t < 50 else -t
+
+def f(A, B, M, n, k, s, t, u):
+    for v0 in range(0, n, 3):
+        M[(v0 * 3) % n, (v0 * 1) % n] += (abs((1 if A[v0 // 2] == 7 else A[v0 // 2])) // (n - 3))
+        if max((A[n - 1 - v0] % 2), max(A[-1 - v0], False)) <= (math.sqrt((k * k + A[v0 // 2] * A[v0 // 2])) / 4):
+            for v1 in range(0, n, 3):
+                t = ((max(v0, -1) + n) * A[v0 + 1])
+                s = abs(max(t, (A[v0] * B[0])))
+                t = (M[v0 + v1, v0] / (n - 3))
+        elif not (math.log((100 ** 2)) <= h1((1 * v0), (1 * M[-1 - v0, n - 1 - v0]))):
+            if A[(v0 * 1) % n] < (t // 3):
+                s += h1(((0.0 * k) if not (1 >= t) else (7 if B[v0 + -1] < v0 else v0)), ((A[v0 // 2] if B[-1 - v0] >= B[n - 1 - v0] else s) + (t ** 3)))
+                B[n - 1 - v0] = abs(((n ** 3) * math.log(1.0 + (v0 * v0 - 1))))
+            elif (True >= abs((A[0] + A[n - 1 - v0]))) and (not (min(0.0, 2) <= (v0 + M[v0, v0 + 2]))):
+                s *= M[v0 + 2, -6]
+                s = (h2(A[v0]) // 2)
+                if (A[v0 // 2] != (s * s)) and ((v0 * 3) <= (M[v0, 5] // 2)):
+                    continue
+            else:
+                B[v0] = (((v0 + 7) / k) * 10000000000.0)
+            w1 = 0
+            while w1 < 0 and (0 == 0.5):
+                w1 += 1
+                u -= v0
+            if h1(u, (t * 0)) >= max((A[v0] / 4), (True // k)):
+                t = math.sqrt((max((abs(A[v0 // 2]) for g2 in A)) * max((abs(A[v0 // 2]) for g2 in A)) - 1))
+                s = (((u - 3) if 0.5 < n else h2(0)) / 4)
+                M[v0 + 0, -1 - v0] += ((abs(0) + (s - 1)) - ((A[(v0 * 2) % n] + t) + min(3, k)))
+            elif abs(np.int32(B[-1 - v0])) == (max(M[v0 // 2, v0 + 2], A[(v0 * 1) % n]) % 2):
+                s = any(((7 % k) for g3 in range(0, n, 3)))
+                u = (((B[v0 // 2] / (n - 3)) // (n - 3)) // k)
+            else:
+                s = min(s, (max((k for g4 in A if s != 2)) + (0.5 / 2.0)))
+                if ((A[-2] if M[v0 // 2, (v0 * 2) % n] >= 3 else v0) * (2 / 4)) >= u:
+                    u = ((A[-2] if M[v0 // 2, (v0 * 2) % n] >= 3 else v0) * (2 / 4))
+                t -= (min((B[g5 + 2] for g5 in range(v0) if A[-4] <= 3.0)) + ((M[v0 // 2, v0] * u) * math.log((k * k + A[-1 - v0] * A[-1 - v0]))))
+        if (((n // 3) ** 0) != (v0 + (A[4] / 4))) or (((k - A[n - 1 - v0]) == min(3, A[v0 + 1])) or (True < v0)):
+            a6 = 0.0
+            for v1 in range(1, n - 1):
+                if A[v1] >= max(math.log((1.5 * 1.5 + v0 * v0)), max(B[-1 - v1], u)):
+                    continue
+                a6 -= any((abs(A[(v1 * 1) % n]) for g7 in range(0, n, 1) if k != k))
+            B[v0 // 2] = a6
+        elif h2((A[(v0 * 2) % n] + t)) > u:
+            t += (((3.0 if 3.0 >= 0 else False) if 3.0 != k else (-1 if v0 == A[-1 - v0] else M[v0 // 2, -4])) % 2)
+    return locals()
+"""
+
+
+def test_a_nest_whose_kernel_would_be_huge_stays_interpreted():
+    # Five generator expressions in a nest of if/elif branches over int16/float64/list data:
+    # every operation on a union of types dispatched per member, loops copied for their
+    # first iteration inside copies of their enclosing loops, ~89000 LLVM instructions that
+    # took LLVM 84 s to compile (the fuzzer's 60 s guard stopped it). Kernels that large
+    # are refused: the nest runs in CPython, with the reason.
+    def make():
+        return ([3, 8, 2, 6, 7, -6, 8],
+                np.array([-2.41558516, -3.03730409, -6.82746101, -1.65824791, 3.45999987, 0.763157312, 1e300]),
+                np.array([[4, -3, 4, 6, 6, -8], [-6, -8, 5, -1, -7, 4], [4, -7, -5, 1, -2, -2],
+                          [4, 4, 4, -1, 4, -5], [1, 0, 3, 5, -4, -4], [-6, 3, 4, 3, -2, -2]], dtype=np.int16),
+                5, 2, 0.0, np.int64(4), 0)
+    recs = run(HUGE, "f", make, calls=2, expect=None, warn_filter="default")
+    assert any("too large to compile quickly" in (r["reason"] or "") for r in recs), [r["reason"] for r in recs]
