@@ -4,8 +4,9 @@ program(draw) returns (source, make_args): a function `f` whose loop nest reads 
 NumPy arrays, Python lists (of lists) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
 bounds from outer variables), affine and non-affine subscripts (some out of bounds, some
 negative), reductions, if/elif/else, bounded while loops, break/continue, min/max/abs, math.sqrt/log, np.float32(x) and the other scalar types, mixed
-int/float/bool arithmetic, a complex flavour (complex scalars, arrays and lists, with the
-operations complex numbers have), and ending with `return locals()`.
+int/float/bool arithmetic, sum/min/max/any/all of generator expressions, a complex flavour
+(complex scalars, arrays and lists, with the operations complex numbers have), and ending
+with `return locals()`.
 """
 import array
 
@@ -112,7 +113,10 @@ class Gen:
     def expr(self, depth=0):
         if depth > 2 or self.int_(0, 3) == 0:
             return self.atom()
-        form = self.int_(0, 12)
+        form = self.int_(0, 13)
+        if form == 13 and depth <= 1:
+            return self.generator()
+        form = min(form, 12)
         a, b = self.expr(depth + 1), self.expr(depth + 1)
         if self.cplx:
             return self.complex_expr(min(form, 11), a, b, depth)
@@ -141,6 +145,20 @@ class Gen:
         if form == 11 and self.int_(0, 1):
             return self.pick([f"h1({a}, {b})", f"h2({a})"])
         return f"({a} ** {self.pick(['2', '0', '3'])})"
+
+    def generator(self):
+        # sum/min/max/any/all of a generator expression over a range or a sequence, maybe
+        # filtered, reading the enclosing loops' variables (lifted into the nest, lift.cpp).
+        g = f"g{self.counter}"
+        self.counter += 1
+        it = self.pick([self.range_(), self.range_(), "A", "B"])
+        self.loop_vars.append(g)
+        body = self.expr(2)
+        filt = f" if {self.cond(2)}" if self.int_(0, 2) == 0 else ""
+        self.loop_vars.pop()
+        red = self.pick(["sum", "any", "all"] if self.cplx else ["sum", "sum", "min", "max", "any", "all"])
+        start = f", {self.pick(['0.5', '1', 'k'])}" if red == "sum" and self.int_(0, 3) == 0 else ""
+        return f"{red}(({body} for {g} in {it}{filt}){start})"
 
     def complex_expr(self, form, a, b, depth):
         if form <= 4:
