@@ -61,7 +61,6 @@ llvm::Function* fp_warn_function(llvm::Module& m) {
   llvm::Function* record = warn_record_function(m);
   llvm::LLVMContext& C = m.getContext();
   auto* d = llvm::Type::getDoubleTy(C);
-  auto* i1 = llvm::Type::getInt1Ty(C);
   auto* i8 = llvm::Type::getInt8Ty(C);
   auto* i64 = llvm::Type::getInt64Ty(C);
   auto* p = llvm::PointerType::getUnqual(C);
