@@ -28,7 +28,7 @@ struct SVal {
     Next,       // the value FOR_ITER just produced for loop `loop`
     NextItem,   // item `item` of that value, unpacked (for i, x in enumerate(S))
     Opaque,     // a value below the nest (an enclosing interpreted loop's iterator)
-    // A generator expression on its way to sum()/any()/all(): its code constant (`cidx`),
+    // A generator expression on its way to sum()/min()/max()/any()/all(): its code constant (`cidx`),
     // the closure's cells, the function made of them, and that function called on its
     // first iterable (`inner`, a RangeIter).
     Code, Closure, GenFunc, Generator,
@@ -92,6 +92,34 @@ struct Ctx {
 
 [[noreturn]] void fail(const std::string& why, int line) { throw LiftError{why, line}; }
 
+constexpr const char* kNotReduced =
+    "uses a generator expression other than as the argument of sum(), min(), max(), any() or all()";
+
+// The callee of a CALL from the two values below its arguments: a function with the NULL
+// beside it (before it up to 3.12, after it from 3.13); anything else is a method call.
+Expr callee_of(const SVal& a, const SVal& b, const char* why, int line) {
+  if (a.k == SVal::K::Null && b.k == SVal::K::Expr) return b.e;
+  if (b.k == SVal::K::Null && a.k == SVal::K::Expr) return a.e;
+  fail(why, line);
+}
+
+Expr bool_const(bool b, int origin) {
+  ir::ConstValue k;
+  k.kind = ir::ConstValue::Kind::Bool;
+  k.b = b;
+  return ir::make_const(k, origin);
+}
+
+// `var = value` as an effect of a Seg.
+ir::Effect assignment(int var, Expr value, int origin) {
+  ir::Effect e;
+  e.kind = ir::Effect::Kind::Assign;
+  e.var = var;
+  e.value = std::move(value);
+  e.origin = origin;
+  return e;
+}
+
 Expr int_const(int64_t v, int origin) {
   ir::ConstValue k;
   k.kind = ir::ConstValue::Kind::Int;
@@ -127,7 +155,7 @@ std::string friendly(const Instr& in) {
 // What a generator expression's yields become when the lifter inlines it into the nest
 // that consumes it (a child Lifter on the generator's code, lift_generator below).
 struct Reduction {
-  Builtin kind = Builtin::Sum;  // Sum, Any, All
+  Builtin kind = Builtin::Sum;  // Sum, Min, Max, Any, All
   Expr callee;                  // the enclosing code's `sum` (whose identity typing checks)
   int acc = -1;                 // the hidden variable holding the result
   int comp = -1;                // sum: the compensation of a run of Python floats (3.12+)
@@ -353,7 +381,7 @@ class Lifter {
     if (v.k == SVal::K::Next || v.k == SVal::K::NextItem)
       fail("uses a for loop's item other than by assigning it to names", in.line);
     if (v.k == SVal::K::Generator || v.k == SVal::K::GenFunc || v.k == SVal::K::Code || v.k == SVal::K::Closure)
-      fail("uses a generator expression other than as the argument of sum(), any() or all()", in.line);
+      fail(kNotReduced, in.line);
     if (v.k != SVal::K::Expr) fail("unexpected stack value for " + in.opname, in.line);
     return v.e;
   }
@@ -629,10 +657,7 @@ class Lifter {
         std::vector<Expr> args(n);
         for (int i = n - 1; i >= 0; i--) args[i] = pop_expr(st, in);
         SVal b = pop(st, in), a = pop(st, in);
-        Expr callee;
-        if (a.k == SVal::K::Null && b.k == SVal::K::Expr) callee = b.e;
-        else if (b.k == SVal::K::Null && a.k == SVal::K::Expr) callee = a.e;
-        else fail("calls a method", in.line);
+        Expr callee = callee_of(a, b, "calls a method", in.line);
         st.stack.push_back(of(ir::make_call(callee, std::move(args), std::move(kw), o)));
         break;
       }
@@ -912,16 +937,12 @@ class Lifter {
   void inline_generator(int n, const std::vector<std::string>& kw, State& st, std::vector<Stmt>& out, const Instr& in) {
     const int o = in.offset;
     if (!kw.empty() && !(n == 2 && kw.size() == 1 && kw[0] == "start"))
-      fail("uses a generator expression other than as the argument of sum(), min(), max(), any() or all() "
-           "(a call with keyword arguments)", in.line);
+      fail(std::string(kNotReduced) + " (a call with keyword arguments)", in.line);
     Expr start;
     if (n == 2) start = pop_expr(st, in);
     SVal g = pop(st, in);
     SVal b = pop(st, in), a = pop(st, in);
-    Expr callee;
-    if (a.k == SVal::K::Null && b.k == SVal::K::Expr) callee = b.e;
-    else if (b.k == SVal::K::Null && a.k == SVal::K::Expr) callee = a.e;
-    else fail("calls a method on a generator expression", in.line);
+    Expr callee = callee_of(a, b, "calls a method on a generator expression", in.line);
     std::string name = callee->kind == ir::ExprNode::Kind::Load ? nest_.vars[(size_t)callee->var].name : "";
     Reduction red;
     if (name == "sum") red.kind = Builtin::Sum;
@@ -929,48 +950,35 @@ class Lifter {
     else if (name == "all" && n == 1) red.kind = Builtin::All;
     else if (name == "max" && n == 1 && kw.empty()) red.kind = Builtin::Max;
     else if (name == "min" && n == 1 && kw.empty()) red.kind = Builtin::Min;
-    else fail("uses a generator expression other than as the argument of sum(), min(), max(), any() or all()", in.line);
+    else fail(kNotReduced, in.line);
     if (!st.pending.empty()) fail("assigns before a generator expression in the same statement", in.line);
     const Const& c = code_.consts[(size_t)g.cidx];
     red.callee = callee;
     red.iter = *g.inner;
     red.resume = resume(st);
     red.id = ++root().generators_;
-    red.acc = hidden_var(ir::Var::Storage::Temp, name + "(...)" + (red.id > 1 ? "#" + std::to_string(red.id) : ""));
-    nest_.vars[(size_t)red.acc].assigned = true;
-    ir::Effect init;
-    init.kind = ir::Effect::Kind::Assign;
-    init.var = red.acc;
-    init.value = step_call(callee, start ? std::vector<Expr>{start} : std::vector<Expr>{}, "init", o);
-    init.origin = o;
-    std::vector<ir::Effect> inits{init};
+    const std::string base = name + "(...)" + (red.id > 1 ? "#" + std::to_string(red.id) : "");
+    red.acc = hidden_state(base);
+    std::vector<ir::Effect> inits;
     if (red.kind == Builtin::Max || red.kind == Builtin::Min) {
       // No item yet: the first one becomes the answer (an empty generator leaves `seen`
       // false, and the result's step hands the statement to CPython, which raises).
-      const std::string base = nest_.vars[(size_t)red.acc].name;
-      red.seen = hidden_var(ir::Var::Storage::Temp, base + ".seen");
-      red.item = hidden_var(ir::Var::Storage::Temp, base + ".item");
-      nest_.vars[(size_t)red.seen].assigned = nest_.vars[(size_t)red.item].assigned = true;
+      red.seen = hidden_state(base + ".seen");
+      red.item = hidden_state(base + ".item");
       nest_.vars[(size_t)red.acc].scratch = true;
-      ir::ConstValue no;
-      no.kind = ir::ConstValue::Kind::Bool;
-      init.var = red.seen;
-      init.value = ir::make_const(no, o);
-      inits = {init};
+      inits.push_back(assignment(red.seen, bool_const(false, o), o));
+    } else {
+      inits.push_back(
+          assignment(red.acc, step_call(callee, start ? std::vector<Expr>{start} : std::vector<Expr>{}, "init", o), o));
     }
     if (red.kind == Builtin::Sum) {
       // sum() from Python 3.12 on carries a compensation beside a float total (typing
       // decides whether it takes part, from the types and the Python version).
-      const std::string base = nest_.vars[(size_t)red.acc].name;
-      red.comp = hidden_var(ir::Var::Storage::Temp, base + ".compensation");
-      red.item = hidden_var(ir::Var::Storage::Temp, base + ".item");
-      nest_.vars[(size_t)red.comp].assigned = nest_.vars[(size_t)red.item].assigned = true;
+      red.comp = hidden_state(base + ".compensation");
+      red.item = hidden_state(base + ".item");
       ir::ConstValue zero;
       zero.kind = ir::ConstValue::Kind::Float;
-      ir::Effect c0 = init;
-      c0.var = red.comp;
-      c0.value = ir::make_const(zero, o);
-      inits.push_back(c0);
+      inits.push_back(assignment(red.comp, ir::make_const(zero, o), o));
     }
     out.push_back(ir::make_seg(std::move(inits), red.resume, st.stmt_line));
     const Reduction r = red;
@@ -984,6 +992,13 @@ class Lifter {
     st.stack.push_back(of(result));
   }
 
+  // A hidden variable of a reduction, which the nest assigns.
+  int hidden_state(const std::string& name) {
+    int v = hidden_var(ir::Var::Storage::Temp, name);
+    nest_.vars[(size_t)v].assigned = true;
+    return v;
+  }
+
   // A call of the reduction's callee that is one of the lifter's steps (ir.h: Call's name).
   static Expr step_call(const Expr& callee, std::vector<Expr> args, const char* step, int o) {
     auto e = std::make_shared<ir::ExprNode>(*ir::make_call(callee, std::move(args), {}, o));
@@ -991,67 +1006,45 @@ class Lifter {
     return e;
   }
 
-  // One yield of a child: sum adds (the steps typing turns into sum()'s addition);
-  // any and all set their answer and leave the loop at the first item that decides it.
+  // One yield of a child: sum adds (the steps typing turns into sum()'s addition); min
+  // and max keep the first item or a better one; any and all set their answer and leave
+  // the loop at the first item that decides it.
   void reduce(Expr x, State& st, std::vector<Stmt>& out, const Instr& in) {
     const int o = in.offset;
-    ir::Effect e;
-    e.kind = ir::Effect::Kind::Assign;
-    e.var = red_.acc;
-    e.origin = o;
-    if (red_.kind == Builtin::Sum) {
-      // item = x; then, both from the old values: compensation = sum(total, compensation,
-      // item) and total = sum(total, compensation, item), steps "compensation" and "total".
-      ir::Effect it = e;
-      it.var = red_.item;
-      it.value = x;
-      add_effect(st, it, in.line);
+    const int line = in.line;
+    if (red_.kind == Builtin::Any || red_.kind == Builtin::All) {
+      if (active_.size() != 1) fail("calls any() or all() on a generator expression with nested loops", line);
       flush(st, out);
-      std::vector<Expr> args{load(red_.acc, st, o), load(red_.comp, st, o), load(red_.item, st, o)};
-      ir::Effect ec = e;
-      ec.var = red_.comp;
-      ec.value = step_call(red_.callee, args, "compensation", o);
-      e.value = step_call(red_.callee, args, "total", o);
-      add_effect(st, ec, in.line);
-      add_effect(st, e, in.line);
+      Expr cond = ir::make_truth(x, o);
+      if (red_.kind == Builtin::All) cond = ir::make_unary(ir::UnOp::Not, cond, o);
+      Stmt then_s = ir::make_block({ir::make_seg({assignment(red_.acc, bool_const(red_.kind == Builtin::Any, o), o)},
+                                                 red_.resume, line),
+                                    ir::make_break(active_.back().ir_loop, line)});
+      out.push_back(ir::make_if(cond, then_s, ir::make_block({}), red_.resume, line));
       return;
     }
-    if (red_.kind == Builtin::Max || red_.kind == Builtin::Min) {
-      // The first item is the answer so far; a later one replaces it only if it compares
-      // greater (max) or less (min) than it, as CPython's min_max does: ties and NaNs keep
-      // the earlier one.
-      ir::Effect it = e;
-      it.var = red_.item;
-      it.value = x;
-      add_effect(st, it, in.line);
-      flush(st, out);
-      ir::Effect take = e;
-      take.value = load(red_.item, st, o);
-      ir::Effect now = e;
-      now.var = red_.seen;
-      ir::ConstValue yes;
-      yes.kind = ir::ConstValue::Kind::Bool;
-      yes.b = true;
-      now.value = ir::make_const(yes, o);
-      Expr better = ir::make_compare(red_.kind == Builtin::Max ? ir::CmpOp::GT : ir::CmpOp::LT,
-                                     load(red_.item, st, o), load(red_.acc, st, o), o);
-      Stmt replace = ir::make_if(ir::make_truth(better, o), ir::make_block({ir::make_seg({take}, red_.resume, in.line)}),
-                                 ir::make_block({}), red_.resume, in.line);
-      Stmt first = ir::make_seg({take, now}, red_.resume, in.line);
-      out.push_back(ir::make_if(ir::make_truth(load(red_.seen, st, o), o), ir::make_block({replace}),
-                                ir::make_block({first}), red_.resume, in.line));
-      return;
-    }
-    if (active_.size() != 1) fail("calls any() or all() on a generator expression with nested loops", in.line);
+    // item = x, in a statement of its own: the steps below read it twice or more.
+    add_effect(st, assignment(red_.item, x, o), line);
     flush(st, out);
-    ir::ConstValue v;
-    v.kind = ir::ConstValue::Kind::Bool;
-    v.b = red_.kind == Builtin::Any;
-    e.value = ir::make_const(v, o);
-    Expr cond = ir::make_truth(x, o);
-    if (red_.kind == Builtin::All) cond = ir::make_unary(ir::UnOp::Not, cond, o);
-    Stmt then_s = ir::make_block({ir::make_seg({e}, red_.resume, in.line), ir::make_break(active_.back().ir_loop, in.line)});
-    out.push_back(ir::make_if(cond, then_s, ir::make_block({}), red_.resume, in.line));
+    const Expr item = load(red_.item, st, o), acc = load(red_.acc, st, o);
+    if (red_.kind == Builtin::Sum) {
+      // Both from the old values: compensation = sum(total, compensation, item) and
+      // total = sum(total, compensation, item), steps "compensation" and "total".
+      std::vector<Expr> args{acc, load(red_.comp, st, o), item};
+      add_effect(st, assignment(red_.comp, step_call(red_.callee, args, "compensation", o), o), line);
+      add_effect(st, assignment(red_.acc, step_call(red_.callee, args, "total", o), o), line);
+      return;
+    }
+    // min/max: the first item is the answer so far; a later one replaces it only if it
+    // compares greater (max) or less (min) than it, as CPython's min_max does: ties and
+    // NaNs keep the earlier one.
+    const ir::Effect take = assignment(red_.acc, item, o);
+    Expr better = ir::make_compare(red_.kind == Builtin::Max ? ir::CmpOp::GT : ir::CmpOp::LT, item, acc, o);
+    Stmt replace = ir::make_if(ir::make_truth(better, o), ir::make_block({ir::make_seg({take}, red_.resume, line)}),
+                               ir::make_block({}), red_.resume, line);
+    Stmt first = ir::make_seg({take, assignment(red_.seen, bool_const(true, o), o)}, red_.resume, line);
+    out.push_back(ir::make_if(ir::make_truth(load(red_.seen, st, o), o), ir::make_block({replace}),
+                              ir::make_block({first}), red_.resume, line));
   }
 
   // A variable that is not the frame's: the hidden position of a for loop, or a builtin.

@@ -397,14 +397,14 @@ class Infer {
     return !unbound(t) && (t->kind == Type::Kind::Module || t->kind == Type::Kind::Object);
   }
 
-  // The lifter's steps of sum()/any()/all() over a generator expression (lift.cpp), once
-  // the callee is known to be the builtin (ir.h: Call's name). "init": the initial value
-  // (0, sum's start, False, True); sum(total, compensation, item) as "total" and
-  // "compensation" is one step, and sum(total, compensation) as "result" the value sum()
-  // returns. sum() adds as `+` does
-  // (its int fast path gives the same values), except that from Python 3.12 on a float
-  // total meeting Python floats runs Neumaier's compensated summation, which is spelled
-  // out here exactly as CPython's builtin_sum_impl computes it.
+  // The lifter's steps of sum()/min()/max()/any()/all() over a generator expression
+  // (lift.cpp), once the callee is known to be the builtin (ir.h: Call's name). "init": the
+  // initial value (0, sum's start, False, True); sum(total, compensation, item) as "total"
+  // and "compensation" is one step, and sum(total, compensation) as "result" the value
+  // sum() returns; min/max(answer, seen) as "result" the answer, once an item came. sum()
+  // adds as `+` does (its int fast path gives the same values), except that from Python
+  // 3.12 on a float total meeting Python floats runs Neumaier's compensated summation,
+  // which is spelled out here exactly as CPython's builtin_sum_impl computes it.
   Expr reduction(const Expr& e, Builtin f, const std::vector<Expr>& args, const std::vector<TypeRef>& at,
                  const Env& env, int ln) {
     const int o = e->origin;
@@ -416,8 +416,6 @@ class Infer {
       return ir::make_const(v, o);
     };
     const std::string& step = e->name;
-    if (step.empty())  // the program's own call: sum() of a list, a row...
-      fail(std::string("calls ") + builtin_name(f) + "() on something other than a generator expression", ln);
     if (f == Builtin::Max || f == Builtin::Min) {
       // "result" (answer, seen): the answer, once an item came.
       if (step != "result" || at.size() != 2) fail("internal error: a step of min()/max() named " + step, ln);
@@ -515,8 +513,8 @@ class Infer {
     for (size_t i = 1; i < e->args.size(); i++) args.push_back(expr(e->args[i], env));
     for (auto& a : args)
       if (unbound(a->type)) return typed(e, args, types::unbound());
-    const Type& ct = *callee->type;
     if (!e->kwnames.empty()) fail("calls with keyword arguments", ln);
+    const Type& ct = *callee->type;
     if (ct.kind != Type::Kind::Callable) {
       std::string name = e->args[0]->kind == ExprNode::Kind::Load ? nest_.vars[e->args[0]->var].name
                        : e->args[0]->kind == ExprNode::Kind::Attr ? e->args[0]->name : "a value";
@@ -563,8 +561,8 @@ class Infer {
         if (!r) fail(fname + " of values that cannot share a variable", ln);
         return typed(e, args, r);
       }
-      case Builtin::Sum: case Builtin::Any: case Builtin::All:
-        return reduction(e, f, args, at, env, ln);
+      case Builtin::Sum: case Builtin::Any: case Builtin::All:  // the program's own: sum(row)...
+        fail(std::string("calls ") + builtin_name(f) + "() on something other than a generator expression", ln);
       default: break;
     }
     int arity = builtin_arity(f);

@@ -2254,10 +2254,9 @@ class Gen {
           if (base.t->kind == Type::Kind::Unbound || idx.t->kind == Type::Kind::Unbound ||
               p.value.t->kind == Type::Kind::Unbound)
             break;
-          if (base.t->pylist && !types::same(p.value.t, list_item_type(base.t))) {
+          if (const TypeRef item = base.t->pylist ? list_item_type(base.t) : nullptr; item && !types::same(p.value.t, item)) {
             // Another type of value would make the list one kernels cannot hold: CPython
             // stores it (type inference allows this only where it may not happen).
-            const TypeRef item = list_item_type(base.t);
             bool member = false;
             for (auto& m : members(p.value.t)) member = member || types::same(m, item);
             if (!member) {
