@@ -136,7 +136,6 @@ std::string friendly(const Instr& in) {
     case Op::BUILD_LIST: case Op::LIST_APPEND: case Op::LIST_EXTEND: return "builds a list";
     case Op::BUILD_MAP: return "builds a dict";
     case Op::BUILD_SET: return "builds a set";
-    case Op::BUILD_SLICE: case Op::BINARY_SLICE: case Op::STORE_SLICE: return "uses a slice";
     case Op::STORE_ATTR: return "assigns an attribute";
     case Op::DELETE_FAST: case Op::DELETE_NAME: case Op::DELETE_GLOBAL: case Op::DELETE_DEREF:
     case Op::DELETE_SUBSCR: return "uses del";
@@ -589,8 +588,34 @@ class Lifter {
         st.stack.push_back(of(ir::make_subscript(obj, idx, o)));
         break;
       }
+      case Op::BUILD_SLICE: {
+        if (in.iarg != 2 && in.iarg != 3) fail(friendly(in), in.line);
+        ir::ConstValue none;
+        Expr step = in.iarg == 3 ? pop_expr(st, in) : ir::make_const(none, o);
+        Expr stop = pop_expr(st, in), start = pop_expr(st, in);
+        st.stack.push_back(of(ir::make_slice(start, stop, step, o)));
+        break;
+      }
+      case Op::BINARY_SLICE: {  // 3.12+: container[start:stop]
+        Expr stop = pop_expr(st, in), start = pop_expr(st, in), obj = pop_expr(st, in);
+        for (auto& e : st.pending)
+          if (e.kind == ir::Effect::Kind::Store)
+            fail("reads an element after writing one in the same statement", in.line);
+        ir::ConstValue none;
+        st.stack.push_back(of(ir::make_subscript(obj, ir::make_slice(start, stop, ir::make_const(none, o), o), o)));
+        break;
+      }
+      case Op::STORE_SLICE:  // 3.12+: container[start:stop] = value
       case Op::STORE_SUBSCR: {
-        Expr idx = pop_expr(st, in), obj = pop_expr(st, in), val = pop_expr(st, in);
+        Expr idx;
+        if (in.op == Op::STORE_SLICE) {
+          Expr stop = pop_expr(st, in), start = pop_expr(st, in);
+          ir::ConstValue none;
+          idx = ir::make_slice(start, stop, ir::make_const(none, o), o);
+        } else {
+          idx = pop_expr(st, in);
+        }
+        Expr obj = pop_expr(st, in), val = pop_expr(st, in);
         ir::Effect e;
         e.kind = ir::Effect::Kind::Store;
         e.base = obj;

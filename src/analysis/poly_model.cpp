@@ -312,6 +312,10 @@ class Builder {
     }
     if (e->kind != K::Subscript) return false;
     if (!chain(e->args[0], var, idx)) return false;
+    // After a slice, positions no longer name dimensions (A[1:][j] is A[j + 1]): not a
+    // chain this model describes (an access to an unknown object, conflicting with all).
+    for (auto& [x, o] : idx)
+      if (x->kind == K::Slice) return false;
     const Expr& ix = e->args[1];
     if (ix->kind == K::Tuple) {
       for (size_t k = 0; k < ix->args.size(); k++) idx.push_back({ix->args[k], {e->origin, (int)k}});
@@ -458,6 +462,8 @@ class Builder {
             std::vector<std::pair<Expr, std::pair<int, int>>> idx;
             // The stored-to element: the base chain plus the store's own index.
             bool ok = chain(f.base, var, idx);
+            for (auto& [x, o] : idx)  // A[1:][j] = v: see chain
+              if (x->kind == K::Slice) ok = false;
             if (ok) {
               const Expr& ix = f.index;
               if (ix->kind == K::Tuple) {

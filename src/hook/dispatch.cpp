@@ -23,6 +23,7 @@
 #include <unordered_set>
 
 #include "backends/cpu/parallel_runtime.h"
+#include "backends/cpu/scratch.h"
 #include "hook/eval_hook.h"
 #include "hook/fp_warnings.h"
 #include "hook/frame_access.h"
@@ -613,6 +614,7 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
 constexpr double kSmallWork_s = 90e-9;
 constexpr unsigned long long kSmallProbe = 64, kSmallRetry = 4096;
 constexpr unsigned kFailedBeforeSkipping = 3;
+constexpr int64_t kKeepScratchBytes = 1 << 20;  // kernels' scratch kept between calls (scratch.h)
 
 PyObject* dispatch(NestState& s) {
   // Code rewritten while stagepy was enabled keeps its nest entries; after disable() they
@@ -907,6 +909,7 @@ PyObject* dispatch(NestState& s) {
   ffi_arg ret = 0;
   sp->last_use = ++kernel_clock;
   ffi_call(&sp->cif, FFI_FN(sp->kernel.fn), &ret, avalues.data());
+  backends::cpu::release_scratch(kKeepScratchBytes);  // a huge slice's buffer goes now
   const double t1 = now_s();
   if (!sp->kernel.gpu_loops.empty()) {
     // The arrays the GPU wrote come back before anything else can look at them.

@@ -37,8 +37,18 @@ bool dtype_of_num(int num, DType* d) {
 bool load() {
   if (g_state != 0) return g_state > 0;
   PyObject* modules = PyImport_GetModuleDict();
-  if (!PyDict_GetItemString(modules, "numpy")) return false;  // not imported (yet): try later
+  PyObject* np = PyDict_GetItemString(modules, "numpy");
+  if (!np) return false;  // not imported (yet): try later
   SavedError saved;
+  {
+    // Still being imported (a loop in NumPy's own modules, run while `import numpy` is under
+    // way): its functions are not all there yet, so try later.
+    PyRef spec = PyRef::steal(PyObject_GetAttrString(np, "__spec__"));
+    PyRef init = spec ? PyRef::steal(PyObject_GetAttrString(spec.get(), "_initializing")) : PyRef();
+    PyErr_Clear();
+    if (init && PyObject_IsTrue(init.get()) == 1) return false;
+    PyErr_Clear();
+  }
   if (_import_array() < 0) {
     PyErr_Clear();
     g_state = -1;

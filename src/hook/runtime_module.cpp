@@ -2,6 +2,7 @@
 #include "hook/runtime_module.h"
 
 #include "backends/cpu/parallel_runtime.h"
+#include "backends/cpu/scratch.h"
 #include "backends/gpu/gpu_runtime.h"
 
 #include "hook/nest_object.h"
@@ -53,6 +54,9 @@ PyObject* py_set_target(PyObject*, PyObject* arg) {
 PyObject* py_llvm_version(PyObject*, PyObject*) { return PyLong_FromLong(llvm_major_version()); }
 
 PyObject* py_nest_records(PyObject*, PyObject*) { return nest_records(); }
+
+// scratch_bytes(): what the calling thread's kernel scratch buffers hold (scratch.h).
+PyObject* py_scratch_bytes(PyObject*, PyObject*) { return PyLong_FromLongLong(backends::cpu::scratch_bytes()); }
 
 // set_oracle_entries([(kind, op, a, b, result), ...], numpy_major)
 PyObject* py_set_oracle_entries(PyObject*, PyObject* args) {
@@ -150,6 +154,7 @@ PyObject* py_oracle_lookup(PyObject*, PyObject* args) {
 
 PyMethodDef methods[] = {
     {"nest_records", py_nest_records, METH_NOARGS, "One dict per loop nest that ran."},
+    {"scratch_bytes", py_scratch_bytes, METH_NOARGS, "Bytes held by this thread's kernel scratch buffers."},
     {"set_oracle_entries", py_set_oracle_entries, METH_VARARGS, "Types of NumPy operations, probed."},
     {"register_callable", py_register_callable, METH_VARARGS, "A function stagepy knows by identity."},
     {"_oracle_lookup", py_oracle_lookup, METH_VARARGS, "Tests only: the oracle's answer."},

@@ -48,6 +48,11 @@ Expr make_attr(Expr obj, std::string name, int origin) {
   e->args = {std::move(obj)};
   return e;
 }
+Expr make_slice(Expr start, Expr stop, Expr step, int origin) {
+  auto e = node(ExprNode::Kind::Slice, origin);
+  e->args = {std::move(start), std::move(stop), std::move(step)};
+  return e;
+}
 Expr make_subscript(Expr base, Expr index, int origin) {
   auto e = node(ExprNode::Kind::Subscript, origin);
   e->args = {std::move(base), std::move(index)};

@@ -87,6 +87,7 @@ struct ExprNode {
     Seq,        // evaluates args[0..n-2] (for their errors only), then is args[n-1]: an
                 // inlined call, whose arguments CPython evaluates even where the body
                 // does not use them
+    Slice,      // slice(args[0], args[1], args[2]): `a:b:c` in a subscript (None where omitted)
     // Only in typed IR:
     LoopNonEmpty,  // whether For loop `var` (a loop id here) has at least one iteration
     // Only in lowered IR (lower_complex.h):
@@ -129,6 +130,7 @@ Expr make_truth(Expr a, int origin = -1);
 Expr make_call(Expr callee, std::vector<Expr> args, std::vector<std::string> kwnames, int origin = -1);
 Expr make_cond(Expr c, Expr t, Expr f, int origin = -1);
 Expr make_seq(std::vector<Expr> items, int origin = -1);
+Expr make_slice(Expr start, Expr stop, Expr step, int origin = -1);
 // The origin of every node an inlined helper's body contributes: no fact of the caller's
 // analysis (keyed by the caller's bytecode offsets) applies to it.
 constexpr int kInlinedOrigin = -2;

@@ -128,6 +128,7 @@ bool same_pure_expr(const Expr& a, const Expr& b) {
       if (a->cmpop != b->cmpop) return false;
       break;
     case ExprNode::Kind::Subscript:
+    case ExprNode::Kind::Slice:
     case ExprNode::Kind::Tuple:
     case ExprNode::Kind::Truth:
     case ExprNode::Kind::Cond:
@@ -170,6 +171,23 @@ int root_var(const Expr& e) {
   if (e->kind == ExprNode::Kind::Attr && e->pseudo >= 0) return e->pseudo;  // self.A: read at entry
   if (e->kind == ExprNode::Kind::Subscript) return root_var(e->args[0]);
   return -1;
+}
+
+bool stores_section(const Effect& f) {
+  if (f.kind != Effect::Kind::Store || f.part >= 0 || !f.base || !f.base->type || f.base->type->kind != Type::Kind::Array)
+    return false;
+  std::vector<Expr> parts = f.index->kind == ExprNode::Kind::Tuple ? f.index->args : std::vector<Expr>{f.index};
+  for (auto& p : parts)
+    if (p->kind == ExprNode::Kind::Slice) return true;
+  return (int)parts.size() < f.base->type->ndim;
+}
+
+bool stores_sections(const Stmt& s) {
+  bool any = false;
+  for_each_stmt(s, [&](const Stmt& x) {
+    for (auto& f : x->effects) any = any || stores_section(f);
+  });
+  return any;
 }
 
 }  // namespace stagepy::ir

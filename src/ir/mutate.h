@@ -34,6 +34,10 @@ std::vector<Stmt> flatten_blocks(const Stmt& s);
 // Whether `e` is variable `var` plus or minus something that does not read it (`j`, `j + 1`,
 // `k - j` is not): a subscript that steps by one element when `var` does.
 bool var_plus_offset(const Expr& e, int var);
+// Whether typed effect `f` stores into a row or a slice of an array (`A[i] = ...` of a 2-d
+// array, `A[i, 1:] = ...`): many elements, the value a number or an array.
+bool stores_section(const Effect& f);
+bool stores_sections(const Stmt& s);  // some statement in `s` does
 // The variable at the root of a subscript chain (A in A[i][j]; the attribute's variable for
 // self.A), or -1.
 int root_var(const Expr& e);

@@ -75,6 +75,10 @@ std::string to_string(const Expr& e, const Nest& n) {
       for (size_t i = 0; i < e->args.size(); i++) s += (i ? ", " : "") + a((int)i);
       return typed(e, s + ")");
     }
+    case K::Slice: {
+      auto part = [&](int k) { return e->args[k]->kind == K::Const && e->args[k]->value.kind == ConstValue::Kind::None ? std::string() : a(k); };
+      return typed(e, part(0) + ":" + part(1) + (part(2).empty() ? "" : ":" + part(2)));
+    }
     case K::LoopNonEmpty: return "nonempty(L" + std::to_string(e->var) + ")";
     case K::Guard: return typed(e, "guard(" + a(0) + ", " + a(1) + ")");
     case K::AsType: return typed(e, "as(" + a(0) + ")");

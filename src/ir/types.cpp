@@ -65,6 +65,7 @@ std::string Type::str() const {
       if (layout == CContig) s += ", C";
       if (layout == FContig) s += ", F";
       if (!writeable) s += ", readonly";
+      if (temp) s += ", computed";
       return s + ")";
     }
     case Kind::Tuple: {
@@ -82,6 +83,7 @@ std::string Type::str() const {
       return s;
     }
     case Kind::View: return "row (" + elems[0]->str() + ")";
+    case Kind::Slice: return "slice";
   }
   return "?";
 }
@@ -92,7 +94,7 @@ bool Type::operator==(const Type& o) const {
     case Kind::NpScalar: return dtype == o.dtype;
     case Kind::Array:
       return dtype == o.dtype && ndim == o.ndim && layout == o.layout && writeable == o.writeable && pylist == o.pylist &&
-             pybuf == o.pybuf;
+             pybuf == o.pybuf && temp == o.temp;
     case Kind::Module:
     case Kind::Object:
     case Kind::Function: return name == o.name;
@@ -100,6 +102,7 @@ bool Type::operator==(const Type& o) const {
     case Kind::View: return base == o.base && origin == o.origin && *elems[0] == *o.elems[0];
     case Kind::Tuple:
     case Kind::Union:
+    case Kind::Slice:
       if (elems.size() != o.elems.size()) return false;
       for (size_t i = 0; i < elems.size(); i++)
         if (*elems[i] != *o.elems[i]) return false;
@@ -117,6 +120,7 @@ size_t Type::hash() const {
   mix(writeable);
   mix(pylist);
   mix(pybuf);
+  mix(temp);
   mix(static_cast<size_t>(builtin));
   mix(std::hash<std::string>()(name));
   mix(static_cast<size_t>(base + 1));
@@ -219,6 +223,17 @@ TypeRef array(DType d, int ndim, Type::Layout layout, bool writeable) {
   t->ndim = ndim;
   t->layout = layout;
   t->writeable = writeable;
+  return t;
+}
+TypeRef array_temp(DType d, int ndim) {
+  auto t = std::make_shared<Type>(*array(d, ndim, Type::CContig, true));
+  t->temp = true;
+  return t;
+}
+TypeRef slice(std::vector<TypeRef> parts) {
+  auto t = std::make_shared<Type>();
+  t->kind = Type::Kind::Slice;
+  t->elems = std::move(parts);
   return t;
 }
 TypeRef py_list(DType d, int ndim) {

@@ -80,6 +80,8 @@ struct Type {
     View,      // a row of the container variable `base` never reassigns (`row = A[i]`):
                // kernels keep the index i (an i64) and read `A[i]`, of type elems[0], at
                // every use; boxed as `A[i]` again when written back
+    Slice,     // a slice object `a:b:c` of a subscript; elems: the types of a, b, c (None
+               // where omitted)
   };
   Kind kind = Kind::Unknown;
   DType dtype = DType::Float64;  // NpScalar, Array
@@ -92,6 +94,9 @@ struct Type {
                                  // (1-d); its items of `dtype` read as Python ints/floats/bools
   // Items are Python objects (a list or a buffer), not NumPy scalars.
   bool py_items() const { return pylist || pybuf; }
+  bool temp = false;             // Array: the new array an operation on whole arrays or
+                                 // slices computes (`A[i, :] * 2`); kernels compute its
+                                 // elements where a statement stores them (never a variable's)
   Builtin builtin = Builtin::None_;  // Callable
   std::string name;              // Module, Object
   std::vector<TypeRef> elems;    // Tuple, Union; View: {the row's type}
@@ -134,6 +139,9 @@ TypeRef function(const std::string& qualname);
 // Row `i` (kept as an index) of the container in variable `base`, a row of type `row`,
 // taken by the subscript at bytecode offset `origin`.
 TypeRef view(int base, TypeRef row, int origin);
+TypeRef slice(std::vector<TypeRef> parts);  // start, stop, step
+// The array an elementwise NumPy operation gives: `ndim` dimensions of `d`, C-ordered, new.
+TypeRef array_temp(DType d, int ndim);
 // A union of `members` (flattened, deduplicated, ordered); the single member if only one.
 // Returns nullptr if a member cannot live in a tagged 64-bit slot (arrays, tuples,
 // modules...) and the members are not all the same.

@@ -342,6 +342,9 @@ class Planner {
           if (!walk(b, D, in, self_loop)) return false;
         return true;
       case SK::Seg: {
+        for (auto& f : s->effects)
+          if (ir::stores_section(f) && in.bad_index.empty())
+            in.bad_index = "it stores into rows or slices of arrays (stagepy runs those in order)";
         // A reduction statement, alone or beside effects that neither read nor assign its
         // variable (a complex sum's two parts, lower_complex.h).
         std::vector<std::optional<Reduction>> reds(s->effects.size());

@@ -110,6 +110,11 @@ class Infer {
   // ------------------------------------------------------------ expressions
   Expr typed(const Expr& e, std::vector<Expr> args, TypeRef t) {
     if (t && t->kind == Type::Kind::Union) note_tag(t);  // run-time tags name its members
+    // The array an operation on arrays computes exists only as elements a statement
+    // stores: only another elementwise operation may take it (see elementwise).
+    if (!(t && t->temp))
+      for (auto& a : args)
+        if (a && a->type && a->type->temp) fail("uses the result of an operation on arrays other than to store it into an array", line(e));
     auto c = std::make_shared<ExprNode>(*e);
     c->args = std::move(args);
     c->type = std::move(t);
@@ -225,6 +230,7 @@ class Infer {
       case K::Binary: {
         Expr a = expr(e->args[0], env), b = expr(e->args[1], env);
         if (unbound(a->type) || unbound(b->type)) return typed(e, {a, b}, types::unbound());
+        if (np_array(a->type) || np_array(b->type)) return elementwise(e, {a, b}, ln);
         if (!a->type->is_scalar() || !b->type->is_scalar()) {
           if (a->type->kind == Type::Kind::Array || b->type->kind == Type::Kind::Array)
             fail(std::string("computes `") + ir::binop_name(e->binop) + "` on whole arrays", ln);
@@ -243,6 +249,7 @@ class Infer {
           check_truth(a, ln);
           return typed(e, {a}, types::py_bool());
         }
+        if (np_array(a->type)) return elementwise(e, {a}, ln);
         if (!a->type->is_scalar()) fail(std::string("computes `") + ir::unop_name(e->unop) + "` on a " + a->type->str(), ln);
         const Oracle& o = *in_.oracle;
         std::vector<TypeRef> rs;
@@ -263,6 +270,7 @@ class Infer {
           if (!an && !bn) fail("uses `is` on values other than None", ln);
           return typed(e, {a, b}, types::py_bool());
         }
+        if (np_array(a->type) || np_array(b->type)) return elementwise(e, {a, b}, ln);
         if (!a->type->is_scalar() || !b->type->is_scalar())
           fail(std::string("compares ") + a->type->str() + " and " + b->type->str(), ln);
         const Oracle& o = *in_.oracle;
@@ -310,10 +318,119 @@ class Infer {
         }
         return typed(e, args, ub ? types::unbound() : args.back()->type);
       }
+      case K::Slice: {
+        std::vector<Expr> args;
+        std::vector<TypeRef> ts;
+        bool ub = false;
+        for (auto& a : e->args) {
+          args.push_back(expr(a, env));
+          const TypeRef& t = args.back()->type;
+          ub = ub || unbound(t);
+          if (!unbound(t) && t->kind != Type::Kind::None && !(is_int_scalar(t) && t->kind != Type::Kind::Union))
+            fail("slices with a " + t->str() + " (only integers and None are supported)", ln);
+          ts.push_back(t);
+        }
+        return typed(e, args, ub ? types::unbound() : types::slice(ts));
+      }
       case K::LoopNonEmpty: return e;
       case K::Guard: case K::AsType: break;  // lowered IR only
     }
     fail("an expression stagepy cannot type", ln);
+  }
+
+  // ------------------------------------------------------------ whole arrays and slices
+  // A NumPy array value: a whole array, a row or a slice of one, or what an operation on
+  // them computes.
+  static bool np_array(const TypeRef& t) { return t && t->kind == Type::Kind::Array && !t->py_items(); }
+
+  // The NumPy functions computed on arrays: those kernels compute exactly (NumPy's own
+  // loops, called one element at a time for scalars, may take other paths for arrays).
+  static bool elementwise_function(Builtin f) {
+    switch (f) {
+      case Builtin::Abs: case Builtin::NpAbs: case Builtin::NpFabs: case Builtin::NpSqrt: case Builtin::NpFloor:
+      case Builtin::NpCeil: case Builtin::NpTrunc: case Builtin::NpRint: case Builtin::NpSign: case Builtin::NpSquare:
+      case Builtin::NpCopysign: case Builtin::NpMinimum: case Builtin::NpMaximum: case Builtin::NpIsnan:
+      case Builtin::NpIsinf: case Builtin::NpIsfinite:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  // An operation (Binary, Unary, Compare, or a Call whose args[0] is the callee) with an
+  // array operand: NumPy applies it element by element, broadcasting, into a new array
+  // (`temp`). With NumPy 2 (NEP 50) the elements' dtype is what the operation gives NumPy
+  // scalars of the operands' dtypes (Python numbers stay weak), which is what the oracle
+  // knows; the kernel computes each element as it computes such scalars, except that
+  // wherever NumPy's scalar would warn (an int that wraps, a float that turns infinite)
+  // the whole statement goes to CPython, whose array operation then decides.
+  Expr elementwise(const Expr& e, std::vector<Expr> args, int ln) {
+    using K = ExprNode::Kind;
+    const std::string what = e->kind == K::Binary ? std::string("`") + ir::binop_name(e->binop) + "`"
+                              : e->kind == K::Unary ? std::string("`") + ir::unop_name(e->unop) + "`"
+                              : e->kind == K::Compare ? std::string("a comparison")
+                                                      : std::string("`") + builtin_name(args[0]->type->builtin) + "()`";
+    if (!in_.oracle->numpy_weak_scalars) fail("computes " + what + " on whole arrays (stagepy follows NumPy 2's rules for them only)", ln);
+    if (e->kind == K::Binary && (e->binop == ir::BinOp::Pow || e->binop == ir::BinOp::MatMul))
+      fail("computes " + what + " on whole arrays or slices", ln);
+    int ndim = 0;
+    std::vector<TypeRef> elems;
+    for (size_t k = e->kind == K::Call ? 1 : 0; k < args.size(); k++) {
+      const TypeRef& t = args[k]->type;
+      if (np_array(t)) {
+        if (dtype_is_complex(t->dtype)) fail("computes " + what + " on an array of complex numbers", ln);
+        ndim = std::max(ndim, t->ndim);
+        elems.push_back(types::np_scalar(t->dtype));
+      } else if (t->is_scalar() && t->kind != Type::Kind::Union && !t->is_complex()) {
+        elems.push_back(t);
+      } else {
+        fail("computes " + what + " on an array and a " + t->str(), ln);
+      }
+    }
+    const Oracle& o = *in_.oracle;
+    TypeRef r;
+    switch (e->kind) {
+      case K::Binary: r = o.binary(e->binop, elems[0], elems[1]); break;
+      case K::Unary: r = o.unary(e->unop, elems[0]); break;
+      case K::Compare:
+        if (e->cmpop == ir::CmpOp::Is || e->cmpop == ir::CmpOp::IsNot) fail("uses `is` on an array", ln);
+        r = e->cmpop == ir::CmpOp::EQ || e->cmpop == ir::CmpOp::NE ? types::np_scalar(DType::Bool) : o.compare(elems[0], elems[1]);
+        break;
+      case K::Call: {
+        Builtin f = args[0]->type->builtin;
+        r = o.call(f == Builtin::Abs ? Builtin::NpAbs : f, elems);
+        break;
+      }
+      default: break;
+    }
+    if (!r || r->kind != Type::Kind::NpScalar || dtype_is_complex(r->dtype))
+      fail(what + " on arrays of " + elems[0]->str() + (elems.size() > 1 ? " and " + elems[1]->str() : std::string()) +
+               " is not supported",
+           ln);
+    if (e->kind == K::Binary && e->inplace) {
+      // a op= b writes a's elements: NumPy casts the result back with casting='same_kind'.
+      const TypeRef& a = args[0]->type;
+      if (!np_array(a)) fail("computes " + what + " with an array into a " + a->str(), ln);
+      if (!a->writeable) fail("writes to a read-only array", ln);
+      if (!same_kind_cast(r->dtype, a->dtype))
+        fail("computes " + what + " in place into an array of " + std::string(dtype_name(a->dtype)) + " from " +
+                 dtype_name(r->dtype) + " values (NumPy refuses the cast)",
+             ln);
+      if (a->ndim < ndim) fail("computes " + what + " in place into an array of fewer dimensions", ln);
+    }
+    auto c = std::make_shared<ExprNode>(*e);
+    c->args = std::move(args);
+    c->type = types::array_temp(r->dtype, ndim);
+    return c;
+  }
+  // NumPy's can_cast(from, to, 'same_kind'): bools to anything; integers to integers and
+  // floats, but signed ones not to unsigned ones; floats to floats.
+  static bool same_kind_cast(DType from, DType to) {
+    if (from == DType::Bool || from == to) return true;
+    if (to == DType::Bool) return false;
+    if (dtype_is_float(from)) return dtype_is_float(to);
+    if (dtype_is_signed(from)) return dtype_is_float(to) || dtype_is_signed(to);
+    return true;  // unsigned
   }
 
   // Inlined helper bodies compute on Python numbers only: a NumPy operation there could
@@ -330,6 +447,7 @@ class Infer {
     if (bt.kind == Type::Kind::Array && bt.py_items()) {
       // A list takes one index at a time: A[i][j], never A[i, j] (a TypeError in CPython).
       if (idx->type->kind == Type::Kind::Tuple) fail("indexes a " + bt.str() + " with a tuple", ln);
+      if (idx->type->kind == Type::Kind::Slice) fail("slices a " + bt.str() + " (which copies it)", ln);
       if (!int_like(idx->type)) fail("indexes a list with a " + idx->type->str() + " (only integers are supported)", ln);
       if (bt.ndim == 1) return types::list_elem(bt.dtype);
       return types::py_list(bt.dtype, bt.ndim - 1);
@@ -338,11 +456,21 @@ class Infer {
       std::vector<TypeRef> parts;
       if (idx->type->kind == Type::Kind::Tuple) parts = idx->type->elems;
       else parts = {idx->type};
+      int slices = 0;
       for (auto& p : parts) {
-        if (!int_like(p)) fail("indexes an array with a " + p->str() + " (only integers are supported)", ln);
+        if (p->kind == Type::Kind::Slice) {
+          slices++;
+          continue;
+        }
+        if (!int_like(p)) fail("indexes an array with a " + p->str() + " (only integers and slices are supported)", ln);
       }
       int k = (int)parts.size();
       if (k > bt.ndim) fail("indexes a " + std::to_string(bt.ndim) + "-d array with " + std::to_string(k) + " indices", ln);
+      if (slices) {
+        if (dtype_is_complex(bt.dtype)) fail("slices an array of complex numbers", ln);
+        if (!in_.oracle->numpy_weak_scalars) fail("slices an array (stagepy follows NumPy 2's rules for them only)", ln);
+        return types::array(bt.dtype, bt.ndim - (k - slices), Type::Strided, bt.writeable);
+      }
       if (k == bt.ndim) return types::np_scalar(bt.dtype);
       auto layout = bt.layout == Type::CContig ? Type::CContig : Type::Strided;
       return types::array(bt.dtype, bt.ndim - k, layout, bt.writeable);
@@ -527,6 +655,13 @@ class Infer {
     for (size_t i = 1; i < args.size(); i++) at.push_back(args[i]->type);
     const std::string fname = std::string("`") + builtin_name(f) + "()`";
     if (!e->name.empty()) return reduction(e, f, args, at, env, ln);  // a lifter's step (ir.h)
+    for (auto& t : at)
+      if (np_array(t) && (is_numpy_builtin(f) || f == Builtin::Abs)) {
+        if (!elementwise_function(f))
+          fail("calls " + fname + " on a " + t->str() + " (stagepy computes only +, -, *, /, //, %, comparisons, bitwise "
+               "operators and exact NumPy functions such as np.sqrt or np.abs on whole arrays and slices)", ln);
+        return elementwise(e, args, ln);
+      }
     switch (f) {
       case Builtin::Range: fail("uses range() outside a for statement", ln);
       case Builtin::Enumerate: case Builtin::Zip: case Builtin::Reversed:
@@ -689,14 +824,71 @@ class Infer {
     return out;
   }
 
+  // A store into a row or slice of an array (typed base, index and value): the value is
+  // a number, stored into every element, or an array broadcast to the target's shape (the
+  // kernel checks the extents, and hands the statement to CPython where they differ).
+  // NumPy reads an array value that is a view (not computed) when it stores it, so that
+  // must come before any other store of the statement (`a[:], b[:] = b, a` would read the
+  // new `a`): the kernel reads every value before the statement's first store.
+  void section_store(const ir::Effect& f, int ln, bool stores_before) {
+    const Type& bt = *f.base->type;
+    TypeRef target = subscript_type(f.base, f.index, ln);
+    if (bt.py_items()) fail("assigns to a slice of a " + bt.str(), ln);
+    if (!bt.writeable) fail("writes to a read-only array", ln);
+    if (dtype_is_complex(bt.dtype)) fail("assigns to a row or slice of an array of complex numbers", ln);
+    const TypeRef& vt = f.value->type;
+    if (np_array(vt)) {
+      if (dtype_is_complex(vt->dtype)) fail("stores an array of complex numbers into a slice", ln);
+      if (vt->ndim > target->ndim) fail("stores a " + vt->str() + " into a slice of fewer dimensions", ln);
+      if (!vt->temp && stores_before) fail("stores an array view after another store in the same statement", ln);
+      if (!in_.oracle->numpy_weak_scalars) fail("stores an array into a slice (stagepy follows NumPy 2's rules for them only)", ln);
+      const Expr& v = f.value;
+      if (v->kind == ExprNode::Kind::Binary && v->inplace && np_array(v->args[0]->type)) {
+        // a[s] op= x: the operation wrote the elements of a[s] (its left operand) already.
+        auto target_e = ir::with_type(ir::make_subscript(f.base, f.index, f.origin), target);
+        if (!ir::same_pure_expr(v->args[0], target_e) && !(v->args[0]->kind == ExprNode::Kind::Load && f.base->kind == ExprNode::Kind::Load &&
+                                                          v->args[0]->var == f.base->var))
+          fail("stores the result of an in-place operation on one array into another", ln);
+      }
+      return;
+    }
+    if (!vt->is_scalar()) fail("stores a " + vt->str() + " into a slice of an array", ln);
+    for (auto& m : members(vt))
+      if (m->is_complex()) fail("stores a complex number into an array of " + std::string(dtype_name(bt.dtype)), ln);
+  }
+
   Stmt seg(const Stmt& s, Env& env) {
     auto c = std::make_shared<StmtNode>(*s);
     std::vector<std::pair<int, TypeRef>> assigns;
+    bool stores_before = false;
     for (auto& f : c->effects) {
       switch (f.kind) {
         case ir::Effect::Kind::Assign: {
           f.value = expr(f.value, env);
           TypeRef t = f.value->type;
+          if (t->temp) {
+            // `a op= x` of a whole array `a`: NumPy computes into a's elements, and `a`
+            // stays the same object; a store into all of them, `a[:, :] = a op x`.
+            const Expr& v = f.value;
+            if (v->kind == ExprNode::Kind::Binary && v->inplace && v->args[0]->kind == ExprNode::Kind::Load &&
+                v->args[0]->var == f.var && np_array(v->args[0]->type) && !v->args[0]->check_bound) {
+              f.kind = ir::Effect::Kind::Store;
+              f.base = v->args[0];
+              std::vector<Expr> all;
+              std::vector<TypeRef> ts;
+              for (int d = 0; d < f.base->type->ndim; d++) {
+                ir::ConstValue none;
+                Expr n = ir::with_type(ir::make_const(none, v->origin), types::none());
+                all.push_back(ir::with_type(ir::make_slice(n, n, n, v->origin), types::slice({types::none(), types::none(), types::none()})));
+                ts.push_back(all.back()->type);
+              }
+              f.index = ir::with_type(ir::make_tuple(all, v->origin), types::tuple(ts));
+              section_store(f, s->line, stores_before);
+              stores_before = true;
+              break;
+            }
+            fail("assigns the result of an operation on arrays to " + vname(f.var), s->line);
+          }
           if (t->kind == Type::Kind::Array && f.value->kind != ExprNode::Kind::Load) {
             int base = -1;
             Expr index = row_index(f.value, &base);
@@ -725,7 +917,13 @@ class Infer {
           const Type& bt = *f.base->type;
           if (bt.kind != Type::Kind::Array) fail("assigns an item of a " + bt.str(), s->line);
           TypeRef elem = subscript_type(f.base, f.index, s->line);
-          if (elem->kind == Type::Kind::Array) fail("assigns to a whole row or slice of an array", s->line);
+          if (elem->kind == Type::Kind::Array) {
+            section_store(f, s->line, stores_before);
+            stores_before = true;
+            break;
+          }
+          stores_before = true;
+          if (np_array(f.value->type)) fail("stores an array into an element of an array", s->line);
           if (!bt.writeable) fail("writes to a read-only array", s->line);
           if (!f.value->type->is_scalar()) fail("stores a " + f.value->type->str() + " into an array", s->line);
           for (auto& m : members(f.value->type))
@@ -756,6 +954,7 @@ class Infer {
         }
         case ir::Effect::Kind::Eval:
           f.value = expr(f.value, env);
+          if (f.value->type->temp) fail("computes an operation on arrays whose result it drops", s->line);
           break;
       }
     }

@@ -354,7 +354,7 @@ INTERPRETED = [
         for x in L[1:]:
             s += x
         return s
-    """, lambda: ([1, 2, 3],), "uses a slice"),
+    """, lambda: ([1, 2, 3],), "loops over an expression"),
 ]
 
 

@@ -4,6 +4,7 @@
 #include "backends/cpu/exits_removed.h"
 #include "backends/cpu/jit.h"
 #include "backends/cpu/parallel_runtime.h"
+#include "backends/cpu/scratch.h"
 #include "backends/cpu/warn_functions.h"
 #include "backends/gpu/gpu_runtime.h"
 #include "backends/gpu/ptx.h"
@@ -312,6 +313,8 @@ class Gen {
   // overflow there stops for CPython (making the threads' run void) rather than warning.
   std::set<const ir::ExprNode*> exact_ops_;
   bool exact_now_ = false;  // generating one of them, or the combination of checked parts
+  bool elementwise_ = false;  // generating the elements of an operation on arrays (elements_of)
+  std::map<const ExprNode*, V> elem_vals_;  // there: the operands' values for one element
   int par_loop_ = -1;                           // the loop a parallel body runs
   bool divisor_nonzero_ = false;
   bool in_domain_ = false;  // the call being generated cannot fail its domain check (prove_domains.h)
@@ -400,6 +403,10 @@ class Gen {
   // called the helper goes back to CPython, which calls the helper and warns there.
   FpMode fp_mode() const {
     if (exact_now_) return FpMode::Exact;
+    // The elements of an operation on arrays: NumPy's array operations warn as its scalars
+    // do, but with their own messages, once per operation: where one may warn, the
+    // statement goes to CPython (nothing is stored before every element is computed).
+    if (elementwise_) return options_.fp == FpMode::Ignore ? FpMode::Ignore : FpMode::Exact;
     return options_.fp == FpMode::Deferred && op_origin_ == ir::kInlinedOrigin ? FpMode::Exact : options_.fp;
   }
 
@@ -986,7 +993,18 @@ class Gen {
       x.t = e->type;
       return x;
     }
+    if (!elem_vals_.empty()) {  // an operand of an elementwise operation (elements_of)
+      auto it = elem_vals_.find(e.get());
+      if (it != elem_vals_.end()) return it->second;
+    }
+    if (e->type->temp) fail("internal error: an operation on arrays outside a store");
     switch (e->kind) {
+      case K::Slice: {
+        V x;
+        x.t = e->type;
+        for (auto& a : e->args) x.elems.push_back(gen(a));
+        return x;
+      }
       case K::Const: return constant(e);
       case K::Load: return load(e->var, e->type, e->check_bound);
       case K::Attr: {
@@ -1212,7 +1230,15 @@ class Gen {
   // wrap-around goes.
   V index_array(const V& base, const std::vector<V>& idx, int origin) {
     Value* off = c64(0);
+    std::vector<Value*> sliced_shape, sliced_strides;
     for (size_t k = 0; k < idx.size(); k++) {
+      if (idx[k].t->kind == Type::Kind::Slice) {
+        auto [start, len, step] = slice_indices(idx[k], base.shape[k]);
+        off = B.CreateAdd(off, B.CreateMul(start, base.strides[k]));
+        sliced_shape.push_back(len);
+        sliced_strides.push_back(B.CreateMul(step, base.strides[k]));
+        continue;
+      }
       Value* i = as_i64_int(idx[k]);
       Value* n = base.shape[k];
       const bool all_types_int = is_pyint(rep(idx[k].t)) && idx[k].t->kind != Type::Kind::Union;
@@ -1226,11 +1252,40 @@ class Gen {
     }
     V out;
     out.v = B.CreateGEP(i8(), base.v, off);
+    out.shape = sliced_shape;
+    out.strides = sliced_strides;
     for (size_t k = idx.size(); k < base.shape.size(); k++) {
       out.shape.push_back(base.shape[k]);
       out.strides.push_back(base.strides[k]);
     }
     return out;
+  }
+
+  // A slice's first index, length and step along an extent `n`, as CPython's
+  // PySlice_Unpack and PySlice_AdjustIndices compute them (which NumPy uses); a zero step
+  // (a ValueError) goes to CPython.
+  std::tuple<Value*, Value*, Value*> slice_indices(const V& sl, Value* n) {
+    auto given = [&](const V& x) { return x.t->kind != Type::Kind::None; };
+    Value* step = given(sl.elems[2]) ? as_i64_int(sl.elems[2]) : c64(1);
+    if (given(sl.elems[2])) bail_unless(B.CreateICmpNE(step, c64(0)));
+    Value* neg = B.CreateICmpSLT(step, c64(0));
+    Value* start = given(sl.elems[0]) ? as_i64_int(sl.elems[0]) : B.CreateSelect(neg, c64(INT64_MAX), c64(0));
+    Value* stop = given(sl.elems[1]) ? as_i64_int(sl.elems[1]) : B.CreateSelect(neg, c64(INT64_MIN), c64(INT64_MAX));
+    auto adjust = [&](Value* x) {
+      Value* wrapped = B.CreateAdd(x, n);
+      Value* below = B.CreateSelect(B.CreateICmpSLT(wrapped, c64(0)), B.CreateSelect(neg, c64(-1), c64(0)), wrapped);
+      Value* above = B.CreateSelect(neg, B.CreateSub(n, c64(1)), n);
+      return B.CreateSelect(B.CreateICmpSLT(x, c64(0)), below, B.CreateSelect(B.CreateICmpSGE(x, n), above, x));
+    };
+    start = adjust(start);
+    stop = adjust(stop);
+    // step > 0: start < stop ? (stop - start - 1) / step + 1 : 0; step < 0 mirrored.
+    Value* up = B.CreateSelect(B.CreateICmpSLT(start, stop),
+                               B.CreateAdd(B.CreateSDiv(B.CreateSub(B.CreateSub(stop, start), c64(1)), step), c64(1)), c64(0));
+    Value* nstep = B.CreateSelect(neg, B.CreateNeg(step), c64(1));
+    Value* down = B.CreateSelect(B.CreateICmpSLT(stop, start),
+                                 B.CreateAdd(B.CreateSDiv(B.CreateSub(B.CreateSub(start, stop), c64(1)), nstep), c64(1)), c64(0));
+    return {start, B.CreateSelect(neg, down, up), step};
   }
 
   std::vector<V> index_list(const V& index) {
@@ -2231,8 +2286,11 @@ class Gen {
       V value;
       Value* addr = nullptr;
       Value* stored = nullptr;
+      V section;             // a store into a row or slice: its elements ...
+      Value* buf = nullptr;  // ... get these (an array value), or `stored` (a number)
     };
     std::vector<Pending> ps;
+    int slot = 0;
     for (auto& f : s->effects) {
       Pending p;
       p.e = &f;
@@ -2241,6 +2299,23 @@ class Gen {
           p.value = gen(f.value);
           break;
         case ir::Effect::Kind::Store: {
+          if (ir::stores_section(f)) {
+            V base = gen(f.base);
+            V idx = gen(f.index);
+            if (base.t->kind == Type::Kind::Unbound || idx.t->kind == Type::Kind::Unbound) break;
+            p.section = index_array(base, index_list(idx), f.origin);
+            const DType d = f.base->type->dtype;
+            if (f.value->type->kind == Type::Kind::Array) {
+              p.buf = elements_of(f.value, p.section, d, slot++);
+              if (!p.buf) break;
+            } else {
+              p.value = gen(f.value);
+              if (p.value.t->kind == Type::Kind::Unbound) break;
+              p.stored = to_dtype(p.value, d);
+            }
+            p.addr = p.section.v;
+            break;
+          }
           if (f.part >= 0) {  // a part of a complex element (lower_complex)
             p.addr = complex_element(f.base, f.index, f.origin, f.part == 1);
             p.value = gen(f.value);
@@ -2283,6 +2358,8 @@ class Gen {
       if (f.kind == ir::Effect::Kind::Assign) {
         if (p.value.t->kind == Type::Kind::Unbound) continue;  // unreachable: it bailed
         assign(f.var, p.value);
+      } else if (f.kind == ir::Effect::Kind::Store && p.addr && !p.section.shape.empty()) {
+        store_section(p.section, f.base->type->dtype, p.buf, p.stored);
       } else if (f.kind == ir::Effect::Kind::Store && p.addr) {
         DType d = f.base->type->dtype;
         const int nb = f.part >= 0 ? 8 : dtype_size(d);
@@ -2296,6 +2373,122 @@ class Gen {
         B.CreateAlignedStore(p.stored, p.addr, llvm::Align(nb));
       }
     }
+  }
+
+  // ------------------------------------------------------------ rows and slices
+  // Loops over the elements of an array section `shape` (C order), calling
+  // body(indices, linear index) in the innermost one.
+  void section_loops(const std::vector<Value*>& shape, const std::function<void(const std::vector<Value*>&, Value*)>& body) {
+    std::vector<Value*> at;
+    std::function<void(size_t, Value*)> level = [&](size_t d, Value* lin) {
+      if (d == shape.size()) {
+        body(at, lin);
+        return;
+      }
+      BasicBlock* exit = BasicBlock::Create(C, "sec.done", F);
+      counted_loop("sec", c64(0), shape[d], false, exit, [&](Value* k, BasicBlock*) {
+        at.push_back(k);
+        level(d + 1, B.CreateAdd(B.CreateMul(lin, shape[d]), k));
+        at.pop_back();
+      }, nullptr);
+      B.SetInsertPoint(exit);
+    };
+    level(0, c64(0));
+  }
+  Value* element_address(const V& a, const std::vector<Value*>& at, const std::vector<Value*>& strides) {
+    Value* off = c64(0);
+    for (size_t d = 0; d < at.size(); d++) off = B.CreateAdd(off, B.CreateMul(at[d], strides[d]));
+    (void)a;
+    return B.CreateGEP(i8(), a.v, off);
+  }
+
+  // The new elements an operation on arrays `e` (or an array) gives a store into section
+  // `target` of an array of dtype `d`: computed, cast to `d`, into scratch buffer `slot`
+  // (C order), before any effect of the statement. The operands are evaluated first, in
+  // CPython's order: arrays as views, numbers once. Each array operand broadcasts to the
+  // target's shape (its extents, aligned at the end, are 1 or the target's; otherwise
+  // CPython raises, and the statement goes there). Returns the buffer.
+  Value* elements_of(const Expr& e, const V& target, DType d, int slot) {
+    struct Operand {
+      Expr hole;   // what the element expression reads
+      V value;     // an array, or a number
+    };
+    std::vector<Operand> ops;
+    std::function<Expr(const Expr&)> element_expr = [&](const Expr& x) -> Expr {
+      if (x->type->temp) {
+        auto c = std::make_shared<ExprNode>(*x);
+        for (size_t k = x->kind == ExprNode::Kind::Call ? 1 : 0; k < c->args.size(); k++) c->args[k] = element_expr(x->args[k]);
+        c->type = types::np_scalar(x->type->dtype);
+        c->inplace = false;
+        return c;
+      }
+      V v = gen(x);
+      auto hole = std::make_shared<ExprNode>(*x);
+      hole->args.clear();
+      hole->type = v.t->kind == Type::Kind::Array ? types::np_scalar(v.t->dtype) : v.t;
+      ops.push_back({hole, v});
+      return hole;
+    };
+    Expr elem = element_expr(e);
+    for (auto& o : ops)
+      if (o.value.t->kind == Type::Kind::Unbound) return nullptr;
+    // Broadcasting: each array operand's stride along each of the target's dimensions.
+    const size_t R = target.shape.size();
+    std::vector<std::vector<Value*>> strides;
+    for (auto& o : ops) {
+      if (o.value.t->kind != Type::Kind::Array) {
+        strides.emplace_back();
+        continue;
+      }
+      const size_t r = o.value.shape.size();
+      if (r > R) fail("internal error: an array operand of more dimensions than its target");
+      std::vector<Value*> st(R, c64(0));
+      for (size_t j = 0; j < r; j++) {
+        Value* ext = o.value.shape[j];
+        Value* te = target.shape[R - r + j];
+        Value* one = B.CreateICmpEQ(ext, c64(1));
+        bail_unless(B.CreateOr(B.CreateICmpEQ(ext, te), one));
+        st[R - r + j] = B.CreateSelect(one, c64(0), o.value.strides[j]);
+      }
+      strides.push_back(std::move(st));
+    }
+    Value* count = c64(1);
+    for (auto* n : target.shape) count = B.CreateMul(count, n);
+    const int size = dtype_size(d);
+    llvm::FunctionType* sty = llvm::FunctionType::get(ptr(), {i64(), i64()}, false);
+    Value* buf = B.CreateCall(sty, runtime_address("stagepy_scratch", reinterpret_cast<void*>(&stagepy_scratch)),
+                              {c64(slot), B.CreateMul(count, c64(size))});
+    bail_unless(B.CreateICmpNE(buf, llvm::ConstantPointerNull::get(llvm::PointerType::get(C, 0))));
+    const bool was = elementwise_;
+    elementwise_ = true;
+    section_loops(target.shape, [&](const std::vector<Value*>& at, Value* lin) {
+      for (size_t k = 0; k < ops.size(); k++) {
+        const V& v = ops[k].value;
+        if (v.t->kind != Type::Kind::Array) {
+          elem_vals_[ops[k].hole.get()] = v;
+          continue;
+        }
+        DType od = v.t->dtype;
+        Value* x = B.CreateAlignedLoad(mem_ty(od), element_address(v, at, strides[k]), llvm::Align(dtype_size(od)));
+        if (od == DType::Bool) x = B.CreateICmpNE(x, c8(0));
+        elem_vals_[ops[k].hole.get()] = scalar(types::np_scalar(od), x);
+      }
+      V r = gen(elem);
+      Value* stored = to_dtype(r, d);
+      B.CreateAlignedStore(stored, B.CreateGEP(mem_ty(d), buf, lin), llvm::Align(size));
+      elem_vals_.clear();
+    });
+    elementwise_ = was;
+    return buf;
+  }
+
+  // Applies a store into a section: its elements get buffer `buf`'s (C order), or `value`.
+  void store_section(const V& section, DType d, Value* buf, Value* value) {
+    const int size = dtype_size(d);
+    section_loops(section.shape, [&](const std::vector<Value*>& at, Value* lin) {
+      Value* x = buf ? B.CreateAlignedLoad(mem_ty(d), B.CreateGEP(mem_ty(d), buf, lin), llvm::Align(size)) : value;
+      B.CreateAlignedStore(x, element_address(section, at, section.strides), llvm::Align(size));
+    });
   }
 
   // The Python type of a list's items as kernels hold them.
@@ -2430,7 +2623,7 @@ class Gen {
         interleaved_loop(s, options_.plan->loops[(size_t)s->loop], k0, trip, exit))
       return;
     if (options_.fp == FpMode::Deferred && warn_gen_ == WarnGen::Normal && straight_line(s->body[0], s->loop) &&
-        has_np_arith(s->body[0]) && chunked_loop(s, k0, trip, exit))
+        has_np_arith(s->body[0]) && !ir::stores_sections(s->body[0]) && chunked_loop(s, k0, trip, exit))
       return;
     plain_loop(s, s->body[0], k0, trip, exit);
   }

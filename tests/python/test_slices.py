@@ -1,0 +1,285 @@
+"""Rows, slices and whole arrays in loop bodies: `C[i, :] += a * B[k, :]`, `u[1:-1] = ...`,
+`x[i] = x[i - 1] + dt * v[i - 1]`, `u += dt * f` run natively with NumPy's results, element
+for element. The new elements are computed before any is stored (as NumPy computes a
+temporary), so overlapping operands read the old values; shapes that do not broadcast,
+zero steps, and operations where NumPy would warn hand the statement to CPython, which
+raises or warns itself. Differential: every case runs under CPython and under stagepy."""
+import sys
+
+import numpy as np
+import pytest
+
+import difftest
+import stagepy
+
+pytestmark = pytest.mark.skipif(int(np.__version__.split(".")[0]) < 2, reason="slices follow NumPy 2's rules only")
+
+
+def rnd(*shape, seed=0, dtype=np.float64):
+    return np.random.default_rng(seed + sum(shape)).random(shape).astype(dtype)
+
+
+NATIVE = [
+    ("a row times a scalar", """
+    def f(C, A, x):
+        for i in range(C.shape[0]):
+            C[i, :] = A[i, :] * x + 1.0
+        return locals()
+    """, lambda: (np.zeros((5, 7)), rnd(5, 7), 2.5)),
+    ("gemm with row updates", """
+    def f(C, A, B, alpha, beta):
+        for i in range(C.shape[0]):
+            C[i, :] *= beta
+            for k in range(A.shape[1]):
+                C[i, :] += alpha * A[i, k] * B[k, :]
+        return locals()
+    """, lambda: (rnd(6, 5), rnd(6, 4, seed=1), rnd(4, 5, seed=2), 1.5, 1.2)),
+    ("LU: a slice of the same array it reads", """
+    def f(A):
+        n = A.shape[0]
+        for k in range(n):
+            for j in range(k + 1, n):
+                A[j, k] /= A[k, k]
+                A[j, k + 1:] -= A[j, k] * A[k, k + 1:]
+        return locals()
+    """, lambda: (rnd(6, 6) + 6 * np.eye(6),)),
+    ("rows of a 2-d array by one index", """
+    def f(x, v, dt):
+        for i in range(1, x.shape[0]):
+            x[i] = x[i - 1] + dt * v[i - 1]
+        return locals()
+    """, lambda: (np.zeros((8, 3)), rnd(8, 3), 0.1)),
+    ("a 1-d stencil over time", """
+    def f(u, c, T):
+        for t in range(T):
+            u[1:-1] = u[1:-1] + c * (u[2:] - 2 * u[1:-1] + u[:-2])
+        return locals()
+    """, lambda: (rnd(40), 0.25, 30)),
+    ("a 2-d Jacobi sweep, arrays swapped", """
+    def f(A, B, T):
+        for t in range(T):
+            B[1:-1, 1:-1] = 0.25 * (A[:-2, 1:-1] + A[2:, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:])
+            A, B = B, A
+        return locals()
+    """, lambda: (rnd(9, 11), rnd(9, 11, seed=3), 7)),
+    ("filling rows and columns", """
+    def f(C):
+        for i in range(C.shape[0]):
+            C[i, :] = 0
+        for j in range(C.shape[1]):
+            C[:, j] = float(j) * 0.5
+            C[j % C.shape[0], ::2] = -1
+        return locals()
+    """, lambda: (rnd(4, 6),)),
+    ("negative steps and reversal in place", """
+    def f(a, b):
+        for k in range(3):
+            b[::-1] = a
+            a[:] = a[::-1] + k
+            a[1::3] = b[-1:0:-3][:len(a[1::3])]
+        return locals()
+    """, lambda: (rnd(10), np.zeros(10))),
+    ("broadcasting a row over rows", """
+    def f(C, b):
+        for i in range(0, C.shape[0] - 1, 2):
+            C[i:i + 2, :] = b
+            C[i:i + 2] += b * i
+        return locals()
+    """, lambda: (np.zeros((6, 4)), rnd(4))),
+    ("whole arrays in place", """
+    def f(u, g, dt, T):
+        for t in range(T):
+            u += dt * g
+            u *= 0.5
+            g -= u
+        return locals()
+    """, lambda: (rnd(12), rnd(12, seed=1), 0.01, 5)),
+    ("integer and boolean arrays", """
+    def f(a, b, mask, A):
+        for i in range(a.shape[0]):
+            a[i, :] += b[i, :] * 3 - i
+            a[i, 1:] //= 2
+            mask[i, :] = A[i, :] > 0.5
+            b[i, :] = a[i, :] & 7 | (b[i, :] << 1)
+        return locals()
+    """, lambda: (np.arange(20).reshape(4, 5), np.arange(20, 40).reshape(4, 5), np.zeros((4, 5), bool), rnd(4, 5))),
+    ("float32 arrays", """
+    def f(c, a, b):
+        for i in range(c.shape[0]):
+            c[i, :] = a[i, :] * 0.1 + b[i, :]
+            c[i, :] += a[i, :]
+        return locals()
+    """, lambda: (np.zeros((3, 5), np.float32), rnd(3, 5, dtype=np.float32), rnd(3, 5))),
+    ("NumPy functions computed exactly", """
+    def f(C, A):
+        for i in range(C.shape[0]):
+            C[i, :] = np.sqrt(np.abs(A[i, :] - 0.5)) + np.maximum(A[i, :], 0.25) - abs(np.minimum(A[i, :], 0.75))
+            C[i, ::2] = np.floor(A[i, ::2] * 10) + np.sign(A[i, ::2] - 0.5) + np.square(A[i, ::2])
+        return locals()
+    """, lambda: (np.zeros((4, 6)), rnd(4, 6))),
+    ("bounds from variables, clamped", """
+    def f(a, b, lo, hi):
+        for k in range(4):
+            a[lo:hi] = b[lo:hi] * k
+            a[-hi:] += 1
+            a[hi * 10:] = 99.0
+        return locals()
+    """, lambda: (np.zeros(9), rnd(9), 2, 20)),
+    ("len and shape of slices, elements of slices", """
+    def f(A, out):
+        for i in range(A.shape[0]):
+            out[i] = len(A[i, 1:]) + A[i, 2:].shape[0] + A[i, 1:][1] + A[1:][i - 1, 0]
+        return locals()
+    """, lambda: (rnd(4, 5), np.zeros(4))),
+]
+
+
+@pytest.mark.parametrize("what,src,make_args", NATIVE, ids=[n[0] for n in NATIVE])
+def test_slices_run_natively(what, src, make_args):
+    recs = difftest.run(src, "f", make_args, globals_={"np": np})
+    assert all(r["bailouts"] == 0 for r in recs), [(r["line"], r["bailouts"], r["reason"]) for r in recs]
+
+
+def test_module_level_slices_run_natively():
+    src = """
+for t in range(T):
+    u[1:-1] = u[1:-1] + 0.2 * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+    u[0] = u[-1] = 0.0
+"""
+    difftest.run_module(src, lambda: {"np": np, "T": 20, "u": rnd(30)})
+
+
+HANDED_OVER = [
+    ("shapes that do not broadcast (ValueError)", """
+    def f(a, b):
+        for k in range(3):
+            a[k:k + 3] = b[k:k + 4]
+        return locals()
+    """, lambda: (np.zeros(8), rnd(8))),
+    ("a zero step (ValueError)", """
+    def f(a, s):
+        for k in range(3):
+            a[::s] = k
+        return locals()
+    """, lambda: (np.zeros(8), 0)),
+    ("a row index out of range (IndexError, earlier rows written)", """
+    def f(C, n):
+        for i in range(n):
+            C[i, :] = i
+        return locals()
+    """, lambda: (np.zeros((3, 4)), 5)),
+    ("a float overflow (RuntimeWarning, once per operation)", """
+    def f(C, A, x):
+        for i in range(C.shape[0]):
+            C[i, :] = A[i, :] * x
+        return locals()
+    """, lambda: (np.zeros((3, 4)), rnd(3, 4) + 1, 1e308)),
+    ("an integer floor division by zero (RuntimeWarning)", """
+    def f(a, b):
+        for i in range(a.shape[0]):
+            a[i, :] = a[i, :] // b[i, :]
+        return locals()
+    """, lambda: (np.arange(12).reshape(3, 4), np.array([[1, 2, 3, 4], [1, 0, 1, 1], [2, 2, 2, 2]]))),
+    ("an integer that does not fit int8 (OverflowError)", """
+    def f(a, v):
+        for i in range(a.shape[0]):
+            a[i, :] += v
+        return locals()
+    """, lambda: (np.zeros((2, 3), np.int8), 300)),
+]
+
+
+@pytest.mark.parametrize("warn_filter", ["always", "default"])
+@pytest.mark.parametrize("what,src,make_args", HANDED_OVER, ids=[n[0] for n in HANDED_OVER])
+def test_slices_hand_statements_to_cpython(what, src, make_args, warn_filter):
+    difftest.run(src, "f", make_args, expect="bail", warn_filter=warn_filter, globals_={"np": np})
+
+
+INTERPRETED = [
+    ("a slice of a list (a copy)", """
+    def f(L, M):
+        for i in range(len(L)):
+            M[i][1:3] = L[i][0:2]
+        return locals()
+    """, lambda: ([[1.0, 2.0, 3.0] for _ in range(2)], [[0.0] * 4 for _ in range(2)]), "slices a list"),
+    ("a power of an array", """
+    def f(C, A):
+        for i in range(C.shape[0]):
+            C[i, :] = A[i, :] ** 2
+        return locals()
+    """, lambda: (np.zeros((2, 3)), rnd(2, 3)), "`**` on whole arrays"),
+    ("np.exp of a row (NumPy's own loop)", """
+    def f(C, A):
+        for i in range(C.shape[0]):
+            C[i, :] = np.exp(A[i, :])
+        return locals()
+    """, lambda: (np.zeros((2, 3)), rnd(2, 3)), "np.sqrt or np.abs"),
+    ("an operation on arrays into a variable", """
+    def f(C, A):
+        for i in range(C.shape[0]):
+            t = A[i, :] * 2
+            C[i, :] = t
+        return locals()
+    """, lambda: (np.zeros((2, 3)), rnd(2, 3)), "assigns the result of an operation on arrays"),
+    ("an integer array updated in place by floats (UFuncTypeError)", """
+    def f(a):
+        for i in range(a.shape[0]):
+            a[i, :] += 0.5
+        return locals()
+    """, lambda: (np.zeros((2, 3), int),), "NumPy refuses the cast"),
+    ("a view stored after another store", """
+    def f(a, b):
+        for k in range(2):
+            a[:], b[:] = b, a
+        return locals()
+    """, lambda: (rnd(4), rnd(4, seed=1)), "after another store"),
+    ("a slice of a complex array", """
+    def f(z):
+        for k in range(2):
+            z[1:] = z[:-1] * 2
+        return locals()
+    """, lambda: (np.arange(4) * (1 + 1j),), "complex"),
+]
+
+
+@pytest.mark.parametrize("what,src,make_args,reason", INTERPRETED, ids=[n[0] for n in INTERPRETED])
+def test_slices_stagepy_leaves_to_cpython(what, src, make_args, reason):
+    recs = difftest.run(src, "f", make_args, expect="interpreted", globals_={"np": np})
+    difftest.assert_reason(recs, reason)
+
+
+def test_a_statement_whose_operands_overlap_its_target_reads_old_values():
+    # NumPy computes the right-hand side before storing: a shift right by one, not a smear.
+    src = """
+    def f(a):
+        for k in range(3):
+            a[1:] = a[:-1]
+            a[:-1] += a[1:]
+        return locals()
+    """
+    recs = difftest.run(src, "f", lambda: (np.arange(10.0),))
+    assert all(r["bailouts"] == 0 for r in recs)
+
+
+def test_slice_loops_run_in_order_and_say_why():
+    src = """
+    def f(C, A):
+        for i in range(C.shape[0]):
+            C[i, :] = A[i, :] + 1
+        return locals()
+    """
+    recs = difftest.run(src, "f", lambda: (np.zeros((600, 8)), rnd(600, 8)))
+    loop = difftest.loops(recs)["i"]
+    assert "rows or slices" in loop["why"], loop
+
+
+def test_scratch_memory_is_released_after_a_huge_slice():
+    a = np.zeros(3_000_000)
+    src = """
+    def f(a):
+        for k in range(2):
+            a[:] = a + 1.0
+        return a
+    """
+    difftest.run(src, "f", lambda: (a.copy(),), calls=1)
+    assert stagepy._hook.core().scratch_bytes() < 1 << 20
