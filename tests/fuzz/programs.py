@@ -4,7 +4,8 @@ program(draw) returns (source, make_args): a function `f` whose loop nest reads 
 NumPy arrays, Python lists (of lists) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
 bounds from outer variables), affine and non-affine subscripts (some out of bounds, some
 negative), reductions, if/elif/else, bounded while loops, break/continue, min/max/abs, math.sqrt/log, np.float32(x) and the other scalar types, mixed
-int/float/bool arithmetic, sum/min/max/any/all of generator expressions, a complex flavour
+int/float/bool arithmetic, sum/min/max/any/all of generator expressions, stores of elementwise
+operations into slices, rows, columns and whole arrays, a complex flavour
 (complex scalars, arrays and lists, with the operations complex numbers have), and ending
 with `return locals()`.
 """
@@ -52,6 +53,7 @@ class Gen:
         self.lines = []
         self.counter = 0
         self.no_scalars = False  # expressions read no s, t, u (which the body may assign later)
+        self.slices = not cplx and draw(st.integers(0, 2)) == 0  # stores into slices and rows
 
     def pick(self, seq):
         return self.draw(st.sampled_from(seq))
@@ -294,8 +296,75 @@ class Gen:
         for _ in range(count):
             self.stmt(indent, depth)
 
+    # ---------------------------------------------------------------- slices
+    def slice_(self):
+        def bound():
+            if self.loop_vars and self.int_(0, 2) == 0:
+                return f"{self.pick(self.loop_vars)}{self.pick(['', ' + 1', ' - 2'])}"
+            return str(self.int_(-self.n - 3, self.n + 3))
+        form = self.int_(0, 6)
+        step = self.pick(["", ":2", ":-1", ":-2", ":3", ":1", ":k"]) if form >= 5 else ""
+        if form <= 1:
+            return ":" + step
+        if form == 2:
+            return f"{bound()}:" + step
+        if form == 3:
+            return f":{bound()}" + step
+        return f"{bound()}:{bound()}" + step
+
+    def section_value(self, operands, depth=0):
+        if depth > 1 or self.int_(0, 2) == 0:
+            if self.int_(0, 3) == 0:
+                return self.atom()
+            return self.pick(operands)
+        a = self.section_value(operands, depth + 1)
+        form = self.int_(0, 9)
+        if form <= 4:
+            b = self.section_value(operands, depth + 1)
+            return f"({a} {self.pick(['+', '-', '*', '/', '//', '%', '*', '+'])} {b})"
+        if form == 5:
+            return f"np.maximum({a}, {self.section_value(operands, depth + 1)})"
+        if form == 6:
+            return f"np.sqrt(np.abs({a}))"
+        if form == 7:
+            return f"abs({a})"
+        if form == 8:
+            return f"({a} > {self.section_value(operands, depth + 1)})"
+        return f"-{a}"
+
+    def section_stmt(self, indent):
+        """A store into a slice or row: 1-d slices of A and B (same length), rows and
+        columns of M, the whole of A (in place), values that broadcast or not."""
+        form = self.int_(0, 5)
+        if form <= 1:
+            sl = self.slice_()
+            target = f"{self.pick(['A', 'B'])}[{sl}]"
+            operands = [f"A[{sl}]", f"B[{sl}]", target]
+            if self.int_(0, 3) == 0:
+                operands.append(f"M[{self.index()}]")  # n + 1 elements: matches A[1:]
+        elif form == 2:
+            sl = self.slice_()
+            i = self.index()
+            target = f"M[{i}][{sl}]" if self.chain else f"M[{i}, {sl}]"
+            operands = [f"M[{self.index()}, {sl}]", f"M[{sl}, {self.index()}]", target]
+        elif form == 3:
+            target = f"M[{self.index()}]"
+            operands = [f"M[{self.index()}]", "A[1:]", "B[:-1]", f"M[:, {self.index()}]"]
+        elif form == 4:
+            sl1, sl2 = self.slice_(), self.slice_()
+            target = f"M[{sl1}, {sl2}]"
+            operands = [f"M[{sl2}, {sl1}]", f"M[{sl1}, {sl2}]", f"M[{self.index()}, {sl2}]"]
+        else:
+            self.emit(indent, f"A {self.pick(['+=', '-=', '*='])} {self.section_value(['A', 'B', 'A[::-1]'])}")
+            return
+        op = self.pick(["=", "=", "+=", "-=", "*="])
+        self.emit(indent, f"{target} {op} {self.section_value(operands)}")
+
     def stmt(self, indent, depth):
         in_loop = bool(self.loop_vars)
+        if self.slices and self.int_(0, 3) == 0:
+            self.section_stmt(indent)
+            return
         form = self.int_(0, 13)
         if form == 13 and depth < 3 and len(self.loop_vars) < 3:
             self.accumulator(indent)
