@@ -283,3 +283,19 @@ def test_scratch_memory_is_released_after_a_huge_slice():
     """
     difftest.run(src, "f", lambda: (a.copy(),), calls=1)
     assert stagepy._hook.core().scratch_bytes() < 1 << 20
+
+
+@pytest.mark.parametrize("warn_filter", ["always", "default"])
+def test_elements_numpy_computes_for_an_empty_target_still_warn(warn_filter):
+    # Found by the fuzzer: NumPy computes the right-hand side (a row, where 0.0 // 0.0 is
+    # invalid) before storing it into no rows at all; a loop over the target's shape would
+    # compute nothing and lose the warning.
+    src = """
+    def f(M, r):
+        for k in range(2):
+            M[5:2, :] -= (M[r, :] // M[r, :]) > 0.5
+            M[r, 0:0] = M[r, 0:1] / 0.0
+        return locals()
+    """
+    difftest.run(src, "f", lambda: (np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 1.0]]), 1), expect="bail",
+                 warn_filter=warn_filter)

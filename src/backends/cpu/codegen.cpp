@@ -2287,7 +2287,8 @@ class Gen {
       Value* addr = nullptr;
       Value* stored = nullptr;
       V section;             // a store into a row or slice: its elements ...
-      Value* buf = nullptr;  // ... get these (an array value), or `stored` (a number)
+      Value* buf = nullptr;  // ... get these (an array value, of shape `shape`), or `stored`
+      std::vector<Value*> shape;
     };
     std::vector<Pending> ps;
     int slot = 0;
@@ -2306,7 +2307,7 @@ class Gen {
             p.section = index_array(base, index_list(idx), f.origin);
             const DType d = f.base->type->dtype;
             if (f.value->type->kind == Type::Kind::Array) {
-              p.buf = elements_of(f.value, p.section, d, slot++);
+              p.buf = elements_of(f.value, p.section, d, slot++, &p.shape);
               if (!p.buf) break;
             } else {
               p.value = gen(f.value);
@@ -2359,7 +2360,7 @@ class Gen {
         if (p.value.t->kind == Type::Kind::Unbound) continue;  // unreachable: it bailed
         assign(f.var, p.value);
       } else if (f.kind == ir::Effect::Kind::Store && p.addr && !p.section.shape.empty()) {
-        store_section(p.section, f.base->type->dtype, p.buf, p.stored);
+        store_section(p.section, f.base->type->dtype, p.buf, p.shape, p.stored);
       } else if (f.kind == ir::Effect::Kind::Store && p.addr) {
         DType d = f.base->type->dtype;
         const int nb = f.part >= 0 ? 8 : dtype_size(d);
@@ -2404,11 +2405,11 @@ class Gen {
 
   // The new elements an operation on arrays `e` (or an array) gives a store into section
   // `target` of an array of dtype `d`: computed, cast to `d`, into scratch buffer `slot`
-  // (C order), before any effect of the statement. The operands are evaluated first, in
+  // (C order, of the value's own `shape`), before any effect of the statement. The operands are evaluated first, in
   // CPython's order: arrays as views, numbers once. Each array operand broadcasts to the
   // target's shape (its extents, aligned at the end, are 1 or the target's; otherwise
   // CPython raises, and the statement goes there). Returns the buffer.
-  Value* elements_of(const Expr& e, const V& target, DType d, int slot) {
+  Value* elements_of(const Expr& e, const V& target, DType d, int slot, std::vector<Value*>* shape) {
     struct Operand {
       Expr hole;   // what the element expression reads
       V value;     // an array, or a number
@@ -2432,8 +2433,24 @@ class Gen {
     Expr elem = element_expr(e);
     for (auto& o : ops)
       if (o.value.t->kind == Type::Kind::Unbound) return nullptr;
-    // Broadcasting: each array operand's stride along each of the target's dimensions.
-    const size_t R = target.shape.size();
+    // The shape NumPy computes the value at: its array operands broadcast together (each
+    // extent, aligned at the end, is the common one or 1; a missing leading one counts as
+    // 1), then stored into the target, which it must broadcast to. Where a common extent is
+    // 0 but some operand's is 1, NumPy computes that operand's elements (which may warn)
+    // and this loop would not: CPython takes the statement.
+    const size_t R = target.shape.size(), rv = (size_t)e->type->ndim;
+    if (rv > R) fail("internal error: a value of more dimensions than its target");
+    std::vector<Value*> E(rv, c64(1));
+    std::vector<Value*> some_one(rv, B.getFalse());
+    for (auto& o : ops) {
+      if (o.value.t->kind != Type::Kind::Array) continue;
+      const size_t r = o.value.shape.size();
+      if (r > rv) fail("internal error: an array operand of more dimensions than its value");
+      for (size_t j = 0; j < r; j++) {
+        Value* ext = o.value.shape[j];
+        E[rv - r + j] = B.CreateSelect(B.CreateICmpEQ(ext, c64(1)), E[rv - r + j], ext);
+      }
+    }
     std::vector<std::vector<Value*>> strides;
     for (auto& o : ops) {
       if (o.value.t->kind != Type::Kind::Array) {
@@ -2441,19 +2458,26 @@ class Gen {
         continue;
       }
       const size_t r = o.value.shape.size();
-      if (r > R) fail("internal error: an array operand of more dimensions than its target");
-      std::vector<Value*> st(R, c64(0));
+      std::vector<Value*> st(rv, c64(0));
+      for (size_t d = 0; d < rv - r; d++) some_one[d] = B.getTrue();
       for (size_t j = 0; j < r; j++) {
+        const size_t d = rv - r + j;
         Value* ext = o.value.shape[j];
-        Value* te = target.shape[R - r + j];
         Value* one = B.CreateICmpEQ(ext, c64(1));
-        bail_unless(B.CreateOr(B.CreateICmpEQ(ext, te), one));
-        st[R - r + j] = B.CreateSelect(one, c64(0), o.value.strides[j]);
+        bail_unless(B.CreateOr(B.CreateICmpEQ(ext, E[d]), one));
+        some_one[d] = B.CreateOr(some_one[d], one);
+        st[d] = B.CreateSelect(one, c64(0), o.value.strides[j]);
       }
       strides.push_back(std::move(st));
     }
+    for (size_t d = 0; d < rv; d++) {
+      bail_unless(B.CreateNot(B.CreateAnd(B.CreateICmpEQ(E[d], c64(0)), some_one[d])));
+      Value* te = target.shape[R - rv + d];
+      bail_unless(B.CreateOr(B.CreateICmpEQ(E[d], te), B.CreateICmpEQ(E[d], c64(1))));
+    }
+    *shape = E;
     Value* count = c64(1);
-    for (auto* n : target.shape) count = B.CreateMul(count, n);
+    for (auto* n : E) count = B.CreateMul(count, n);
     const int size = dtype_size(d);
     llvm::FunctionType* sty = llvm::FunctionType::get(ptr(), {i64(), i64()}, false);
     Value* buf = B.CreateCall(sty, runtime_address("stagepy_scratch", reinterpret_cast<void*>(&stagepy_scratch)),
@@ -2461,7 +2485,7 @@ class Gen {
     bail_unless(B.CreateICmpNE(buf, llvm::ConstantPointerNull::get(llvm::PointerType::get(C, 0))));
     const bool was = elementwise_;
     elementwise_ = true;
-    section_loops(target.shape, [&](const std::vector<Value*>& at, Value* lin) {
+    section_loops(E, [&](const std::vector<Value*>& at, Value* lin) {
       for (size_t k = 0; k < ops.size(); k++) {
         const V& v = ops[k].value;
         if (v.t->kind != Type::Kind::Array) {
@@ -2482,11 +2506,24 @@ class Gen {
     return buf;
   }
 
-  // Applies a store into a section: its elements get buffer `buf`'s (C order), or `value`.
-  void store_section(const V& section, DType d, Value* buf, Value* value) {
+  // Applies a store into a section: its elements get buffer `buf`'s (C order, of shape
+  // `shape`, broadcast to the section's), or `value`.
+  void store_section(const V& section, DType d, Value* buf, const std::vector<Value*>& shape, Value* value) {
     const int size = dtype_size(d);
-    section_loops(section.shape, [&](const std::vector<Value*>& at, Value* lin) {
-      Value* x = buf ? B.CreateAlignedLoad(mem_ty(d), B.CreateGEP(mem_ty(d), buf, lin), llvm::Align(size)) : value;
+    const size_t R = section.shape.size(), rv = shape.size();
+    std::vector<Value*> bstride(rv);
+    Value* n = c64(1);
+    for (size_t k = rv; k-- > 0;) {
+      bstride[k] = B.CreateSelect(B.CreateICmpEQ(shape[k], c64(1)), c64(0), n);
+      n = B.CreateMul(n, shape[k]);
+    }
+    section_loops(section.shape, [&](const std::vector<Value*>& at, Value*) {
+      Value* x = value;
+      if (buf) {
+        Value* lin = c64(0);
+        for (size_t k = 0; k < rv; k++) lin = B.CreateAdd(lin, B.CreateMul(at[R - rv + k], bstride[k]));
+        x = B.CreateAlignedLoad(mem_ty(d), B.CreateGEP(mem_ty(d), buf, lin), llvm::Align(size));
+      }
       B.CreateAlignedStore(x, element_address(section, at, section.strides), llvm::Align(size));
     });
   }
