@@ -129,6 +129,24 @@ SOURCE = textwrap.dedent("""
                 c += 1
         return c
 
+    def gemm_rows(A, B, C, alpha, beta):
+        for i in range(C.shape[0]):
+            C[i, :] *= beta
+            for k in range(A.shape[1]):
+                C[i, :] += alpha * A[i, k] * B[k, :]
+
+    def heat1d(u, c, steps):
+        for t in range(steps):
+            u[1:-1] = u[1:-1] + c * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+        return u
+
+    def lu_rows(A):
+        n = A.shape[0]
+        for k in range(n):
+            for j in range(k + 1, n):
+                A[j, k] /= A[k, k]
+                A[j, k + 1:] -= A[j, k] * A[k, k + 1:]
+
     def nbody(pos, mass, acc, soft):
         n = pos.shape[0]
         for i in range(n):
@@ -208,6 +226,8 @@ def cases(scale):
     n_b = s(1000)
     pos, mass = rng.standard_normal((n_b, 3)), rng.random(n_b) / n_b
     M = rng.random((s(250_000), 4))
+    h0, h_steps = rng.random(s(1000)), max(2, int(2000 * scale))
+    L0 = rng.random((s(200), s(200))) + s(200) * np.eye(s(200))
     return {
         "gemm": (lambda f: f(A, B, np.zeros((n_g, n_g))), lambda: A @ B, f"{n_g}x{n_g}"),
         "stencil": (lambda f: f(u0.copy(), u0.copy(), steps), None, f"{n_s}x{n_s} x {steps} steps"),
@@ -224,6 +244,10 @@ def cases(scale):
         "matvec_sum": (lambda f: f(R, R[0], np.zeros(n_r)), lambda: R @ R[0], f"{n_r}x{n_r}, sum() of a generator"),
         "argmax": (lambda f: f(a), lambda: a.argmax(), f"n={n_d}, first index of the max"),
         "count": (lambda f: f(a, 0.5), lambda: np.count_nonzero(a > 0.5), f"n={n_d}, Python int count"),
+        "gemm_rows": (lambda f: f(A, B, np.zeros((n_g, n_g)), 1.5, 1.2), lambda: 1.5 * (A @ B),
+                      f"{n_g}x{n_g}, C[i, :] += a * A[i, k] * B[k, :]"),
+        "heat1d": (lambda f: f(h0.copy(), 0.25, h_steps), None, f"n={h0.size} x {h_steps} steps, u[1:-1] = ..."),
+        "lu_rows": (lambda f: f(L0.copy()), None, f"{L0.shape[0]}x{L0.shape[0]}, A[j, k+1:] -= A[j, k] * A[k, k+1:]"),
         "nbody": (lambda f: f(pos, mass, np.zeros((n_b, 3)), 0.1), lambda: nbody_numpy(pos, mass, 0.1),
                   f"{n_b} bodies, one step"),
     }

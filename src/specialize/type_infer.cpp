@@ -371,8 +371,17 @@ class Infer {
                               : e->kind == K::Compare ? std::string("a comparison")
                                                       : std::string("`") + builtin_name(args[0]->type->builtin) + "()`";
     if (!in_.oracle->numpy_weak_scalars) fail("computes " + what + " on whole arrays (stagepy follows NumPy 2's rules for them only)", ln);
+    if (e->kind == K::Binary && e->binop == ir::BinOp::Pow && np_array(args[0]->type) &&
+        args[1]->kind == K::Const && !dtype_is_complex(args[0]->type->dtype) && args[0]->type->dtype != DType::Bool &&
+        ((args[1]->value.kind == ir::ConstValue::Kind::Int && args[1]->value.i == 2) ||
+         (args[1]->value.kind == ir::ConstValue::Kind::Float && args[1]->value.f == 2.0 && dtype_is_float(args[0]->type->dtype)))) {
+      // a ** 2 of an array: NumPy squares it (np.square, `a * a`), in a's dtype.
+      auto sq = std::make_shared<ExprNode>(*e);
+      sq->binop = ir::BinOp::Mul;
+      return elementwise(sq, {args[0], args[0]}, ln);
+    }
     if (e->kind == K::Binary && (e->binop == ir::BinOp::Pow || e->binop == ir::BinOp::MatMul))
-      fail("computes " + what + " on whole arrays or slices", ln);
+      fail("computes " + what + " on whole arrays or slices (other than `** 2`)", ln);
     int ndim = 0;
     std::vector<TypeRef> elems;
     for (size_t k = e->kind == K::Call ? 1 : 0; k < args.size(); k++) {

@@ -117,6 +117,13 @@ NATIVE = [
             C[i, ::2] = np.floor(A[i, ::2] * 10) + np.sign(A[i, ::2] - 0.5) + np.square(A[i, ::2])
         return locals()
     """, lambda: (np.zeros((4, 6)), rnd(4, 6))),
+    ("squares (NumPy's square)", """
+    def f(C, A, a):
+        for i in range(C.shape[0]):
+            C[i, :] = (A[i, :] - 0.5) ** 2 + A[i, ::-1] ** 2.0
+            a[i, :] **= 2
+        return locals()
+    """, lambda: (np.zeros((3, 4)), rnd(3, 4), np.arange(12, dtype=np.int16).reshape(3, 4))),
     ("bounds from variables, clamped", """
     def f(a, b, lo, hi):
         for k in range(4):
@@ -202,12 +209,12 @@ INTERPRETED = [
             M[i][1:3] = L[i][0:2]
         return locals()
     """, lambda: ([[1.0, 2.0, 3.0] for _ in range(2)], [[0.0] * 4 for _ in range(2)]), "slices a list"),
-    ("a power of an array", """
+    ("a power of an array other than a square", """
     def f(C, A):
         for i in range(C.shape[0]):
-            C[i, :] = A[i, :] ** 2
+            C[i, :] = A[i, :] ** 3
         return locals()
-    """, lambda: (np.zeros((2, 3)), rnd(2, 3)), "`**` on whole arrays"),
+    """, lambda: (np.zeros((2, 3)), rnd(2, 3)), "other than `** 2`"),
     ("np.exp of a row (NumPy's own loop)", """
     def f(C, A):
         for i in range(C.shape[0]):
