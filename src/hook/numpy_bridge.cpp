@@ -243,6 +243,12 @@ bool register_ufunc_loop(PyObject* u, Builtin b, DType d) {
   return false;
 }
 
+void ufunc_loop_serves_arrays(Builtin b, DType d) {
+  auto& loops = mutable_oracle().ufunc_loops;
+  auto it = loops.find({static_cast<int>(b), static_cast<int>(d)});
+  if (it != loops.end()) it->second.arrays = true;
+}
+
 void unregister_ufunc_loop(Builtin b, DType d) {
   mutable_oracle().ufunc_loops.erase({static_cast<int>(b), static_cast<int>(d)});
 }

@@ -41,5 +41,8 @@ bool register_ufunc_loop(PyObject* u, Builtin b, DType d);
 // Runs the registered loop on `values` (floats) and returns the results (for the self-test).
 PyObject* run_ufunc_loop(Builtin b, DType d, PyObject* values);
 void unregister_ufunc_loop(Builtin b, DType d);
+// The registered loop of (b, d) also gives, one element at a time, what the ufunc gives for
+// whole arrays (the self-test found it so): kernels may use it on array elements.
+void ufunc_loop_serves_arrays(Builtin b, DType d);
 
 }  // namespace stagepy::runtime::np

@@ -95,7 +95,8 @@ PyObject* py_register_callable(PyObject*, PyObject* args) {
 }
 
 // _ufunc_loop(ufunc, "numpy.exp", "float64", action, values): action "register",
-// "run" (the self-test) or "unregister".
+// "run" (the self-test), "unregister", or "arrays" (its elements are also what the ufunc
+// gives for arrays).
 PyObject* py_ufunc_loop(PyObject*, PyObject* args) {
   PyObject *ufunc, *values = nullptr;
   const char *name, *dtype, *action;
@@ -110,6 +111,10 @@ PyObject* py_ufunc_loop(PyObject*, PyObject* args) {
     Py_RETURN_NONE;
   }
   if (a == "run") return np::run_ufunc_loop(b, d, values);
+  if (a == "arrays") {
+    np::ufunc_loop_serves_arrays(b, d);
+    Py_RETURN_NONE;
+  }
   return PyErr_Format(PyExc_ValueError, "unknown action %s", action);
 }
 

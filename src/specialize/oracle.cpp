@@ -71,6 +71,19 @@ std::optional<DType> numpy_type_dtype(Builtin b) {
     default: return std::nullopt;
   }
 }
+bool looped_unary(Builtin b) {
+  switch (b) {
+    case Builtin::NpExp: case Builtin::NpLog: case Builtin::NpSin: case Builtin::NpCos: case Builtin::NpTan:
+    case Builtin::NpTanh: case Builtin::NpArctan: case Builtin::NpLog2: case Builtin::NpLog10: case Builtin::NpExpm1:
+    case Builtin::NpLog1p: case Builtin::NpSinh: case Builtin::NpCosh: case Builtin::NpArcsin: case Builtin::NpArccos:
+    case Builtin::NpCbrt: case Builtin::NpExp2: case Builtin::NpArcsinh: case Builtin::NpArccosh: case Builtin::NpArctanh:
+    case Builtin::NpDeg2rad: case Builtin::NpRad2deg: case Builtin::NpRadians: case Builtin::NpDegrees:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool is_math_builtin(Builtin b) { return b >= Builtin::MathSqrt && b < Builtin::NpSqrt; }
 
 int builtin_arity(Builtin b) {

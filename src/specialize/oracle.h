@@ -51,6 +51,10 @@ struct Oracle {
   struct UfuncLoop {
     void* fn = nullptr;
     void* data = nullptr;
+    // Called one element at a time it also gives what the ufunc gives for whole arrays
+    // (contiguous, strided and reversed ones; NumPy may take other paths for arrays than
+    // for scalars): elementwise operations on arrays may use it.
+    bool arrays = false;
   };
   // The self-test runs the first time a kernel needs the loop: `verify_loop` (set by the
   // runtime, which calls NumPy) registers it in `ufunc_loops` if it passes.
@@ -81,6 +85,9 @@ bool is_numpy_builtin(Builtin b);
 // The dtype of a NumPy scalar type called as a function (np.float32(x)), if `b` is one.
 std::optional<DType> numpy_type_dtype(Builtin b);
 bool is_math_builtin(Builtin b);
+// NumPy functions of one argument that kernels compute by calling NumPy's own inner loop
+// (np.exp, np.sin...; python/stagepy/_types.py, _LOOPED).
+bool looped_unary(Builtin b);
 int builtin_arity(Builtin b);  // 1 or 2 for math/numpy functions; -1 for variadic builtins
 Builtin builtin_from_name(const std::string& qualified);  // "math.sqrt", "numpy.exp", "abs"...
 

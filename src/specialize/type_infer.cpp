@@ -353,7 +353,11 @@ class Infer {
       case Builtin::NpIsinf: case Builtin::NpIsfinite:
         return true;
       default:
-        return false;
+        // Through NumPy's own loop, where its self-test found it gives the ufunc's values
+        // for arrays too (codegen refuses it otherwise: oracle.h, UfuncLoop::arrays). Only
+        // functions of one argument: a number beside an array reaches NumPy's loop with a
+        // zero stride, which the self-test does not cover.
+        return looped_unary(f);
     }
   }
 
@@ -668,7 +672,7 @@ class Infer {
       if (np_array(t) && (is_numpy_builtin(f) || f == Builtin::Abs)) {
         if (!elementwise_function(f))
           fail("calls " + fname + " on a " + t->str() + " (stagepy computes only +, -, *, /, //, %, comparisons, bitwise "
-               "operators and exact NumPy functions such as np.sqrt or np.abs on whole arrays and slices)", ln);
+               "operators and NumPy's elementwise functions such as np.sqrt or np.exp on whole arrays and slices)", ln);
         return elementwise(e, args, ln);
       }
     switch (f) {

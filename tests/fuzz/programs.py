@@ -325,7 +325,7 @@ class Gen:
         if form == 5:
             return f"np.maximum({a}, {self.section_value(operands, depth + 1)})"
         if form == 6:
-            return f"np.sqrt(np.abs({a}))"
+            return self.pick([f"np.sqrt(np.abs({a}))", f"np.exp({a})", f"np.sin({a})", f"np.log1p(np.abs({a}))"])
         if form == 7:
             return f"abs({a})"
         if form == 8:

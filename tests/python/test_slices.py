@@ -117,6 +117,14 @@ NATIVE = [
             C[i, ::2] = np.floor(A[i, ::2] * 10) + np.sign(A[i, ::2] - 0.5) + np.square(A[i, ::2])
         return locals()
     """, lambda: (np.zeros((4, 6)), rnd(4, 6))),
+    ("NumPy's own loops (np.exp, np.sin, np.cbrt...)", """
+    def f(C, A, x):
+        for i in range(C.shape[0]):
+            C[i, :] = np.exp(-A[i, :] ** 2) * np.sin(x * A[i, ::-1]) + np.log1p(A[i, :])
+            C[i, 1:] += np.arctan(A[i, 1:]) + np.cosh(A[::2, 0][i % 2]) + np.cbrt(A[i, :-1] - 0.5)
+            C[:, i] += np.exp(A[:, i + 1])
+        return locals()
+    """, lambda: (np.zeros((4, 50)), rnd(4, 50), 2.0)),
     ("squares (NumPy's square)", """
     def f(C, A, a):
         for i in range(C.shape[0]):
@@ -187,6 +195,12 @@ HANDED_OVER = [
             a[i, :] = a[i, :] // b[i, :]
         return locals()
     """, lambda: (np.arange(12).reshape(3, 4), np.array([[1, 2, 3, 4], [1, 0, 1, 1], [2, 2, 2, 2]]))),
+    ("np.exp of a reversed view (NumPy's loop may round it differently)", """
+    def f(C, A):
+        for i in range(C.shape[0]):
+            C[i, :] = np.exp(A[i, ::-1])
+        return locals()
+    """, lambda: (np.zeros((3, 40)), rnd(3, 40) * 10)),
     ("an integer that does not fit int8 (OverflowError)", """
     def f(a, v):
         for i in range(a.shape[0]):
@@ -215,12 +229,18 @@ INTERPRETED = [
             C[i, :] = A[i, :] ** 3
         return locals()
     """, lambda: (np.zeros((2, 3)), rnd(2, 3)), "other than `** 2`"),
-    ("np.exp of a row (NumPy's own loop)", """
+    ("a NumPy function of arrays stagepy does not know", """
     def f(C, A):
         for i in range(C.shape[0]):
-            C[i, :] = np.exp(A[i, :])
+            C[i, :] = np.cumsum(A[i, :])
         return locals()
-    """, lambda: (np.zeros((2, 3)), rnd(2, 3)), "np.sqrt or np.abs"),
+    """, lambda: (np.zeros((2, 3)), rnd(2, 3)), "cumsum"),
+    ("a NumPy function of two arrays through NumPy's loop", """
+    def f(C, A):
+        for i in range(C.shape[0]):
+            C[i, 1:] = np.arctan2(A[i, 1:], A[i, :-1])
+        return locals()
+    """, lambda: (np.zeros((2, 5)), rnd(2, 5)), "elementwise functions"),
     ("an operation on arrays into a variable", """
     def f(C, A):
         for i in range(C.shape[0]):

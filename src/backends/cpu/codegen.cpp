@@ -2075,7 +2075,12 @@ class Gen {
       default: break;
     }
     if (fl) {
-      if (const auto* loop = oracle_.ufunc_loop(f, r->dtype)) return scalar(rt, guard(ufunc_call(*loop, f, r->dtype, x, y)));
+      if (const auto* loop = oracle_.ufunc_loop(f, r->dtype)) {
+        if (elementwise_ && !loop->arrays)
+          fail(std::string("calls ") + builtin_name(f) + "() on arrays of " + dtype_name(r->dtype) +
+               " (NumPy's loop for it did not give the ufunc's values for arrays in stagepy's self-test)");
+        return scalar(rt, guard(ufunc_call(*loop, f, r->dtype, x, y)));
+      }
     }
     fail(std::string("calls ") + builtin_name(f) + "() for " + r->str() + " (no verified NumPy loop for it)");
   }
@@ -2415,15 +2420,31 @@ class Gen {
       V value;     // an array, or a number
     };
     std::vector<Operand> ops;
+    // The operand being taken is one of np.exp(...)'s (a function NumPy computes with its
+    // own loop): as a view, NumPy passes it to that loop as it is, and for a negative
+    // stride the loop may round differently from the element-by-element calls kernels
+    // make (NumPy 2.4's float64 exp does): CPython takes the statement then.
+    bool looped_operand = false;
     std::function<Expr(const Expr&)> element_expr = [&](const Expr& x) -> Expr {
       if (x->type->temp) {
         auto c = std::make_shared<ExprNode>(*x);
-        for (size_t k = x->kind == ExprNode::Kind::Call ? 1 : 0; k < c->args.size(); k++) c->args[k] = element_expr(x->args[k]);
+        const bool looped = x->kind == ExprNode::Kind::Call && x->args[0]->type->kind == Type::Kind::Callable &&
+                            specialize::looped_unary(x->args[0]->type->builtin);
+        for (size_t k = x->kind == ExprNode::Kind::Call ? 1 : 0; k < c->args.size(); k++) {
+          looped_operand = looped;
+          c->args[k] = element_expr(x->args[k]);
+        }
+        looped_operand = false;
         c->type = types::np_scalar(x->type->dtype);
         c->inplace = false;
         return c;
       }
       V v = gen(x);
+      if (v.t->kind == Type::Kind::Array && looped_operand) {
+        // NumPy's loop may take another path for a negative stride (see elements_of).
+        for (size_t k = 0; k < v.shape.size(); k++)
+          bail_unless(B.CreateOr(B.CreateICmpSGT(v.strides[k], c64(0)), B.CreateICmpSLE(v.shape[k], c64(1))));
+      }
       auto hole = std::make_shared<ExprNode>(*x);
       hole->args.clear();
       hole->type = v.t->kind == Type::Kind::Array ? types::np_scalar(v.t->dtype) : v.t;
