@@ -326,3 +326,25 @@ def test_elements_numpy_computes_for_an_empty_target_still_warn(warn_filter):
     """
     difftest.run(src, "f", lambda: (np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 1.0]]), 1), expect="bail",
                  warn_filter=warn_filter)
+
+
+@pytest.mark.parametrize("args", ["same", "shifted", "transposed"])
+def test_arguments_that_share_memory(args):
+    # The new elements are all computed before any is stored, whichever arguments alias.
+    src = """
+    def f(C, A):
+        for i in range(C.shape[0]):
+            C[i, :] = A[i, :] * 0.5 + A[:, i] + C[i, ::-1]
+            C[i, 1:] += C[i, :-1]
+        return locals()
+    """
+
+    def make():
+        base = rnd(7, 7)
+        if args == "same":
+            return base, base
+        if args == "shifted":
+            return base[1:, 1:], base[:-1, :-1]
+        return base, base.T
+    recs = difftest.run(src, "f", make)
+    assert all(r["bailouts"] == 0 for r in recs)
