@@ -149,6 +149,7 @@ def register_numpy():
         core.register_callable(getattr(np, name), "numpy." + name)
     for name in _NUMPY_TYPES:
         core.register_callable(np.dtype(name).type, "numpy." + name)
+    core.register_callable(np.sum, "numpy.sum")  # of one-dimensional arrays only (no oracle entries)
     major = int(np.__version__.split(".")[0])
     entries = oracle_entries(np)
     if major < 2:
@@ -219,3 +220,48 @@ def verify_ufunc_loop(qualified, dtype):
 
 
 _verified = []  # NumPy loops kernels call, verified so far (for tests and the curious)
+
+
+def _pairwise(a, n, off, acc):
+    # The pairwise summation kernels run for np.sum (src/backends/cpu/pairwise_sum.h).
+    if n < 8:
+        res = acc(-0.0)
+        for i in range(n):
+            res = acc(res + a[off + i])
+        return res
+    if n <= 128:
+        r = [acc(a[off + j]) for j in range(8)]
+        i = 8
+        while i < n - n % 8:
+            for j in range(8):
+                r[j] = acc(r[j] + a[off + i + j])
+            i += 8
+        res = acc(acc(acc(r[0] + r[1]) + acc(r[2] + r[3])) + acc(acc(r[4] + r[5]) + acc(r[6] + r[7])))
+        while i < n:
+            res = acc(res + a[off + i])
+            i += 1
+        return res
+    n2 = n // 2
+    n2 -= n2 % 8
+    return acc(_pairwise(a, n2, off, acc) + _pairwise(a, n - n2, off + n2, acc))
+
+
+def verify_np_sum():
+    """Whether the installed NumPy's np.sum of 1-d float64 and float32 arrays (contiguous,
+    strided, computed) is the pairwise summation kernels run, on sample arrays."""
+    np = sys.modules.get("numpy")
+    if np is None:
+        return False
+    rng = np.random.default_rng(2024)
+    with np.errstate(all="ignore"):
+        for dt in (np.float64, np.float32):
+            acc = dt
+            for n in list(range(0, 40)) + [127, 128, 129, 136, 255, 256, 257, 300, 1000, 1031]:
+                a = (rng.standard_normal(2 * n) * 10.0 ** rng.integers(-4, 5, 2 * n)).astype(dt)
+                for x in (a[:n], a[::2], a[:n] * dt(1.5)):
+                    want = np.sum(x)
+                    got = acc(acc(0.0) + _pairwise(x.tolist(), n, 0, acc))
+                    if not (want == got or (want != want and got != got)) or math.copysign(1, want) != math.copysign(1, got):
+                        return False
+    _verified.append("numpy.sum")
+    return True

@@ -78,6 +78,13 @@ bool load() {
   // NumPy's own loops (np.exp...) are self-tested when a kernel first needs one (codegen,
   // with the GIL held). One that fails the test, or whose test raises, stays unregistered:
   // the nest then stays interpreted and the report says no verified loop was found.
+  mutable_oracle().verify_sum = []() {
+    SavedError keep;
+    PyRef m = PyRef::steal(PyImport_ImportModule("stagepy._types"));
+    PyRef ok = m ? PyRef::steal(PyObject_CallMethod(m.get(), "verify_np_sum", nullptr)) : PyRef();
+    if (!ok) PyErr_Clear();
+    return ok && PyObject_IsTrue(ok.get()) == 1;
+  };
   mutable_oracle().verify_loop = [](Builtin b, DType d) {
     SavedError keep;
     PyRef m = PyRef::steal(PyImport_ImportModule("stagepy._types"));

@@ -48,6 +48,8 @@ enum class Builtin : uint16_t {
   // (lift.cpp). In IR, a call with no argument (or sum's start) is the reduction's initial
   // value, and sum(acc, x) one step of sum's addition
   Sum, Any, All,
+  // np.sum of a one-dimensional NumPy array (a slice, a row, an operation on them)
+  NpSum,
   Count_
 };
 const char* builtin_name(Builtin b);

@@ -71,6 +71,16 @@ struct Oracle {
     return it == ufunc_loops.end() ? nullptr : &it->second;
   }
 
+  // np.sum of 1-d float arrays is NumPy's pairwise summation (pairwise_sum.h): checked the
+  // first time a nest needs it against the installed NumPy on sample arrays
+  // (_types.verify_np_sum, through `verify_sum`, set by the runtime).
+  std::function<bool()> verify_sum;
+  mutable int sum_state = 0;  // 0 unchecked, 1 verified, -1 refused
+  bool sum_verified() const {
+    if (sum_state == 0) sum_state = verify_sum && verify_sum() ? 1 : -1;
+    return sum_state > 0;
+  }
+
   bool numpy = false;             // NumPy entries present
   bool numpy_weak_scalars = true; // NEP 50 (NumPy 2): Python scalars do not decide types by value
 

@@ -143,6 +143,20 @@ class Planner {
     int line = 0;
   };
 
+  // Whether every array an operation on arrays reads is a subscript of a named array
+  // (A[i, :], x[1:], M[k]): the polyhedral model saw those as accesses; a whole array in a
+  // variable, or a row variable (read through the index it keeps), it did not.
+  static bool sections_only(const Expr& e) {
+    if (!e->type || e->type->kind != Type::Kind::Array) return true;
+    if (e->type->temp) {
+      for (size_t k = e->kind == EK::Call ? 1 : 0; k < e->args.size(); k++)
+        if (!sections_only(e->args[k])) return false;
+      return true;
+    }
+    return e->kind == EK::Subscript && e->args[1]->kind != EK::AsType && root_var(e->args[0]) >= 0 &&
+           e->args[0]->kind != EK::Subscript;
+  }
+
   void note_expr(const Expr& e, const std::set<int>& D, Info& in) {
     walk_expr(e, [&](const Expr& x) {
       if (x->kind == EK::Load && in.assigned.count(x->var)) {
@@ -150,6 +164,9 @@ class Planner {
         if (!D.count(x->var)) in.exposed[x->var].push_back(x.get());
       }
       if (x->kind == EK::Subscript) subscript(x, x->args[1], x->origin, false, in);
+      if (x->kind == EK::Call && x->args[0]->type && x->args[0]->type->kind == Type::Kind::Callable &&
+          x->args[0]->type->builtin == Builtin::NpSum && !sections_only(x->args[1]) && in.bad_index.empty())
+        in.bad_index = "it sums an array np.sum reads whole (the analysis sees slices and rows only)";
       if (x->kind == EK::Binary &&
           (x->binop == ir::BinOp::TrueDiv || x->binop == ir::BinOp::FloorDiv || x->binop == ir::BinOp::Mod)) {
         const Expr& d = x->args[1];

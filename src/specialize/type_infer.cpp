@@ -436,6 +436,29 @@ class Infer {
     c->type = types::array_temp(r->dtype, ndim);
     return c;
   }
+  // np.sum(x) of a one-dimensional NumPy array x (a slice, a row, or an operation on them,
+  // which NumPy computes first): NumPy 2's pairwise summation in x's float type
+  // (pairwise_sum.h), or an integer sum that wraps, as np.int64 (np.uint64 for unsigned
+  // items; bools count).
+  Expr np_sum(const Expr& e, std::vector<Expr> args, const std::vector<TypeRef>& at, int ln) {
+    if (at.size() != 1) fail("calls np.sum() with " + std::to_string(at.size()) + " arguments", ln);
+    const TypeRef& t = at[0];
+    if (!np_array(t)) fail("calls np.sum() on a " + t->str(), ln);
+    if (t->ndim != 1) fail("calls np.sum() on a " + std::to_string(t->ndim) + "-d array (stagepy sums 1-d ones)", ln);
+    if (dtype_is_complex(t->dtype)) fail("calls np.sum() on an array of complex numbers", ln);
+    if (!in_.oracle->numpy_weak_scalars) fail("calls np.sum() (stagepy follows NumPy 2 only)", ln);
+    if (dtype_is_float(t->dtype) && !in_.oracle->sum_verified())
+      fail("calls np.sum() on floats, and the installed NumPy's sums did not match stagepy's pairwise summation "
+           "in its self-test",
+           ln);
+    DType r = dtype_is_float(t->dtype) ? t->dtype
+              : t->dtype == DType::Bool || dtype_is_signed(t->dtype) ? DType::Int64 : DType::UInt64;
+    auto c = std::make_shared<ExprNode>(*e);  // (not typed(): its argument may be computed)
+    c->args = std::move(args);
+    c->type = types::np_scalar(r);
+    return c;
+  }
+
   // NumPy's can_cast(from, to, 'same_kind'): bools to anything; integers to integers and
   // floats, but signed ones not to unsigned ones; floats to floats.
   static bool same_kind_cast(DType from, DType to) {
@@ -668,6 +691,7 @@ class Infer {
     for (size_t i = 1; i < args.size(); i++) at.push_back(args[i]->type);
     const std::string fname = std::string("`") + builtin_name(f) + "()`";
     if (!e->name.empty()) return reduction(e, f, args, at, env, ln);  // a lifter's step (ir.h)
+    if (f == Builtin::NpSum) return np_sum(e, std::move(args), at, ln);
     for (auto& t : at)
       if (np_array(t) && (is_numpy_builtin(f) || f == Builtin::Abs)) {
         if (!elementwise_function(f))

@@ -102,6 +102,9 @@ class Gen:
             return f"A[{self.index()}]"
         if choice == 7:
             return f"B[{self.index()}]"
+        if choice == 8 and self.slices and self.int_(0, 2) == 0:
+            return self.pick([f"np.sum(A[{self.slice_()}])", f"np.sum(M[{self.index()}])",
+                              f"np.sum(M[{self.slice_()}, {self.index()}] * 2)"])
         if choice == 8:
             return self.m_item()
         return self.pick(["k", "n", "True", "False"])

@@ -132,6 +132,21 @@ NATIVE = [
             a[i, :] **= 2
         return locals()
     """, lambda: (np.zeros((3, 4)), rnd(3, 4), np.arange(12, dtype=np.int16).reshape(3, 4))),
+    ("np.sum of rows, columns and operations (NumPy's pairwise summation)", """
+    def f(A, out, cnt):
+        for i in range(A.shape[0]):
+            out[i] = np.sum(A[i, :]) + np.sum(A[:, i] * 2.0) - np.sum(A[i, ::3] ** 2)
+            cnt[i] = np.sum(A[i, :] > 0.5) + np.sum(A[i, 1:7])
+        return locals()
+    """, lambda: (rnd(300, 300) * 10.0 ** rnd(300, 300, seed=5).round(), np.zeros(300), np.zeros(300, np.int64))),
+    ("np.sum of float32 and integer rows", """
+    def f(A, B, out):
+        s = 0
+        for i in range(A.shape[0]):
+            out[i] = np.sum(A[i, :])
+            s += np.sum(B[i, :]) + np.sum(B[i, :] * 3)
+        return locals()
+    """, lambda: (rnd(40, 257, dtype=np.float32), np.arange(40 * 257, dtype=np.int16).reshape(40, 257), np.zeros(40, np.float32))),
     ("bounds from variables, clamped", """
     def f(a, b, lo, hi):
         for k in range(4):
@@ -254,6 +269,12 @@ INTERPRETED = [
             a[i, :] += 0.5
         return locals()
     """, lambda: (np.zeros((2, 3), int),), "NumPy refuses the cast"),
+    ("np.sum of a whole 2-d array", """
+    def f(A, out):
+        for i in range(out.shape[0]):
+            out[i] = np.sum(A[i:, :])
+        return locals()
+    """, lambda: (rnd(3, 3), np.zeros(3)), "2-d array"),
     ("a view stored after another store", """
     def f(a, b):
         for k in range(2):
@@ -348,3 +369,17 @@ def test_arguments_that_share_memory(args):
         return base, base.T
     recs = difftest.run(src, "f", make)
     assert all(r["bailouts"] == 0 for r in recs)
+
+
+def test_np_sum_of_a_whole_array_the_loop_writes_runs_in_order():
+    # np.sum(a) reads all of `a`, which the polyhedral model does not see: the loop must not
+    # run in parallel (each iteration reads what the earlier ones wrote).
+    src = """
+    def f(a, out):
+        for i in range(1, out.shape[0]):
+            a[i] = np.sum(a) * 0.5
+            out[i] = a[i]
+        return locals()
+    """
+    recs = difftest.run(src, "f", lambda: (rnd(2000) * 1e-3, np.zeros(2000)))
+    assert not difftest.ran_parallel(recs, "i")

@@ -4,6 +4,7 @@
 #include "backends/cpu/exits_removed.h"
 #include "backends/cpu/jit.h"
 #include "backends/cpu/parallel_runtime.h"
+#include "backends/cpu/pairwise_sum.h"
 #include "backends/cpu/scratch.h"
 #include "backends/cpu/warn_functions.h"
 #include "backends/gpu/gpu_runtime.h"
@@ -314,6 +315,7 @@ class Gen {
   std::set<const ir::ExprNode*> exact_ops_;
   bool exact_now_ = false;  // generating one of them, or the combination of checked parts
   bool elementwise_ = false;  // generating the elements of an operation on arrays (elements_of)
+  int next_slot_ = 0;         // scratch buffers (scratch.h): one per site that computes arrays
   std::map<const ExprNode*, V> elem_vals_;  // there: the operands' values for one element
   int par_loop_ = -1;                           // the loop a parallel body runs
   bool divisor_nonzero_ = false;
@@ -1827,6 +1829,7 @@ class Gen {
   // ------------------------------------------------------------ calls
   V call(const Expr& e) {
     Builtin f = e->args[0]->type->builtin;
+    if (f == Builtin::NpSum) return np_sum(e);
     if (f == Builtin::CHypot) {  // |z| of a lowered complex number: the C library's hypot
       Value* x = as_double(gen(e->args[1]));
       Value* y = as_double(gen(e->args[2]));
@@ -2296,7 +2299,6 @@ class Gen {
       std::vector<Value*> shape;
     };
     std::vector<Pending> ps;
-    int slot = 0;
     for (auto& f : s->effects) {
       Pending p;
       p.e = &f;
@@ -2312,7 +2314,7 @@ class Gen {
             p.section = index_array(base, index_list(idx), f.origin);
             const DType d = f.base->type->dtype;
             if (f.value->type->kind == Type::Kind::Array) {
-              p.buf = elements_of(f.value, p.section, d, slot++, &p.shape);
+              p.buf = elements_of(f.value, &p.section, d, next_slot_++, &p.shape);
               if (!p.buf) break;
             } else {
               p.value = gen(f.value);
@@ -2410,11 +2412,12 @@ class Gen {
 
   // The new elements an operation on arrays `e` (or an array) gives a store into section
   // `target` of an array of dtype `d`: computed, cast to `d`, into scratch buffer `slot`
-  // (C order, of the value's own `shape`), before any effect of the statement. The operands are evaluated first, in
+  // (C order, of the value's own `shape`), before any effect of the statement. Without a
+  // target: the array NumPy computes for `e` (np.sum's argument), of e's dtype `d`. The operands are evaluated first, in
   // CPython's order: arrays as views, numbers once. Each array operand broadcasts to the
   // target's shape (its extents, aligned at the end, are 1 or the target's; otherwise
   // CPython raises, and the statement goes there). Returns the buffer.
-  Value* elements_of(const Expr& e, const V& target, DType d, int slot, std::vector<Value*>* shape) {
+  Value* elements_of(const Expr& e, const V* target, DType d, int slot, std::vector<Value*>* shape) {
     struct Operand {
       Expr hole;   // what the element expression reads
       V value;     // an array, or a number
@@ -2459,7 +2462,7 @@ class Gen {
     // 1), then stored into the target, which it must broadcast to. Where a common extent is
     // 0 but some operand's is 1, NumPy computes that operand's elements (which may warn)
     // and this loop would not: CPython takes the statement.
-    const size_t R = target.shape.size(), rv = (size_t)e->type->ndim;
+    const size_t rv = (size_t)e->type->ndim, R = target ? target->shape.size() : rv;
     if (rv > R) fail("internal error: a value of more dimensions than its target");
     std::vector<Value*> E(rv, c64(1));
     std::vector<Value*> some_one(rv, B.getFalse());
@@ -2493,7 +2496,8 @@ class Gen {
     }
     for (size_t d = 0; d < rv; d++) {
       bail_unless(B.CreateNot(B.CreateAnd(B.CreateICmpEQ(E[d], c64(0)), some_one[d])));
-      Value* te = target.shape[R - rv + d];
+      if (!target) continue;
+      Value* te = target->shape[R - rv + d];
       bail_unless(B.CreateOr(B.CreateICmpEQ(E[d], te), B.CreateICmpEQ(E[d], c64(1))));
     }
     *shape = E;
@@ -2525,6 +2529,48 @@ class Gen {
     });
     elementwise_ = was;
     return buf;
+  }
+
+  // np.sum(x) of a one-dimensional array (type_infer.cpp): floats by NumPy's pairwise
+  // summation plus its identity +0.0, a sum that is not finite going to CPython (NumPy may
+  // warn); integers (and bools) added as int64/uint64, wrapping, as NumPy does silently.
+  V np_sum(const Expr& e) {
+    const Expr& x = e->args[1];
+    const DType d = x->type->dtype;
+    V arr;
+    if (x->type->temp) {
+      std::vector<Value*> shape;
+      Value* buf = elements_of(x, nullptr, d, next_slot_++, &shape);
+      if (!buf) return undef_of(e->type);
+      arr.t = x->type;
+      arr.v = buf;
+      arr.shape = shape;
+      arr.strides = {c64(dtype_size(d))};
+    } else {
+      arr = gen(x);
+      if (arr.t->kind == Type::Kind::Unbound) return undef_of(e->type);
+    }
+    Value* n = arr.shape[0];
+    Value* stride = arr.strides[0];
+    if (gpu_body_) gpu_refuse("it calls np.sum");
+    if (dtype_is_float(d)) {
+      Value* pw = B.CreateCall(cpu::pairwise_sum_function(*M, d == DType::Float32), {arr.v, n, stride});
+      Value* r = B.CreateFAdd(llvm::ConstantFP::get(pw->getType(), 0.0), pw);
+      defer(isfinite(r));
+      return scalar(e->type, r);
+    }
+    llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+    auto* acc = entry.CreateAlloca(i64(), nullptr, "npsum");
+    B.CreateStore(c64(0), acc);
+    BasicBlock* done = BasicBlock::Create(C, "npsum.done", F);
+    counted_loop("npsum", c64(0), n, false, done, [&](Value* k, BasicBlock*) {
+      Value* item = B.CreateAlignedLoad(mem_ty(d), B.CreateGEP(i8(), arr.v, B.CreateMul(k, stride)), llvm::Align(dtype_size(d)));
+      Value* wide = d != DType::Bool && dtype_is_signed(d) ? B.CreateSExt(item, i64()) : B.CreateZExt(item, i64());
+      if (d == DType::Bool) wide = B.CreateZExt(B.CreateICmpNE(item, c8(0)), i64());
+      B.CreateStore(B.CreateAdd(B.CreateLoad(i64(), acc), wide), acc);
+    }, nullptr);
+    B.SetInsertPoint(done);
+    return scalar(e->type, B.CreateLoad(i64(), acc));
   }
 
   // Applies a store into a section: its elements get buffer `buf`'s (C order, of shape
