@@ -149,7 +149,12 @@ def register_numpy():
         core.register_callable(getattr(np, name), "numpy." + name)
     for name in _NUMPY_TYPES:
         core.register_callable(np.dtype(name).type, "numpy." + name)
-    core.register_callable(np.sum, "numpy.sum")  # of one-dimensional arrays only (no oracle entries)
+    # Reductions of one-dimensional arrays only (no oracle entries: they take no scalars).
+    core.register_callable(np.sum, "numpy.sum")
+    for name in ("max", "min"):
+        core.register_callable(getattr(np, name), "numpy." + name)
+        if getattr(np, "a" + name, None) is not getattr(np, name) and hasattr(np, "a" + name):
+            core.register_callable(getattr(np, "a" + name), "numpy." + name)
     major = int(np.__version__.split(".")[0])
     entries = oracle_entries(np)
     if major < 2:

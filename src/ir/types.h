@@ -48,8 +48,9 @@ enum class Builtin : uint16_t {
   // (lift.cpp). In IR, a call with no argument (or sum's start) is the reduction's initial
   // value, and sum(acc, x) one step of sum's addition
   Sum, Any, All,
-  // np.sum of a one-dimensional NumPy array (a slice, a row, an operation on them)
-  NpSum,
+  // np.sum, np.max, np.min of a one-dimensional NumPy array (a slice, a row, an operation
+  // on them; also as x.sum(), x.max(), x.min())
+  NpSum, NpMax, NpMin,
   Count_
 };
 const char* builtin_name(Builtin b);

@@ -165,7 +165,9 @@ class Planner {
       }
       if (x->kind == EK::Subscript) subscript(x, x->args[1], x->origin, false, in);
       if (x->kind == EK::Call && x->args[0]->type && x->args[0]->type->kind == Type::Kind::Callable &&
-          x->args[0]->type->builtin == Builtin::NpSum && !sections_only(x->args[1]) && in.bad_index.empty())
+          (x->args[0]->type->builtin == Builtin::NpSum || x->args[0]->type->builtin == Builtin::NpMax ||
+           x->args[0]->type->builtin == Builtin::NpMin) &&
+          !sections_only(x->args[1]) && in.bad_index.empty())
         in.bad_index = "it sums an array np.sum reads whole (the analysis sees slices and rows only)";
       if (x->kind == EK::Binary &&
           (x->binop == ir::BinOp::TrueDiv || x->binop == ir::BinOp::FloorDiv || x->binop == ir::BinOp::Mod)) {

@@ -439,14 +439,23 @@ class Infer {
   // np.sum(x) of a one-dimensional NumPy array x (a slice, a row, or an operation on them,
   // which NumPy computes first): NumPy 2's pairwise summation in x's float type
   // (pairwise_sum.h), or an integer sum that wraps, as np.int64 (np.uint64 for unsigned
-  // items; bools count).
+  // items; bools count). np.max(x), np.min(x): of x's dtype.
   Expr np_sum(const Expr& e, std::vector<Expr> args, const std::vector<TypeRef>& at, int ln) {
-    if (at.size() != 1) fail("calls np.sum() with " + std::to_string(at.size()) + " arguments", ln);
+    const Builtin f = args[0]->type->builtin;
+    const std::string fname = std::string(builtin_name(f)).replace(0, 6, "np.") + "()";
+    if (at.size() != 1) fail("calls " + fname + " with " + std::to_string(at.size()) + " arguments", ln);
     const TypeRef& t = at[0];
-    if (!np_array(t)) fail("calls np.sum() on a " + t->str(), ln);
-    if (t->ndim != 1) fail("calls np.sum() on a " + std::to_string(t->ndim) + "-d array (stagepy sums 1-d ones)", ln);
-    if (dtype_is_complex(t->dtype)) fail("calls np.sum() on an array of complex numbers", ln);
-    if (!in_.oracle->numpy_weak_scalars) fail("calls np.sum() (stagepy follows NumPy 2 only)", ln);
+    if (!np_array(t)) fail("calls " + fname + " on a " + t->str(), ln);
+    if (t->ndim != 1) fail("calls " + fname + " on a " + std::to_string(t->ndim) + "-d array (stagepy reduces 1-d ones)", ln);
+    if (dtype_is_complex(t->dtype)) fail("calls " + fname + " on an array of complex numbers", ln);
+    if (!in_.oracle->numpy_weak_scalars) fail("calls " + fname + " (stagepy follows NumPy 2 only)", ln);
+    if (f != Builtin::NpSum) {
+      // max/min: the array's own dtype.
+      auto c = std::make_shared<ExprNode>(*e);
+      c->args = std::move(args);
+      c->type = types::np_scalar(t->dtype);
+      return c;
+    }
     if (dtype_is_float(t->dtype) && !in_.oracle->sum_verified())
       fail("calls np.sum() on floats, and the installed NumPy's sums did not match stagepy's pairwise summation "
            "in its self-test",
@@ -672,6 +681,20 @@ class Infer {
         return expr(attr, env);
       }
     }
+    // x.sum(), x.max(), x.min() of a one-dimensional NumPy array: np.sum(x)...
+    if (e->args[0]->kind == ExprNode::Kind::Attr && e->args.size() == 1 && e->kwnames.empty() &&
+        (e->args[0]->name == "sum" || e->args[0]->name == "max" || e->args[0]->name == "min") &&
+        !object_attribute(e->args[0], env)) {
+      Expr obj = expr(e->args[0]->args[0], env);
+      if (unbound(obj->type)) return typed(e, {obj}, types::unbound());
+      if (np_array(obj->type)) {
+        auto callee = std::make_shared<ExprNode>(*e->args[0]);
+        callee->args = {obj};
+        const std::string& m = e->args[0]->name;
+        callee->type = types::callable(m == "sum" ? Builtin::NpSum : m == "max" ? Builtin::NpMax : Builtin::NpMin);
+        return np_sum(e, {callee, obj}, {obj->type}, ln);
+      }
+    }
     Expr callee = expr(e->args[0], env);
     std::vector<Expr> args = {callee};
     for (size_t i = 1; i < e->args.size(); i++) args.push_back(expr(e->args[i], env));
@@ -691,7 +714,7 @@ class Infer {
     for (size_t i = 1; i < args.size(); i++) at.push_back(args[i]->type);
     const std::string fname = std::string("`") + builtin_name(f) + "()`";
     if (!e->name.empty()) return reduction(e, f, args, at, env, ln);  // a lifter's step (ir.h)
-    if (f == Builtin::NpSum) return np_sum(e, std::move(args), at, ln);
+    if (f == Builtin::NpSum || f == Builtin::NpMax || f == Builtin::NpMin) return np_sum(e, std::move(args), at, ln);
     for (auto& t : at)
       if (np_array(t) && (is_numpy_builtin(f) || f == Builtin::Abs)) {
         if (!elementwise_function(f))

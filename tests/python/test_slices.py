@@ -136,9 +136,20 @@ NATIVE = [
     def f(A, out, cnt):
         for i in range(A.shape[0]):
             out[i] = np.sum(A[i, :]) + np.sum(A[:, i] * 2.0) - np.sum(A[i, ::3] ** 2)
-            cnt[i] = np.sum(A[i, :] > 0.5) + np.sum(A[i, 1:7])
+            cnt[i] = np.sum(A[i, :] > 0.5) + np.sum(A[i, 1:7]) + (A[i, ::-1] < 0.25).sum()
+            out[i] += (A[i, :] * A[:, i]).sum() + A[i].sum()
         return locals()
     """, lambda: (rnd(300, 300) * 10.0 ** rnd(300, 300, seed=5).round(), np.zeros(300), np.zeros(300, np.int64))),
+    ("np.max and np.min of rows (NaN propagates)", """
+    def f(A, N, B, out, nan, lo):
+        for i in range(A.shape[0]):
+            out[i] = np.max(A[i, :]) - A[i, 1:].min() + np.min(A[:, i] * 2) + (A[i, :] - 1).max()
+            nan[i, 0] = np.max(N[i, :])
+            nan[i, 1] = N[i, 1:].min()
+            lo[i] = np.max(B[i, :]) + B[i, ::2].min() + np.amin(B[i, 1:] > 3)
+        return locals()
+    """, lambda: (rnd(5, 6, seed=2) - 0.5, np.where(rnd(5, 6) > 0.8, np.nan, rnd(5, 6, seed=2) - 0.5),
+                    np.arange(30, dtype=np.int8).reshape(5, 6) - 9, np.zeros(5), np.zeros((5, 2)), np.zeros(5, np.int64))),
     ("np.sum of float32 and integer rows", """
     def f(A, B, out):
         s = 0
@@ -216,6 +227,18 @@ HANDED_OVER = [
             C[i, :] = np.exp(A[i, ::-1])
         return locals()
     """, lambda: (np.zeros((3, 40)), rnd(3, 40) * 10)),
+    ("np.max where +0.0 and -0.0 tie (NumPy picks either)", """
+    def f(A, out):
+        for i in range(A.shape[0]):
+            out[i] = np.max(A[i, :])
+        return locals()
+    """, lambda: (np.array([[-1.0, 0.0, -0.0, -2.0], [-0.0, -3.0, 0.0, -1.0]]), np.zeros(2))),
+    ("np.max of an empty slice (ValueError)", """
+    def f(A, out):
+        for i in range(A.shape[0]):
+            out[i] = np.max(A[i, i:2])
+        return locals()
+    """, lambda: (rnd(4, 4), np.zeros(4))),
     ("an integer that does not fit int8 (OverflowError)", """
     def f(a, v):
         for i in range(a.shape[0]):

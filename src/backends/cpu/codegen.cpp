@@ -1829,7 +1829,7 @@ class Gen {
   // ------------------------------------------------------------ calls
   V call(const Expr& e) {
     Builtin f = e->args[0]->type->builtin;
-    if (f == Builtin::NpSum) return np_sum(e);
+    if (f == Builtin::NpSum || f == Builtin::NpMax || f == Builtin::NpMin) return np_sum(e);
     if (f == Builtin::CHypot) {  // |z| of a lowered complex number: the C library's hypot
       Value* x = as_double(gen(e->args[1]));
       Value* y = as_double(gen(e->args[2]));
@@ -2534,6 +2534,7 @@ class Gen {
   // np.sum(x) of a one-dimensional array (type_infer.cpp): floats by NumPy's pairwise
   // summation plus its identity +0.0, a sum that is not finite going to CPython (NumPy may
   // warn); integers (and bools) added as int64/uint64, wrapping, as NumPy does silently.
+  // np.max(x), np.min(x): np_max_min.
   V np_sum(const Expr& e) {
     const Expr& x = e->args[1];
     const DType d = x->type->dtype;
@@ -2552,7 +2553,9 @@ class Gen {
     }
     Value* n = arr.shape[0];
     Value* stride = arr.strides[0];
-    if (gpu_body_) gpu_refuse("it calls np.sum");
+    if (gpu_body_) gpu_refuse("it calls np.sum, np.max or np.min");
+    const Builtin f = e->args[0]->type->builtin;
+    if (f != Builtin::NpSum) return np_max_min(arr, d, f == Builtin::NpMax, e->type);
     if (dtype_is_float(d)) {
       Value* pw = B.CreateCall(cpu::pairwise_sum_function(*M, d == DType::Float32), {arr.v, n, stride});
       Value* r = B.CreateFAdd(llvm::ConstantFP::get(pw->getType(), 0.0), pw);
@@ -2571,6 +2574,55 @@ class Gen {
     }, nullptr);
     B.SetInsertPoint(done);
     return scalar(e->type, B.CreateLoad(i64(), acc));
+  }
+
+  // np.max/np.min of a 1-d array view `arr` of dtype `d`: NumPy's value, exactly: a NaN if
+  // any item is one (NumPy propagates them, without a warning). NumPy's SIMD reduction
+  // picks either zero where +0.0 and -0.0 tie for the answer: that, and an empty array
+  // (a ValueError), go to CPython.
+  V np_max_min(const V& arr, DType d, bool mx, const TypeRef& rt) {
+    Value* n = arr.shape[0];
+    Value* stride = arr.strides[0];
+    bail_unless(B.CreateICmpSGT(n, c64(0)));
+    llvm::Type* mt = mem_ty(d);
+    auto item = [&](Value* k) {
+      return B.CreateAlignedLoad(mt, B.CreateGEP(i8(), arr.v, B.CreateMul(k, stride)), llvm::Align(dtype_size(d)));
+    };
+    llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+    auto* acc = entry.CreateAlloca(mt, nullptr, "npmax");
+    auto* zeros = entry.CreateAlloca(i8(), nullptr, "npmax.zeros");  // bit 0: +0.0 seen, bit 1: -0.0
+    B.CreateStore(item(c64(0)), acc);
+    B.CreateStore(c8(0), zeros);
+    const bool fl = dtype_is_float(d);
+    const bool sgn = d != DType::Bool && dtype_is_signed(d);
+    BasicBlock* done = BasicBlock::Create(C, "npmax.done", F);
+    counted_loop("npmax", c64(0), n, false, done, [&](Value* k, BasicBlock*) {
+      Value* x = item(k);
+      Value* a = B.CreateLoad(mt, acc);
+      Value* take;
+      if (fl) {
+        // NaN sticks; otherwise the strictly greater (smaller) item.
+        Value* beyond = mx ? B.CreateFCmpOGT(x, a) : B.CreateFCmpOLT(x, a);
+        take = B.CreateAnd(B.CreateNot(isnan(a)), B.CreateOr(beyond, isnan(x)));
+        Value* zero = B.CreateFCmpOEQ(x, llvm::ConstantFP::get(mt, 0.0));
+        Value* neg = B.CreateICmpSLT(B.CreateBitCast(x, B.getIntNTy(mt->getPrimitiveSizeInBits())),
+                                     llvm::ConstantInt::get(B.getIntNTy(mt->getPrimitiveSizeInBits()), 0));
+        Value* bit = B.CreateSelect(zero, B.CreateSelect(neg, c8(2), c8(1)), c8(0));
+        B.CreateStore(B.CreateOr(B.CreateLoad(i8(), zeros), bit), zeros);
+      } else {
+        take = mx ? (sgn ? B.CreateICmpSGT(x, a) : B.CreateICmpUGT(x, a)) : (sgn ? B.CreateICmpSLT(x, a) : B.CreateICmpULT(x, a));
+      }
+      B.CreateStore(B.CreateSelect(take, x, a), acc);
+    }, nullptr);
+    B.SetInsertPoint(done);
+    Value* r = B.CreateLoad(mt, acc);
+    if (fl) {
+      Value* tie = B.CreateAnd(B.CreateFCmpOEQ(r, llvm::ConstantFP::get(mt, 0.0)),
+                               B.CreateICmpEQ(B.CreateLoad(i8(), zeros), c8(3)));
+      defer(B.CreateNot(tie));
+    }
+    if (d == DType::Bool) r = B.CreateICmpNE(r, c8(0));
+    return scalar(rt, r);
   }
 
   // Applies a store into a section: its elements get buffer `buf`'s (C order, of shape
