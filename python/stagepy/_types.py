@@ -151,6 +151,8 @@ def register_numpy():
         core.register_callable(np.dtype(name).type, "numpy." + name)
     # Reductions of one-dimensional arrays only (no oracle entries: they take no scalars).
     core.register_callable(np.sum, "numpy.sum")
+    core.register_callable(np.where, "numpy.where")
+    core.register_callable(np.clip, "numpy.clip")
     for name in ("max", "min"):
         core.register_callable(getattr(np, name), "numpy." + name)
         if getattr(np, "a" + name, None) is not getattr(np, name) and hasattr(np, "a" + name):

@@ -51,6 +51,8 @@ enum class Builtin : uint16_t {
   // np.sum, np.max, np.min of a one-dimensional NumPy array (a slice, a row, an operation
   // on them; also as x.sum(), x.max(), x.min())
   NpSum, NpMax, NpMin,
+  // np.where(c, x, y) and np.clip(x, lo, hi), elementwise (arrays, or clip of numbers)
+  NpWhere, NpClip,
   Count_
 };
 const char* builtin_name(Builtin b);

@@ -93,6 +93,8 @@ int builtin_arity(Builtin b) {
     case Builtin::NpMaximum: case Builtin::NpPower: case Builtin::CHypot: case Builtin::NpCopysign:
     case Builtin::NpFmin: case Builtin::NpFmax:
       return 2;
+    case Builtin::NpWhere: case Builtin::NpClip:
+      return 3;
     case Builtin::Range: case Builtin::Min: case Builtin::Max: case Builtin::Round: case Builtin::Complex:
     case Builtin::Enumerate: case Builtin::Zip: case Builtin::Reversed: case Builtin::Sum: case Builtin::Any:
     case Builtin::All:

@@ -350,7 +350,7 @@ class Infer {
       case Builtin::Abs: case Builtin::NpAbs: case Builtin::NpFabs: case Builtin::NpSqrt: case Builtin::NpFloor:
       case Builtin::NpCeil: case Builtin::NpTrunc: case Builtin::NpRint: case Builtin::NpSign: case Builtin::NpSquare:
       case Builtin::NpCopysign: case Builtin::NpMinimum: case Builtin::NpMaximum: case Builtin::NpIsnan:
-      case Builtin::NpIsinf: case Builtin::NpIsfinite:
+      case Builtin::NpIsinf: case Builtin::NpIsfinite: case Builtin::NpWhere: case Builtin::NpClip:
         return true;
       default:
         // Through NumPy's own loop, where its self-test found it gives the ufunc's values
@@ -411,6 +411,21 @@ class Infer {
         break;
       case K::Call: {
         Builtin f = args[0]->type->builtin;
+        if (f == Builtin::NpWhere || f == Builtin::NpClip) {
+          // NumPy's result_type of the values (where: x, y; clip: x, lo, hi), which for
+          // numbers is the type `+` gives them (bools stay bools).
+          if (elems.size() != 3) fail("calls " + what + " with " + std::to_string(elems.size()) + " arguments", ln);
+          r = f == Builtin::NpWhere ? o.binary(ir::BinOp::Add, elems[1], elems[2])
+                                    : o.binary(ir::BinOp::Add, elems[0], elems[1]);
+          if (r && f == Builtin::NpClip) r = o.binary(ir::BinOp::Add, r, elems[2]);
+          if (r && r->kind != Type::Kind::NpScalar)  // Python numbers only: NumPy's default types
+            r = types::np_scalar(r->kind == Type::Kind::PyFloat ? DType::Float64
+                                 : r->kind == Type::Kind::PyBool ? DType::Bool : DType::Int64);
+          if (r && f == Builtin::NpWhere && !(elems[0]->kind == Type::Kind::NpScalar || elems[0]->kind == Type::Kind::PyBool ||
+                                                  elems[0]->kind == Type::Kind::PyInt || elems[0]->kind == Type::Kind::PyFloat))
+            r = nullptr;
+          break;
+        }
         r = o.call(f == Builtin::Abs ? Builtin::NpAbs : f, elems);
         break;
       }
@@ -466,6 +481,24 @@ class Infer {
     c->args = std::move(args);
     c->type = types::np_scalar(r);
     return c;
+  }
+
+  // np.clip(x, lo, hi) of numbers: a NumPy scalar of their result type (NumPy computes a
+  // 0-d array and returns its scalar).
+  Expr clip_of_numbers(const Expr& e, std::vector<Expr> args, const std::vector<TypeRef>& at, int ln) {
+    for (auto& t : at)
+      if (!t->is_scalar() || t->kind == Type::Kind::Union || t->is_complex()) fail("calls np.clip() on a " + t->str(), ln);
+    const Oracle& o = *in_.oracle;
+    TypeRef r = o.binary(ir::BinOp::Add, at[0], at[1]);
+    if (r) r = o.binary(ir::BinOp::Add, r, at[2]);
+    if (!r) fail("calls np.clip() on " + at[0]->str() + ", " + at[1]->str() + " and " + at[2]->str(), ln);
+    if (r->kind != Type::Kind::NpScalar) {
+      // Python numbers only: NumPy's default types for them.
+      r = r->kind == Type::Kind::PyFloat ? types::np_scalar(DType::Float64)
+          : r->kind == Type::Kind::PyBool ? types::np_scalar(DType::Bool) : types::np_scalar(DType::Int64);
+    }
+    if (dtype_is_complex(r->dtype)) fail("calls np.clip() on complex numbers", ln);
+    return typed(e, std::move(args), r);
   }
 
   // NumPy's can_cast(from, to, 'same_kind'): bools to anything; integers to integers and
@@ -715,8 +748,13 @@ class Infer {
     const std::string fname = std::string("`") + builtin_name(f) + "()`";
     if (!e->name.empty()) return reduction(e, f, args, at, env, ln);  // a lifter's step (ir.h)
     if (f == Builtin::NpSum || f == Builtin::NpMax || f == Builtin::NpMin) return np_sum(e, std::move(args), at, ln);
+    if (f == Builtin::NpClip && at.size() == 3) {
+      bool arrays = false;
+      for (auto& t : at) arrays = arrays || np_array(t);
+      if (!arrays) return clip_of_numbers(e, std::move(args), at, ln);
+    }
     for (auto& t : at)
-      if (np_array(t) && (is_numpy_builtin(f) || f == Builtin::Abs)) {
+      if (np_array(t) && (is_numpy_builtin(f) || f == Builtin::Abs || f == Builtin::NpWhere || f == Builtin::NpClip)) {
         if (!elementwise_function(f))
           fail("calls " + fname + " on a " + t->str() + " (stagepy computes only +, -, *, /, //, %, comparisons, bitwise "
                "operators and NumPy's elementwise functions such as np.sqrt or np.exp on whole arrays and slices)", ln);

@@ -331,7 +331,9 @@ class Gen:
         if form == 6:
             return self.pick([f"np.sqrt(np.abs({a}))", f"np.exp({a})", f"np.sin({a})", f"np.log1p(np.abs({a}))"])
         if form == 7:
-            return f"abs({a})"
+            b = self.section_value(operands, depth + 1)
+            return self.pick([f"abs({a})", f"np.where({a} > 1, {a}, {b})", f"np.clip({a}, -1, {b})",
+                              f"np.clip({a}, {self.atom()}, 2.5)"])
         if form == 8:
             return f"({a} > {self.section_value(operands, depth + 1)})"
         return f"-{a}"

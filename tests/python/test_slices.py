@@ -140,6 +140,18 @@ NATIVE = [
             out[i] += (A[i, :] * A[:, i]).sum() + A[i].sum()
         return locals()
     """, lambda: (rnd(300, 300) * 10.0 ** rnd(300, 300, seed=5).round(), np.zeros(300), np.zeros(300, np.int64))),
+    ("np.where and np.clip", """
+    def f(C, D, A, N, I, x):
+        for i in range(C.shape[0]):
+            C[i, :] = np.where(A[i, :] > 0.5, A[i, :], x) + np.clip(A[i, ::-1] * 3 - 1, -0.0, 1.0)
+            C[i, 1:] += np.where(I[i, 1:] % 2 == 0, 1, 2.5) + np.clip(I[i, :-1], 2, 9) + np.clip(x, 0, 0.5)
+            I[i, :] = np.clip(I[i, :] - 5, 0, 3) + np.where(A[i, :] < 0.2, I[i, :], 7)
+            D[i, :] = np.clip(N[i, ::-1], -0.0, 0.5)
+            D[i, ::2] = np.where(N[i, ::2] > 0.5, N[i, ::2], -x)
+        return locals()
+    """, lambda: (np.zeros((5, 40)), np.zeros((5, 40)), rnd(5, 40, seed=3) - 0.25,
+                    np.where(rnd(5, 40) > 0.9, np.nan, rnd(5, 40, seed=3) - 0.5),
+                    np.arange(200, dtype=np.int32).reshape(5, 40) % 13, 0.75)),
     ("np.max and np.min of rows (NaN propagates)", """
     def f(A, N, B, out, nan, lo):
         for i in range(A.shape[0]):

@@ -1840,6 +1840,7 @@ class Gen {
     std::vector<V> args;
     for (size_t i = 1; i < e->args.size(); i++) args.push_back(gen(e->args[i]));
     if (f == Builtin::Min || f == Builtin::Max || f == Builtin::Len) return call_values(f, args, e->type);
+    if (f == Builtin::NpWhere || f == Builtin::NpClip) return numpy_call(f, args, e->type);  // (no oracle entries)
     in_domain_ = e->in_domain;
     V out = dispatch(args, e->type, [&](const std::vector<V>& x) {
       TypeRef rt = over_members(x, [&](const std::vector<TypeRef>& m) { return oracle_.call(f, m); });
@@ -1995,6 +1996,25 @@ class Gen {
 
   V numpy_call(Builtin f, const std::vector<V>& args, const TypeRef& rt) {
     TypeRef r = rep(rt);
+    if (f == Builtin::NpWhere) {
+      // where(c, x, y): c's truth picks x or y, each as the result's type.
+      Value* c = truth(args[0]);
+      return scalar(rt, B.CreateSelect(c, numpy_operand(args[1], r), numpy_operand(args[2], r)));
+    }
+    if (f == Builtin::NpClip) {
+      // NumPy's clip loop: m = x >= lo ? x : lo (a NaN x stays), then m <= hi ? m : hi (a
+      // NaN m stays); a NaN bound comes through. Which zero it keeps follows from that.
+      Value* x = numpy_operand(args[0], r);
+      Value* lo = numpy_operand(args[1], r);
+      Value* hi = numpy_operand(args[2], r);
+      if (dtype_is_float(r->dtype)) {
+        Value* m = B.CreateSelect(B.CreateOr(isnan(x), B.CreateFCmpOGE(x, lo)), x, lo);
+        return scalar(rt, B.CreateSelect(B.CreateOr(isnan(m), B.CreateFCmpOLE(m, hi)), m, hi));
+      }
+      const bool s = r->dtype != DType::Bool && dtype_is_signed(r->dtype);
+      Value* m = B.CreateSelect(s ? B.CreateICmpSGE(x, lo) : B.CreateICmpUGE(x, lo), x, lo);
+      return scalar(rt, B.CreateSelect(s ? B.CreateICmpSLE(m, hi) : B.CreateICmpULE(m, hi), m, hi));
+    }
     if (f == Builtin::NpIsnan || f == Builtin::NpIsinf || f == Builtin::NpIsfinite) {
       TypeRef m = rep(args[0].t);
       if (!is_float_t(m)) return scalar(rt, B.getInt1(f == Builtin::NpIsfinite));
