@@ -172,7 +172,11 @@ class Lifter {
   // A child lifting generator expression code into `parent`'s nest.
   Lifter(const CodeInfo& code, const LoopSpec& spec, Lifter* parent, Reduction red)
       : code_(code), spec_(spec), g_(build_cfg(code, spec)), own_nest_(), nest_(parent->nest_), parent_(parent),
-        red_(std::move(red)) {}
+        red_(std::move(red)) {
+    Lifter* root = parent;
+    while (root->parent_) root = root->parent_;
+    origin_base_ = ++root->children_ * kChildOrigins;
+  }
 
   // The child's loop, its yields replaced by the reduction's steps.
   Stmt lift_generator(int line) {
@@ -212,6 +216,15 @@ class Lifter {
   ir::Nest own_nest_;
   ir::Nest& nest_;              // own_nest_, or a child's parent's
   Lifter* parent_ = nullptr;    // set in a child (generator expression code)
+  // Bytecode offsets are each code object's own: a generator expression's collide with the
+  // enclosing code's, and every fact of the analysis (a subscript in bounds, an int op
+  // that cannot overflow) is keyed by an origin. A child gives the nodes it lifts the
+  // origins `offset + origin_base_`, past any offset of the enclosing code (no line table
+  // knows them: their lines are the consuming statement's).
+  static constexpr int kChildOrigins = 1 << 24;
+  int origin_base_ = 0;
+  int children_ = 0;  // in the root lifter: children made so far
+  int org(const Instr& in) const { return in.offset + origin_base_; }
   Reduction red_;               // a child's
   int generators_ = 0;          // generator expressions inlined so far (the root counts)
   std::map<std::pair<int, std::string>, int> var_ids_;
@@ -471,7 +484,7 @@ class Lifter {
 
   // ------------------------------------------------------------ one instruction
   void step(const Instr& in, State& st, std::vector<Stmt>& out) {
-    const int o = in.offset;
+    const int o = org(in);
     switch (in.op) {
       case Op::LOAD_FAST: case Op::LOAD_FAST_CHECK: case Op::LOAD_DEREF: case Op::LOAD_NAME:
         if (parent_ && in.op == Op::LOAD_FAST && in.sarg == ".0") {  // the generator's argument
@@ -860,7 +873,7 @@ class Lifter {
     State st_t = st, st_f = st;  // arm states: "condition true" and "condition false"
     Expr cond;
     int t_target, f_target;
-    const int o = term.offset;
+    const int o = term.offset + origin_base_;
     auto none_const = [&]() {
       ir::ConstValue v;
       v.kind = ir::ConstValue::Kind::None;
@@ -960,7 +973,7 @@ class Lifter {
   // on hidden variables: wherever the kernel stops in it, CPython runs the whole statement
   // consuming it again.
   void inline_generator(int n, const std::vector<std::string>& kw, State& st, std::vector<Stmt>& out, const Instr& in) {
-    const int o = in.offset;
+    const int o = org(in);
     if (!kw.empty() && !(n == 2 && kw.size() == 1 && kw[0] == "start"))
       fail(std::string(kNotReduced) + " (a call with keyword arguments)", in.line);
     Expr start;
@@ -1035,7 +1048,7 @@ class Lifter {
   // and max keep the first item or a better one; any and all set their answer and leave
   // the loop at the first item that decides it.
   void reduce(Expr x, State& st, std::vector<Stmt>& out, const Instr& in) {
-    const int o = in.offset;
+    const int o = org(in);
     const int line = in.line;
     if (red_.kind == Builtin::Any || red_.kind == Builtin::All) {
       if (active_.size() != 1) fail("calls any() or all() on a generator expression with nested loops", line);

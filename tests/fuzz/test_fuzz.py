@@ -9,7 +9,7 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from difftest import run
+from difftest import Hang, run
 from helpers import core
 from programs import programs
 
@@ -25,8 +25,8 @@ def test_random_nests_match_cpython(prog, warn_filter):
     src, make_args = prog
     try:
         run(src, "f", make_args, calls=2, expect=None, warn_filter=warn_filter)
-    except AssertionError as e:
-        raise AssertionError(f"{e}\n--- program (warnings filter {warn_filter!r}) ---\n{src}") from None
+    except (AssertionError, Hang) as e:
+        raise AssertionError(f"{e}\n--- program (warnings filter {warn_filter!r}) ---\n{src}\n--- arguments ---\n{make_args()!r}") from None
 
 
 @settings(max_examples=max(10, EXAMPLES // 2), deadline=None, derandomize=os.environ.get("CI") == "true",
@@ -39,7 +39,7 @@ def test_random_nests_match_cpython_with_forced_handovers(prog, period):
     core._set_debug_bail(period)
     try:
         run(src, "f", make_args, calls=2, expect=None)
-    except AssertionError as e:
+    except (AssertionError, Hang) as e:
         raise AssertionError(f"{e}\n--- program (hand-over every <= {period} statements) ---\n{src}") from None
     finally:
         core._set_debug_bail(0)

@@ -177,3 +177,34 @@ def test_a_nest_whose_kernel_would_be_huge_stays_interpreted():
                 5, 2, 0.0, np.int64(4), 0)
     recs = run(HUGE, "f", make, calls=2, expect=None, warn_filter="default")
     assert any("too large to compile quickly" in (r["reason"] or "") for r in recs), [r["reason"] for r in recs]
+
+
+GENEXPR_ORIGINS = """
+import math
+import numpy as np
+def f(A, B, M, n, k, s, t, u):
+    for v0 in range(0, n, 2):
+        v1 = -1
+        for x1, y1 in zip(A, B):
+            s -= sum(((A[-1 - g0] - v1) for g0 in A if A[n - 1 - v1] <= A[g0 // 2]), k)
+            if (math.log(1.0 + (k * k + (0.5 * v1) * (0.5 * v1))) > (np.int64(M[(v1 * 2) % n][-6]) + (v1 + True))) or (not (math.log(A[-1 - v1] * A[-1 - v1]) > (A[v1 + 0] ** 3))):
+                pass
+            elif not ((((k if v0 <= 3 else -1) if A[v1 + 1] == M[v0 + 1][v0 + v1] else 2) >= sum(((t + B[v0 + -1]) for g1 in range(n - 1, 1, -1)))) and (math.log(1.0 + 7) == (0 if M[-1 - v1][-1 - v1] < n else A[(v1 * 1) % n]))):
+                    pass
+    return locals()
+"""
+
+
+@pytest.mark.parametrize("warn_filter", ["always", "default"])
+def test_a_generator_expressions_subscripts_get_no_facts_of_the_enclosing_codes_offsets(warn_filter):
+    # Bytecode offsets are each code object's own: a subscript of the generator's code
+    # (A[-1 - g0], which leaves A when g0 = 4) had the same offset as a subscript of f that
+    # the analysis proved in bounds, took its fact, and read past A without a check (a wrong
+    # sum, or another statement's error later). A generator's nodes now get origins of
+    # their own (lift.cpp, kChildOrigins).
+    import array
+
+    def make():
+        return (array.array("b", [-3, 0, 4]), np.array([-6, 6, 5], dtype=np.int8),
+                np.array([[4.56728113, -7.86114409], [2.42432729, -0.15825228]]), 1, 2, -3, 1, 0.0)
+    run(GENEXPR_ORIGINS, "f", make, calls=2, expect=None, warn_filter=warn_filter)
