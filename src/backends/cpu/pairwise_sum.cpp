@@ -5,6 +5,10 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace stagepy::backends::cpu {
 
 llvm::Function* pairwise_sum_function(llvm::Module& m, bool f32) {
@@ -25,26 +29,33 @@ llvm::Function* pairwise_sum_function(llvm::Module& m, bool f32) {
   auto at = [&](llvm::Value* i) {
     return B.CreateAlignedLoad(ft, B.CreateGEP(B.getInt8Ty(), a, B.CreateMul(i, stride)), llvm::Align(align));
   };
-  // for (i = from; i < to; i++) acc += a[i]; returns the sum.
-  auto run = [&](llvm::Value* from, llvm::Value* to, llvm::Value* acc0) {
+  // for (i = from; i < to; i += step) accs[j] += a[i + j] for each j; returns the sums and
+  // where i stopped.
+  auto sums = [&](llvm::Value* from, llvm::Value* to, int64_t step, std::vector<llvm::Value*> accs0,
+                  const char* name) -> std::pair<std::vector<llvm::Value*>, llvm::Value*> {
     llvm::BasicBlock* pre = B.GetInsertBlock();
-    llvm::BasicBlock* head = llvm::BasicBlock::Create(C, "run.head", f);
-    llvm::BasicBlock* body = llvm::BasicBlock::Create(C, "run.body", f);
-    llvm::BasicBlock* done = llvm::BasicBlock::Create(C, "run.done", f);
+    llvm::BasicBlock* head = llvm::BasicBlock::Create(C, std::string(name) + ".head", f);
+    llvm::BasicBlock* body = llvm::BasicBlock::Create(C, std::string(name) + ".body", f);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(C, std::string(name) + ".done", f);
     B.CreateBr(head);
     B.SetInsertPoint(head);
     auto* i = B.CreatePHI(i64, 2);
-    auto* acc = B.CreatePHI(ft, 2);
     i->addIncoming(from, pre);
-    acc->addIncoming(acc0, pre);
+    std::vector<llvm::PHINode*> accs;
+    for (auto* a0 : accs0) {
+      accs.push_back(B.CreatePHI(ft, 2));
+      accs.back()->addIncoming(a0, pre);
+    }
     B.CreateCondBr(B.CreateICmpSLT(i, to), body, done);
     B.SetInsertPoint(body);
-    acc->addIncoming(B.CreateFAdd(acc, at(i)), body);
-    i->addIncoming(B.CreateAdd(i, B.getInt64(1)), body);
+    for (size_t j = 0; j < accs.size(); j++)
+      accs[j]->addIncoming(B.CreateFAdd(accs[j], at(B.CreateAdd(i, B.getInt64((int64_t)j)))), body);
+    i->addIncoming(B.CreateAdd(i, B.getInt64(step)), body);
     B.CreateBr(head);
     B.SetInsertPoint(done);
-    return acc;
+    return {std::vector<llvm::Value*>(accs.begin(), accs.end()), i};
   };
+  auto run = [&](llvm::Value* from, llvm::Value* to, llvm::Value* acc0) { return sums(from, to, 1, {acc0}, "run").first[0]; };
   llvm::BasicBlock* small = llvm::BasicBlock::Create(C, "small", f);
   llvm::BasicBlock* not_small = llvm::BasicBlock::Create(C, "not_small", f);
   llvm::BasicBlock* block = llvm::BasicBlock::Create(C, "block", f);
@@ -58,28 +69,10 @@ llvm::Function* pairwise_sum_function(llvm::Module& m, bool f32) {
   // 8 <= n <= 128: eight running sums.
   B.SetInsertPoint(block);
   {
-    llvm::Value* r0[8];
-    for (int j = 0; j < 8; j++) r0[j] = at(B.getInt64(j));
+    std::vector<llvm::Value*> r0;
+    for (int j = 0; j < 8; j++) r0.push_back(at(B.getInt64(j)));
     llvm::Value* end8 = B.CreateSub(n, B.CreateSRem(n, B.getInt64(8)));
-    llvm::BasicBlock* pre = B.GetInsertBlock();
-    llvm::BasicBlock* head = llvm::BasicBlock::Create(C, "eight.head", f);
-    llvm::BasicBlock* body = llvm::BasicBlock::Create(C, "eight.body", f);
-    llvm::BasicBlock* done = llvm::BasicBlock::Create(C, "eight.done", f);
-    B.CreateBr(head);
-    B.SetInsertPoint(head);
-    auto* i = B.CreatePHI(i64, 2);
-    i->addIncoming(B.getInt64(8), pre);
-    llvm::PHINode* r[8];
-    for (int j = 0; j < 8; j++) {
-      r[j] = B.CreatePHI(ft, 2);
-      r[j]->addIncoming(r0[j], pre);
-    }
-    B.CreateCondBr(B.CreateICmpSLT(i, end8), body, done);
-    B.SetInsertPoint(body);
-    for (int j = 0; j < 8; j++) r[j]->addIncoming(B.CreateFAdd(r[j], at(B.CreateAdd(i, B.getInt64(j)))), body);
-    i->addIncoming(B.CreateAdd(i, B.getInt64(8)), body);
-    B.CreateBr(head);
-    B.SetInsertPoint(done);
+    auto [r, i] = sums(B.getInt64(8), end8, 8, r0, "eight");
     llvm::Value* res = B.CreateFAdd(B.CreateFAdd(B.CreateFAdd(r[0], r[1]), B.CreateFAdd(r[2], r[3])),
                                     B.CreateFAdd(B.CreateFAdd(r[4], r[5]), B.CreateFAdd(r[6], r[7])));
     B.CreateRet(run(i, n, res));
