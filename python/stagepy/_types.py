@@ -151,6 +151,7 @@ def register_numpy():
         core.register_callable(np.dtype(name).type, "numpy." + name)
     # Reductions of one-dimensional arrays only (no oracle entries: they take no scalars).
     core.register_callable(np.sum, "numpy.sum")
+    core.register_callable(np.mean, "numpy.mean")
     core.register_callable(np.where, "numpy.where")
     core.register_callable(np.clip, "numpy.clip")
     for name in ("max", "min"):
@@ -253,9 +254,14 @@ def _pairwise(a, n, off, acc):
     return acc(_pairwise(a, n2, off, acc) + _pairwise(a, n - n2, off + n2, acc))
 
 
+def _same_float(a, b):
+    return (a == b and math.copysign(1, a) == math.copysign(1, b)) or (a != a and b != b)
+
+
 def verify_np_sum():
     """Whether the installed NumPy's np.sum of 1-d float64 and float32 arrays (contiguous,
-    strided, computed) is the pairwise summation kernels run, on sample arrays."""
+    strided, computed) is the pairwise summation kernels run, and np.mean that sum divided
+    by the count, on sample arrays."""
     np = sys.modules.get("numpy")
     if np is None:
         return False
@@ -269,6 +275,9 @@ def verify_np_sum():
                     want = np.sum(x)
                     got = acc(acc(0.0) + _pairwise(x.tolist(), n, 0, acc))
                     if not (want == got or (want != want and got != got)) or math.copysign(1, want) != math.copysign(1, got):
+                        return False
+                    # np.mean: the sum divided by the count, in the array's float type.
+                    if n and not _same_float(np.mean(x), got / dt(n)):
                         return False
     _verified.append("numpy.sum")
     return True

@@ -48,9 +48,9 @@ enum class Builtin : uint16_t {
   // (lift.cpp). In IR, a call with no argument (or sum's start) is the reduction's initial
   // value, and sum(acc, x) one step of sum's addition
   Sum, Any, All,
-  // np.sum, np.max, np.min of a one-dimensional NumPy array (a slice, a row, an operation
-  // on them; also as x.sum(), x.max(), x.min())
-  NpSum, NpMax, NpMin,
+  // np.sum, np.max, np.min, np.mean of a one-dimensional NumPy array (a slice, a row, an
+  // operation on them; also as x.sum(), x.max(), x.min(), x.mean())
+  NpSum, NpMax, NpMin, NpMean,
   // np.where(c, x, y) and np.clip(x, lo, hi), elementwise (arrays, or clip of numbers)
   NpWhere, NpClip,
   Count_

@@ -166,7 +166,7 @@ class Planner {
       if (x->kind == EK::Subscript) subscript(x, x->args[1], x->origin, false, in);
       if (x->kind == EK::Call && x->args[0]->type && x->args[0]->type->kind == Type::Kind::Callable &&
           (x->args[0]->type->builtin == Builtin::NpSum || x->args[0]->type->builtin == Builtin::NpMax ||
-           x->args[0]->type->builtin == Builtin::NpMin) &&
+           x->args[0]->type->builtin == Builtin::NpMin || x->args[0]->type->builtin == Builtin::NpMean) &&
           !sections_only(x->args[1]) && in.bad_index.empty())
         in.bad_index = "it sums an array np.sum reads whole (the analysis sees slices and rows only)";
       if (x->kind == EK::Binary &&

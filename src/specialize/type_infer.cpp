@@ -454,7 +454,8 @@ class Infer {
   // np.sum(x) of a one-dimensional NumPy array x (a slice, a row, or an operation on them,
   // which NumPy computes first): NumPy 2's pairwise summation in x's float type
   // (pairwise_sum.h), or an integer sum that wraps, as np.int64 (np.uint64 for unsigned
-  // items; bools count). np.max(x), np.min(x): of x's dtype.
+  // items; bools count). np.max(x), np.min(x): of x's dtype. np.mean(x) of floats: that sum
+  // divided by the count, in x's float type.
   Expr np_sum(const Expr& e, std::vector<Expr> args, const std::vector<TypeRef>& at, int ln) {
     const Builtin f = args[0]->type->builtin;
     const std::string fname = std::string(builtin_name(f)).replace(0, 6, "np.") + "()";
@@ -464,7 +465,9 @@ class Infer {
     if (t->ndim != 1) fail("calls " + fname + " on a " + std::to_string(t->ndim) + "-d array (stagepy reduces 1-d ones)", ln);
     if (dtype_is_complex(t->dtype)) fail("calls " + fname + " on an array of complex numbers", ln);
     if (!in_.oracle->numpy_weak_scalars) fail("calls " + fname + " (stagepy follows NumPy 2 only)", ln);
-    if (f != Builtin::NpSum) {
+    if (f == Builtin::NpMean && !dtype_is_float(t->dtype))
+      fail("calls np.mean() on integers (NumPy sums them as floats in buffered chunks)", ln);
+    if (f == Builtin::NpMax || f == Builtin::NpMin) {
       // max/min: the array's own dtype.
       auto c = std::make_shared<ExprNode>(*e);
       c->args = std::move(args);
@@ -716,7 +719,8 @@ class Infer {
     }
     // x.sum(), x.max(), x.min() of a one-dimensional NumPy array: np.sum(x)...
     if (e->args[0]->kind == ExprNode::Kind::Attr && e->args.size() == 1 && e->kwnames.empty() &&
-        (e->args[0]->name == "sum" || e->args[0]->name == "max" || e->args[0]->name == "min") &&
+        (e->args[0]->name == "sum" || e->args[0]->name == "max" || e->args[0]->name == "min" ||
+         e->args[0]->name == "mean") &&
         !object_attribute(e->args[0], env)) {
       Expr obj = expr(e->args[0]->args[0], env);
       if (unbound(obj->type)) return typed(e, {obj}, types::unbound());
@@ -724,7 +728,8 @@ class Infer {
         auto callee = std::make_shared<ExprNode>(*e->args[0]);
         callee->args = {obj};
         const std::string& m = e->args[0]->name;
-        callee->type = types::callable(m == "sum" ? Builtin::NpSum : m == "max" ? Builtin::NpMax : Builtin::NpMin);
+        callee->type = types::callable(m == "sum" ? Builtin::NpSum : m == "max" ? Builtin::NpMax
+                                       : m == "min" ? Builtin::NpMin : Builtin::NpMean);
         return np_sum(e, {callee, obj}, {obj->type}, ln);
       }
     }
@@ -747,7 +752,8 @@ class Infer {
     for (size_t i = 1; i < args.size(); i++) at.push_back(args[i]->type);
     const std::string fname = std::string("`") + builtin_name(f) + "()`";
     if (!e->name.empty()) return reduction(e, f, args, at, env, ln);  // a lifter's step (ir.h)
-    if (f == Builtin::NpSum || f == Builtin::NpMax || f == Builtin::NpMin) return np_sum(e, std::move(args), at, ln);
+    if (f == Builtin::NpSum || f == Builtin::NpMax || f == Builtin::NpMin || f == Builtin::NpMean)
+      return np_sum(e, std::move(args), at, ln);
     if (f == Builtin::NpClip && at.size() == 3) {
       bool arrays = false;
       for (auto& t : at) arrays = arrays || np_array(t);

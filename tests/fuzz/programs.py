@@ -105,7 +105,8 @@ class Gen:
         if choice == 8 and self.slices and self.int_(0, 2) == 0:
             return self.pick([f"np.sum(A[{self.slice_()}])", f"np.sum(M[{self.index()}])",
                               f"np.sum(M[{self.slice_()}, {self.index()}] * 2)", f"np.max(B[{self.slice_()}])",
-                              f"M[{self.index()}, {self.slice_()}].min()", f"(A[{self.slice_()}] > 1).sum()"])
+                              f"M[{self.index()}, {self.slice_()}].min()", f"(A[{self.slice_()}] > 1).sum()",
+                              f"np.mean(M[{self.slice_()}, {self.index()}])", f"B[{self.slice_()}].mean()"])
         if choice == 8:
             return self.m_item()
         return self.pick(["k", "n", "True", "False"])

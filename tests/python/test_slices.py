@@ -137,7 +137,7 @@ NATIVE = [
         for i in range(A.shape[0]):
             out[i] = np.sum(A[i, :]) + np.sum(A[:, i] * 2.0) - np.sum(A[i, ::3] ** 2)
             cnt[i] = np.sum(A[i, :] > 0.5) + np.sum(A[i, 1:7]) + (A[i, ::-1] < 0.25).sum()
-            out[i] += (A[i, :] * A[:, i]).sum() + A[i].sum()
+            out[i] += (A[i, :] * A[:, i]).sum() + A[i].sum() + np.mean(A[i, ::2]) * A[:, i].mean()
         return locals()
     """, lambda: (rnd(300, 300) * 10.0 ** rnd(300, 300, seed=5).round(), np.zeros(300), np.zeros(300, np.int64))),
     ("np.where and np.clip", """
@@ -166,7 +166,7 @@ NATIVE = [
     def f(A, B, out):
         s = 0
         for i in range(A.shape[0]):
-            out[i] = np.sum(A[i, :])
+            out[i] = np.sum(A[i, :]) + A[i, 3:].mean()
             s += np.sum(B[i, :]) + np.sum(B[i, :] * 3)
         return locals()
     """, lambda: (rnd(40, 257, dtype=np.float32), np.arange(40 * 257, dtype=np.int16).reshape(40, 257), np.zeros(40, np.float32))),

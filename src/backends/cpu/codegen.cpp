@@ -1829,7 +1829,7 @@ class Gen {
   // ------------------------------------------------------------ calls
   V call(const Expr& e) {
     Builtin f = e->args[0]->type->builtin;
-    if (f == Builtin::NpSum || f == Builtin::NpMax || f == Builtin::NpMin) return np_sum(e);
+    if (f == Builtin::NpSum || f == Builtin::NpMax || f == Builtin::NpMin || f == Builtin::NpMean) return np_sum(e);
     if (f == Builtin::CHypot) {  // |z| of a lowered complex number: the C library's hypot
       Value* x = as_double(gen(e->args[1]));
       Value* y = as_double(gen(e->args[2]));
@@ -2573,12 +2573,16 @@ class Gen {
     }
     Value* n = arr.shape[0];
     Value* stride = arr.strides[0];
-    if (gpu_body_) gpu_refuse("it calls np.sum, np.max or np.min");
+    if (gpu_body_) gpu_refuse("it calls np.sum, np.max, np.min or np.mean");
     const Builtin f = e->args[0]->type->builtin;
-    if (f != Builtin::NpSum) return np_max_min(arr, d, f == Builtin::NpMax, e->type);
+    if (f == Builtin::NpMax || f == Builtin::NpMin) return np_max_min(arr, d, f == Builtin::NpMax, e->type);
     if (dtype_is_float(d)) {
       Value* pw = B.CreateCall(cpu::pairwise_sum_function(*M, d == DType::Float32), {arr.v, n, stride});
       Value* r = B.CreateFAdd(llvm::ConstantFP::get(pw->getType(), 0.0), pw);
+      if (f == Builtin::NpMean) {
+        bail_unless(B.CreateICmpSGT(n, c64(0)));  // NumPy warns "Mean of empty slice"
+        r = B.CreateFDiv(r, B.CreateSIToFP(n, r->getType()));
+      }
       defer(isfinite(r));
       return scalar(e->type, r);
     }
