@@ -276,8 +276,8 @@ def verify_np_sum():
                     got = acc(acc(0.0) + _pairwise(x.tolist(), n, 0, acc))
                     if not (want == got or (want != want and got != got)) or math.copysign(1, want) != math.copysign(1, got):
                         return False
-                    # np.mean: the sum divided by the count, in the array's float type.
-                    if n and not _same_float(np.mean(x), got / dt(n)):
+                    # np.mean: the sum divided by the count as float64, in the array's type.
+                    if n and not _same_float(np.mean(x), dt(np.float64(got) / n)):
                         return False
     _verified.append("numpy.sum")
     return True

@@ -418,3 +418,18 @@ def test_np_sum_of_a_whole_array_the_loop_writes_runs_in_order():
     """
     recs = difftest.run(src, "f", lambda: (rnd(2000) * 1e-3, np.zeros(2000)))
     assert not difftest.ran_parallel(recs, "i")
+
+
+def test_np_mean_of_more_float32_items_than_float32_counts_exactly():
+    # NumPy divides the float32 sum by the count as a float64 (2^24 + 2 is not a float32).
+    src = """
+    def f(a, out):
+        for k in range(1):
+            out[k] = np.mean(a[1:]) + a[2:].mean()
+        return locals()
+    """
+    a = np.full(2**24 + 3, 1.0, np.float32)
+    a[1] = 3.0
+    a[2] = 5.0
+    recs = difftest.run(src, "f", lambda: (a, np.zeros(1, np.float32)), calls=1)
+    assert all(r["bailouts"] == 0 for r in recs)

@@ -2581,7 +2581,10 @@ class Gen {
       Value* r = B.CreateFAdd(llvm::ConstantFP::get(pw->getType(), 0.0), pw);
       if (f == Builtin::NpMean) {
         bail_unless(B.CreateICmpSGT(n, c64(0)));  // NumPy warns "Mean of empty slice"
-        r = B.CreateFDiv(r, B.CreateSIToFP(n, r->getType()));
+        // NumPy divides by the count as a float64 (exact), then casts to float32: for more
+        // than 2^24 items that differs from a float32 division.
+        Value* q = B.CreateFDiv(B.CreateFPExt(r, f64()), B.CreateSIToFP(n, f64()));
+        r = r->getType()->isFloatTy() ? B.CreateFPTrunc(q, r->getType()) : q;
       }
       defer(isfinite(r));
       return scalar(e->type, r);
