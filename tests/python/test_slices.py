@@ -412,12 +412,14 @@ def test_np_sum_of_a_whole_array_the_loop_writes_runs_in_order():
     src = """
     def f(a, out):
         for i in range(1, out.shape[0]):
-            a[i] = np.sum(a) * 0.5
+            a[i] = np.sum(a) * 1e-4
             out[i] = a[i]
         return locals()
     """
-    recs = difftest.run(src, "f", lambda: (rnd(2000) * 1e-3, np.zeros(2000)))
+    recs = difftest.run(src, "f", lambda: (rnd(2000) * 1e-3, np.zeros(2000)), globals_={"np": np})
+    assert all(r["bailouts"] == 0 for r in recs), [(r["bailouts"], r["reason"]) for r in recs]
     assert not difftest.ran_parallel(recs, "i")
+    assert "np.sum reads whole" in difftest.loops(recs)["i"]["why"]
 
 
 def test_np_mean_of_more_float32_items_than_float32_counts_exactly():
@@ -431,5 +433,5 @@ def test_np_mean_of_more_float32_items_than_float32_counts_exactly():
     a = np.full(2**24 + 3, 1.0, np.float32)
     a[1] = 3.0
     a[2] = 5.0
-    recs = difftest.run(src, "f", lambda: (a, np.zeros(1, np.float32)), calls=1)
-    assert all(r["bailouts"] == 0 for r in recs)
+    recs = difftest.run(src, "f", lambda: (a, np.zeros(1, np.float32)), calls=1, globals_={"np": np})
+    assert all(r["bailouts"] == 0 for r in recs), [(r["bailouts"], r["reason"]) for r in recs]
