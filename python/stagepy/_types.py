@@ -177,6 +177,11 @@ _LOOPED = ["exp", "log", "sin", "cos", "tan", "tanh", "arctan", "log2", "log10",
            "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg", "radians", "degrees", "fmin", "fmax"]
 
 
+def _same_float(a, b):
+    """Equal, with the same sign of zero, or both NaN."""
+    return (a == b and math.copysign(1, a) == math.copysign(1, b)) or (a != a and b != b)
+
+
 def verify_ufunc_loop(qualified, dtype):
     """Registers NumPy's loop of `qualified` ("numpy.exp") for `dtype` ("float64" or
     "float32") if it computes exactly what the ufunc computes on sample values."""
@@ -202,9 +207,7 @@ def verify_ufunc_loop(qualified, dtype):
     with np.errstate(all="ignore"):
         args = [np.array(values[k::nin], dtype=dtype) for k in range(nin)]
         want = [float(fn(*(t(a[i]) for a in args))) for i in range(len(args[0]))]
-    same = len(got) == len(want) and all(
-        (g == w and math.copysign(1.0, g) == math.copysign(1.0, w)) or (g != g and w != w)
-        for g, w in zip(got, want))
+    same = len(got) == len(want) and all(_same_float(g, w) for g, w in zip(got, want))
     if not same:
         core._ufunc_loop(fn, qualified, dtype, "unregister")
         return False
@@ -218,9 +221,7 @@ def verify_ufunc_loop(qualified, dtype):
         for form in (lambda a: a, lambda a: np.repeat(a, 2)[::2], lambda a: np.repeat(a, 3)[1::3]):
             arrays = [form(a) for a in args]
             have = [float(x) for x in fn(*arrays)]
-            if not (len(have) == len(got) and all(
-                    (g == w and math.copysign(1.0, g) == math.copysign(1.0, w)) or (g != g and w != w)
-                    for g, w in zip(got, have))):
+            if not (len(have) == len(got) and all(_same_float(g, w) for g, w in zip(got, have))):
                 return True
     core._ufunc_loop(fn, qualified, dtype, "arrays")
     _verified.append(f"{qualified}[{dtype}] arrays")
@@ -254,10 +255,6 @@ def _pairwise(a, n, off, acc):
     return acc(_pairwise(a, n2, off, acc) + _pairwise(a, n - n2, off + n2, acc))
 
 
-def _same_float(a, b):
-    return (a == b and math.copysign(1, a) == math.copysign(1, b)) or (a != a and b != b)
-
-
 def verify_np_sum():
     """Whether the installed NumPy's np.sum of 1-d float64 and float32 arrays (contiguous,
     strided, computed) is the pairwise summation kernels run, and np.mean that sum divided
@@ -268,13 +265,12 @@ def verify_np_sum():
     rng = np.random.default_rng(2024)
     with np.errstate(all="ignore"):
         for dt in (np.float64, np.float32):
-            acc = dt
             for n in list(range(0, 40)) + [127, 128, 129, 136, 255, 256, 257, 300, 1000, 1031]:
                 a = (rng.standard_normal(2 * n) * 10.0 ** rng.integers(-4, 5, 2 * n)).astype(dt)
                 for x in (a[:n], a[::2], a[:n] * dt(1.5)):
                     want = np.sum(x)
-                    got = acc(acc(0.0) + _pairwise(x.tolist(), n, 0, acc))
-                    if not (want == got or (want != want and got != got)) or math.copysign(1, want) != math.copysign(1, got):
+                    got = dt(dt(0.0) + _pairwise(x.tolist(), n, 0, dt))
+                    if not _same_float(want, got):
                         return False
                     # np.mean: the sum divided by the count as float64, in the array's type.
                     if n and not _same_float(np.mean(x), dt(np.float64(got) / n)):

@@ -120,6 +120,8 @@ ir::Effect assignment(int var, Expr value, int origin) {
   return e;
 }
 
+Expr none_const(int origin) { return ir::make_const(ir::ConstValue{}, origin); }
+
 Expr int_const(int64_t v, int origin) {
   ir::ConstValue k;
   k.kind = ir::ConstValue::Kind::Int;
@@ -603,8 +605,7 @@ class Lifter {
       }
       case Op::BUILD_SLICE: {
         if (in.iarg != 2 && in.iarg != 3) fail(friendly(in), in.line);
-        ir::ConstValue none;
-        Expr step = in.iarg == 3 ? pop_expr(st, in) : ir::make_const(none, o);
+        Expr step = in.iarg == 3 ? pop_expr(st, in) : none_const(o);
         Expr stop = pop_expr(st, in), start = pop_expr(st, in);
         st.stack.push_back(of(ir::make_slice(start, stop, step, o)));
         break;
@@ -614,8 +615,7 @@ class Lifter {
         for (auto& e : st.pending)
           if (e.kind == ir::Effect::Kind::Store)
             fail("reads an element after writing one in the same statement", in.line);
-        ir::ConstValue none;
-        st.stack.push_back(of(ir::make_subscript(obj, ir::make_slice(start, stop, ir::make_const(none, o), o), o)));
+        st.stack.push_back(of(ir::make_subscript(obj, ir::make_slice(start, stop, none_const(o), o), o)));
         break;
       }
       case Op::STORE_SLICE:  // 3.12+: container[start:stop] = value
@@ -623,8 +623,7 @@ class Lifter {
         Expr idx;
         if (in.op == Op::STORE_SLICE) {
           Expr stop = pop_expr(st, in), start = pop_expr(st, in);
-          ir::ConstValue none;
-          idx = ir::make_slice(start, stop, ir::make_const(none, o), o);
+          idx = ir::make_slice(start, stop, none_const(o), o);
         } else {
           idx = pop_expr(st, in);
         }
@@ -874,11 +873,6 @@ class Lifter {
     Expr cond;
     int t_target, f_target;
     const int o = term.offset + origin_base_;
-    auto none_const = [&]() {
-      ir::ConstValue v;
-      v.kind = ir::ConstValue::Kind::None;
-      return ir::make_const(v, o);
-    };
     switch (term.op) {
       case Op::POP_JUMP_IF_FALSE: case Op::POP_JUMP_FORWARD_IF_FALSE: case Op::POP_JUMP_BACKWARD_IF_FALSE:
         cond = ir::make_truth(pop_expr(st_t, term), o);
@@ -891,12 +885,12 @@ class Lifter {
         t_target = taken, f_target = fall;
         break;
       case Op::POP_JUMP_IF_NONE: case Op::POP_JUMP_FORWARD_IF_NONE: case Op::POP_JUMP_BACKWARD_IF_NONE:
-        cond = ir::make_compare(ir::CmpOp::Is, pop_expr(st_t, term), none_const(), o);
+        cond = ir::make_compare(ir::CmpOp::Is, pop_expr(st_t, term), none_const(o), o);
         pop(st_f, term);
         t_target = taken, f_target = fall;
         break;
       case Op::POP_JUMP_IF_NOT_NONE: case Op::POP_JUMP_FORWARD_IF_NOT_NONE: case Op::POP_JUMP_BACKWARD_IF_NOT_NONE:
-        cond = ir::make_compare(ir::CmpOp::IsNot, pop_expr(st_t, term), none_const(), o);
+        cond = ir::make_compare(ir::CmpOp::IsNot, pop_expr(st_t, term), none_const(o), o);
         pop(st_f, term);
         t_target = taken, f_target = fall;
         break;

@@ -302,6 +302,12 @@ class Builder {
     });
   }
 
+  static bool has_slice(const std::vector<std::pair<Expr, std::pair<int, int>>>& idx) {
+    for (auto& [x, o] : idx)
+      if (x->kind == K::Slice) return true;
+    return false;
+  }
+
   // Flattens A[i][j] (a chain of subscripts on a variable) into (A, [i, j]); a bound row
   // stands for its A[e].
   bool chain(const Expr& e, int& var, std::vector<std::pair<Expr, std::pair<int, int>>>& idx) {
@@ -314,8 +320,7 @@ class Builder {
     if (!chain(e->args[0], var, idx)) return false;
     // After a slice, positions no longer name dimensions (A[1:][j] is A[j + 1]): not a
     // chain this model describes (an access to an unknown object, conflicting with all).
-    for (auto& [x, o] : idx)
-      if (x->kind == K::Slice) return false;
+    if (has_slice(idx)) return false;
     const Expr& ix = e->args[1];
     if (ix->kind == K::Tuple) {
       for (size_t k = 0; k < ix->args.size(); k++) idx.push_back({ix->args[k], {e->origin, (int)k}});
@@ -462,8 +467,7 @@ class Builder {
             std::vector<std::pair<Expr, std::pair<int, int>>> idx;
             // The stored-to element: the base chain plus the store's own index.
             bool ok = chain(f.base, var, idx);
-            for (auto& [x, o] : idx)  // A[1:][j] = v: see chain
-              if (x->kind == K::Slice) ok = false;
+            if (has_slice(idx)) ok = false;  // A[1:][j] = v: see chain
             if (ok) {
               const Expr& ix = f.index;
               if (ix->kind == K::Tuple) {

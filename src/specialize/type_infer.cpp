@@ -146,6 +146,16 @@ class Infer {
     return r;
   }
 
+  // Each of `es` typed, in order; *ub: whether one of them is unbound.
+  std::vector<Expr> exprs(const std::vector<Expr>& es, const Env& env, bool* ub) {
+    std::vector<Expr> out;
+    for (auto& a : es) {
+      out.push_back(expr(a, env));
+      *ub = *ub || unbound(out.back()->type);
+    }
+    return out;
+  }
+
   Expr expr(const Expr& e, const Env& env) {
     using K = ExprNode::Kind;
     const int ln = line(e);
@@ -217,14 +227,10 @@ class Infer {
         return typed(e, {base, idx}, subscript_type(base, idx, ln));
       }
       case K::Tuple: {
-        std::vector<Expr> args;
-        std::vector<TypeRef> ts;
         bool ub = false;
-        for (auto& a : e->args) {
-          args.push_back(expr(a, env));
-          ts.push_back(args.back()->type);
-          ub = ub || unbound(ts.back());
-        }
+        std::vector<Expr> args = exprs(e->args, env, &ub);
+        std::vector<TypeRef> ts;
+        for (auto& a : args) ts.push_back(a->type);
         return typed(e, args, ub ? types::unbound() : types::tuple(ts));
       }
       case K::Binary: {
@@ -310,22 +316,16 @@ class Infer {
         return typed(e, {c, t, f}, r);
       }
       case K::Seq: {
-        std::vector<Expr> args;
         bool ub = false;
-        for (auto& a : e->args) {
-          args.push_back(expr(a, env));
-          ub = ub || unbound(args.back()->type);
-        }
+        std::vector<Expr> args = exprs(e->args, env, &ub);
         return typed(e, args, ub ? types::unbound() : args.back()->type);
       }
       case K::Slice: {
-        std::vector<Expr> args;
-        std::vector<TypeRef> ts;
         bool ub = false;
-        for (auto& a : e->args) {
-          args.push_back(expr(a, env));
-          const TypeRef& t = args.back()->type;
-          ub = ub || unbound(t);
+        std::vector<Expr> args = exprs(e->args, env, &ub);
+        std::vector<TypeRef> ts;
+        for (auto& a : args) {
+          const TypeRef& t = a->type;
           if (!unbound(t) && t->kind != Type::Kind::None && !(is_int_scalar(t) && t->kind != Type::Kind::Union))
             fail("slices with a " + t->str() + " (only integers and None are supported)", ln);
           ts.push_back(t);
@@ -456,7 +456,7 @@ class Infer {
   // (pairwise_sum.h), or an integer sum that wraps, as np.int64 (np.uint64 for unsigned
   // items; bools count). np.max(x), np.min(x): of x's dtype. np.mean(x) of floats: that sum
   // divided by the count, in x's float type.
-  Expr np_sum(const Expr& e, std::vector<Expr> args, const std::vector<TypeRef>& at, int ln) {
+  Expr np_reduce(const Expr& e, std::vector<Expr> args, const std::vector<TypeRef>& at, int ln) {
     const Builtin f = args[0]->type->builtin;
     const std::string fname = std::string(builtin_name(f)).replace(0, 6, "np.") + "()";
     if (at.size() != 1) fail("calls " + fname + " with " + std::to_string(at.size()) + " arguments", ln);
@@ -730,7 +730,7 @@ class Infer {
         const std::string& m = e->args[0]->name;
         callee->type = types::callable(m == "sum" ? Builtin::NpSum : m == "max" ? Builtin::NpMax
                                        : m == "min" ? Builtin::NpMin : Builtin::NpMean);
-        return np_sum(e, {callee, obj}, {obj->type}, ln);
+        return np_reduce(e, {callee, obj}, {obj->type}, ln);
       }
     }
     Expr callee = expr(e->args[0], env);
@@ -753,7 +753,7 @@ class Infer {
     const std::string fname = std::string("`") + builtin_name(f) + "()`";
     if (!e->name.empty()) return reduction(e, f, args, at, env, ln);  // a lifter's step (ir.h)
     if (f == Builtin::NpSum || f == Builtin::NpMax || f == Builtin::NpMin || f == Builtin::NpMean)
-      return np_sum(e, std::move(args), at, ln);
+      return np_reduce(e, std::move(args), at, ln);
     if (f == Builtin::NpClip && at.size() == 3) {
       bool arrays = false;
       for (auto& t : at) arrays = arrays || np_array(t);

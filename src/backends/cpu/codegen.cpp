@@ -1303,9 +1303,7 @@ class Gen {
         return at;
       }
       DType d = base.t->dtype;
-      llvm::Type* mt = mem_ty(d);
-      auto* ld = B.CreateAlignedLoad(mt, at.v, llvm::Align(dtype_size(d)));
-      Value* v = ld;
+      Value* v = load_item(d, at.v);
       if (d == DType::Bool) v = B.CreateICmpNE(v, c8(0));
       // Items of lists and buffers read as Python ints and floats: widened.
       else if (base.t->py_items() && dtype_is_int(d) && dtype_size(d) < 8)
@@ -1829,7 +1827,7 @@ class Gen {
   // ------------------------------------------------------------ calls
   V call(const Expr& e) {
     Builtin f = e->args[0]->type->builtin;
-    if (f == Builtin::NpSum || f == Builtin::NpMax || f == Builtin::NpMin || f == Builtin::NpMean) return np_sum(e);
+    if (f == Builtin::NpSum || f == Builtin::NpMax || f == Builtin::NpMin || f == Builtin::NpMean) return np_reduce(e);
     if (f == Builtin::CHypot) {  // |z| of a lowered complex number: the C library's hypot
       Value* x = as_double(gen(e->args[1]));
       Value* y = as_double(gen(e->args[2]));
@@ -2426,9 +2424,11 @@ class Gen {
   Value* element_address(const V& a, const std::vector<Value*>& at, const std::vector<Value*>& strides) {
     Value* off = c64(0);
     for (size_t d = 0; d < at.size(); d++) off = B.CreateAdd(off, B.CreateMul(at[d], strides[d]));
-    (void)a;
     return B.CreateGEP(i8(), a.v, off);
   }
+  // An array item of dtype `d` at `addr`, as memory holds it (aligned to its size).
+  Value* load_item(DType d, Value* addr) { return B.CreateAlignedLoad(mem_ty(d), addr, llvm::Align(dtype_size(d))); }
+  void store_item(DType d, Value* x, Value* addr) { B.CreateAlignedStore(x, addr, llvm::Align(dtype_size(d))); }
 
   // The new elements an operation on arrays `e` (or an array) gives a store into section
   // `target` of an array of dtype `d`: computed, cast to `d`, into scratch buffer `slot`
@@ -2538,24 +2538,25 @@ class Gen {
           continue;
         }
         DType od = v.t->dtype;
-        Value* x = B.CreateAlignedLoad(mem_ty(od), element_address(v, at, strides[k]), llvm::Align(dtype_size(od)));
+        Value* x = load_item(od, element_address(v, at, strides[k]));
         if (od == DType::Bool) x = B.CreateICmpNE(x, c8(0));
         elem_vals_[ops[k].hole.get()] = scalar(types::np_scalar(od), x);
       }
       V r = gen(elem);
       Value* stored = to_dtype(r, d);
-      B.CreateAlignedStore(stored, B.CreateGEP(mem_ty(d), buf, lin), llvm::Align(size));
+      store_item(d, stored, B.CreateGEP(mem_ty(d), buf, lin));
       elem_vals_.clear();
     });
     elementwise_ = was;
     return buf;
   }
 
-  // np.sum(x) of a one-dimensional array (type_infer.cpp): floats by NumPy's pairwise
-  // summation plus its identity +0.0, a sum that is not finite going to CPython (NumPy may
-  // warn); integers (and bools) added as int64/uint64, wrapping, as NumPy does silently.
-  // np.max(x), np.min(x): np_max_min.
-  V np_sum(const Expr& e) {
+  // np.sum(x), np.mean(x), np.max(x), np.min(x) of a one-dimensional array x (a view, or
+  // an operation on arrays computed first, as NumPy does; type_infer.cpp). Sums: floats by
+  // NumPy's pairwise summation plus its identity +0.0 (a mean: over the count as float64),
+  // a result that is not finite going to CPython (NumPy may warn); integers (and bools)
+  // added as int64/uint64, wrapping, as NumPy does silently. max/min: np_max_min.
+  V np_reduce(const Expr& e) {
     const Expr& x = e->args[1];
     const DType d = x->type->dtype;
     V arr;
@@ -2594,7 +2595,7 @@ class Gen {
     B.CreateStore(c64(0), acc);
     BasicBlock* done = BasicBlock::Create(C, "npsum.done", F);
     counted_loop("npsum", c64(0), n, false, done, [&](Value* k, BasicBlock*) {
-      Value* item = B.CreateAlignedLoad(mem_ty(d), B.CreateGEP(i8(), arr.v, B.CreateMul(k, stride)), llvm::Align(dtype_size(d)));
+      Value* item = load_item(d, element_address(arr, {k}, {stride}));
       Value* wide = d != DType::Bool && dtype_is_signed(d) ? B.CreateSExt(item, i64()) : B.CreateZExt(item, i64());
       if (d == DType::Bool) wide = B.CreateZExt(B.CreateICmpNE(item, c8(0)), i64());
       B.CreateStore(B.CreateAdd(B.CreateLoad(i64(), acc), wide), acc);
@@ -2612,9 +2613,7 @@ class Gen {
     Value* stride = arr.strides[0];
     bail_unless(B.CreateICmpSGT(n, c64(0)));
     llvm::Type* mt = mem_ty(d);
-    auto item = [&](Value* k) {
-      return B.CreateAlignedLoad(mt, B.CreateGEP(i8(), arr.v, B.CreateMul(k, stride)), llvm::Align(dtype_size(d)));
-    };
+    auto item = [&](Value* k) { return load_item(d, element_address(arr, {k}, {stride})); };
     llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
     auto* acc = entry.CreateAlloca(mt, nullptr, "npmax");
     auto* zeros = entry.CreateAlloca(i8(), nullptr, "npmax.zeros");  // bit 0: +0.0 seen, bit 1: -0.0
@@ -2655,7 +2654,6 @@ class Gen {
   // Applies a store into a section: its elements get buffer `buf`'s (C order, of shape
   // `shape`, broadcast to the section's), or `value`.
   void store_section(const V& section, DType d, Value* buf, const std::vector<Value*>& shape, Value* value) {
-    const int size = dtype_size(d);
     const size_t R = section.shape.size(), rv = shape.size();
     std::vector<Value*> bstride(rv);
     Value* n = c64(1);
@@ -2668,9 +2666,9 @@ class Gen {
       if (buf) {
         Value* lin = c64(0);
         for (size_t k = 0; k < rv; k++) lin = B.CreateAdd(lin, B.CreateMul(at[R - rv + k], bstride[k]));
-        x = B.CreateAlignedLoad(mem_ty(d), B.CreateGEP(mem_ty(d), buf, lin), llvm::Align(size));
+        x = load_item(d, B.CreateGEP(mem_ty(d), buf, lin));
       }
-      B.CreateAlignedStore(x, element_address(section, at, section.strides), llvm::Align(size));
+      store_item(d, x, element_address(section, at, section.strides));
     });
   }
 
