@@ -6,6 +6,7 @@
 #include <isl/set.h>
 
 #include <cctype>
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <set>
@@ -102,10 +103,15 @@ class Deriver {
     isl::map f(ctx_.get(), m_.param_list() + " -> { " + s.name + "[" + dims + "] -> [v] : v = " + expr + " }");
     return f.intersect_domain(domains_[(size_t)s.id]).range();
   }
+  // The parameter values for which some value in `vals` meets `cond` (a condition on `v`).
+  // The condition's set is parsed once per nest: the same few recur for every subscript.
   isl::set params_where(const isl::set& vals, const std::string& cond) {
-    isl::set c(ctx_.get(), m_.param_list() + " -> { [v] : " + cond + " }");
-    return vals.intersect(c).params();
+    auto it = conds_.find(cond);
+    if (it == conds_.end())
+      it = conds_.emplace(cond, isl::set(ctx_.get(), m_.param_list() + " -> { [v] : " + cond + " }")).first;
+    return vals.intersect(it->second).params();
   }
+  std::map<std::string, isl::set> conds_;
 
   void add(std::map<Fact, isl::set>& acc, const Fact& f, const isl::set& violated) {
     auto it = acc.find(f);
@@ -187,17 +193,27 @@ class Deriver {
     return out;
   }
 
-  std::string domain_constraints(const PolyStmt& s, bool prime) {
-    std::vector<std::string> cs;
-    for (int l : s.loops)
-      if (!m_.loops[(size_t)l].constraints.empty()) cs.push_back(m_.loops[(size_t)l].constraints);
-    for (auto& g : s.guards) cs.push_back(g);
-    std::string out;
-    for (size_t k = 0; k < cs.size(); k++) out += (k ? " and " : "") + (prime ? primed(cs[k]) : cs[k]);
-    return out;
-  }
-
   static std::string describe(const PolyAccess& a) { return a.text + " (line " + std::to_string(a.line) + ")"; }
+
+  // Access a (the ai-th of statement s) and access b (the bi-th of t) touching the same
+  // element: the pairs of iterations of s and t (each in its domain) where they do. The
+  // same for every loop around both (the loop order is added by the caller), and the
+  // relation of (b, a) is this one reversed: each pair's is parsed once per nest.
+  const isl::map& same_iterations(const PolyStmt& s, size_t ai, const PolyStmt& t, size_t bi) {
+    auto key = std::make_tuple(s.id, ai, t.id, bi);
+    if (auto it = pairs_.find(key); it != pairs_.end()) return it->second;
+    if (auto it = pairs_.find(std::make_tuple(t.id, bi, s.id, ai)); it != pairs_.end())
+      return pairs_.emplace(key, it->second.reverse()).first->second;
+    std::string rel = m_.param_list() + " -> { " + s.name + "[" + m_.dims_of(s) + "] -> " + t.name + "[" +
+                      primed(m_.dims_of(t)) + "]";
+    std::string same = same_element(s.accesses[ai], t.accesses[bi]);
+    rel += (same.empty() ? "" : " : " + same) + " }";
+    isl::map r = isl::map(ctx_.get(), rel)
+                     .intersect_domain(domains_[(size_t)s.id])
+                     .intersect_range(domains_[(size_t)t.id]);
+    return pairs_.emplace(key, r).first->second;
+  }
+  std::map<std::tuple<int, size_t, int, size_t>, isl::map> pairs_;
 
   void dependences(NestConditions& out) {
     for (auto& L : m_.loops) {
@@ -223,28 +239,22 @@ class Deriver {
       }
       for (int sid : L.stmts) {
         const PolyStmt& s = m_.stmts[(size_t)sid];
+        // L's position among the loops around s (and t: both are inside L, so the loops
+        // around L are the same for both, in the same order).
+        const int at = (int)(std::find(s.loops.begin(), s.loops.end(), L.id) - s.loops.begin());
         for (int tid : L.stmts) {
           const PolyStmt& t = m_.stmts[(size_t)tid];
-          for (auto& a : s.accesses) {
-            for (auto& b : t.accesses) {
+          for (size_t ai = 0; ai < s.accesses.size(); ai++) {
+            const PolyAccess& a = s.accesses[ai];
+            for (size_t bi = 0; bi < t.accesses.size(); bi++) {
+              const PolyAccess& b = t.accesses[bi];
               if (a.var < 0 || a.var != b.var || (!a.write && !b.write)) continue;
-              // Iterations of the loops enclosing L (and L itself) in both statements.
-              std::string rel = m_.param_list() + " -> { " + s.name + "[" + m_.dims_of(s) + "] -> " + t.name + "[" +
-                                primed(m_.dims_of(t)) + "] : ";
-              std::vector<std::string> cs;
-              std::string ds = domain_constraints(s, false), dt = domain_constraints(t, true);
-              if (!ds.empty()) cs.push_back(ds);
-              if (!dt.empty()) cs.push_back(dt);
-              for (int l : s.loops) {
-                if (l == L.id) break;
-                cs.push_back(m_.loops[(size_t)l].dim + " = " + m_.loops[(size_t)l].dim + "_");
-              }
-              cs.push_back(L.dim + " < " + L.dim + "_");
-              std::string same = same_element(a, b);
-              if (!same.empty()) cs.push_back(same);
-              for (size_t k = 0; k < cs.size(); k++) rel += (k ? " and " : "") + cs[k];
-              rel += " }";
-              isl::set when = isl::manage(isl_map_params(isl::map(ctx_.get(), rel).release())).intersect(context_);
+              // The iterations of s and t touching the same element, in the same
+              // iteration of the loops enclosing L and an earlier iteration of L.
+              isl_map* r = same_iterations(s, ai, t, bi).copy();
+              for (int p = 0; p < at; p++) r = isl_map_equate(r, isl_dim_in, p, isl_dim_out, p);
+              r = isl_map_order_lt(r, isl_dim_in, at, isl_dim_out, at);
+              isl::set when = isl::manage(isl_map_params(r)).intersect(context_);
               if (when.is_empty()) continue;
               Conflict k;
               k.first = describe(a);
