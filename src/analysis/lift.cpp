@@ -413,14 +413,53 @@ class Lifter {
   }
 
   // A sequence a desugared for loop can index: a variable or an attribute of one.
+  // What a loop may iterate over: a variable, an attribute of one, or a slice of either
+  // (`A[1:]`, `x[:-1]`, `A[i + 1:, 0]`) whose bounds are numbers, variables, and + - * of
+  // them. The loop re-evaluates the expression where it needs the sequence (its length
+  // before the loop; its items, as S[k]; iter(S) when CPython takes over): the same object
+  // each time as long as none of the names it reads is assigned in the loop (checked in
+  // desugar_for), and as long as slicing the object makes no copy (type inference accepts
+  // slices of NumPy arrays only, which are views).
   static bool sequence_expr(const Expr& e) {
-    return e->kind == ir::ExprNode::Kind::Load ||
-           (e->kind == ir::ExprNode::Kind::Attr && e->args[0]->kind == ir::ExprNode::Kind::Load);
+    using K = ir::ExprNode::Kind;
+    if (e->kind == K::Load || (e->kind == K::Attr && e->args[0]->kind == K::Load)) return true;
+    if (e->kind != K::Subscript || e->args[0]->kind == K::Subscript || !sequence_expr(e->args[0])) return false;
+    const Expr& ix = e->args[1];
+    bool slice = false;
+    auto part = [&](const Expr& x) {
+      if (x->kind == K::Slice) {
+        slice = true;
+        for (auto& b : x->args)
+          if (!bound_expr(b)) return false;
+        return true;
+      }
+      return bound_expr(x);
+    };
+    if (ix->kind == K::Tuple) {
+      for (auto& x : ix->args)
+        if (!part(x)) return false;
+    } else if (!part(ix)) {
+      return false;
+    }
+    return slice;
+  }
+  static bool bound_expr(const Expr& e) {
+    using K = ir::ExprNode::Kind;
+    switch (e->kind) {
+      case K::Const: return e->value.kind == ir::ConstValue::Kind::Int || e->value.kind == ir::ConstValue::Kind::None;
+      case K::Load: return true;
+      case K::Unary: return e->unop == ir::UnOp::Neg && bound_expr(e->args[0]);
+      case K::Binary:
+        return !e->inplace && (e->binop == ir::BinOp::Add || e->binop == ir::BinOp::Sub || e->binop == ir::BinOp::Mul) &&
+               bound_expr(e->args[0]) && bound_expr(e->args[1]);
+      default: return false;
+    }
   }
   std::string show(const Expr& e) const {
     if (e->kind == ir::ExprNode::Kind::Load) return nest_.vars[(size_t)e->var].name;
     if (e->kind == ir::ExprNode::Kind::Attr && e->args[0]->kind == ir::ExprNode::Kind::Load)
       return nest_.vars[(size_t)e->args[0]->var].name + "." + e->name;
+    if (e->kind == ir::ExprNode::Kind::Subscript) return "a slice of " + show(e->args[0]);
     return "an expression";
   }
 
@@ -434,7 +473,7 @@ class Lifter {
     if (v->kind != ir::ExprNode::Kind::Call) {
       if (!sequence_expr(v))
         fail("loops over an expression (stagepy compiles loops over range(), or over a variable or attribute "
-             "holding a sequence)", line);
+             "holding a sequence, or a slice of one)", line);
       r.form = Iter::Seq;
       r.over = {v};
       return r;
@@ -480,7 +519,8 @@ class Lifter {
     }
     for (auto& o : r.over)
       if (!sequence_expr(o))
-        fail("calls " + name + "() on an expression (stagepy compiles it on variables or attributes holding sequences)", line);
+        fail("calls " + name + "() on an expression (stagepy compiles it on variables or attributes holding sequences, "
+             "and slices of them)", line);
     return r;
   }
 
@@ -1147,10 +1187,11 @@ class Lifter {
     // The sequences are evaluated once, before the loop: their names must keep their values.
     std::set<int> assigned;
     ir::collect_assigned(block, &assigned);
-    for (auto& seq : r.over) {
-      int v = seq->kind == ir::ExprNode::Kind::Load ? seq->var : seq->args[0]->var;
-      if (assigned.count(v)) fail("assigns `" + nest_.vars[(size_t)v].name + "` inside a loop over " + show(seq), line);
-    }
+    for (auto& seq : r.over)
+      ir::walk_expr(seq, [&](const Expr& x) {
+        if (x->kind == ir::ExprNode::Kind::Load && assigned.count(x->var))
+          fail("assigns `" + nest_.vars[(size_t)x->var].name + "` inside a loop over " + show(seq), line);
+      });
     Stmt f = ir::make_for(var, r.form == Iter::Seq ? nullptr : r.callee, std::move(range_args), std::move(block), ir_loop,
                           range_resume, line);
     auto m = std::make_shared<ir::StmtNode>(*f);

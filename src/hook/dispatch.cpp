@@ -436,19 +436,64 @@ PyObject* box(const TypeRef& t, uint64_t bits) {
 // has now, after the write-back: the object the loop iterates (its names are not assigned
 // inside the loop).
 PyObject* sequence_now(const FrameRef& f, const ir::Nest& nest, const ir::Expr& e) {
-  bool attr = e->kind == ir::ExprNode::Kind::Attr;
-  const ir::Var& v = nest.vars[(size_t)(attr ? e->args[0]->var : e->var)];
-  PyObject* val = nullptr;
-  std::string why;
-  if (read_variable(f, v, &val, &why) < 0) return nullptr;
-  PyRef base = PyRef::steal(val);
-  if (base && attr) {
-    PyRef name = PyRef::steal(PyUnicode_FromString(e->name.c_str()));
-    if (!name || read_attribute(base.get(), v, name.get(), &val, &why) < 0) return nullptr;
-    base = PyRef::steal(val);
+  using K = ir::ExprNode::Kind;
+  switch (e->kind) {
+    case K::Load:
+    case K::Attr: {
+      bool attr = e->kind == K::Attr;
+      const ir::Var& v = nest.vars[(size_t)(attr ? e->args[0]->var : e->var)];
+      PyObject* val = nullptr;
+      std::string why;
+      if (read_variable(f, v, &val, &why) < 0) return nullptr;
+      PyRef base = PyRef::steal(val);
+      if (base && attr) {
+        PyRef name = PyRef::steal(PyUnicode_FromString(e->name.c_str()));
+        if (!name || read_attribute(base.get(), v, name.get(), &val, &why) < 0) return nullptr;
+        base = PyRef::steal(val);
+      }
+      if (!base) PyErr_Format(PyExc_SystemError, "stagepy: the sequence of a loop is gone (%s)", why.c_str());
+      return base.release();
+    }
+    // A slice of one (lift.cpp, sequence_expr): its bounds are numbers and variables.
+    case K::Const:
+      if (e->value.kind == ir::ConstValue::Kind::Int) return PyLong_FromLongLong(e->value.i);
+      return Py_NewRef(Py_None);
+    case K::Unary: {
+      PyRef x = PyRef::steal(sequence_now(f, nest, e->args[0]));
+      return x ? PyNumber_Negative(x.get()) : nullptr;
+    }
+    case K::Binary: {
+      PyRef x = PyRef::steal(sequence_now(f, nest, e->args[0]));
+      PyRef y = x ? PyRef::steal(sequence_now(f, nest, e->args[1])) : PyRef();
+      if (!y) return nullptr;
+      return e->binop == ir::BinOp::Add   ? PyNumber_Add(x.get(), y.get())
+             : e->binop == ir::BinOp::Sub ? PyNumber_Subtract(x.get(), y.get())
+                                          : PyNumber_Multiply(x.get(), y.get());
+    }
+    case K::Slice:
+    case K::Tuple: {
+      std::vector<PyRef> parts;
+      for (auto& a : e->args) {
+        parts.push_back(PyRef::steal(sequence_now(f, nest, a)));
+        if (!parts.back()) return nullptr;
+      }
+      if (e->kind == K::Slice)
+        return PySlice_New(parts[0].get(), parts.size() > 1 ? parts[1].get() : nullptr,
+                           parts.size() > 2 ? parts[2].get() : nullptr);
+      PyRef t = PyRef::steal(PyTuple_New((Py_ssize_t)parts.size()));
+      if (!t) return nullptr;
+      for (size_t k = 0; k < parts.size(); k++) PyTuple_SET_ITEM(t.get(), (Py_ssize_t)k, parts[k].release());
+      return t.release();
+    }
+    case K::Subscript: {
+      PyRef base = PyRef::steal(sequence_now(f, nest, e->args[0]));
+      PyRef index = base ? PyRef::steal(sequence_now(f, nest, e->args[1])) : PyRef();
+      return index ? PyObject_GetItem(base.get(), index.get()) : nullptr;
+    }
+    default:
+      PyErr_SetString(PyExc_SystemError, "stagepy: a loop over a sequence it cannot evaluate");
+      return nullptr;
   }
-  if (!base) PyErr_Format(PyExc_SystemError, "stagepy: the sequence of a loop is gone (%s)", why.c_str());
-  return base.release();
 }
 
 // iter(seq) moved on to position `pos`: the iterator CPython's loop would hold.

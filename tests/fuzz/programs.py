@@ -228,7 +228,7 @@ class Gen:
         form = self.int_(0, 8)
         d = len(self.loop_vars)
         x, y = f"x{d}", f"y{d}"
-        seq = self.pick(["A", "B"])
+        seq = self.seq_(self.pick(["A", "B"]))
         if form == 3 and not self.cplx:
             # The rows of M in a variable (reads and writes through it, taken each iteration
             # or by index).
@@ -248,11 +248,21 @@ class Gen:
         if form in (1, 2):
             # v counts the items (a loop variable the body can index with).
             self.emit(indent, f"{v} = -1")
-            self.emit(indent, f"for {x}, {y} in zip(A, B):" if form == 1 else f"for {x} in {seq}:")
+            self.emit(indent, f"for {x}, {y} in zip({self.seq_('A')}, {self.seq_('B')}):" if form == 1 else f"for {x} in {seq}:")
             self.emit(indent + 1, f"{v} += 1")
             return [x, y] if form == 1 else [x]
         self.emit(indent, f"for {v} in {self.range_()}:")
         return []
+
+    def seq_(self, name):
+        """A sequence to loop over: the variable itself, mostly, or a slice of it (a view
+        of an array, a copy of a list) with bounds from numbers, parameters and the
+        enclosing loops' variables."""
+        if self.int_(0, 2):
+            return name
+        outer = self.loop_vars[-1] if self.loop_vars else "k"
+        return name + self.pick(["[1:]", "[:-1]", "[::2]", "[::-1]", "[k:]", "[:n]", f"[{outer}:]",
+                                 f"[{outer} + 1:n]", "[-3:]", "[1::3]"])
 
     # ---------------------------------------------------------------- statements
     def accumulator(self, indent):

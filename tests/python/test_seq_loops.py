@@ -351,10 +351,17 @@ INTERPRETED = [
     ("an expression", """
     def f(L):
         s = 0
-        for x in L[1:]:
+        for x in L * 2:
             s += x
         return s
     """, lambda: ([1, 2, 3],), "loops over an expression"),
+    ("a slice of a list (a copy)", """
+    def f(L):
+        s = 0
+        for x in L[1:]:
+            s += x
+        return s
+    """, lambda: ([1, 2, 3],), "slices a list of ints (which copies it)"),
 ]
 
 
