@@ -11,15 +11,39 @@ import importlib.util
 import sys
 import threading
 
-_originals = {}  # id(replacement) -> (replacement, original); code objects live forever here
+# id(replacement) -> (replacement, original). The original holds its replacement too (the
+# hook's decision, in co_extra): a cycle the garbage collector cannot see, so _prune()
+# drops the pairs nothing else references (by their reference counts), letting both code
+# objects, and the nests in the replacement's constants, go.
+_originals = {}
 _lock = threading.Lock()
+_prune_at = 256  # prune when this many pairs are kept (then twice what survived)
 _TARGET = "numba.core.dispatcher"
 _dispatcher_types = ()
 
 
 def remember(original, replacement):
+    global _prune_at
     with _lock:
         _originals[id(replacement)] = (replacement, original)
+        if len(_originals) >= _prune_at:
+            _prune()
+            _prune_at = max(256, 2 * len(_originals))
+
+
+def _prune():
+    """Drops the pairs whose code objects only this table (and, for the replacement, the
+    original's decision) reference: no function, frame or other code object can reach
+    them any more. A pair whose replacement is itself a constant of a replacement kept
+    here goes once that one went (a later prune)."""
+    getrefcount = sys.getrefcount
+    for key, pair in list(_originals.items()):
+        repl, orig = pair
+        # References to `repl`: the pair, the original's decision, `repl`, the argument.
+        # To `orig`: the pair, `orig`, the argument.
+        if getrefcount(repl) <= 4 and getrefcount(orig) <= 3:
+            del _originals[key]
+        del repl, orig, pair
 
 
 def original(code):

@@ -86,6 +86,9 @@ def print_report(file=None, include_library=False):
     else:
         print(format_table(rows), file=file)
     c = _hook.core()
+    dropped = c.nest_records_dropped() if c is not None and hasattr(c, "nest_records_dropped") else 0
+    if dropped:
+        print(f"  (and {dropped} earlier nest(s) of code objects that no longer exist, not kept)", file=file)
     stats = c.hook_stats() if c is not None and c.HOOK_SUPPORTED else {}
     if stats.get("errors"):
         print("  hook errors:", file=file)

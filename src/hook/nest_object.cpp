@@ -172,6 +172,7 @@ PyObject* nest_new(PyTypeObject* type, PyObject* args, PyObject*) {
 
 void nest_dealloc(PyObject* o) {
   auto* self = (NestObject*)o;
+  if (self->state) retire_nest(self->state);
   self->state.~shared_ptr();
   Py_TYPE(o)->tp_free(o);
 }

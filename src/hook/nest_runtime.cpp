@@ -7,10 +7,30 @@
 #include "hook/py_ref.h"
 #include "ir/mutate.h"
 
+#include <cstdlib>
+#include <map>
+
 namespace stagepy::runtime {
 namespace {
-std::vector<std::shared_ptr<NestState>>& registry() {
-  static auto* r = new std::vector<std::shared_ptr<NestState>>();  // lives to the end of the process
+// The nests whose code objects live, and the report records of those whose code objects
+// went (retire_nest), both by creation: the report lists them in that order.
+struct Registry {
+  uint64_t next = 0;
+  std::map<uint64_t, std::shared_ptr<NestState>> live;
+  std::map<uint64_t, PyRef> retired;   // the newest max_retired()
+  unsigned long long dropped = 0;      // retired records dropped for that bound
+};
+// STAGEPY_MAX_RETIRED_RECORDS (default 2000): the records of retired nests kept.
+size_t max_retired() {
+  static const size_t n = [] {
+    const char* v = std::getenv("STAGEPY_MAX_RETIRED_RECORDS");
+    long k = v && *v ? std::atol(v) : 2000;
+    return (size_t)(k < 0 ? 0 : k);
+  }();
+  return n;
+}
+Registry& registry() {
+  static auto* r = new Registry();  // lives to the end of the process
   return *r;
 }
 struct GpuFigures {
@@ -39,9 +59,36 @@ GpuFigures gpu_figures(const NestState::LoopRecord& r) {
 }
 }  // namespace
 
-void register_nest(const std::shared_ptr<NestState>& s) { registry().push_back(s); }
+void register_nest(const std::shared_ptr<NestState>& s) {
+  Registry& r = registry();
+  s->seq = r.next++;
+  r.live.emplace(s->seq, s);
+}
+
+void retire_nest(const std::shared_ptr<NestState>& s) {
+  Registry& r = registry();
+  auto it = r.live.find(s->seq);
+  if (it == r.live.end() || it->second != s) return;
+  if (s->calls > 0) {
+    PyObject *type, *value, *trace;
+    PyErr_Fetch(&type, &value, &trace);  // a deallocation keeps the exception being raised
+    PyRef rec = PyRef::steal(nest_record(*s));
+    if (rec) r.retired.emplace(s->seq, std::move(rec));
+    else r.dropped++;
+    PyErr_Clear();
+    PyErr_Restore(type, value, trace);
+    while (r.retired.size() > max_retired()) {
+      r.retired.erase(r.retired.begin());
+      r.dropped++;
+    }
+  }
+  r.live.erase(it);  // the state goes with the nest object's reference: its kernels too
+}
+
+unsigned long long retired_records_dropped() { return registry().dropped; }
+
 void for_each_nest(const std::function<void(NestState&)>& f) {
-  for (auto& s : registry()) f(*s);
+  for (auto& [seq, s] : registry().live) f(*s);
 }
 
 // The loops of a nest, as the report shows them: [{"line", "variable", "parallel",
@@ -118,10 +165,22 @@ PyObject* nest_record(const NestState& s) {
 PyObject* nest_records() {
   PyRef list = PyRef::steal(PyList_New(0));
   if (!list) return nullptr;
-  for (auto& s : registry()) {
-    if (s->calls == 0) continue;
-    PyRef r = PyRef::steal(nest_record(*s));
-    if (!r || PyList_Append(list.get(), r.get()) < 0) return nullptr;
+  // Live and retired nests merged by creation.
+  Registry& reg = registry();
+  auto live = reg.live.begin();
+  auto old = reg.retired.begin();
+  while (live != reg.live.end() || old != reg.retired.end()) {
+    PyRef r;
+    if (old == reg.retired.end() || (live != reg.live.end() && live->first < old->first)) {
+      const NestState& s = *(live++)->second;
+      if (s.calls == 0) continue;
+      r = PyRef::steal(nest_record(s));
+      if (!r) return nullptr;
+    } else {
+      r = PyRef::steal(PyDict_Copy((old++)->second.get()));
+      if (!r) return nullptr;
+    }
+    if (PyList_Append(list.get(), r.get()) < 0) return nullptr;
   }
   return list.release();
 }

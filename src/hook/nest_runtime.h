@@ -35,6 +35,7 @@ struct NestState {
   bool user = true;
   const void* owner = nullptr;  // identity of the code object that calls this nest (never dereferenced)
   int owner_nlocalsplus = -1;
+  uint64_t seq = 0;  // creation order (register_nest)
 
   // Counters for the report.
   unsigned long long calls = 0, native_calls = 0, bailouts = 0, declined = 0;
@@ -85,7 +86,11 @@ struct NestState {
 };
 
 void register_nest(const std::shared_ptr<NestState>& s);
-void for_each_nest(const std::function<void(NestState&)>& f);  // every nest made so far
+// The nest's code object went (its nest object is being deallocated): only its report
+// record stays (the newest STAGEPY_MAX_RETIRED_RECORDS of them), its state and kernels go.
+void retire_nest(const std::shared_ptr<NestState>& s);
+unsigned long long retired_records_dropped();  // records of retired nests no longer kept
+void for_each_nest(const std::function<void(NestState&)>& f);  // every nest whose code lives
 PyObject* nest_record(const NestState& s);   // new dict (see docs/report.md)
 PyObject* nest_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames);
 PyObject* resume_iters(PyObject*, PyObject*); // the iterators of the last resume on this thread

@@ -54,6 +54,7 @@ PyObject* py_set_target(PyObject*, PyObject* arg) {
 PyObject* py_llvm_version(PyObject*, PyObject*) { return PyLong_FromLong(llvm_major_version()); }
 
 PyObject* py_nest_records(PyObject*, PyObject*) { return nest_records(); }
+PyObject* py_nest_records_dropped(PyObject*, PyObject*) { return PyLong_FromUnsignedLongLong(retired_records_dropped()); }
 
 // scratch_bytes(): what the calling thread's kernel scratch buffers hold (scratch.h).
 PyObject* py_scratch_bytes(PyObject*, PyObject*) { return PyLong_FromLongLong(backends::cpu::scratch_bytes()); }
@@ -159,6 +160,8 @@ PyObject* py_oracle_lookup(PyObject*, PyObject* args) {
 
 PyMethodDef methods[] = {
     {"nest_records", py_nest_records, METH_NOARGS, "One dict per loop nest that ran."},
+    {"nest_records_dropped", py_nest_records_dropped, METH_NOARGS,
+     "Records of nests whose code objects went that the report no longer keeps."},
     {"scratch_bytes", py_scratch_bytes, METH_NOARGS, "Bytes held by this thread's kernel scratch buffers."},
     {"set_oracle_entries", py_set_oracle_entries, METH_VARARGS, "Types of NumPy operations, probed."},
     {"register_callable", py_register_callable, METH_VARARGS, "A function stagepy knows by identity."},
