@@ -154,6 +154,7 @@ def register_numpy():
     core.register_callable(np.mean, "numpy.mean")
     core.register_callable(np.where, "numpy.where")
     core.register_callable(np.clip, "numpy.clip")
+    core.register_callable(np.dot, "numpy.dot")
     for name in ("max", "min"):
         core.register_callable(getattr(np, name), "numpy." + name)
         if getattr(np, "a" + name, None) is not getattr(np, name) and hasattr(np, "a" + name):
@@ -253,6 +254,34 @@ def _pairwise(a, n, off, acc):
     n2 = n // 2
     n2 -= n2 % 8
     return acc(_pairwise(a, n2, off, acc) + _pairwise(a, n - n2, off + n2, acc))
+
+
+def verify_np_dot():
+    """Whether np.dot and `@` of two 1-d float64 (float32) arrays give what NumPy's dot
+    function for the dtype gives called on the arrays' memory as kernels call it (they
+    do in NumPy 2: both end in it for such arrays, with BLAS or without), on sample
+    arrays: contiguous, strided, columns, reversed (for `@` only: np.dot copies arrays
+    with negative strides first, and kernels leave those to CPython), of lengths around
+    BLAS's unrolling, with values of many magnitudes."""
+    np = sys.modules.get("numpy")
+    core = _hook.core()
+    if np is None or core is None:
+        return False
+    rng = np.random.default_rng(7)
+    with np.errstate(all="ignore"):
+        for dt in (np.float64, np.float32):
+            for n in list(range(0, 34)) + [63, 64, 65, 127, 128, 129, 255, 256, 257, 1000, 1031, 4099]:
+                m = (rng.standard_normal((n + 2, 3)) * 10.0 ** rng.integers(-3, 4, (n + 2, 3))).astype(dt)
+                v = m[:, 0].copy()
+                pairs = [(v[:n], v[1:n + 1]), (m[:n, 1], m[2:, 2]), (m[:n, 0], v[:n]), (v[:n][::-1], m[:n, 2])]
+                for x, y in pairs:
+                    got = core._run_dot(x, y)
+                    if got is None or not _same_float(x @ y, dt(got)):
+                        return False
+                    if x.strides[0] > 0 and y.strides[0] > 0 and not _same_float(np.dot(x, y), dt(got)):
+                        return False
+    _verified.append("numpy.dot")
+    return True
 
 
 def verify_np_sum():

@@ -55,6 +55,16 @@ bool load() {
     return false;
   }
   for (int i = 0; i < kDTypes; i++) g_descr[i] = PyArray_DescrFromType(kTypeNums[i]);
+  // NumPy's dot functions of float64 and float32 (what np.dot and `@` call for 1-d arrays).
+  for (int k = 0; k < 2; k++) {
+    PyArray_Descr* descr = g_descr[static_cast<int>(k == 0 ? DType::Float64 : DType::Float32)];
+#if defined(NPY_2_0_API_VERSION)
+    PyArray_ArrFuncs* funcs = descr ? PyDataType_GetArrFuncs(descr) : nullptr;
+#else
+    PyArray_ArrFuncs* funcs = descr ? descr->f : nullptr;
+#endif
+    mutable_oracle().dot_fn[(size_t)k] = funcs ? (void*)funcs->dotfunc : nullptr;
+  }
   PyRef numpy = PyRef::steal(PyImport_ImportModule("numpy"));
   if (numpy) {
     PyRef ver = PyRef::steal(PyObject_GetAttrString(numpy.get(), "__version__"));
@@ -82,6 +92,13 @@ bool load() {
     SavedError keep;
     PyRef m = PyRef::steal(PyImport_ImportModule("stagepy._types"));
     PyRef ok = m ? PyRef::steal(PyObject_CallMethod(m.get(), "verify_np_sum", nullptr)) : PyRef();
+    if (!ok) PyErr_Clear();
+    return ok && PyObject_IsTrue(ok.get()) == 1;
+  };
+  mutable_oracle().verify_dot = []() {
+    SavedError keep;
+    PyRef m = PyRef::steal(PyImport_ImportModule("stagepy._types"));
+    PyRef ok = m ? PyRef::steal(PyObject_CallMethod(m.get(), "verify_np_dot", nullptr)) : PyRef();
     if (!ok) PyErr_Clear();
     return ok && PyObject_IsTrue(ok.get()) == 1;
   };
@@ -258,6 +275,23 @@ void ufunc_loop_serves_arrays(Builtin b, DType d) {
 
 void unregister_ufunc_loop(Builtin b, DType d) {
   mutable_oracle().ufunc_loops.erase({static_cast<int>(b), static_cast<int>(d)});
+}
+
+PyObject* run_dot(PyObject* x, PyObject* y) {
+  if (!load() || !PyArray_Check(x) || !PyArray_Check(y)) return PyErr_Format(PyExc_TypeError, "two arrays expected");
+  auto* a = (PyArrayObject*)x;
+  auto* b = (PyArrayObject*)y;
+  const int t = PyArray_TYPE(a);
+  if (PyArray_NDIM(a) != 1 || PyArray_NDIM(b) != 1 || PyArray_TYPE(b) != t || (t != NPY_DOUBLE && t != NPY_FLOAT) ||
+      PyArray_DIM(a, 0) != PyArray_DIM(b, 0))
+    return PyErr_Format(PyExc_ValueError, "two 1-d float arrays of one length and dtype expected");
+  void* fn = oracle().dot_fn[t == NPY_DOUBLE ? 0 : 1];
+  if (!fn) Py_RETURN_NONE;
+  double out = 0;
+  float outf = 0;
+  ((PyArray_DotFunc*)fn)((char*)PyArray_DATA(a), PyArray_STRIDE(a, 0), (char*)PyArray_DATA(b), PyArray_STRIDE(b, 0),
+                         t == NPY_DOUBLE ? (char*)&out : (char*)&outf, PyArray_DIM(a, 0), nullptr);
+  return PyFloat_FromDouble(t == NPY_DOUBLE ? out : (double)outf);
 }
 
 PyObject* run_ufunc_loop(Builtin b, DType d, PyObject* values) {

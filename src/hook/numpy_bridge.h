@@ -38,6 +38,8 @@ int major_version();
 // Finds NumPy's inner loop of ufunc `u` whose every argument is `d` and registers it with
 // the oracle for builtin `b`. Returns false if there is none.
 bool register_ufunc_loop(PyObject* u, Builtin b, DType d);
+// NumPy's dot function of x's dtype on 1-d float arrays x and y, as a float (the self-test).
+PyObject* run_dot(PyObject* x, PyObject* y);
 // Runs the registered loop on `values` (floats) and returns the results (for the self-test).
 PyObject* run_ufunc_loop(Builtin b, DType d, PyObject* values);
 void unregister_ufunc_loop(Builtin b, DType d);

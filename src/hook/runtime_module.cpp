@@ -119,6 +119,13 @@ PyObject* py_ufunc_loop(PyObject*, PyObject* args) {
   return PyErr_Format(PyExc_ValueError, "unknown action %s", action);
 }
 
+// _run_dot(x, y): NumPy's dot function as kernels call it (for _types.verify_np_dot).
+PyObject* py_run_dot(PyObject*, PyObject* args) {
+  PyObject *x, *y;
+  if (!PyArg_ParseTuple(args, "OO", &x, &y)) return nullptr;
+  return np::run_dot(x, y);
+}
+
 PyObject* py_set_debug_bail(PyObject*, PyObject* n) {
   long long v = PyLong_AsLongLong(n);
   if (v == -1 && PyErr_Occurred()) return nullptr;
@@ -159,6 +166,7 @@ PyObject* py_oracle_lookup(PyObject*, PyObject* args) {
 }
 
 PyMethodDef methods[] = {
+    {"_run_dot", py_run_dot, METH_VARARGS, "NumPy's dot function as kernels call it (self-test)."},
     {"nest_records", py_nest_records, METH_NOARGS, "One dict per loop nest that ran."},
     {"nest_records_dropped", py_nest_records_dropped, METH_NOARGS,
      "Records of nests whose code objects went that the report no longer keeps."},

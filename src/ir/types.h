@@ -53,6 +53,8 @@ enum class Builtin : uint16_t {
   NpSum, NpMax, NpMin, NpMean,
   // np.where(c, x, y) and np.clip(x, lo, hi), elementwise (arrays, or clip of numbers)
   NpWhere, NpClip,
+  // np.dot(x, y) of one-dimensional float arrays (also `x @ y`): NumPy's own dot function
+  NpDot,
   Count_
 };
 const char* builtin_name(Builtin b);

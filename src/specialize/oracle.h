@@ -81,6 +81,18 @@ struct Oracle {
     return sum_state > 0;
   }
 
+  // np.dot (and `@`) of 1-d float64 / float32 arrays: NumPy's own dot function for the
+  // dtype (its ArrFuncs' dotfunc, which both reach for such arrays), by index 0 / 1. Checked
+  // the first time a nest needs it against np.dot and `@` on sample arrays
+  // (_types.verify_np_dot, through `verify_dot`, set by the runtime).
+  std::array<void*, 2> dot_fn{};
+  std::function<bool()> verify_dot;
+  mutable int dot_state = 0;  // 0 unchecked, 1 verified, -1 refused
+  bool dot_verified() const {
+    if (dot_state == 0) dot_state = dot_fn[0] && dot_fn[1] && verify_dot && verify_dot() ? 1 : -1;
+    return dot_state > 0;
+  }
+
   bool numpy = false;             // NumPy entries present
   bool numpy_weak_scalars = true; // NEP 50 (NumPy 2): Python scalars do not decide types by value
 

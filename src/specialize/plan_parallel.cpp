@@ -169,6 +169,13 @@ class Planner {
            x->args[0]->type->builtin == Builtin::NpMin || x->args[0]->type->builtin == Builtin::NpMean) &&
           !sections_only(x->args[1]) && in.bad_index.empty())
         in.bad_index = "it sums an array np.sum reads whole (the analysis sees slices and rows only)";
+      // NumPy's dot function may call BLAS, whose result for long vectors depends on the
+      // threads BLAS itself has free: only ever called from one thread, as CPython calls it.
+      const bool dot = (x->kind == EK::Binary && x->binop == ir::BinOp::MatMul && x->type &&
+                        x->type->kind == Type::Kind::NpScalar) ||
+                       (x->kind == EK::Call && x->args[0]->type && x->args[0]->type->kind == Type::Kind::Callable &&
+                        x->args[0]->type->builtin == Builtin::NpDot);
+      if (dot && in.bad_index.empty()) in.bad_index = "it computes a dot product with NumPy's dot function (BLAS)";
       if (x->kind == EK::Binary &&
           (x->binop == ir::BinOp::TrueDiv || x->binop == ir::BinOp::FloorDiv || x->binop == ir::BinOp::Mod)) {
         const Expr& d = x->args[1];

@@ -236,6 +236,8 @@ class Infer {
       case K::Binary: {
         Expr a = expr(e->args[0], env), b = expr(e->args[1], env);
         if (unbound(a->type) || unbound(b->type)) return typed(e, {a, b}, types::unbound());
+        if (e->binop == ir::BinOp::MatMul && !e->inplace && (np_array(a->type) || np_array(b->type)))
+          return np_dot(e, {a, b}, {a->type, b->type}, "`@`", ln);
         if (np_array(a->type) || np_array(b->type)) return elementwise(e, {a, b}, ln);
         if (!a->type->is_scalar() || !b->type->is_scalar()) {
           if (a->type->kind == Type::Kind::Array || b->type->kind == Type::Kind::Array)
@@ -483,6 +485,31 @@ class Infer {
     auto c = std::make_shared<ExprNode>(*e);  // (not typed(): its argument may be computed)
     c->args = std::move(args);
     c->type = types::np_scalar(r);
+    return c;
+  }
+
+  // np.dot(x, y) and x @ y of two one-dimensional arrays of float64 (float32): a NumPy
+  // scalar of that dtype, which kernels get from NumPy's own dot function for the dtype
+  // (oracle.h: what both reach for such arrays, checked by a self-test). Arrays computed by
+  // an operation, other dtypes and other ranks stay in CPython.
+  Expr np_dot(const Expr& e, std::vector<Expr> args, const std::vector<TypeRef>& at, const std::string& what, int ln) {
+    if (e->kind == ExprNode::Kind::Call && !e->kwnames.empty()) fail("calls " + what + " with keyword arguments", ln);
+    if (at.size() != 2) fail("calls " + what + " with " + std::to_string(at.size()) + " arguments", ln);
+    for (auto& t : at) {
+      if (!np_array(t)) fail("computes " + what + " of a " + t->str() + " (stagepy computes it for two 1-d arrays)", ln);
+      if (t->temp) fail("computes " + what + " of an array an operation computes", ln);
+      if (t->ndim != 1) fail("computes " + what + " of a " + std::to_string(t->ndim) + "-d array (stagepy computes it for 1-d arrays)", ln);
+    }
+    const DType d = at[0]->dtype;
+    if (at[1]->dtype != d || (d != DType::Float64 && d != DType::Float32))
+      fail("computes " + what + " of arrays of " + std::string(dtype_name(at[0]->dtype)) + " and " + dtype_name(at[1]->dtype) +
+               " (stagepy computes it for two float64 or two float32 arrays)",
+           ln);
+    if (!in_.oracle->dot_verified())
+      fail("computes " + what + ", and NumPy's dot function did not give np.dot's and `@`'s values in stagepy's self-test", ln);
+    auto c = std::make_shared<ExprNode>(*e);  // (not typed(): its arguments are arrays)
+    c->args = std::move(args);
+    c->type = types::np_scalar(d);
     return c;
   }
 
@@ -754,6 +781,7 @@ class Infer {
     if (!e->name.empty()) return reduction(e, f, args, at, env, ln);  // a lifter's step (ir.h)
     if (f == Builtin::NpSum || f == Builtin::NpMax || f == Builtin::NpMin || f == Builtin::NpMean)
       return np_reduce(e, std::move(args), at, ln);
+    if (f == Builtin::NpDot) return np_dot(e, std::move(args), at, fname, ln);
     if (f == Builtin::NpClip && at.size() == 3) {
       bool arrays = false;
       for (auto& t : at) arrays = arrays || np_array(t);

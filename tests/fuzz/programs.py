@@ -106,7 +106,10 @@ class Gen:
             return self.pick([f"np.sum(A[{self.slice_()}])", f"np.sum(M[{self.index()}])",
                               f"np.sum(M[{self.slice_()}, {self.index()}] * 2)", f"np.max(B[{self.slice_()}])",
                               f"M[{self.index()}, {self.slice_()}].min()", f"(A[{self.slice_()}] > 1).sum()",
-                              f"np.mean(M[{self.slice_()}, {self.index()}])", f"B[{self.slice_()}].mean()"])
+                              f"np.mean(M[{self.slice_()}, {self.index()}])", f"B[{self.slice_()}].mean()",
+                              # dot products: NumPy's dot function (lengths may differ: ValueError)
+                              f"A[{self.slice_()}] @ B[{self.slice_()}]", f"M[{self.index()}] @ M[:, {self.index()}]",
+                              f"np.dot(M[{self.slice_()}, {self.index()}], A[{self.slice_()}])"])
         if choice == 8:
             return self.m_item()
         return self.pick(["k", "n", "True", "False"])

@@ -1066,6 +1066,8 @@ class Gen {
         return t;
       }
       case K::Binary: {
+        if (e->binop == ir::BinOp::MatMul && e->type && e->type->kind == Type::Kind::NpScalar)
+          return np_dot(e, e->args[0], e->args[1], true);
         V a = gen(e->args[0]), b = gen(e->args[1]);
         ir::BinOp op = e->binop;
         op_origin_ = e->origin;
@@ -1828,6 +1830,7 @@ class Gen {
   V call(const Expr& e) {
     Builtin f = e->args[0]->type->builtin;
     if (f == Builtin::NpSum || f == Builtin::NpMax || f == Builtin::NpMin || f == Builtin::NpMean) return np_reduce(e);
+    if (f == Builtin::NpDot) return np_dot(e, e->args[1], e->args[2], false);
     if (f == Builtin::CHypot) {  // |z| of a lowered complex number: the C library's hypot
       Value* x = as_double(gen(e->args[1]));
       Value* y = as_double(gen(e->args[2]));
@@ -2602,6 +2605,42 @@ class Gen {
     }, nullptr);
     B.SetInsertPoint(done);
     return scalar(e->type, B.CreateLoad(i64(), acc));
+  }
+
+  // x @ y (`matmul`) or np.dot(x, y) of 1-d float arrays (type_infer.h): NumPy's dot
+  // function for the dtype called as both call it for such arrays, on the arrays' own
+  // memory and strides (with BLAS where the strides allow, else a loop in order). Handed to
+  // CPython: lengths that differ (NumPy raises); for np.dot, an array with a stride that is
+  // not positive (np.dot copies it first, and BLAS on the copy may sum otherwise); an array
+  // not aligned to its items (NumPy may buffer it); and a result that is not finite (np.dot
+  // is silent, `@` may warn: CPython decides).
+  V np_dot(const Expr& e, const Expr& x, const Expr& y, bool matmul) {
+    V a = gen(x), b = gen(y);
+    if (a.t->kind == Type::Kind::Unbound || b.t->kind == Type::Kind::Unbound) return undef_of(e->type);
+    if (gpu_body_) gpu_refuse("it calls NumPy's dot function, which runs on the host");
+    const DType d = e->type->dtype;
+    const int64_t size = dtype_size(d);
+    Value* n = a.shape[0];
+    bail_unless(B.CreateICmpEQ(n, b.shape[0]));
+    Value* ok = B.getTrue();
+    for (const V* v : {&a, &b}) {
+      Value* s = v->strides[0];
+      Value* misaligned = B.CreateOr(B.CreateSRem(B.CreatePtrToInt(v->v, i64()), c64(size)), B.CreateSRem(s, c64(size)));
+      ok = B.CreateAnd(ok, B.CreateICmpEQ(misaligned, c64(0)));
+      if (!matmul) ok = B.CreateAnd(ok, B.CreateOr(B.CreateICmpSGT(s, c64(0)), B.CreateICmpSLE(n, c64(1))));
+    }
+    bail_unless(ok);
+    llvm::Type* ft = mem_ty(d);
+    llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+    auto* out = entry.CreateAlloca(ft, nullptr, "dot.out");
+    // void dotfunc(char* ip1, npy_intp is1, char* ip2, npy_intp is2, char* op, npy_intp n, void*)
+    auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), ptr(), i64(), ptr(), i64(), ptr()}, false);
+    Value* fn = runtime_address(std::string("stagepy.numpy.dot.") + dtype_name(d),
+                                oracle_.dot_fn[d == DType::Float64 ? 0 : 1]);
+    B.CreateCall(fty, fn, {a.v, a.strides[0], b.v, b.strides[0], out, n, llvm::ConstantPointerNull::get(llvm::PointerType::get(C, 0))});
+    Value* r = B.CreateLoad(ft, out);
+    defer(isfinite(r));
+    return scalar(e->type, r);
   }
 
   // np.max/np.min of a 1-d array view `arr` of dtype `d`: NumPy's value, exactly: a NaN if
