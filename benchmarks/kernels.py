@@ -147,6 +147,15 @@ SOURCE = textwrap.dedent("""
                 A[j, k] /= A[k, k]
                 A[j, k + 1:] -= A[j, k] * A[k, k + 1:]
 
+    def lu_dot(A):
+        n = A.shape[0]
+        for i in range(0, n):  # (no prange variant: row i reads the rows above it)
+            for j in range(i):
+                A[i, j] -= A[i, :j] @ A[:j, j]
+                A[i, j] /= A[j, j]
+            for j in range(i, n):
+                A[i, j] -= A[i, :i] @ A[:i, j]
+
     def nbody(pos, mass, acc, soft):
         n = pos.shape[0]
         for i in range(n):
@@ -248,6 +257,7 @@ def cases(scale):
                       f"{n_g}x{n_g}, C[i, :] += a * A[i, k] * B[k, :]"),
         "heat1d": (lambda f: f(h0.copy(), 0.25, h_steps), None, f"n={h0.size} x {h_steps} steps, u[1:-1] = ..."),
         "lu_rows": (lambda f: f(L0.copy()), None, f"{L0.shape[0]}x{L0.shape[0]}, A[j, k+1:] -= A[j, k] * A[k, k+1:]"),
+        "lu_dot": (lambda f: f(L0.copy()), None, f"{L0.shape[0]}x{L0.shape[0]}, A[i, j] -= A[i, :j] @ A[:j, j] (NPBench)"),
         "nbody": (lambda f: f(pos, mass, np.zeros((n_b, 3)), 0.1), lambda: nbody_numpy(pos, mass, 0.1),
                   f"{n_b} bodies, one step"),
     }
