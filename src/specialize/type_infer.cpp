@@ -760,6 +760,20 @@ class Infer {
         return np_reduce(e, {callee, obj}, {obj->type}, ln);
       }
     }
+    // x.dot(y) of a NumPy array: np.dot(x, y).
+    if (e->args[0]->kind == ExprNode::Kind::Attr && e->args[0]->name == "dot" && e->args.size() == 2 &&
+        e->kwnames.empty() && !object_attribute(e->args[0], env)) {
+      Expr obj = expr(e->args[0]->args[0], env);
+      if (unbound(obj->type)) return typed(e, {obj}, types::unbound());
+      if (np_array(obj->type)) {
+        Expr y = expr(e->args[1], env);
+        if (unbound(y->type)) return typed(e, {obj, y}, types::unbound());
+        auto callee = std::make_shared<ExprNode>(*e->args[0]);
+        callee->args = {obj};
+        callee->type = types::callable(Builtin::NpDot);
+        return np_dot(e, {callee, obj, y}, {obj->type, y->type}, "`dot()`", ln);
+      }
+    }
     Expr callee = expr(e->args[0], env);
     std::vector<Expr> args = {callee};
     for (size_t i = 1; i < e->args.size(); i++) args.push_back(expr(e->args[i], env));

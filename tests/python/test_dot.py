@@ -48,6 +48,12 @@ NATIVE = [
             out[i] = s * np.float32(2)
         return locals()
     """, lambda: (rnd(20, 129, dtype=np.float32), rnd(20, 129, dtype=np.float32, seed=3), np.zeros(20, np.float32))),
+    ("x.dot(y) of a row and a column", """
+    def f(A, out):
+        for i in range(A.shape[0]):
+            out[i] = A[i].dot(A[:, i])
+        return locals()
+    """, lambda: (rnd(17, 17), np.zeros(17))),
     ("whole arrays, in a Python float expression", """
     def f(x, y, k):
         t = 0.0
