@@ -224,6 +224,29 @@ def verify_ufunc_loop(qualified, dtype):
             have = [float(x) for x in fn(*arrays)]
             if not (len(have) == len(got) and all(_same_float(g, w) for g, w in zip(got, have))):
                 return True
+        if nin == 2:
+            # A number beside an array (NumPy's loop then sees a zero stride), either side
+            # (for power only as the exponent: np.power(-0.0, a) with 0.5 in `a` gives
+            # +0.0, the loop called one element at a time -0.0; type inference refuses a
+            # number raised to an array); for power also `a ** c` (ndarray.__pow__ takes
+            # other functions for some c).
+            a0, a1 = args
+            sides = ((lambda x, c: fn(x, t(c)), lambda x, c: (x, c)),) if name == "power" else (
+                (lambda x, c: fn(x, t(c)), lambda x, c: (x, c)), (lambda x, c: fn(t(c), x), lambda x, c: (c, x)))
+            for c in [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 3.0, -2.0, 1.5, 0.25, 7.0, 1e-3, math.inf, math.nan, 2.7]:
+                for form, pair in sides:
+                    want = [float(v) for v in form(a0, c)]
+                    flat = [v for x in a0.tolist() for v in pair(float(x), c)]
+                    ran = core._ufunc_loop(fn, qualified, dtype, "run", [float(t(v)) for v in flat])
+                    if not (len(ran) == len(want) and all(_same_float(g, w) for g, w in zip(ran, want))):
+                        return True
+                if name == "power":
+                    for exp in ([c] if c != c or c in (math.inf,) else [c, int(c)] if c == int(c) else [c]):
+                        want = [float(v) for v in a0 ** exp]
+                        ran = core._ufunc_loop(fn, qualified, dtype, "run",
+                                               [float(t(v)) for x in a0.tolist() for v in (x, float(exp))])
+                        if not (len(ran) == len(want) and all(_same_float(g, w) for g, w in zip(ran, want))):
+                            return True
     core._ufunc_loop(fn, qualified, dtype, "arrays")
     _verified.append(f"{qualified}[{dtype}] arrays")
     return True

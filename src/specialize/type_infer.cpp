@@ -354,11 +354,14 @@ class Infer {
       case Builtin::NpCopysign: case Builtin::NpMinimum: case Builtin::NpMaximum: case Builtin::NpIsnan:
       case Builtin::NpIsinf: case Builtin::NpIsfinite: case Builtin::NpWhere: case Builtin::NpClip:
         return true;
+      case Builtin::NpArctan2: case Builtin::NpHypot: case Builtin::NpPower: case Builtin::NpFmin:
+      case Builtin::NpFmax:
+        // Through NumPy's own loop, as the one-argument functions below; its self-test
+        // also covers a number beside an array (the loop then sees a zero stride).
+        return true;
       default:
         // Through NumPy's own loop, where its self-test found it gives the ufunc's values
-        // for arrays too (codegen refuses it otherwise: oracle.h, UfuncLoop::arrays). Only
-        // functions of one argument: a number beside an array reaches NumPy's loop with a
-        // zero stride, which the self-test does not cover.
+        // for arrays too (codegen refuses it otherwise: oracle.h, UfuncLoop::arrays).
         return looped_unary(f);
     }
   }
@@ -386,6 +389,7 @@ class Infer {
       sq->binop = ir::BinOp::Mul;
       return elementwise(sq, {args[0], args[0]}, ln);
     }
+    if (e->kind == K::Binary && e->binop == ir::BinOp::Pow && !e->inplace) return array_power(e, std::move(args), ln);
     if (e->kind == K::Binary && (e->binop == ir::BinOp::Pow || e->binop == ir::BinOp::MatMul))
       fail("computes " + what + " on whole arrays or slices (other than `** 2`)", ln);
     int ndim = 0;
@@ -428,6 +432,8 @@ class Infer {
             r = nullptr;
           break;
         }
+        if (f == Builtin::NpPower && !np_array(args[1]->type))
+          fail("computes np.power() of a number and an array (NumPy's loop for it differs from the ufunc there)", ln);
         r = o.call(f == Builtin::Abs ? Builtin::NpAbs : f, elems);
         break;
       }
@@ -453,6 +459,47 @@ class Infer {
     c->type = types::array_temp(r->dtype, ndim);
     return c;
   }
+  // x ** y with an array of floats: ndarray.__pow__ is np.power(x, y) (NumPy's own loop,
+  // through its self-test), except for a Python number exponent for which NumPy takes
+  // another function: `** -1` np.reciprocal (1 / x here), `** 0.5` np.sqrt (`** 2`, np.square,
+  // is handled before). So the exponent is a constant, a NumPy scalar or an array: a Python
+  // number in a variable could be one of those values at run time.
+  Expr array_power(const Expr& e, std::vector<Expr> args, int ln) {
+    using K = ExprNode::Kind;
+    const Expr& x = args[0];
+    const Expr& y = args[1];
+    if (!np_array(x->type)) fail("computes a number `**` an array (stagepy computes powers of float arrays)", ln);
+    if (!dtype_is_float(x->type->dtype))
+      fail("computes `**` of an array of " + std::string(dtype_name(x->type->dtype)) +
+               " (stagepy computes powers of float arrays)",
+           ln);
+    const bool py_number = y->type->kind == Type::Kind::PyInt || y->type->kind == Type::Kind::PyFloat ||
+                           y->type->kind == Type::Kind::PyBool;
+    if (py_number && y->kind != K::Const)
+      fail("computes `**` of an array with a Python number in a variable (NumPy picks np.reciprocal, np.sqrt or "
+           "np.square for some values)",
+           ln);
+    if (y->kind == K::Const && y->value.kind == ir::ConstValue::Kind::Int && y->value.i == -1) {
+      ir::ConstValue v1;
+      v1.kind = ir::ConstValue::Kind::Float;
+      v1.f = 1.0;
+      auto one = ir::with_type(ir::make_const(v1, e->origin), types::py_float());
+      auto div = std::make_shared<ExprNode>(*e);
+      div->binop = ir::BinOp::TrueDiv;
+      return elementwise(div, {one, x}, ln);
+    }
+    auto callee = ir::with_type(ir::make_const(ir::ConstValue{}, e->origin),
+                                types::callable(y->kind == K::Const && y->value.kind == ir::ConstValue::Kind::Float &&
+                                                        y->value.f == 0.5
+                                                    ? Builtin::NpSqrt
+                                                    : Builtin::NpPower));
+    auto call = std::make_shared<ExprNode>(*e);
+    call->kind = K::Call;
+    call->kwnames.clear();
+    if (callee->type->builtin == Builtin::NpSqrt) return elementwise(call, {callee, x}, ln);
+    return elementwise(call, {callee, x, y}, ln);
+  }
+
   // np.sum(x) of a one-dimensional NumPy array x (a slice, a row, or an operation on them,
   // which NumPy computes first): NumPy 2's pairwise summation in x's float type
   // (pairwise_sum.h), or an integer sum that wraps, as np.int64 (np.uint64 for unsigned

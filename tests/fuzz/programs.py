@@ -343,7 +343,9 @@ class Gen:
         if form == 5:
             return f"np.maximum({a}, {self.section_value(operands, depth + 1)})"
         if form == 6:
-            return self.pick([f"np.sqrt(np.abs({a}))", f"np.exp({a})", f"np.sin({a})", f"np.log1p(np.abs({a}))"])
+            return self.pick([f"np.sqrt(np.abs({a}))", f"np.exp({a})", f"np.sin({a})", f"np.log1p(np.abs({a}))",
+                              f"np.abs({a}) ** 1.5", f"{a} ** 3", f"np.arctan2({a}, 2.0)",
+                              f"np.hypot({a}, {self.section_value(operands, depth + 1)})"])
         if form == 7:
             b = self.section_value(operands, depth + 1)
             return self.pick([f"abs({a})", f"np.where({a} > 1, {a}, {b})", f"np.clip({a}, -1, {b})",

@@ -273,24 +273,24 @@ INTERPRETED = [
             M[i][1:3] = L[i][0:2]
         return locals()
     """, lambda: ([[1.0, 2.0, 3.0] for _ in range(2)], [[0.0] * 4 for _ in range(2)]), "slices a list"),
-    ("a power of an array other than a square", """
+    ("a power of an integer array other than a square", """
     def f(C, A):
         for i in range(C.shape[0]):
             C[i, :] = A[i, :] ** 3
         return locals()
-    """, lambda: (np.zeros((2, 3)), rnd(2, 3)), "other than `** 2`"),
+    """, lambda: (np.zeros((2, 3), np.int64), np.arange(6).reshape(2, 3)), "powers of float arrays"),
     ("a NumPy function of arrays stagepy does not know", """
     def f(C, A):
         for i in range(C.shape[0]):
             C[i, :] = np.cumsum(A[i, :])
         return locals()
     """, lambda: (np.zeros((2, 3)), rnd(2, 3)), "cumsum"),
-    ("a NumPy function of two arrays through NumPy's loop", """
+    ("a number raised to an array through NumPy's loop", """
     def f(C, A):
         for i in range(C.shape[0]):
-            C[i, 1:] = np.arctan2(A[i, 1:], A[i, :-1])
+            C[i, 1:] = np.power(-0.0, A[i, 1:])
         return locals()
-    """, lambda: (np.zeros((2, 5)), rnd(2, 5)), "elementwise functions"),
+    """, lambda: (np.zeros((2, 5)), rnd(2, 5)), "np.power() of a number and an array"),
     ("an operation on arrays into a variable", """
     def f(C, A):
         for i in range(C.shape[0]):
