@@ -34,6 +34,16 @@ bool dtype_of_num(int num, DType* d) {
   return false;
 }
 
+// Whether stagepy._types.<fn>() (a self-test against the installed NumPy) returns True;
+// false, with nothing raised, if it raises.
+bool self_test_passes(const char* fn) {
+  SavedError keep;
+  PyRef m = PyRef::steal(PyImport_ImportModule("stagepy._types"));
+  PyRef ok = m ? PyRef::steal(PyObject_CallMethod(m.get(), fn, nullptr)) : PyRef();
+  if (!ok) PyErr_Clear();
+  return ok && PyObject_IsTrue(ok.get()) == 1;
+}
+
 bool load() {
   if (g_state != 0) return g_state > 0;
   PyObject* modules = PyImport_GetModuleDict();
@@ -88,20 +98,8 @@ bool load() {
   // NumPy's own loops (np.exp...) are self-tested when a kernel first needs one (codegen,
   // with the GIL held). One that fails the test, or whose test raises, stays unregistered:
   // the nest then stays interpreted and the report says no verified loop was found.
-  mutable_oracle().verify_sum = []() {
-    SavedError keep;
-    PyRef m = PyRef::steal(PyImport_ImportModule("stagepy._types"));
-    PyRef ok = m ? PyRef::steal(PyObject_CallMethod(m.get(), "verify_np_sum", nullptr)) : PyRef();
-    if (!ok) PyErr_Clear();
-    return ok && PyObject_IsTrue(ok.get()) == 1;
-  };
-  mutable_oracle().verify_dot = []() {
-    SavedError keep;
-    PyRef m = PyRef::steal(PyImport_ImportModule("stagepy._types"));
-    PyRef ok = m ? PyRef::steal(PyObject_CallMethod(m.get(), "verify_np_dot", nullptr)) : PyRef();
-    if (!ok) PyErr_Clear();
-    return ok && PyObject_IsTrue(ok.get()) == 1;
-  };
+  mutable_oracle().verify_sum = [] { return self_test_passes("verify_np_sum"); };
+  mutable_oracle().verify_dot = [] { return self_test_passes("verify_np_dot"); };
   mutable_oracle().verify_loop = [](Builtin b, DType d) {
     SavedError keep;
     PyRef m = PyRef::steal(PyImport_ImportModule("stagepy._types"));
