@@ -70,20 +70,6 @@ Dropped& dropped() {
   return *d;
 }
 
-// Called with jit_mutex held.
-void free_dropped() {
-  std::vector<llvm::orc::ResourceTrackerSP> trackers;
-  {
-    std::lock_guard<std::mutex> lock(dropped().mutex);
-    trackers.swap(dropped().trackers);
-  }
-  for (auto& t : trackers)
-    if (auto err = t->remove()) {
-      if (debug_level() > 0) debug_dump("jit", "freeing a kernel failed: " + llvm::toString(std::move(err)));
-      else llvm::consumeError(std::move(err));
-    }
-}
-
 Host& host() {
   static Host* h = [] {
     auto* h = new Host();  // lives for the process: kernels stay callable until exit
@@ -152,6 +138,27 @@ Host& host() {
 }
 
 std::mutex jit_mutex;
+
+// Removes the code of kernels whose last handle went, and what named them: their entries in
+// `loaded` and, in the JIT's pool of symbol names, the names nothing refers to any more
+// (ORC keeps those until asked). Without that, each kernel ever made left about half a KiB.
+// Called with jit_mutex held.
+void free_dropped(Host& h) {
+  std::vector<llvm::orc::ResourceTrackerSP> trackers;
+  {
+    std::lock_guard<std::mutex> lock(dropped().mutex);
+    trackers.swap(dropped().trackers);
+  }
+  if (trackers.empty()) return;
+  for (auto& t : trackers)
+    if (auto err = t->remove()) {
+      if (debug_level() > 0) debug_dump("jit", "freeing a kernel failed: " + llvm::toString(std::move(err)));
+      else llvm::consumeError(std::move(err));
+    }
+  trackers.clear();
+  for (auto it = h.loaded.begin(); it != h.loaded.end();) it = it->second.expired() ? h.loaded.erase(it) : std::next(it);
+  h.jit->getExecutionSession().getSymbolStringPool()->clearDeadEntries();
+}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -388,7 +395,7 @@ KernelCode jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_pt
   sha.update(bc);
   sha.update("\n" + h.description + "\n" + h.features + "\nLLVM " + LLVM_VERSION_STRING + "\n" + build_identity());
   const std::string key = llvm::toHex(sha.final(), /*LowerCase=*/true);
-  free_dropped();
+  free_dropped(h);
   if (auto it = h.loaded.find(key); it != h.loaded.end()) {
     if (KernelCode code = it->second.lock()) {
       if (times) times->cached = true;
