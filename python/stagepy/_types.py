@@ -183,6 +183,11 @@ def _same_float(a, b):
     return (a == b and math.copysign(1, a) == math.copysign(1, b)) or (a != a and b != b)
 
 
+def _same_floats(xs, ys):
+    """Two sequences of floats of one length, pairwise _same_float."""
+    return len(xs) == len(ys) and all(_same_float(x, y) for x, y in zip(xs, ys))
+
+
 def verify_ufunc_loop(qualified, dtype):
     """Registers NumPy's loop of `qualified` ("numpy.exp") for `dtype` ("float64" or
     "float32") if it computes exactly what the ufunc computes on sample values."""
@@ -208,8 +213,7 @@ def verify_ufunc_loop(qualified, dtype):
     with np.errstate(all="ignore"):
         args = [np.array(values[k::nin], dtype=dtype) for k in range(nin)]
         want = [float(fn(*(t(a[i]) for a in args))) for i in range(len(args[0]))]
-    same = len(got) == len(want) and all(_same_float(g, w) for g, w in zip(got, want))
-    if not same:
+    if not _same_floats(got, want):
         core._ufunc_loop(fn, qualified, dtype, "unregister")
         return False
     _verified.append(f"{qualified}[{dtype}]")
@@ -222,7 +226,7 @@ def verify_ufunc_loop(qualified, dtype):
         for form in (lambda a: a, lambda a: np.repeat(a, 2)[::2], lambda a: np.repeat(a, 3)[1::3]):
             arrays = [form(a) for a in args]
             have = [float(x) for x in fn(*arrays)]
-            if not (len(have) == len(got) and all(_same_float(g, w) for g, w in zip(got, have))):
+            if not _same_floats(got, have):
                 return True
         if nin == 2:
             # A number beside an array (NumPy's loop then sees a zero stride), either side
@@ -237,15 +241,15 @@ def verify_ufunc_loop(qualified, dtype):
                 for form, pair in sides:
                     want = [float(v) for v in form(a0, c)]
                     flat = [v for x in a0.tolist() for v in pair(float(x), c)]
-                    ran = core._ufunc_loop(fn, qualified, dtype, "run", [float(t(v)) for v in flat])
-                    if not (len(ran) == len(want) and all(_same_float(g, w) for g, w in zip(ran, want))):
+                    if not _same_floats(core._ufunc_loop(fn, qualified, dtype, "run", [float(t(v)) for v in flat]), want):
                         return True
                 if name == "power":
-                    for exp in ([c] if c != c or c in (math.inf,) else [c, int(c)] if c == int(c) else [c]):
+                    # The exponent as a float, and as an int where it is a whole number.
+                    for exp in [c] + ([int(c)] if math.isfinite(c) and c == int(c) else []):
                         want = [float(v) for v in a0 ** exp]
                         ran = core._ufunc_loop(fn, qualified, dtype, "run",
                                                [float(t(v)) for x in a0.tolist() for v in (x, float(exp))])
-                        if not (len(ran) == len(want) and all(_same_float(g, w) for g, w in zip(ran, want))):
+                        if not _same_floats(ran, want):
                             return True
     core._ufunc_loop(fn, qualified, dtype, "arrays")
     _verified.append(f"{qualified}[{dtype}] arrays")

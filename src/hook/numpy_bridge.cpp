@@ -98,8 +98,8 @@ bool load() {
   // NumPy's own loops (np.exp...) are self-tested when a kernel first needs one (codegen,
   // with the GIL held). One that fails the test, or whose test raises, stays unregistered:
   // the nest then stays interpreted and the report says no verified loop was found.
-  mutable_oracle().verify_sum = [] { return self_test_passes("verify_np_sum"); };
-  mutable_oracle().verify_dot = [] { return self_test_passes("verify_np_dot"); };
+  mutable_oracle().sum_test.run = [] { return self_test_passes("verify_np_sum"); };
+  mutable_oracle().dot_test.run = [] { return self_test_passes("verify_np_dot"); };
   mutable_oracle().verify_loop = [](Builtin b, DType d) {
     SavedError keep;
     PyRef m = PyRef::steal(PyImport_ImportModule("stagepy._types"));

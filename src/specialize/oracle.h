@@ -71,27 +71,28 @@ struct Oracle {
     return it == ufunc_loops.end() ? nullptr : &it->second;
   }
 
-  // np.sum of 1-d float arrays is NumPy's pairwise summation (pairwise_sum.h): checked the
-  // first time a nest needs it against the installed NumPy on sample arrays
-  // (_types.verify_np_sum, through `verify_sum`, set by the runtime).
-  std::function<bool()> verify_sum;
-  mutable int sum_state = 0;  // 0 unchecked, 1 verified, -1 refused
-  bool sum_verified() const {
-    if (sum_state == 0) sum_state = verify_sum && verify_sum() ? 1 : -1;
-    return sum_state > 0;
-  }
+  // A self-test against the installed NumPy (`run`, set by the runtime), run the first time
+  // a nest needs what it checks; its answer is kept.
+  struct SelfTest {
+    std::function<bool()> run;
+    mutable int state = 0;  // 0 unchecked, 1 passed, -1 failed
+    bool passed() const {
+      if (state == 0) state = run && run() ? 1 : -1;
+      return state > 0;
+    }
+  };
+
+  // np.sum of 1-d float arrays is NumPy's pairwise summation (pairwise_sum.h), checked on
+  // sample arrays (_types.verify_np_sum).
+  SelfTest sum_test;
+  bool sum_verified() const { return sum_test.passed(); }
 
   // np.dot (and `@`) of 1-d float64 / float32 arrays: NumPy's own dot function for the
-  // dtype (its ArrFuncs' dotfunc, which both reach for such arrays), by index 0 / 1. Checked
-  // the first time a nest needs it against np.dot and `@` on sample arrays
-  // (_types.verify_np_dot, through `verify_dot`, set by the runtime).
+  // dtype (its ArrFuncs' dotfunc, which both reach for such arrays), by index 0 / 1, checked
+  // against np.dot and `@` on sample arrays (_types.verify_np_dot).
   std::array<void*, 2> dot_fn{};
-  std::function<bool()> verify_dot;
-  mutable int dot_state = 0;  // 0 unchecked, 1 verified, -1 refused
-  bool dot_verified() const {
-    if (dot_state == 0) dot_state = dot_fn[0] && dot_fn[1] && verify_dot && verify_dot() ? 1 : -1;
-    return dot_state > 0;
-  }
+  SelfTest dot_test;
+  bool dot_verified() const { return dot_fn[0] && dot_fn[1] && dot_test.passed(); }
 
   bool numpy = false;             // NumPy entries present
   bool numpy_weak_scalars = true; // NEP 50 (NumPy 2): Python scalars do not decide types by value
