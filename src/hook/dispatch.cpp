@@ -35,6 +35,7 @@
 #include "hook/runtime_state.h"
 #include "specialize/pipeline.h"
 #include "support/debug.h"
+#include "support/env.h"
 
 namespace stagepy::runtime {
 
@@ -79,11 +80,7 @@ bool strict_fp() {
 // called longest ago are dropped with their kernels (their nests compile them again, or
 // load them from the kernel cache, if they are called again).
 size_t max_kernels() {
-  static const size_t n = [] {
-    const char* v = std::getenv("STAGEPY_MAX_KERNELS");
-    long k = v && *v ? std::atol(v) : 1024;
-    return (size_t)(k < 4 ? 4 : k);
-  }();
+  static const size_t n = (size_t)std::max(4L, env_long("STAGEPY_MAX_KERNELS", 1024));
   return n;
 }
 unsigned long long kernel_clock = 0;  // counts kernel calls (under the GIL)
@@ -119,11 +116,7 @@ void evict_kernels(const Specialization* keep) {
 }
 
 int recompile_limit() {
-  static const int n = [] {
-    const char* v = std::getenv("STAGEPY_RECOMPILE_LIMIT");
-    int k = v && *v ? std::atoi(v) : 8;
-    return k < 1 ? 1 : k;
-  }();
+  static const int n = (int)std::max(1L, env_long("STAGEPY_RECOMPILE_LIMIT", 8));
   return n;
 }
 

@@ -6,8 +6,9 @@
 #include "hook/nest_object.h"
 #include "hook/py_ref.h"
 #include "ir/mutate.h"
+#include "support/env.h"
 
-#include <cstdlib>
+#include <algorithm>
 #include <map>
 
 namespace stagepy::runtime {
@@ -22,11 +23,7 @@ struct Registry {
 };
 // STAGEPY_MAX_RETIRED_RECORDS (default 2000): the records of retired nests kept.
 size_t max_retired() {
-  static const size_t n = [] {
-    const char* v = std::getenv("STAGEPY_MAX_RETIRED_RECORDS");
-    long k = v && *v ? std::atol(v) : 2000;
-    return (size_t)(k < 0 ? 0 : k);
-  }();
+  static const size_t n = (size_t)std::max(0L, env_long("STAGEPY_MAX_RETIRED_RECORDS", 2000));
   return n;
 }
 Registry& registry() {
@@ -70,13 +67,13 @@ void retire_nest(const std::shared_ptr<NestState>& s) {
   auto it = r.live.find(s->seq);
   if (it == r.live.end() || it->second != s) return;
   if (s->calls > 0) {
-    PyObject *type, *value, *trace;
-    PyErr_Fetch(&type, &value, &trace);  // a deallocation keeps the exception being raised
-    PyRef rec = PyRef::steal(nest_record(*s));
-    if (rec) r.retired.emplace(s->seq, std::move(rec));
-    else r.dropped++;
-    PyErr_Clear();
-    PyErr_Restore(type, value, trace);
+    {
+      SavedError keep;  // a deallocation keeps the exception being raised
+      PyRef rec = PyRef::steal(nest_record(*s));
+      if (rec) r.retired.emplace(s->seq, std::move(rec));
+      else r.dropped++;
+      PyErr_Clear();
+    }
     while (r.retired.size() > max_retired()) {
       r.retired.erase(r.retired.begin());
       r.dropped++;

@@ -1,6 +1,8 @@
 // See parallel_runtime.h.
 #include "backends/cpu/parallel_runtime.h"
 
+#include "support/env.h"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -16,10 +18,9 @@ namespace stagepy::backends::cpu {
 namespace {
 int env_threads() {
   static const int n = [] {
-    const char* v = std::getenv("STAGEPY_THREADS");
-    int k = v && *v ? std::atoi(v) : 0;
-    if (k <= 0) k = (int)std::thread::hardware_concurrency();
-    return k < 1 ? 1 : k;
+    long k = env_long("STAGEPY_THREADS", 0);
+    if (k <= 0) k = (long)std::thread::hardware_concurrency();
+    return (int)std::max(1L, k);
   }();
   return n;
 }
