@@ -4,6 +4,7 @@
 #include "support/env.h"
 
 #include <omp.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
@@ -34,6 +35,21 @@ int default_threads() {
 
 void set_threads(int n) { chosen.store(n > 0 ? n : 0, std::memory_order_relaxed); }
 
+namespace {
+// GNU OpenMP's threads do not survive fork(): in a child of a process whose kernels used
+// them, the next parallel region waits for them forever. Such a child runs parallel loops
+// on its one thread, chunk by chunk as the threads would have (same records, same results).
+std::atomic<bool> omp_started{false};
+std::atomic<bool> omp_lost{false};
+void forked_child() {
+  if (omp_started.load()) omp_lost.store(true);
+}
+[[maybe_unused]] const bool fork_hook = [] {
+  pthread_atfork(nullptr, nullptr, forked_child);
+  return true;
+}();
+}  // namespace
+
 }  // namespace stagepy::backends::cpu
 
 extern "C" int32_t stagepy_parallel_for(stagepy::backends::cpu::ParallelBody body, void* ctx, int64_t k0,
@@ -51,6 +67,19 @@ extern "C" int32_t stagepy_parallel_for(stagepy::backends::cpu::ParallelBody bod
   if (chunk < 1) chunk = 1;
   int32_t status = 0;
   int64_t failed = INT64_MAX;  // the first chunk that returned a status
+  if (stagepy::backends::cpu::omp_lost.load(std::memory_order_relaxed)) {
+    for (int64_t tid = 0; tid < threads; tid++)
+      for (int64_t c = tid; k0 + c * chunk < trip; c += threads) {
+        const int64_t lo = k0 + c * chunk;
+        int32_t st = body(ctx, lo, std::min(lo + chunk, trip), in_order ? c : tid);
+        if (st) {
+          if (c < failed) failed = c, status = st;
+          break;
+        }
+      }
+    return status;
+  }
+  stagepy::backends::cpu::omp_started.store(true, std::memory_order_relaxed);
 #pragma omp parallel num_threads((int)threads)
   {
     const int64_t tid = omp_get_thread_num();
