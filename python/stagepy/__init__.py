@@ -10,7 +10,7 @@ or, with no change to the program:  STAGEPY=1 python script.py   /   python -m s
 from . import _hook
 
 __version__ = "0.1.0"
-__all__ = ["enable", "disable", "enabled", "report", "print_report", "hook_stats", "set_threads", "threads",
+__all__ = ["enable", "disable", "enabled", "report", "print_report", "hook_stats", "finish_compiles", "set_threads", "threads",
            "set_target", "gpu_info"]
 
 
@@ -83,6 +83,19 @@ def gpu_info():
     if c is None or not hasattr(c, "gpu_info"):
         return {"enabled": False, "why_not": "stagepy's extension is not loaded"}
     return c.gpu_info()
+
+
+def finish_compiles(timeout=60.0):
+    """Wait until the kernels compiled so far run their fully optimized code.
+
+    A kernel with parallel loops starts with quickly compiled loop bodies while a background
+    thread compiles them fully (docs/architecture.md, "Tier-up"); its results are the same
+    either way. Useful before timing warm calls. Returns True when nothing is left to compile
+    (False after `timeout` seconds)."""
+    c = _hook.core()
+    if c is None or not hasattr(c, "wait_tier_ups"):
+        return True
+    return c.wait_tier_ups(float(timeout))
 
 
 def hook_stats():

@@ -3,6 +3,8 @@
 In: enable/disable requests. Out: the hook installed (or a warning saying why not),
 with the resolver and the sweeper registered.
 """
+import atexit
+import os
 import sys
 import threading
 import warnings
@@ -23,7 +25,16 @@ def core():
             _core_error = f"stagepy._core could not be imported: {e}"
         else:
             _core = c
+            atexit.register(_finish_for_the_cache)
     return _core
+
+
+def _finish_for_the_cache():
+    """At exit, the kernels whose parallel bodies are still being compiled fully (tier-up)
+    reach the disk cache only once that is done: wait for it (a fraction of a second per
+    kernel compiled in the last moments), unless the cache is off."""
+    if _core is not None and os.environ.get("STAGEPY_CACHE", "") != "0" and hasattr(_core, "wait_tier_ups"):
+        _core.wait_tier_ups(30.0)
 
 
 def unsupported_reason():

@@ -296,6 +296,7 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
   s.optimize_s += sp->kernel.optimize_s;
   s.jit_s += sp->kernel.jit_s;
   s.cached += sp->kernel.cached ? 1 : 0;
+  if (sp->kernel.tier_up) s.tier_ups.push_back(sp->kernel.tier_up);
   s.ptx_s += sp->kernel.ptx_s;
   if (sp->kernel.ok) {
     sp->arg_types.push_back(&ffi_type_pointer);

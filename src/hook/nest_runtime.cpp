@@ -130,10 +130,27 @@ namespace {
 PyObject* base_record(const NestState& s, unsigned long long gpu_launches) {
   const char* status = s.native_calls > 0 ? (gpu_launches ? "gpu" : s.last_target.c_str()) : "interpreted";
   std::string reason = s.native_calls > 0 && s.declined == 0 && s.bailouts == 0 ? "" : s.status_reason;
-  PyRef phases = PyRef::steal(Py_BuildValue("{s:d,s:d,s:d,s:d,s:d,s:i}", "infer_s", s.infer_s, "codegen_s", s.codegen_s,
-                                             "optimize_s", s.optimize_s, "jit_s", s.jit_s, "ptx_s", s.ptx_s,
-                                             "cached", s.cached));
+  // Tier-ups: done (and their background seconds), still under way, failed (the quick
+  // bodies stay) or dropped with their kernel.
+  int tier_done = 0, tier_pending = 0, tier_failed = 0;
+  double tier_s = 0;
+  std::string tier_error;
+  for (auto& t : s.tier_ups) {
+    int st = t->state.load();
+    if (st == backends::cpu::TierUp::Done) tier_done++, tier_s += t->seconds.load();
+    else if (st == backends::cpu::TierUp::Pending) tier_pending++;
+    else if (st == backends::cpu::TierUp::Failed) tier_failed++, tier_error = t->error;
+  }
+  PyRef phases = PyRef::steal(Py_BuildValue("{s:d,s:d,s:d,s:d,s:d,s:i,s:i,s:i,s:i,s:d}", "infer_s", s.infer_s,
+                                             "codegen_s", s.codegen_s, "optimize_s", s.optimize_s, "jit_s", s.jit_s,
+                                             "ptx_s", s.ptx_s, "cached", s.cached, "tier_ups", tier_done,
+                                             "tier_ups_pending", tier_pending, "tier_ups_failed", tier_failed,
+                                             "tier_up_s", tier_s));
   if (!phases) return nullptr;
+  if (tier_failed) {
+    PyRef why = PyRef::steal(PyUnicode_FromString(("the fully optimized parallel bodies failed to compile: " + tier_error).c_str()));
+    if (!why || PyDict_SetItemString(phases.get(), "tier_up_error", why.get()) < 0) return nullptr;
+  }
   PyRef loops = PyRef::steal(loop_records(s));
   if (!loops) return nullptr;
   unsigned long long par_runs = 0;

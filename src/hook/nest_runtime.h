@@ -14,6 +14,7 @@
 #include "analysis/bytecode.h"
 #include "analysis/derive_conditions.h"
 #include "analysis/lift.h"
+#include "backends/cpu/jit.h"
 #include "hook/py_ref.h"
 
 namespace stagepy::backends::gpu {
@@ -46,6 +47,8 @@ struct NestState {
 
   double infer_s = 0, codegen_s = 0, optimize_s = 0, jit_s = 0;  // compile_s split by phase
   int cached = 0;  // specializations whose object code came from the kernel cache
+  // Background compiles of parallel bodies (tier-up, backends/cpu/jit.h), for the report.
+  std::vector<std::shared_ptr<const backends::cpu::TierUp>> tier_ups;
   double ptx_s = 0;                // of compile_s: the GPU versions' PTX
   // Too little work per call: the call costs more than the loop (see dispatch.cpp).
   bool too_small = false;

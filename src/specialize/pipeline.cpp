@@ -153,6 +153,7 @@ Kernel compile_kernel(const KernelRequest& rq) {
   k.optimize_s = jt.optimize_s;
   k.jit_s = jt.codegen_s;
   k.cached = jt.cached;
+  k.tier_up = jt.tier_up;
   if (!k.fn) {
     k.reason = "the JIT failed: " + err;
     return k;

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "analysis/derive_conditions.h"
+#include "backends/cpu/jit.h"
 #include "backends/kernel_abi.h"
 #include "ir/ir.h"
 #include "specialize/facts.h"
@@ -48,6 +49,7 @@ struct Kernel {
   TypedNest typed;
   double infer_s = 0, codegen_s = 0, optimize_s = 0, jit_s = 0;
   bool cached = false;  // its object code came from the kernel cache
+  std::shared_ptr<const backends::cpu::TierUp> tier_up;  // its parallel bodies' background compile, if any
   std::string target = "cpu";
   ParallelPlan plan;
   std::vector<int> parallel_loops;  // loops that run on several threads (when their checks pass)

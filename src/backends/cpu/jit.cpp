@@ -23,6 +23,9 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utime.h>
@@ -30,12 +33,15 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
 #include <mutex>
+#include <new>
 #include <thread>
 
 #include "backends/cpu/parallel_runtime.h"
@@ -50,6 +56,8 @@ struct Host {
   std::unique_ptr<llvm::TargetMachine> tm;
   std::optional<llvm::orc::JITTargetMachineBuilder> jtmb;      // for the compile threads' machines
   std::vector<std::unique_ptr<llvm::TargetMachine>> part_tms;  // compile thread w >= 1 uses part_tms[w - 1]
+  std::vector<std::unique_ptr<llvm::TargetMachine>> quick_tms;  // ... and quick_tms[w] for quick parts (tier-up)
+  llvm::orc::JITDylib* upgrades = nullptr;  // the fully compiled parallel bodies of tier-ups
   std::string error;
   std::string description;
   std::string features;
@@ -357,6 +365,230 @@ std::vector<std::unique_ptr<llvm::MemoryBuffer>> unpack_objects(const llvm::Memo
   return out;
 }
 
+
+// ------------------------------------------------------------------ tier-up (jit.h)
+
+bool tier_up_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("STAGEPY_TIER_UP");
+    return !(v && std::string(v) == "0");
+  }();
+  return on;
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> quick_machine(const Host& h) {
+  llvm::orc::JITTargetMachineBuilder b = *h.jtmb;
+#if LLVM_VERSION_MAJOR >= 18
+  b.setCodeGenOptLevel(llvm::CodeGenOptLevel::None);
+#else
+  b.setCodeGenOptLevel(llvm::CodeGenOpt::None);
+#endif
+  return b.createTargetMachine();
+}
+
+// What a tiered kernel and its background compile share.
+struct Upgrade {
+  std::mutex mutex;
+  bool alive = true;                         // the kernel's code is still loaded
+  std::vector<ParallelBody> quick;           // its quick parallel bodies, in `names` order
+  std::vector<std::string> names;            // their symbols (the full ones' too)
+  llvm::orc::ResourceTrackerSP full;         // the full bodies' code, once loaded
+  std::shared_ptr<TierUp> status = std::make_shared<TierUp>();
+};
+
+// The background compile of one kernel's parallel bodies.
+struct TierUpJob {
+  std::shared_ptr<Upgrade> up;
+  std::string bitcode;                          // the whole module (as compile_part takes it)
+  std::map<std::string, std::string> renames;
+  std::string main_object;                      // the kernel's own object, for the disk cache
+  std::string cache_dir, cache_path;            // empty: not cached on disk
+  std::string title;
+  std::chrono::steady_clock::time_point queued;
+};
+
+// One thread compiles the jobs in order. fork() waits until it is idle (the child has no
+// such thread: it starts one again when it needs it, and runs the jobs left in the queue).
+struct Worker {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<std::shared_ptr<TierUpJob>> jobs;
+  bool busy = false, stop = false, running = false;
+  std::thread thread;
+};
+Worker& worker() {
+  static Worker* w = new Worker();  // never destroyed: see stop_worker
+  return *w;
+}
+
+void run_job(TierUpJob& job, llvm::TargetMachine* tm);
+
+void worker_main() {
+  Worker& w = worker();
+  // Behind the kernels' own threads: while they run, they come first.
+  setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+  std::unique_ptr<llvm::TargetMachine> tm;
+  {
+    auto made = host().jtmb->createTargetMachine();
+    if (made) tm = std::move(*made);
+  }
+  std::unique_lock<std::mutex> lock(w.mutex);
+  for (;;) {
+    w.changed.wait(lock, [&] { return w.stop || !w.jobs.empty(); });
+    if (w.stop) break;
+    std::shared_ptr<TierUpJob> job = w.jobs.front();
+    w.jobs.pop_front();
+    w.busy = true;
+    lock.unlock();
+    if (tm) {
+      run_job(*job, tm.get());
+    } else {
+      job->up->status->error = "no target machine for the background compile";
+      job->up->status->state = TierUp::Failed;
+    }
+    job.reset();
+    lock.lock();
+    w.busy = false;
+    w.changed.notify_all();
+  }
+}
+
+// At exit: the job under way finishes (its kernel is still loaded), the others are dropped.
+void stop_worker() {
+  Worker& w = worker();
+  std::thread t;
+  {
+    std::lock_guard<std::mutex> lock(w.mutex);
+    w.stop = true;
+    w.changed.notify_all();
+    t = std::move(w.thread);
+  }
+  if (t.joinable()) t.join();
+}
+
+void before_fork() {
+  Worker& w = worker();
+  w.mutex.lock();
+  while (w.busy) {
+    w.mutex.unlock();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    w.mutex.lock();
+  }
+}
+void after_fork_parent() { worker().mutex.unlock(); }
+void after_fork_child() {
+  Worker& w = worker();
+  w.running = false;
+  // Forget the parent's thread and its wait on the condition (the child has neither).
+  new (&w.thread) std::thread();
+  new (&w.changed) std::condition_variable();
+  w.mutex.unlock();
+}
+
+// Called with w.mutex held.
+void start_worker(Worker& w) {
+  if (w.running || w.stop) return;
+  static bool hooks = [] {
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+    std::atexit(stop_worker);
+    return true;
+  }();
+  (void)hooks;
+  w.running = true;
+  w.thread = std::thread(worker_main);
+}
+
+void enqueue(std::shared_ptr<TierUpJob> job) {
+  Worker& w = worker();
+  std::lock_guard<std::mutex> lock(w.mutex);
+  start_worker(w);
+  w.jobs.push_back(std::move(job));
+  w.changed.notify_all();
+}
+
+void run_job(TierUpJob& job, llvm::TargetMachine* tm) {
+  Upgrade& up = *job.up;
+  {
+    std::lock_guard<std::mutex> lock(up.mutex);
+    if (!up.alive) {
+      up.status->state = TierUp::Dropped;
+      return;
+    }
+  }
+  std::vector<Part> parts(up.names.size());
+  for (size_t k = 0; k < parts.size(); k++) {
+    parts[k].defines = up.names[k];
+    compile_part(job.bitcode, job.renames, tm, job.title, &parts[k]);
+    if (!parts[k].error.empty()) {
+      up.status->error = parts[k].error;
+      up.status->state = TierUp::Failed;
+      return;
+    }
+  }
+  std::string packed;
+  {
+    std::lock_guard<std::mutex> jit_lock(jit_mutex);
+    Host& h = host();
+    free_dropped(h);
+    std::lock_guard<std::mutex> lock(up.mutex);
+    if (!up.alive) {
+      up.status->state = TierUp::Dropped;
+      return;
+    }
+    auto fail = [&](const std::string& why) {
+      up.status->error = why;
+      up.status->state = TierUp::Failed;
+    };
+    if (!h.upgrades) {
+      // The full bodies have the quick ones' names: a library of their own, which finds
+      // everything else (runtime symbols, the process's) in the main one.
+      auto jd = h.jit->createJITDylib("stagepy.tier_up");
+      if (!jd) return fail(llvm::toString(jd.takeError()));
+      jd->addToLinkOrder(h.jit->getMainJITDylib());
+      h.upgrades = &*jd;
+    }
+    if (!job.cache_path.empty()) {
+      std::vector<Part> all(1);
+      all[0].object = llvm::MemoryBuffer::getMemBuffer(job.main_object, "stagepy.kernel", false);
+      for (auto& p : parts) all.push_back(Part{p.defines, 0, llvm::MemoryBuffer::getMemBufferCopy(p.object->getBuffer()), "", 0, 0});
+      packed = pack_objects(all);
+    }
+    auto tracker = h.upgrades->createResourceTracker();
+    std::vector<ParallelBody> full;
+    std::string why;
+    for (auto& p : parts)
+      if (auto err = h.jit->addObjectFile(tracker, std::move(p.object))) {
+        why = llvm::toString(std::move(err));
+        break;
+      }
+    for (size_t k = 0; why.empty() && k < up.names.size(); k++) {
+      auto sym = h.jit->lookup(*h.upgrades, up.names[k]);
+      if (!sym) why = llvm::toString(sym.takeError());
+      else full.push_back(sym->toPtr<ParallelBody>());
+    }
+    if (!why.empty()) {
+      if (auto removed = tracker->remove()) why += "; " + llvm::toString(std::move(removed));
+      return fail(why);
+    }
+    for (size_t k = 0; k < full.size(); k++) set_parallel_body_upgrade(up.quick[k], full[k]);
+    up.full = tracker;
+    up.status->seconds = seconds_since(job.queued);
+    up.status->state = TierUp::Done;
+  }
+  if (!packed.empty()) write_cached(job.cache_dir, job.cache_path, packed);
+}
+
+}  // namespace
+
+bool wait_tier_ups(double timeout_s) {
+  Worker& w = worker();
+  std::unique_lock<std::mutex> lock(w.mutex);
+  if (!w.jobs.empty()) start_worker(w);  // after a fork
+  return w.changed.wait_for(lock, std::chrono::duration<double>(timeout_s),
+                            [&] { return w.stop || (w.jobs.empty() && !w.busy); });
+}
+
+namespace {
 }  // namespace
 
 KernelCode jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llvm::Module> module_in,
@@ -410,7 +642,10 @@ KernelCode jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_pt
 
   // Loads the objects under a tracker of their own: if they do not link, whatever they
   // defined is removed again, so that compiling afresh can define the same symbols.
-  auto load = [&](std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects, std::string* why) -> KernelCode {
+  // `up`: a tier-up's, whose quick bodies it records; the kernel's code then also takes the
+  // full bodies with it when it goes.
+  auto load = [&](std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects, std::string* why,
+                  std::shared_ptr<Upgrade> up = nullptr) -> KernelCode {
     auto tracker = h.jit->getMainJITDylib().createResourceTracker();
     auto fail = [&](llvm::Error err) -> KernelCode {
       *why = llvm::toString(std::move(err));
@@ -421,13 +656,28 @@ KernelCode jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_pt
       if (auto err = h.jit->addObjectFile(tracker, std::move(obj))) return fail(std::move(err));
     auto sym = h.jit->lookup(symbol);
     if (!sym) return fail(sym.takeError());
+    if (up)
+      for (auto& name : up->names) {
+        auto body = h.jit->lookup(name);
+        if (!body) return fail(body.takeError());
+        up->quick.push_back(body->toPtr<ParallelBody>());
+      }
     {
       std::lock_guard<std::mutex> lock(dropped().mutex);
       dropped().live++;
     }
-    KernelCode code(sym->toPtr<void*>(), [tracker](void*) {
+    KernelCode code(sym->toPtr<void*>(), [tracker, up](void*) {
+      llvm::orc::ResourceTrackerSP full;
+      if (up) {
+        // No chunk may reach the quick bodies through the table once their code is gone.
+        std::lock_guard<std::mutex> lock(up->mutex);
+        up->alive = false;
+        for (ParallelBody q : up->quick) set_parallel_body_upgrade(q, nullptr);
+        full = std::move(up->full);
+      }
       std::lock_guard<std::mutex> lock(dropped().mutex);
       dropped().trackers.push_back(tracker);
+      if (full) dropped().trackers.push_back(full);
       dropped().live--;
     });
     h.loaded[key] = code;
@@ -473,6 +723,8 @@ KernelCode jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_pt
   std::stable_sort(parts.begin(), parts.end(),
                    [](const Part& a, const Part& b) { return a.instructions > b.instructions; });
   const size_t workers = std::min(parts.size(), (size_t)default_threads());
+  // Tier-up: the parallel bodies quick now, fully in the background.
+  const bool tiered = parts.size() > 1 && tier_up_enabled();
   while (h.part_tms.size() + 1 < workers) {
     auto tm = h.jtmb->createTargetMachine();
     if (!tm) {
@@ -481,15 +733,27 @@ KernelCode jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_pt
     }
     h.part_tms.push_back(std::move(*tm));
   }
+  while (tiered && h.quick_tms.size() < workers) {
+    auto tm = quick_machine(h);
+    if (!tm) {
+      *error = llvm::toString(tm.takeError());
+      return nullptr;
+    }
+    h.quick_tms.push_back(std::move(*tm));
+  }
   const std::string title = "optimized LLVM IR: " + function;
   {
     std::atomic<size_t> next{0};
-    auto work = [&](llvm::TargetMachine* tm) {
-      for (size_t k; (k = next++) < parts.size();) compile_part(bc, renames, tm, title, &parts[k]);
+    auto work = [&](size_t w) {
+      for (size_t k; (k = next++) < parts.size();) {
+        const bool quick = tiered && parts[k].defines != symbol;
+        llvm::TargetMachine* tm = quick ? h.quick_tms[w].get() : w == 0 ? h.tm.get() : h.part_tms[w - 1].get();
+        compile_part(bc, renames, tm, title, &parts[k]);
+      }
     };
     std::vector<std::thread> threads;
-    for (size_t w = 1; w < workers; w++) threads.emplace_back(work, h.part_tms[w - 1].get());
-    work(h.tm.get());
+    for (size_t w = 1; w < workers; w++) threads.emplace_back(work, w);
+    work(0);
     for (auto& t : threads) t.join();
   }
   if (debug_level() > 0) {
@@ -513,11 +777,33 @@ KernelCode jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_pt
   // Optimization as long as the slowest part's took; the rest of the time until the
   // kernel is loaded counts as code generation.
   if (times) times->optimize_s = optimize_s;
-  if (!path.empty()) write_cached(dir, path, pack_objects(parts));
+  std::shared_ptr<Upgrade> up;
+  std::shared_ptr<TierUpJob> job;
+  if (tiered) {
+    // The disk cache gets the kernel once its full bodies are there.
+    up = std::make_shared<Upgrade>();
+    job = std::make_shared<TierUpJob>();
+    job->up = up;
+    job->bitcode = bc.str();
+    job->renames = renames;
+    job->cache_dir = dir;
+    job->cache_path = path;
+    job->title = title;
+    for (auto& p : parts)
+      if (p.defines == symbol) job->main_object = p.object->getBuffer().str();
+      else up->names.push_back(p.defines);
+  } else if (!path.empty()) {
+    write_cached(dir, path, pack_objects(parts));
+  }
   std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
   for (auto& p : parts) objects.push_back(std::move(p.object));
-  KernelCode p = load(std::move(objects), error);
+  KernelCode p = load(std::move(objects), error, up);
   if (times) times->codegen_s = seconds_since(t0) - optimize_s;
+  if (p && job) {
+    if (times) times->tier_up = up->status;
+    job->queued = std::chrono::steady_clock::now();
+    enqueue(std::move(job));
+  }
   return p;
 }
 

@@ -1,6 +1,7 @@
 // The CPU JIT: in, an LLVM module holding a kernel; out, the kernel's address, after the
 // O3 pipeline for the host CPU and its features (LLVM ORC LLJIT, one per process).
 #pragma once
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -11,10 +12,28 @@ class Module;
 
 namespace stagepy::backends::cpu {
 
+// Tier-up: a kernel with parallel loops first gets its loop bodies (the `.parN` parts,
+// where nearly all of its compile time goes) without code generation's optimizations
+// (instruction selection, register allocation and scheduling at their fastest; the LLVM IR
+// is optimized at O3 all the same), so that its first call starts soon. A background thread
+// then compiles the same bodies fully, and parallel loops switch to them between two chunks
+// (set_parallel_body_upgrade). Both run the same optimized IR: the results are the same.
+// STAGEPY_TIER_UP=0 compiles everything fully before the first call.
+struct TierUp {
+  enum State : int { Pending = 0, Done = 1, Failed = 2, Dropped = 3 /* the kernel went first */ };
+  std::atomic<int> state{Pending};
+  std::atomic<double> seconds{0};  // the background compile, start to switch
+  std::string error;               // Failed: why (written before `state`)
+};
+
 struct JitTimes {
   double optimize_s = 0, codegen_s = 0;
   bool cached = false;  // the object code came from the kernel cache (no optimization, no codegen)
+  std::shared_ptr<const TierUp> tier_up;  // set when the parallel bodies are quick ones for now
 };
+
+// Waits until no tier-up is pending or running, at most `timeout_s`; true if none is.
+bool wait_tier_ups(double timeout_s);
 
 // A loaded kernel: `get()` is the address of its function. Its code stays loaded while a
 // copy of the handle lives; after the last one goes, the JIT frees it (at its next use: a

@@ -11,7 +11,10 @@
 #include <climits>
 #include <cstdlib>
 #include <thread>
+#include <mutex>
+#include <shared_mutex>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace stagepy::backends::cpu {
@@ -36,6 +39,28 @@ int default_threads() {
 void set_threads(int n) { chosen.store(n > 0 ? n : 0, std::memory_order_relaxed); }
 
 namespace {
+// quick body -> full body. Looked up for every chunk while it is not empty (a handful of
+// entries: the kernels compiled in the last moments).
+struct Upgrades {
+  std::shared_mutex mutex;
+  std::unordered_map<ParallelBody, ParallelBody> to;
+  std::atomic<size_t> size{0};
+};
+Upgrades& upgrades() {
+  static Upgrades* u = new Upgrades();  // never destroyed: kernels may run during exit
+  return *u;
+}
+}  // namespace
+
+void set_parallel_body_upgrade(ParallelBody quick, ParallelBody full) {
+  Upgrades& u = upgrades();
+  std::unique_lock<std::shared_mutex> lock(u.mutex);
+  if (full) u.to[quick] = full;
+  else u.to.erase(quick);
+  u.size.store(u.to.size(), std::memory_order_release);
+}
+
+namespace {
 // GNU OpenMP's threads do not survive fork(): in a child of a process whose kernels used
 // them, the next parallel region waits for them forever. Such a child runs parallel loops
 // on its one thread, chunk by chunk as the threads would have (same records, same results).
@@ -48,6 +73,14 @@ void forked_child() {
   pthread_atfork(nullptr, nullptr, forked_child);
   return true;
 }();
+
+ParallelBody current_body(ParallelBody body) {
+  Upgrades& u = upgrades();
+  if (u.size.load(std::memory_order_acquire) == 0) return body;
+  std::shared_lock<std::shared_mutex> lock(u.mutex);
+  auto it = u.to.find(body);
+  return it == u.to.end() ? body : it->second;
+}
 }  // namespace
 
 }  // namespace stagepy::backends::cpu
@@ -71,7 +104,7 @@ extern "C" int32_t stagepy_parallel_for(stagepy::backends::cpu::ParallelBody bod
     for (int64_t tid = 0; tid < threads; tid++)
       for (int64_t c = tid; k0 + c * chunk < trip; c += threads) {
         const int64_t lo = k0 + c * chunk;
-        int32_t st = body(ctx, lo, std::min(lo + chunk, trip), in_order ? c : tid);
+        int32_t st = stagepy::backends::cpu::current_body(body)(ctx, lo, std::min(lo + chunk, trip), in_order ? c : tid);
         if (st) {
           if (c < failed) failed = c, status = st;
           break;
@@ -86,7 +119,8 @@ extern "C" int32_t stagepy_parallel_for(stagepy::backends::cpu::ParallelBody bod
     const int64_t nt = omp_get_num_threads();
     for (int64_t c = tid; k0 + c * chunk < trip; c += nt) {
       const int64_t lo = k0 + c * chunk;
-      int32_t st = body(ctx, lo, std::min(lo + chunk, trip), in_order ? c : tid);
+      // The same body fully optimized, once it is there (both run the same IR).
+      int32_t st = stagepy::backends::cpu::current_body(body)(ctx, lo, std::min(lo + chunk, trip), in_order ? c : tid);
       if (st) {
 #pragma omp critical(stagepy_parallel_status)
         if (c < failed) failed = c, status = st;

@@ -19,6 +19,11 @@ int default_threads();
 // n <= 0: back to the default.
 void set_threads(int n);
 
+// Tiered parallel bodies (jit.h, "tier-up"): from now on, chunks of parallel loops whose body
+// is `quick` run `full` instead (the same loop body, compiled with code generation's
+// optimizations). `full` null: forget `quick` (its code is about to go).
+void set_parallel_body_upgrade(ParallelBody quick, ParallelBody full);
+
 }  // namespace stagepy::backends::cpu
 
 extern "C" {
