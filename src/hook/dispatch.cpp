@@ -296,7 +296,7 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
   s.optimize_s += sp->kernel.optimize_s;
   s.jit_s += sp->kernel.jit_s;
   s.cached += sp->kernel.cached ? 1 : 0;
-  if (sp->kernel.tier_up) s.tier_ups.push_back(sp->kernel.tier_up);
+  if (sp->kernel.tier_up && !sp->kernel.cached) s.tier_ups.push_back(sp->kernel.tier_up);
   s.ptx_s += sp->kernel.ptx_s;
   if (sp->kernel.ok) {
     sp->arg_types.push_back(&ffi_type_pointer);
@@ -947,6 +947,13 @@ PyObject* dispatch(NestState& s) {
   double t0 = now_s();
   ffi_arg ret = 0;
   sp->last_use = ++kernel_clock;
+  if (sp->kernel.tier_up) {
+    // Its fully compiled version, once the background thread has it (same IR, same results).
+    if (void* full = sp->kernel.tier_up->kernel.load()) {
+      sp->kernel.fn = full;
+      sp->kernel.tier_up.reset();
+    }
+  }
   ffi_call(&sp->cif, FFI_FN(sp->kernel.fn), &ret, avalues.data());
   backends::cpu::release_scratch(kKeepScratchBytes);  // a huge slice's buffer goes now
   const double t1 = now_s();

@@ -12,17 +12,21 @@ class Module;
 
 namespace stagepy::backends::cpu {
 
-// Tier-up: a kernel with parallel loops first gets its loop bodies (the `.parN` parts,
-// where nearly all of its compile time goes) without code generation's optimizations
-// (instruction selection, register allocation and scheduling at their fastest; the LLVM IR
-// is optimized at O3 all the same), so that its first call starts soon. A background thread
-// then compiles the same bodies fully, and parallel loops switch to them between two chunks
-// (set_parallel_body_upgrade). Both run the same optimized IR: the results are the same.
+// Tier-up: a kernel with parallel loops is first compiled without code generation's
+// optimizations (instruction selection, register allocation and scheduling at their
+// fastest; the LLVM IR is optimized at O3 all the same), so that its first call starts soon:
+// nearly all of its compile time is its loop bodies' (the `.parN` parts) code generation. A
+// background thread then compiles the same module fully; parallel loops switch to the full
+// bodies between two chunks (set_parallel_body_upgrade), and the calls after that run the
+// full kernel (TierUp::kernel). Both run the same optimized IR: the results are the same.
 // STAGEPY_TIER_UP=0 compiles everything fully before the first call.
 struct TierUp {
   enum State : int { Pending = 0, Done = 1, Failed = 2, Dropped = 3 /* the kernel went first */ };
   std::atomic<int> state{Pending};
   std::atomic<double> seconds{0};  // the background compile, start to switch
+  // Done: the fully compiled kernel function, for the calls from then on (its code lives as
+  // long as the quick kernel's handle).
+  std::atomic<void*> kernel{nullptr};
   std::string error;               // Failed: why (written before `state`)
 };
 
