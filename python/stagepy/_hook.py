@@ -25,16 +25,20 @@ def core():
             _core_error = f"stagepy._core could not be imported: {e}"
         else:
             _core = c
-            atexit.register(_finish_for_the_cache)
+            atexit.register(_finish_compiles_at_exit)
     return _core
 
 
-def _finish_for_the_cache():
-    """At exit, the kernels whose parallel bodies are still being compiled fully (tier-up)
-    reach the disk cache only once that is done: wait for it (a fraction of a second per
-    kernel compiled in the last moments), unless the cache is off."""
-    if _core is not None and os.environ.get("STAGEPY_CACHE", "") != "0" and hasattr(_core, "wait_tier_ups"):
-        _core.wait_tier_ups(30.0)
+def _finish_compiles_at_exit():
+    """No background compile (tier-up) may run on while the interpreter and the C++ runtime
+    shut down. The kernels still being compiled fully reach the disk cache only once that is
+    done: wait for them (a fraction of a second per kernel compiled in the last moments), at
+    most 30 s; with the cache off, drop the queued ones and wait for the one under way."""
+    if _core is None or not hasattr(_core, "wait_tier_ups"):
+        return
+    cache = os.environ.get("STAGEPY_CACHE", "") != "0"
+    if not cache or not _core.wait_tier_ups(30.0):
+        _core.wait_tier_ups(30.0, True)
 
 
 def unsupported_reason():

@@ -25,6 +25,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
@@ -430,13 +431,15 @@ struct TierUpJob {
   std::chrono::steady_clock::time_point queued;
 };
 
-// One thread compiles the jobs in order. fork() waits until it is idle (the child has no
-// such thread: it starts one again when it needs it, and runs the jobs left in the queue).
+// One thread compiles the jobs in order, and a thread waiting for them (finish_compiles, the
+// exit) takes the queued ones itself. fork() waits until no job is being compiled (the child
+// has no worker thread: it starts one again when it needs it, and runs the jobs left).
 struct Worker {
   std::mutex mutex;
   std::condition_variable changed;
   std::deque<std::shared_ptr<TierUpJob>> jobs;
-  bool busy = false, stop = false, running = false;
+  int in_flight = 0;  // jobs being compiled, by the worker or a waiting thread
+  bool stop = false, running = false;
   std::thread thread;
 };
 Worker& worker() {
@@ -446,37 +449,49 @@ Worker& worker() {
 
 void run_job(TierUpJob& job, llvm::TargetMachine* tm);
 
-void worker_main() {
-  Worker& w = worker();
-  // Behind the kernels' own threads: while they run, they come first.
-  setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
-  std::unique_ptr<llvm::TargetMachine> tm;
-  {
+// Runs the job at the front of the queue on this thread with `tm` (made on first use).
+// Called with `lock` held; returns with it held.
+void take_job(Worker& w, std::unique_lock<std::mutex>& lock, std::unique_ptr<llvm::TargetMachine>& tm) {
+  std::shared_ptr<TierUpJob> job = w.jobs.front();
+  w.jobs.pop_front();
+  w.in_flight++;
+  lock.unlock();
+  if (!tm) {
     auto made = host().jtmb->createTargetMachine();
     if (made) tm = std::move(*made);
+    else llvm::consumeError(made.takeError());
   }
+  if (tm) {
+    run_job(*job, tm.get());
+  } else {
+    job->up->status->error = "no target machine for the background compile";
+    job->up->status->state = TierUp::Failed;
+  }
+  job.reset();
+  lock.lock();
+  w.in_flight--;
+  w.changed.notify_all();
+}
+
+void worker_main() {
+  Worker& w = worker();
+  // Only on a core nothing else wants: a kernel's threads wake up and run at once, which
+  // the kernels of a 16-core machine needed (at nice 10 the compile still took a thread's
+  // turn now and then, and a 0.2 ms parallel call waited milliseconds for it).
+  sched_param param{};
+  if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &param) != 0)
+    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+  std::unique_ptr<llvm::TargetMachine> tm;
   std::unique_lock<std::mutex> lock(w.mutex);
   for (;;) {
     w.changed.wait(lock, [&] { return w.stop || !w.jobs.empty(); });
     if (w.stop) break;
-    std::shared_ptr<TierUpJob> job = w.jobs.front();
-    w.jobs.pop_front();
-    w.busy = true;
-    lock.unlock();
-    if (tm) {
-      run_job(*job, tm.get());
-    } else {
-      job->up->status->error = "no target machine for the background compile";
-      job->up->status->state = TierUp::Failed;
-    }
-    job.reset();
-    lock.lock();
-    w.busy = false;
-    w.changed.notify_all();
+    take_job(w, lock, tm);
   }
 }
 
-// At exit: the job under way finishes (its kernel is still loaded), the others are dropped.
+// At exit (C's, after Python's, which waits for the jobs: _hook._finish_compiles_at_exit): the
+// job under way finishes, the others are dropped.
 void stop_worker() {
   Worker& w = worker();
   std::thread t;
@@ -492,7 +507,7 @@ void stop_worker() {
 void before_fork() {
   Worker& w = worker();
   w.mutex.lock();
-  while (w.busy) {
+  while (w.in_flight) {
     w.mutex.unlock();
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
     w.mutex.lock();
@@ -606,12 +621,18 @@ void run_job(TierUpJob& job, llvm::TargetMachine* tm) {
 
 }  // namespace
 
-bool wait_tier_ups(double timeout_s) {
+bool wait_tier_ups(double timeout_s, bool drop_queued) {
   Worker& w = worker();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  std::unique_ptr<llvm::TargetMachine> tm;
   std::unique_lock<std::mutex> lock(w.mutex);
-  if (!w.jobs.empty()) start_worker(w);  // after a fork
-  return w.changed.wait_for(lock, std::chrono::duration<double>(timeout_s),
-                            [&] { return w.stop || (w.jobs.empty() && !w.busy); });
+  if (drop_queued) {
+    for (auto& job : w.jobs) job->up->status->state = TierUp::Dropped;
+    w.jobs.clear();
+  }
+  // The queued jobs on this thread, at its own priority (the worker's is the lowest).
+  while (!w.jobs.empty() && !w.stop && std::chrono::steady_clock::now() < deadline) take_job(w, lock, tm);
+  return w.changed.wait_until(lock, deadline, [&] { return w.stop || (w.jobs.empty() && w.in_flight == 0); });
 }
 
 namespace {

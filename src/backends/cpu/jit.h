@@ -36,8 +36,10 @@ struct JitTimes {
   std::shared_ptr<const TierUp> tier_up;  // set when the parallel bodies are quick ones for now
 };
 
-// Waits until no tier-up is pending or running, at most `timeout_s`; true if none is.
-bool wait_tier_ups(double timeout_s);
+// Waits until no tier-up is pending or running, at most `timeout_s`; true if none is. The
+// waiting thread compiles queued ones itself. `drop_queued`: the queued ones are dropped
+// instead (their kernels keep their quick code), only the one under way is waited for.
+bool wait_tier_ups(double timeout_s, bool drop_queued = false);
 
 // A loaded kernel: `get()` is the address of its function. Its code stays loaded while a
 // copy of the handle lives; after the last one goes, the JIT frees it (at its next use: a
