@@ -4,7 +4,6 @@ In: enable/disable requests. Out: the hook installed (or a warning saying why no
 with the resolver and the sweeper registered.
 """
 import atexit
-import os
 import sys
 import threading
 import warnings
@@ -31,13 +30,10 @@ def core():
 
 def _finish_compiles_at_exit():
     """No background compile (tier-up) may run on while the interpreter and the C++ runtime
-    shut down. The kernels still being compiled fully reach the disk cache only once that is
-    done: wait for them (a fraction of a second per kernel compiled in the last moments), at
-    most 30 s; with the cache off, drop the queued ones and wait for the one under way."""
-    if _core is None or not hasattr(_core, "wait_tier_ups"):
-        return
-    cache = os.environ.get("STAGEPY_CACHE", "") != "0"
-    if not cache or not _core.wait_tier_ups(30.0):
+    shut down, and a kernel still being compiled fully reaches the disk cache only once that
+    is done: finish those (a fraction of a second per kernel compiled in the last moments, at
+    most 30 s), drop the rest, wait for the one under way."""
+    if _core is not None and hasattr(_core, "wait_tier_ups"):
         _core.wait_tier_ups(30.0, True)
 
 

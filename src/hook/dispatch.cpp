@@ -69,10 +69,7 @@ thread_local PyObject* t_resume_iters = nullptr;
 
 // STAGEPY_STRICT_FP=1: float reductions keep CPython's order (their loops stay sequential).
 bool strict_fp() {
-  static const bool v = [] {
-    const char* e = std::getenv("STAGEPY_STRICT_FP");
-    return e && *e && std::strcmp(e, "0") != 0;
-  }();
+  static const bool v = env_flag("STAGEPY_STRICT_FP", false);
   return v;
 }
 

@@ -169,16 +169,16 @@ PyObject* py_oracle_lookup(PyObject*, PyObject* args) {
 // wait_tier_ups(timeout): waits (without the GIL) until no background compile is pending.
 PyObject* py_wait_tier_ups(PyObject*, PyObject* args) {
   double timeout = 60.0;
-  int drop = 0;
-  if (!PyArg_ParseTuple(args, "|dp", &timeout, &drop)) return nullptr;
+  int at_exit = 0;
+  if (!PyArg_ParseTuple(args, "|dp", &timeout, &at_exit)) return nullptr;
   bool done;
-  Py_BEGIN_ALLOW_THREADS done = backends::cpu::wait_tier_ups(timeout, drop != 0);
+  Py_BEGIN_ALLOW_THREADS done = backends::cpu::wait_tier_ups(timeout, at_exit != 0);
   Py_END_ALLOW_THREADS return PyBool_FromLong(done);
 }
 
 PyMethodDef methods[] = {
     {"wait_tier_ups", py_wait_tier_ups, METH_VARARGS,
-     "wait_tier_ups([timeout, drop_queued]): waits for the background compiles (tier-up); True if none is left."},
+     "wait_tier_ups([timeout, at_exit]): waits for the background compiles (tier-up); True if none is left."},
     {"_run_dot", py_run_dot, METH_VARARGS, "NumPy's dot function as kernels call it (self-test)."},
     {"nest_records", py_nest_records, METH_NOARGS, "One dict per loop nest that ran."},
     {"nest_records_dropped", py_nest_records_dropped, METH_NOARGS,

@@ -49,6 +49,7 @@
 #include "backends/cpu/parallel_runtime.h"
 #include "backends/optimize.h"
 #include "support/debug.h"
+#include "support/env.h"
 
 namespace stagepy::backends::cpu {
 namespace {
@@ -59,7 +60,7 @@ struct Host {
   std::optional<llvm::orc::JITTargetMachineBuilder> jtmb;      // for the compile threads' machines
   std::vector<std::unique_ptr<llvm::TargetMachine>> part_tms;  // compile thread w >= 1 uses part_tms[w - 1]
   std::vector<std::unique_ptr<llvm::TargetMachine>> quick_tms;  // ... and quick_tms[w] for quick parts (tier-up)
-  llvm::orc::JITDylib* upgrades = nullptr;  // the fully compiled parallel bodies of tier-ups
+  llvm::orc::JITDylib* upgrades = nullptr;  // the fully compiled versions of tier-ups' kernels
   std::string error;
   std::string description;
   std::string features;
@@ -235,8 +236,7 @@ const std::string& build_identity() {
 
 // The disk cache's folder, or "" when it is off.
 std::string cache_dir() {
-  const char* off = std::getenv("STAGEPY_CACHE");
-  if (off && std::string(off) == "0") return "";
+  if (!env_flag("STAGEPY_CACHE", true)) return "";
   if (const char* d = std::getenv("STAGEPY_CACHE_DIR"); d && *d) return d;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/stagepy";
   if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/stagepy";
@@ -375,10 +375,7 @@ std::vector<std::unique_ptr<llvm::MemoryBuffer>> unpack_objects(const llvm::Memo
 // ------------------------------------------------------------------ tier-up (jit.h)
 
 bool tier_up_enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("STAGEPY_TIER_UP");
-    return !(v && std::string(v) == "0");
-  }();
+  static const bool on = env_flag("STAGEPY_TIER_UP", true);
   return on;
 }
 
@@ -417,11 +414,11 @@ struct Upgrade {
   std::vector<ParallelBody> quick;           // its quick parallel bodies, in `names` order
   std::vector<std::string> names;            // their symbols (the full ones' too)
   std::string main_name;                     // the kernel function's symbol
-  llvm::orc::ResourceTrackerSP full;         // the full bodies' code, once loaded
+  llvm::orc::ResourceTrackerSP full;         // the full version's code, once loaded
   std::shared_ptr<TierUp> status = std::make_shared<TierUp>();
 };
 
-// The background compile of one kernel's parallel bodies.
+// The background compile of one kernel's full version.
 struct TierUpJob {
   std::shared_ptr<Upgrade> up;
   std::string bitcode;                          // the whole module (as compile_part takes it)
@@ -490,8 +487,8 @@ void worker_main() {
   }
 }
 
-// At exit (C's, after Python's, which waits for the jobs: _hook._finish_compiles_at_exit): the
-// job under way finishes, the others are dropped.
+// At exit (C's, after Python's, which waits for the jobs: wait_tier_ups(.., at_exit)): the job
+// under way finishes, the others are dropped.
 void stop_worker() {
   Worker& w = worker();
   std::thread t;
@@ -506,12 +503,9 @@ void stop_worker() {
 
 void before_fork() {
   Worker& w = worker();
-  w.mutex.lock();
-  while (w.in_flight) {
-    w.mutex.unlock();
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    w.mutex.lock();
-  }
+  std::unique_lock<std::mutex> lock(w.mutex);
+  w.changed.wait(lock, [&] { return w.in_flight == 0; });
+  lock.release();  // held across fork(); the handlers after it unlock it
 }
 void after_fork_parent() { worker().mutex.unlock(); }
 void after_fork_child() {
@@ -546,6 +540,10 @@ void enqueue(std::shared_ptr<TierUpJob> job) {
 
 void run_job(TierUpJob& job, llvm::TargetMachine* tm) {
   Upgrade& up = *job.up;
+  auto fail = [&](const std::string& why) {
+    up.status->error = why;
+    up.status->state = TierUp::Failed;
+  };
   {
     std::lock_guard<std::mutex> lock(up.mutex);
     if (!up.alive) {
@@ -558,11 +556,7 @@ void run_job(TierUpJob& job, llvm::TargetMachine* tm) {
   for (size_t k = 0; k < parts.size(); k++) {
     parts[k].defines = k == 0 ? up.main_name : up.names[k - 1];
     compile_part(job.bitcode, job.renames, tm, job.title, &parts[k]);
-    if (!parts[k].error.empty()) {
-      up.status->error = parts[k].error;
-      up.status->state = TierUp::Failed;
-      return;
-    }
+    if (!parts[k].error.empty()) return fail(parts[k].error);
   }
   std::string packed;
   {
@@ -574,10 +568,6 @@ void run_job(TierUpJob& job, llvm::TargetMachine* tm) {
       up.status->state = TierUp::Dropped;
       return;
     }
-    auto fail = [&](const std::string& why) {
-      up.status->error = why;
-      up.status->state = TierUp::Failed;
-    };
     if (!h.upgrades) {
       // The full bodies have the quick ones' names: a library of their own, which finds
       // everything else (runtime symbols, the process's) in the main one.
@@ -621,22 +611,32 @@ void run_job(TierUpJob& job, llvm::TargetMachine* tm) {
 
 }  // namespace
 
-bool wait_tier_ups(double timeout_s, bool drop_queued) {
+bool wait_tier_ups(double timeout_s, bool at_exit) {
   Worker& w = worker();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   std::unique_ptr<llvm::TargetMachine> tm;
   std::unique_lock<std::mutex> lock(w.mutex);
-  if (drop_queued) {
-    for (auto& job : w.jobs) job->up->status->state = TierUp::Dropped;
-    w.jobs.clear();
-  }
+  // Drops the queued jobs `drop` picks (their kernels keep their quick code).
+  auto drop = [&](auto&& pick) {
+    for (auto it = w.jobs.begin(); it != w.jobs.end();)
+      if (pick(**it)) {
+        (*it)->up->status->state = TierUp::Dropped;
+        it = w.jobs.erase(it);
+      } else {
+        ++it;
+      }
+  };
+  // At exit a job is worth finishing only for the disk cache.
+  if (at_exit) drop([](const TierUpJob& j) { return j.cache_path.empty(); });
   // The queued jobs on this thread, at its own priority (the worker's is the lowest).
   while (!w.jobs.empty() && !w.stop && std::chrono::steady_clock::now() < deadline) take_job(w, lock, tm);
+  if (at_exit) {
+    // Out of time: the rest are dropped; the one under way must still end before exit.
+    drop([](const TierUpJob&) { return true; });
+    deadline = std::max(deadline, std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s));
+  }
   return w.changed.wait_until(lock, deadline, [&] { return w.stop || (w.jobs.empty() && w.in_flight == 0); });
 }
-
-namespace {
-}  // namespace
 
 KernelCode jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_ptr<llvm::Module> module_in,
                   const std::string& function, std::string* error, JitTimes* times) {
@@ -775,7 +775,7 @@ KernelCode jit_compile(std::unique_ptr<llvm::LLVMContext> ctx_in, std::unique_pt
   const size_t workers = std::min(parts.size(), (size_t)default_threads());
   // Tier-up: a kernel with parallel bodies compiled quickly now, fully in the background.
   const bool tiered = parts.size() > 1 && tier_up_enabled();
-  while (h.part_tms.size() + 1 < workers) {
+  while (!tiered && h.part_tms.size() + 1 < workers) {
     auto tm = h.jtmb->createTargetMachine();
     if (!tm) {
       *error = llvm::toString(tm.takeError());

@@ -37,9 +37,10 @@ struct JitTimes {
 };
 
 // Waits until no tier-up is pending or running, at most `timeout_s`; true if none is. The
-// waiting thread compiles queued ones itself. `drop_queued`: the queued ones are dropped
-// instead (their kernels keep their quick code), only the one under way is waited for.
-bool wait_tier_ups(double timeout_s, bool drop_queued = false);
+// waiting thread compiles queued ones itself. `at_exit`: only those whose kernel goes to the
+// disk cache, the others are dropped (their kernels keep their quick code), and so is what
+// is left after `timeout_s`; the one under way is waited for up to `timeout_s` more.
+bool wait_tier_ups(double timeout_s, bool at_exit = false);
 
 // A loaded kernel: `get()` is the address of its function. Its code stays loaded while a
 // copy of the handle lives; after the last one goes, the JIT frees it (at its next use: a

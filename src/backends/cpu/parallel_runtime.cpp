@@ -15,6 +15,7 @@
 #include <shared_mutex>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace stagepy::backends::cpu {
@@ -98,34 +99,32 @@ extern "C" int32_t stagepy_parallel_for(stagepy::backends::cpu::ParallelBody bod
   if (threads > n) threads = n;
   int64_t chunk = in_order ? (n + threads - 1) / threads : n / (threads * 4);
   if (chunk < 1) chunk = 1;
+  // Thread `tid` of `nt`: its chunks in turn until one returns a status; that chunk and status.
+  auto run_chunks = [&](int64_t tid, int64_t nt) -> std::pair<int64_t, int32_t> {
+    for (int64_t c = tid; k0 + c * chunk < trip; c += nt) {
+      const int64_t lo = k0 + c * chunk;
+      // The same body fully optimized, once it is there (tier-up: both run the same IR).
+      int32_t st = stagepy::backends::cpu::current_body(body)(ctx, lo, std::min(lo + chunk, trip), in_order ? c : tid);
+      if (st) return {c, st};
+    }
+    return {INT64_MAX, 0};
+  };
   int32_t status = 0;
   int64_t failed = INT64_MAX;  // the first chunk that returned a status
   if (stagepy::backends::cpu::omp_lost.load(std::memory_order_relaxed)) {
-    for (int64_t tid = 0; tid < threads; tid++)
-      for (int64_t c = tid; k0 + c * chunk < trip; c += threads) {
-        const int64_t lo = k0 + c * chunk;
-        int32_t st = stagepy::backends::cpu::current_body(body)(ctx, lo, std::min(lo + chunk, trip), in_order ? c : tid);
-        if (st) {
-          if (c < failed) failed = c, status = st;
-          break;
-        }
-      }
+    for (int64_t tid = 0; tid < threads; tid++) {
+      const std::pair<int64_t, int32_t> r = run_chunks(tid, threads);
+      if (r.first < failed) failed = r.first, status = r.second;
+    }
     return status;
   }
   stagepy::backends::cpu::omp_started.store(true, std::memory_order_relaxed);
 #pragma omp parallel num_threads((int)threads)
   {
-    const int64_t tid = omp_get_thread_num();
-    const int64_t nt = omp_get_num_threads();
-    for (int64_t c = tid; k0 + c * chunk < trip; c += nt) {
-      const int64_t lo = k0 + c * chunk;
-      // The same body fully optimized, once it is there (both run the same IR).
-      int32_t st = stagepy::backends::cpu::current_body(body)(ctx, lo, std::min(lo + chunk, trip), in_order ? c : tid);
-      if (st) {
+    const std::pair<int64_t, int32_t> r = run_chunks(omp_get_thread_num(), omp_get_num_threads());
+    if (r.second) {
 #pragma omp critical(stagepy_parallel_status)
-        if (c < failed) failed = c, status = st;
-        break;
-      }
+      if (r.first < failed) failed = r.first, status = r.second;
     }
   }
   return status;
