@@ -1,6 +1,6 @@
-"""Tier-up (backends/cpu/jit.h): a kernel with parallel loops first runs loop bodies compiled
-without code generation's optimizations, while a background thread compiles them fully; the
-loops switch between two chunks. What a user sees: the same results before, during and after
+"""Tier-up (backends/cpu/jit.h): a kernel with parallel loops first runs code compiled without
+code generation's optimizations, while a background thread compiles it fully; parallel loops
+switch bodies between two chunks, later calls take the full kernel. What a user sees: the same results before, during and after
 the switch; the report saying the background compile finished; kernels that go, forks and the
 disk cache while one is under way; STAGEPY_TIER_UP=0 turning it off. Each case runs in a
 subprocess on two threads (set_threads(2)), so that the kernels have parallel bodies."""
