@@ -27,7 +27,11 @@ std::string sanitize(const std::string& s) {
 
 class Builder {
  public:
-  explicit Builder(const ir::Nest& n) : n_(n), views_(ir::subscript_assigned(n.root)) { find_rows(n.root); }
+  explicit Builder(const ir::Nest& n) : n_(n), views_(ir::subscript_assigned(n.root)) {
+    find_rows(n.root);
+    for (int v : ir::computed_assigned(n.root))
+      if (!views_.count(v)) kept_.insert(v);
+  }
 
   PolyModel run() {
     m_.loops.resize(n_.loops.size());
@@ -61,6 +65,10 @@ class Builder {
     int loop;    // the loop whose iterations it is bound in
   };
   std::map<int, Row> rows_;
+  // Variables given computed values: where those are arrays (`d = X[i] - X[j]`), the memory
+  // is the kernel's own, private to the statement that computed it; reading its elements
+  // touches no array of the nest (type inference refuses writes into it).
+  std::set<int> kept_;
   PolyModel m_;
   std::vector<int> loops_;                  // enclosing loop ids
   std::vector<std::string> guards_;
@@ -121,7 +129,7 @@ class Builder {
     if (e->kind == K::Subscript) return std::nullopt;  // only names
     int v = -1;
     std::vector<std::pair<Expr, std::pair<int, int>>> idx;
-    if (!chain(e, v, idx) || v < 0) return std::nullopt;
+    if (!chain(e, v, idx) || v < 0 || kept_.count(v)) return std::nullopt;
     int d = (int)idx.size() + k;
     note_rank_at_least(v, d + 1);
     return extent(v, d);
@@ -382,6 +390,10 @@ class Builder {
   }
 
   void access(int var, const std::vector<std::pair<Expr, std::pair<int, int>>>& idx, bool write, int line) {
+    if (!write && var >= 0 && kept_.count(var)) {
+      for (auto& [e, o] : idx) aff(e);
+      return;
+    }
     PolyAccess a;
     a.var = var;
     a.write = write;

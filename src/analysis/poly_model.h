@@ -74,7 +74,7 @@ struct PolyStmt {
 };
 
 struct PolyAssumptions {
-  std::vector<std::pair<int, int>> array_rank;  // (var, ndim) for every subscripted variable
+  std::vector<std::pair<int, int>> array_rank;  // (var, most indices an access gives it): its arrays have at least that many dimensions
   std::vector<int> int_params;                  // vars that must hold a Python int
   std::vector<std::pair<int, std::string>> builtins;  // (var, name): var must be that builtin
 };

@@ -15,6 +15,11 @@
 // the site's operation never raised it, else the place of its first occurrence among all
 // the warnings the kernel saw (1, 2, ...), for the runtime to emit them afterwards in
 // CPython's order. Then, per parallel loop, how many times it ran on several threads.
+//
+// A variable holding an array the nest computed (`d = X[i] - X[j]`, Type::local) has as its
+// value bits the address of the kernel's scratch memory that holds it: kLocalArrayHeader
+// bytes whose first int64s are its extents, then its items in C order. The memory stays
+// valid until the calling thread's next kernel.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -23,6 +28,8 @@
 #include "ir/types.h"
 
 namespace stagepy {
+
+constexpr int64_t kLocalArrayHeader = 64;  // bytes before a kept array's items (at most 8 extents)
 
 struct KernelParam {
   enum class Kind : uint8_t { Scalar, Data, Shape, Stride, TupleItem } kind = Kind::Scalar;

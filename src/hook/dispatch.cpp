@@ -576,7 +576,9 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
     // the attribute itself) has no elements the nest could access.
     if (vars[(size_t)var].storage == ir::Var::Storage::Attr && (!t || t->kind == Type::Kind::Unbound)) continue;
     if (!t) return p;
-    if (t->kind == Type::Kind::Array && t->ndim != rank) return p;
+    // An access with fewer indices than the array has dimensions (`X[i]` of a 2-d X) takes
+    // a row: the model compares indices by prefix, which covers every element of it.
+    if (t->kind == Type::Kind::Array && t->ndim < rank) return p;
     if (t->kind != Type::Kind::Array && t->kind != Type::Kind::Tuple) return p;
   }
   for (auto& [var, name] : c.assumptions.builtins) {
@@ -697,6 +699,13 @@ PyObject* dispatch(NestState& s) {
   std::unordered_map<PyObject*, HeldBuffer*> buffer_of;
   double convert_s = 0;
   std::map<int, specialize::Helper> helpers;  // variable -> the function it holds, lifted
+  if (!s.fresh_known) {
+    s.fresh.assign(nv, 0);
+    for (const auto& given : {ir::subscript_assigned(s.lift.nest.root), ir::computed_assigned(s.lift.nest.root)})
+      for (int v : given)
+        if ((size_t)v < nv) s.fresh[(size_t)v] = 1;
+    s.fresh_known = true;
+  }
   for (size_t v = 0; v < nv; v++) {
     if (!vars[v].read) continue;
     PyObject* val = nullptr;
@@ -709,6 +718,11 @@ PyObject* dispatch(NestState& s) {
     }
     if (!why.empty()) return decline(s, why);
     vals[v] = PyRef::steal(val);
+    if (val && v < s.fresh.size() && s.fresh[v] && (PyList_CheckExact(val) || np::is_ndarray(val))) {
+      // A row or kept array left from before (the last run of this loop): no value here.
+      vals[v] = PyRef();
+      val = nullptr;
+    }
     if (val && PyList_CheckExact(val)) {
       double t0 = now_s();
       ListBuffer*& lb = list_of[val];
@@ -846,11 +860,10 @@ PyObject* dispatch(NestState& s) {
     }
     std::vector<TypeRef> entry(nv);
     for (size_t v = 0; v < nv; v++) entry[v] = vars[v].read ? descs[v].type : types::unbound();
-    // A variable the nest may give a row (`row = A[i]`) keeps kernels' rows only: a whole
-    // array it holds at entry counts as no value (a read of it before the nest assigns it
-    // hands the statement to CPython, which finds the value in the frame).
-    for (int v : ir::subscript_assigned(s.lift.nest.root))
-      if ((size_t)v < nv && entry[(size_t)v] && entry[(size_t)v]->kind == Type::Kind::Array) entry[(size_t)v] = types::unbound();
+    // A variable the nest may give a row (`row = A[i]`) or an array it computes
+    // (`d = X[i] - X[j]`, its own memory) holds only those: a list or array it held at
+    // entry was not read (above) and counts as no value (a read of it before the nest
+    // assigns it hands the statement to CPython, which finds the value in the frame).
     if (!again) s.compiles++;
     s.specs.push_back(
         specialize_for(s, key, std::move(entry), specialize::facts_of(*s.conds, s.last_bits), fp, overlapping, threads,
@@ -952,7 +965,11 @@ PyObject* dispatch(NestState& s) {
     }
   }
   ffi_call(&sp->cif, FFI_FN(sp->kernel.fn), &ret, avalues.data());
-  backends::cpu::release_scratch(kKeepScratchBytes);  // a huge slice's buffer goes now
+  // A huge slice's buffer goes once the variables are written back (an array a variable
+  // keeps is copied out of its scratch buffer then).
+  struct ReleaseScratch {
+    ~ReleaseScratch() { backends::cpu::release_scratch(kKeepScratchBytes); }
+  } release_scratch_after;
   const double t1 = now_s();
   if (!sp->kernel.gpu_loops.empty()) {
     // The arrays the GPU wrote come back before anything else can look at them.
@@ -997,6 +1014,12 @@ PyObject* dispatch(NestState& s) {
       }
       obj = PyRef::steal(t->kind == Type::Kind::PyComplex ? PyComplex_FromDoubles(parts[0], parts[1])
                                                           : np::box_complex(t->dtype, parts[0], parts[1]));
+      if (!obj) return nullptr;
+    } else if (t->kind == Type::Kind::Array && t->local) {
+      // An array the nest computed (`d = X[i] - X[j]`): a new array with the elements its
+      // scratch memory holds (backends/kernel_abi.h: the extents, then the items).
+      const auto* header = reinterpret_cast<const int64_t*>((uintptr_t)state[(size_t)slot]);
+      obj = PyRef::steal(np::new_array(t->dtype, t->ndim, header, reinterpret_cast<const char*>(header) + kLocalArrayHeader));
       if (!obj) return nullptr;
     } else if (t->kind == Type::Kind::Array) {
       int64_t id = state[(size_t)slot];

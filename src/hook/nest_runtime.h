@@ -58,6 +58,11 @@ struct NestState {
   // costs on every call; see dispatch.cpp).
   unsigned failed_in_a_row = 0;
   unsigned long long skip_failing = 0;
+  // Per variable: whether the nest may give it a row (`row = A[i]`) or an array it computes
+  // (`d = X[i] - X[j]`): a list or array it holds at entry then counts as no value (it is
+  // neither read nor compared with the others for sharing memory). Filled on first use.
+  std::vector<uint8_t> fresh;
+  bool fresh_known = false;
 
   // The static stage of the analysis (first dispatch), and the facts of the last call's
   // parameter values (most calls repeat them).

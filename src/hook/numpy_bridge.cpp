@@ -164,6 +164,24 @@ bool scalar_dtype(PyObject* o, DType* d) {
   return false;
 }
 
+PyObject* new_array(DType d, int ndim, const int64_t* shape, const void* items) {
+  if (!load()) {
+    PyErr_SetString(PyExc_SystemError, "stagepy: NumPy C API unavailable");
+    return nullptr;
+  }
+  npy_intp dims[NPY_MAXDIMS];
+  size_t n = 1;
+  for (int k = 0; k < ndim; k++) {
+    dims[k] = (npy_intp)shape[k];
+    n *= (size_t)shape[k];
+  }
+  PyArray_Descr* descr = g_descr[static_cast<int>(d)];
+  Py_INCREF(descr);  // PyArray_NewFromDescr steals it
+  PyObject* a = PyArray_NewFromDescr(&PyArray_Type, descr, ndim, dims, nullptr, nullptr, 0, nullptr);
+  if (a && n) std::memcpy(PyArray_DATA((PyArrayObject*)a), items, n * (size_t)dtype_size(d));
+  return a;
+}
+
 PyObject* box_complex(DType d, double re, double im) {
   if (!load()) {
     PyErr_SetString(PyExc_SystemError, "stagepy: NumPy C API unavailable");

@@ -21,6 +21,9 @@ PyObject* box_scalar(DType d, uint64_t bits);  // new reference
 uint64_t unbox_scalar(PyObject* o, DType d);   // the raw value bits of a NumPy scalar
 PyObject* box_complex(DType d, double re, double im);         // new reference
 void complex_parts(PyObject* o, DType d, double* re, double* im);  // of a NumPy complex scalar
+// A new C-ordered ndarray of `d` with `ndim` extents `shape`, holding a copy of the items at
+// `items` (C order); new reference.
+PyObject* new_array(DType d, int ndim, const int64_t* shape, const void* items);
 void* data(PyObject* a);
 int ndim(PyObject* a);
 const Py_ssize_t* shape(PyObject* a);

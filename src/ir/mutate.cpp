@@ -73,6 +73,22 @@ std::set<int> subscript_assigned(const Stmt& s) {
   return out;
 }
 
+std::set<int> computed_assigned(const Stmt& s) {
+  std::set<int> out;
+  for_each_stmt(s, [&](const Stmt& x) {
+    for (auto& e : x->effects) {
+      if (e.kind != Effect::Kind::Assign || !e.value) continue;
+      const Expr& v = e.value;
+      if (v->kind != ExprNode::Kind::Binary && v->kind != ExprNode::Kind::Unary && v->kind != ExprNode::Kind::Call) continue;
+      if (v->kind == ExprNode::Kind::Binary && v->inplace && v->args[0]->kind == ExprNode::Kind::Load &&
+          v->args[0]->var == e.var)
+        continue;
+      out.insert(e.var);
+    }
+  });
+  return out;
+}
+
 bool contains_loop(const Stmt& s) {
   bool found = false;
   for_each_stmt(s, [&](const Stmt& x) {

@@ -25,6 +25,11 @@ void collect_assigned(const Stmt& s, std::set<int>* out);
 // row of another container (a view), which no fact about the value they held at entry
 // describes.
 std::set<int> subscript_assigned(const Stmt& s);
+// The variables some assignment in `s` gives a computed value (an operator or a call, but
+// not `a op= x` of the variable itself): where that value is an array (`d = X[i] - X[j]`),
+// the variable holds memory of the kernel's own, which no access to the arrays at entry
+// touches, and no fact about the value it held at entry describes.
+std::set<int> computed_assigned(const Stmt& s);
 // Whether a and b are the same expression of variables, constants, subscripts and operators
 // (no call): evaluated one after the other, with nothing assigned between, they give the
 // same value.

@@ -66,6 +66,7 @@ std::string Type::str() const {
       if (layout == FContig) s += ", F";
       if (!writeable) s += ", readonly";
       if (temp) s += ", computed";
+      if (local) s += ", kept";
       return s + ")";
     }
     case Kind::Tuple: {
@@ -94,7 +95,7 @@ bool Type::operator==(const Type& o) const {
     case Kind::NpScalar: return dtype == o.dtype;
     case Kind::Array:
       return dtype == o.dtype && ndim == o.ndim && layout == o.layout && writeable == o.writeable && pylist == o.pylist &&
-             pybuf == o.pybuf && temp == o.temp;
+             pybuf == o.pybuf && temp == o.temp && local == o.local;
     case Kind::Module:
     case Kind::Object:
     case Kind::Function: return name == o.name;
@@ -121,6 +122,7 @@ size_t Type::hash() const {
   mix(pylist);
   mix(pybuf);
   mix(temp);
+  mix(local);
   mix(static_cast<size_t>(builtin));
   mix(std::hash<std::string>()(name));
   mix(static_cast<size_t>(base + 1));
@@ -168,6 +170,7 @@ Repr repr_of(const Type& t) {
       return Repr::None;
     }
     case Type::Kind::View: return Repr::I64;
+    case Type::Kind::Array: return t.local ? Repr::I64 : Repr::None;  // the pointer to its memory
     default: return Repr::None;
   }
 }
@@ -228,6 +231,11 @@ TypeRef array(DType d, int ndim, Type::Layout layout, bool writeable) {
 TypeRef array_temp(DType d, int ndim) {
   auto t = std::make_shared<Type>(*array(d, ndim, Type::CContig, true));
   t->temp = true;
+  return t;
+}
+TypeRef array_local(DType d, int ndim) {
+  auto t = std::make_shared<Type>(*array(d, ndim, Type::CContig, true));
+  t->local = true;
   return t;
 }
 TypeRef slice(std::vector<TypeRef> parts) {
@@ -313,11 +321,14 @@ TypeRef join(const std::vector<TypeRef>& members) {
   if (uniq.size() == 1) return uniq[0];
   bool view = false;
   for (auto& u : uniq) {
-    view = view || u->kind == Type::Kind::View;
-    if (!u->is_scalar() && u->kind != Type::Kind::Unbound && u->kind != Type::Kind::None && u->kind != Type::Kind::View)
+    const bool local = u->kind == Type::Kind::Array && u->local;
+    view = view || u->kind == Type::Kind::View || local;
+    if (!u->is_scalar() && u->kind != Type::Kind::Unbound && u->kind != Type::Kind::None && u->kind != Type::Kind::View &&
+        !local)
       return nullptr;
   }
-  // A view shares its variable only with "unbound" (one kind of row, one kind of slot).
+  // A view (or a kept array) shares its variable only with "unbound" (one kind of row, one
+  // kind of slot).
   if (view && uniq.size() != 2) return nullptr;
   if (view && uniq[0]->kind != Type::Kind::Unbound && uniq[1]->kind != Type::Kind::Unbound) return nullptr;
   std::sort(uniq.begin(), uniq.end(), [](const TypeRef& a, const TypeRef& b) { return a->str() < b->str(); });

@@ -104,6 +104,9 @@ struct Type {
   bool temp = false;             // Array: the new array an operation on whole arrays or
                                  // slices computes (`A[i, :] * 2`); kernels compute its
                                  // elements where a statement stores them (never a variable's)
+  bool local = false;            // Array: such an array a variable holds (`d = X[i] - X[j]`):
+                                 // kernels compute it into scratch memory of their own,
+                                 // keep a pointer to it, and box a copy when written back
   Builtin builtin = Builtin::None_;  // Callable
   std::string name;              // Module, Object
   std::vector<TypeRef> elems;    // Tuple, Union; View: {the row's type}
@@ -149,6 +152,8 @@ TypeRef view(int base, TypeRef row, int origin);
 TypeRef slice(std::vector<TypeRef> parts);  // start, stop, step
 // The array an elementwise NumPy operation gives: `ndim` dimensions of `d`, C-ordered, new.
 TypeRef array_temp(DType d, int ndim);
+// The array a variable holds after `v = <operation on arrays>` (Type::local).
+TypeRef array_local(DType d, int ndim);
 // A union of `members` (flattened, deduplicated, ordered); the single member if only one.
 // Returns nullptr if a member cannot live in a tagged 64-bit slot (arrays, tuples,
 // modules...) and the members are not all the same.

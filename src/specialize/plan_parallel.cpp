@@ -153,6 +153,9 @@ class Planner {
         if (!sections_only(e->args[k])) return false;
       return true;
     }
+    // An array a variable keeps (`d = X[i] - X[j]`) is the iteration's own memory: what
+    // computed it was seen.
+    if (e->kind == EK::Load && e->type->local) return true;
     return e->kind == EK::Subscript && e->args[1]->kind != EK::AsType && root_var(e->args[0]) >= 0 &&
            e->args[0]->kind != EK::Subscript;
   }
@@ -190,6 +193,7 @@ class Planner {
   void subscript(const Expr& node, const Expr& index, int origin, bool store, Info& in) {
     const Expr& base = store ? node : node->args[0];
     if (!base->type || base->type->kind != Type::Kind::Array) return;
+    if (base->type->local) return;  // its own memory (never written through a subscript)
     int v = root_var(base);
     if (v >= 0) {
       in.arrays.insert(v);

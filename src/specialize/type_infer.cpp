@@ -1063,8 +1063,11 @@ class Infer {
             // `a op= x` of a whole array `a`: NumPy computes into a's elements, and `a`
             // stays the same object; a store into all of them, `a[:, :] = a op x`.
             const Expr& v = f.value;
-            if (v->kind == ExprNode::Kind::Binary && v->inplace && v->args[0]->kind == ExprNode::Kind::Load &&
-                v->args[0]->var == f.var && np_array(v->args[0]->type) && !v->args[0]->check_bound) {
+            const bool in_place = v->kind == ExprNode::Kind::Binary && v->inplace &&
+                                  v->args[0]->kind == ExprNode::Kind::Load && v->args[0]->var == f.var;
+            if (in_place && v->args[0]->type->local)
+              fail("changes the array " + vname(f.var) + " holds in place (`" + vname(f.var).substr(1) + " op= ...`)", s->line);
+            if (in_place && np_array(v->args[0]->type) && !v->args[0]->check_bound) {
               f.kind = ir::Effect::Kind::Store;
               f.base = v->args[0];
               std::vector<Expr> all;
@@ -1080,8 +1083,22 @@ class Infer {
               stores_before = true;
               break;
             }
-            fail("assigns the result of an operation on arrays to " + vname(f.var), s->line);
+            // `d = X[i] - X[j]`: the variable keeps the new array (codegen computes it into
+            // scratch memory of its own; it is written back as a new array). It holds only
+            // such arrays, or nothing yet: one it held at entry counts as no value
+            // (dispatch.cpp), as for rows.
+            if (dtype_is_complex(t->dtype)) fail("keeps an operation on arrays of complex numbers in " + vname(f.var), s->line);
+            TypeRef kept = types::array_local(t->dtype, t->ndim);
+            TypeRef old = env[f.var];
+            if (!unbound(old) && !types::same(types::without_unbound(old), kept))
+              fail(vname(f.var) + " holds an operation on arrays here and a " + types::without_unbound(old)->str() +
+                       " elsewhere",
+                   s->line);
+            assigns.push_back({f.var, kept});
+            break;
           }
+          if (t->kind == Type::Kind::Array && t->local)
+            fail("gives " + vname(f.var) + " an array another variable holds (an operation on arrays it keeps)", s->line);
           if (t->kind == Type::Kind::Array && f.value->kind != ExprNode::Kind::Load) {
             int base = -1;
             Expr index = row_index(f.value, &base);
@@ -1109,6 +1126,7 @@ class Infer {
           if (unbound(f.base->type) || unbound(f.index->type) || unbound(f.value->type)) break;
           const Type& bt = *f.base->type;
           if (bt.kind != Type::Kind::Array) fail("assigns an item of a " + bt.str(), s->line);
+          if (bt.local) fail("changes an element of an operation on arrays a variable keeps", s->line);
           TypeRef elem = subscript_type(f.base, f.index, s->line);
           if (elem->kind == Type::Kind::Array) {
             section_store(f, s->line, stores_before);

@@ -291,13 +291,6 @@ INTERPRETED = [
             C[i, 1:] = np.power(-0.0, A[i, 1:])
         return locals()
     """, lambda: (np.zeros((2, 5)), rnd(2, 5)), "np.power() of a number and an array"),
-    ("an operation on arrays into a variable", """
-    def f(C, A):
-        for i in range(C.shape[0]):
-            t = A[i, :] * 2
-            C[i, :] = t
-        return locals()
-    """, lambda: (np.zeros((2, 3)), rnd(2, 3)), "assigns the result of an operation on arrays"),
     ("an integer array updated in place by floats (UFuncTypeError)", """
     def f(a):
         for i in range(a.shape[0]):

@@ -1196,8 +1196,25 @@ class Gen {
     return x;
   }
 
-  // The array an array-typed variable refers to: one of the live-in arrays of its type.
+  // The array an array-typed variable refers to: one of the live-in arrays of its type; or
+  // the array it keeps (kernel_abi.h: a pointer to its extents, then its items, C order).
   V array_value(int var, const TypeRef& t) {
+    if (t->local) {
+      if (gpu_body_) gpu_refuse("it keeps an operation on arrays in a variable");
+      Value* header = B.CreateIntToPtr(B.CreateLoad(i64(), bits_[var]), ptr());
+      V x;
+      x.t = t;
+      x.v = B.CreateGEP(i8(), header, c64(kLocalArrayHeader));
+      x.shape.resize((size_t)t->ndim);
+      x.strides.resize((size_t)t->ndim);
+      for (int d = 0; d < t->ndim; d++) x.shape[(size_t)d] = B.CreateLoad(i64(), B.CreateGEP(i64(), header, c64(d)));
+      Value* stride = c64(dtype_size(t->dtype));
+      for (int d = t->ndim - 1; d >= 0; d--) {
+        x.strides[(size_t)d] = stride;
+        stride = B.CreateMul(stride, x.shape[(size_t)d]);
+      }
+      return x;
+    }
     std::vector<int> cands;
     for (size_t k = 0; k < arrays_.size(); k++)
       if (types::same(arrays_[k].t, t)) cands.push_back((int)k);
@@ -2329,6 +2346,7 @@ class Gen {
       V section;             // a store into a row or slice: its elements ...
       Value* buf = nullptr;  // ... get these (an array value, of shape `shape`), or `stored`
       std::vector<Value*> shape;
+      llvm::AllocaInst* flip = nullptr;  // an array kept in a variable: which of its site's two buffers is next
     };
     std::vector<Pending> ps;
     for (auto& f : s->effects) {
@@ -2336,7 +2354,7 @@ class Gen {
       p.e = &f;
       switch (f.kind) {
         case ir::Effect::Kind::Assign:
-          p.value = gen(f.value);
+          p.value = f.value->type->temp ? keep_array(f.value, &p.flip) : gen(f.value);
           break;
         case ir::Effect::Kind::Store: {
           if (ir::stores_section(f)) {
@@ -2346,7 +2364,7 @@ class Gen {
             p.section = index_array(base, index_list(idx), f.origin);
             const DType d = f.base->type->dtype;
             if (f.value->type->kind == Type::Kind::Array) {
-              p.buf = elements_of(f.value, &p.section, d, next_slot_++, &p.shape);
+              p.buf = elements_of(f.value, &p.section, d, c64(next_slot_++), &p.shape);
               if (!p.buf) break;
             } else {
               p.value = gen(f.value);
@@ -2398,6 +2416,7 @@ class Gen {
       if (f.kind == ir::Effect::Kind::Assign) {
         if (p.value.t->kind == Type::Kind::Unbound) continue;  // unreachable: it bailed
         assign(f.var, p.value);
+        if (p.flip) B.CreateStore(B.CreateXor(B.CreateLoad(i64(), p.flip), c64(1)), p.flip);
       } else if (f.kind == ir::Effect::Kind::Store && p.addr && !p.section.shape.empty()) {
         store_section(p.section, f.base->type->dtype, p.buf, p.shape, p.stored);
       } else if (f.kind == ir::Effect::Kind::Store && p.addr) {
@@ -2450,8 +2469,10 @@ class Gen {
   // target: the array NumPy computes for `e` (np.sum's argument), of e's dtype `d`. The operands are evaluated first, in
   // CPython's order: arrays as views, numbers once. Each array operand broadcasts to the
   // target's shape (its extents, aligned at the end, are 1 or the target's; otherwise
-  // CPython raises, and the statement goes there). Returns the buffer.
-  Value* elements_of(const Expr& e, const V* target, DType d, int slot, std::vector<Value*>* shape) {
+  // CPython raises, and the statement goes there). Returns the buffer; with `header`, the
+  // buffer has that many bytes more in front of the elements (a kept array's extents).
+  Value* elements_of(const Expr& e, const V* target, DType d, Value* slot, std::vector<Value*>* shape,
+                     int64_t header = 0) {
     struct Operand {
       Expr hole;   // what the element expression reads
       V value;     // an array, or a number
@@ -2540,8 +2561,9 @@ class Gen {
     const int size = dtype_size(d);
     llvm::FunctionType* sty = llvm::FunctionType::get(ptr(), {i64(), i64()}, false);
     Value* buf = B.CreateCall(sty, runtime_address("stagepy_scratch", reinterpret_cast<void*>(&stagepy_scratch)),
-                              {c64(slot), B.CreateMul(count, c64(size))});
+                              {slot, B.CreateAdd(B.CreateMul(count, c64(size)), c64(header))});
     bail_unless(B.CreateICmpNE(buf, llvm::ConstantPointerNull::get(llvm::PointerType::get(C, 0))));
+    if (header) buf = B.CreateGEP(i8(), buf, c64(header));
     const bool was = elementwise_;
     elementwise_ = true;
     section_loops(E, [&](const std::vector<Value*>& at, Value* lin) {
@@ -2565,6 +2587,35 @@ class Gen {
     return buf;
   }
 
+  // `v = <operation on arrays>` (type_infer.cpp): the new elements, computed as NumPy does
+  // (elements_of), into one of two scratch buffers of this site, behind the extents; the
+  // value is the address of those. The other buffer keeps the value `v` had, which stays
+  // valid should the statement stop for CPython; *flip says which is next (switched when
+  // the assignment is done).
+  V keep_array(const Expr& e, llvm::AllocaInst** flip) {
+    if (gpu_body_) gpu_refuse("it keeps an operation on arrays in a variable");
+    const DType d = e->type->dtype;
+    const int ndim = e->type->ndim;
+    if (ndim < 1 || ndim * 8 > kLocalArrayHeader) fail("keeps an array of " + std::to_string(ndim) + " dimensions in a variable");
+    llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+    *flip = entry.CreateAlloca(i64(), nullptr, "kept.next");
+    entry.CreateStore(c64(0), *flip);
+    const int base = next_slot_;
+    next_slot_ += 2;
+    std::vector<Value*> shape;
+    Value* data = elements_of(e, nullptr, d, B.CreateAdd(c64(base), B.CreateLoad(i64(), *flip)), &shape, kLocalArrayHeader);
+    if (!data) {
+      *flip = nullptr;
+      return undef_of(types::unbound());
+    }
+    Value* header = B.CreateGEP(i8(), data, c64(-kLocalArrayHeader));
+    for (int k = 0; k < ndim; k++) B.CreateStore(shape[(size_t)k], B.CreateGEP(i64(), header, c64(k)));
+    V x;
+    x.t = types::array_local(d, ndim);
+    x.v = B.CreatePtrToInt(header, i64());
+    return x;
+  }
+
   // np.sum(x), np.mean(x), np.max(x), np.min(x) of a one-dimensional array x (a view, or
   // an operation on arrays computed first, as NumPy does; type_infer.cpp). Sums: floats by
   // NumPy's pairwise summation plus its identity +0.0 (a mean: over the count as float64),
@@ -2576,7 +2627,7 @@ class Gen {
     V arr;
     if (x->type->temp) {
       std::vector<Value*> shape;
-      Value* buf = elements_of(x, nullptr, d, next_slot_++, &shape);
+      Value* buf = elements_of(x, nullptr, d, c64(next_slot_++), &shape);
       if (!buf) return undef_of(e->type);
       arr.t = x->type;
       arr.v = buf;
@@ -2733,6 +2784,11 @@ class Gen {
   }
 
   void assign(int var, const V& x) {
+    if (x.t->kind == Type::Kind::Array && x.t->local) {  // the address of its memory
+      B.CreateStore(x.v, bits_[var]);
+      B.CreateStore(c8(tag_of(x.t)), tags_[var]);
+      return;
+    }
     if (x.t->kind == Type::Kind::Array) {
       // Which live-in array it is: the value's own id.
       Value* id = nullptr;
