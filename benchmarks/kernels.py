@@ -156,6 +156,13 @@ SOURCE = textwrap.dedent("""
             for j in range(i, n):
                 A[i, j] -= A[i, :i] @ A[:i, j]
 
+    def pairwise(X, out):
+        n = X.shape[0]
+        for i in range(n):
+            for j in range(n):
+                d = X[i] - X[j]
+                out[i, j] = np.sqrt(np.sum(d * d))
+
     def nbody(pos, mass, acc, soft):
         n = pos.shape[0]
         for i in range(n):
@@ -207,7 +214,7 @@ TINY = textwrap.dedent("""
 def define(enabled, source=SOURCE, extra=None):
     import math
     import stagepy
-    ns = {"math": math, **(extra or {})}
+    ns = {"math": math, "np": np, **(extra or {})}
     code = compile(source, "<benchmark kernels>", "exec")
     if enabled:
         with stagepy.enable():
@@ -237,6 +244,8 @@ def cases(scale):
     M = rng.random((s(250_000), 4))
     h0, h_steps = rng.random(s(1000)), max(2, int(2000 * scale))
     L0 = rng.random((s(200), s(200))) + s(200) * np.eye(s(200))
+    n_p = s(300)
+    P = rng.random((n_p, 3))
     return {
         "gemm": (lambda f: f(A, B, np.zeros((n_g, n_g))), lambda: A @ B, f"{n_g}x{n_g}"),
         "stencil": (lambda f: f(u0.copy(), u0.copy(), steps), None, f"{n_s}x{n_s} x {steps} steps"),
@@ -260,6 +269,8 @@ def cases(scale):
         "lu_dot": (lambda f: f(L0.copy()), None, f"{L0.shape[0]}x{L0.shape[0]}, A[i, j] -= A[i, :j] @ A[:j, j] (NPBench)"),
         "nbody": (lambda f: f(pos, mass, np.zeros((n_b, 3)), 0.1), lambda: nbody_numpy(pos, mass, 0.1),
                   f"{n_b} bodies, one step"),
+        "pairwise": (lambda f: f(P, np.zeros((n_p, n_p))), lambda: np.sqrt(((P[:, None, :] - P[None, :, :]) ** 2).sum(axis=2)),
+                     f"{n_p}x3 points, d = X[i] - X[j] kept"),
     }
 
 
