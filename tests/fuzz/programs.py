@@ -380,6 +380,11 @@ class Gen:
             self.emit(indent, f"A {self.pick(['+=', '-=', '*='])} {self.section_value(['A', 'B', 'A[::-1]'])}")
             return
         op = self.pick(["=", "=", "+=", "-=", "*="])
+        if self.int_(0, 3) == 0:
+            # The value kept in a variable first (`T0 = A[1:] * 2`), then used in the store.
+            self.emit(indent, f"T0 = {self.section_value(operands)}")
+            self.emit(indent, f"{target} {op} {self.section_value(operands + ['T0', 'T0'])}")
+            return
         self.emit(indent, f"{target} {op} {self.section_value(operands)}")
 
     def stmt(self, indent, depth):
