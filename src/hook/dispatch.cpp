@@ -719,7 +719,11 @@ PyObject* dispatch(NestState& s) {
     if (!why.empty()) return decline(s, why);
     vals[v] = PyRef::steal(val);
     if (val && v < s.fresh.size() && s.fresh[v] && (PyList_CheckExact(val) || np::is_ndarray(val))) {
-      // A row or kept array left from before (the last run of this loop): no value here.
+      // A variable the nest may give a row (`row = A[i]`) or an array it computes
+      // (`d = X[i] - X[j]`, its own memory) holds only those in kernels: a list or array it
+      // holds at entry (left by the loop's last run) is not read and counts as no value (a
+      // read of it before the nest assigns it hands the statement to CPython, which finds
+      // the value in the frame).
       vals[v] = PyRef();
       val = nullptr;
     }
@@ -860,10 +864,6 @@ PyObject* dispatch(NestState& s) {
     }
     std::vector<TypeRef> entry(nv);
     for (size_t v = 0; v < nv; v++) entry[v] = vars[v].read ? descs[v].type : types::unbound();
-    // A variable the nest may give a row (`row = A[i]`) or an array it computes
-    // (`d = X[i] - X[j]`, its own memory) holds only those: a list or array it held at
-    // entry was not read (above) and counts as no value (a read of it before the nest
-    // assigns it hands the statement to CPython, which finds the value in the frame).
     if (!again) s.compiles++;
     s.specs.push_back(
         specialize_for(s, key, std::move(entry), specialize::facts_of(*s.conds, s.last_bits), fp, overlapping, threads,

@@ -1066,7 +1066,7 @@ class Infer {
             const bool in_place = v->kind == ExprNode::Kind::Binary && v->inplace &&
                                   v->args[0]->kind == ExprNode::Kind::Load && v->args[0]->var == f.var;
             if (in_place && v->args[0]->type->local)
-              fail("changes the array " + vname(f.var) + " holds in place (`" + vname(f.var).substr(1) + " op= ...`)", s->line);
+              fail("changes the array " + vname(f.var) + " holds in place (an augmented assignment)", s->line);
             if (in_place && np_array(v->args[0]->type) && !v->args[0]->check_bound) {
               f.kind = ir::Effect::Kind::Store;
               f.base = v->args[0];
