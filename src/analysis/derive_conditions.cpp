@@ -157,6 +157,25 @@ class Deriver {
         }
         add(acc, Fact{FactKind::NoOverflow, op.origin, 0, -1}, it->second.oob);
       }
+      for (auto& r : s.ranges) {
+        isl::set violated = isl::set::empty(context_.get_space());
+        auto where = [&](const std::string& expr, const std::string& tag, const std::string& cond) {
+          auto key = std::make_tuple(s.id, expr, tag);
+          auto it = memo.find(key);
+          if (it == memo.end()) {
+            it = memo.try_emplace(key).first;
+            it->second.oob = params_where(values(s, expr), cond);
+          }
+          violated = violated.unite(it->second.oob);
+        };
+        for (auto& [x, b] : r.within)
+          where(x, "|v|<=" + std::to_string(b), "v < -" + std::to_string(b) + " or v > " + std::to_string(b));
+        for (auto& x : r.nonzero) where(x, "v!=0", "v = 0");
+        FactKind k = r.kind == PolyRange::Kind::NoOverflow ? FactKind::NoOverflow
+                   : r.kind == PolyRange::Kind::NonZero  ? FactKind::NonZeroDivisor
+                                                         : FactKind::ExactOperand;
+        add(acc, Fact{k, r.origin, r.pos, -1}, violated);
+      }
     }
     for (auto& [f, v] : acc) {
       Condition c;
@@ -327,6 +346,8 @@ std::string to_string(const NestConditions& c, const ir::Nest& nest) {
       case FactKind::NonNeg: return "non-negative";
       case FactKind::Negative: return "negative";
       case FactKind::NoOverflow: return "no-overflow";
+      case FactKind::NonZeroDivisor: return "nonzero-divisor";
+      case FactKind::ExactOperand: return "exact-operand";
       case FactKind::NoCarried: return "no-carried-dependence";
       case FactKind::FewIterations: return "few-iterations";
     }

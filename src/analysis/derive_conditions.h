@@ -4,6 +4,9 @@
 //     negative, where it may be non-negative (so the kernel checks an index once per call
 //     instead of at every access, and drops the wrap-around of negative indices);
 //   * for each affine Python-int operation: where its value may leave 64 bits;
+//   * for each other int operation and division whose checks depend on affine parts only
+//     (`i * j`, `x / n`, `(i + j) % n`): where those parts may leave the bounds that make
+//     it stay within 64 bits, its divisor non-zero, or its int operands exact as doubles;
 //   * for each loop: where two of its iterations may touch the same element, at least one
 //     writing it (a dependence the loop carries), with the accesses that conflict;
 //   * for each innermost loop: where one of its runs may have kMinParallelTrip iterations or more.
@@ -29,6 +32,8 @@ enum class FactKind : uint8_t {
   NonNeg,      // ... and is never negative (no wrap-around needed)
   Negative,    // ... and is always negative (always wraps)
   NoOverflow,  // the int operation at `origin` stays within 64 bits
+  NonZeroDivisor,  // the divisor of the division at `origin` is never 0
+  ExactOperand,    // operand `pos` of the division at `origin` is an int of at most 53 bits
   NoCarried,   // loop `loop` carries no dependence through arrays
   FewIterations,  // every run of innermost loop `loop` has fewer than kMinParallelTrip iterations
 };

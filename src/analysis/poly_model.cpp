@@ -2,9 +2,11 @@
 #include "analysis/poly_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "ir/mutate.h"
 
@@ -49,6 +51,11 @@ class Builder {
       for (auto& op : s.int_ops)
         if (seen.insert(op.origin).second) ops.push_back(op);
       s.int_ops = std::move(ops);
+      std::set<std::tuple<int, int, int>> seen_ranges;
+      std::vector<PolyRange> ranges;
+      for (auto& r : s.ranges)
+        if (seen_ranges.insert({(int)r.kind, r.origin, r.pos}).second) ranges.push_back(std::move(r));
+      s.ranges = std::move(ranges);
     }
     return std::move(m_);
   }
@@ -220,6 +227,96 @@ class Builder {
         return std::nullopt;
       }
       default: return std::nullopt;
+    }
+  }
+
+  // ------------------------------------------------------------ checks of non-affine operations
+  // `aff` without recording int operations (those of the parts are recorded where the
+  // whole is read: aff visits every operand before it gives up).
+  std::optional<std::string> quiet_aff(const Expr& e) {
+    PolyStmt* saved = cur_;
+    cur_ = nullptr;
+    auto a = aff(e);
+    cur_ = saved;
+    return a;
+  }
+
+  static int64_t isqrt(int64_t b) {
+    int64_t r = (int64_t)std::sqrt((double)b);
+    while (r > 0 && (__int128)r * r > b) r--;
+    while ((__int128)(r + 1) * (r + 1) <= b) r++;
+    return r;
+  }
+
+  // Affine parts, each with a bound, such that the Python int `e` stays within [-bound,
+  // bound] where every part stays within its own. Each operation in `e` either has its
+  // exact value or has stopped the kernel, so the bounds are of the true values.
+  bool split(const Expr& e, int64_t bound, std::vector<std::pair<std::string, int64_t>>& out) {
+    if (bound < 1) return false;
+    if (auto a = quiet_aff(e)) {
+      out.push_back({*a, bound});
+      return true;
+    }
+    if (e->kind == K::Unary && (e->unop == ir::UnOp::Neg || e->unop == ir::UnOp::Pos)) return split(e->args[0], bound, out);
+    if (e->kind != K::Binary) return false;
+    const Expr& x = e->args[0];
+    const Expr& y = e->args[1];
+    switch (e->binop) {
+      case ir::BinOp::Add: case ir::BinOp::Sub: return split(x, bound / 2, out) && split(y, bound / 2, out);
+      case ir::BinOp::Mul: {
+        auto cx = const_int(x), cy = const_int(y);
+        if (cx || cy) {
+          int64_t c = cx ? *cx : *cy;
+          if (c == 0) return true;
+          if (c == INT64_MIN) return false;
+          return split(cx ? y : x, bound / (c < 0 ? -c : c), out);
+        }
+        int64_t r = isqrt(bound);
+        return split(x, r, out) && split(y, r, out);
+      }
+      case ir::BinOp::Mod: return split(y, bound, out);       // |x % y| <= |y| (Python's sign: y's)
+      case ir::BinOp::FloorDiv: return split(x, bound, out);  // |x // y| <= |x| for an int y != 0
+      default: return false;
+    }
+  }
+
+  // Affine parts none of which is 0 where the value of `e` is not 0.
+  bool nonzero(const Expr& e, std::vector<std::string>& out) {
+    if (auto a = quiet_aff(e)) {
+      out.push_back(*a);
+      return true;
+    }
+    if (e->kind == K::Unary && (e->unop == ir::UnOp::Neg || e->unop == ir::UnOp::Pos)) return nonzero(e->args[0], out);
+    if (e->kind == K::Binary && e->binop == ir::BinOp::Mul) return nonzero(e->args[0], out) && nonzero(e->args[1], out);
+    return false;
+  }
+
+  // The checks of a binary operation that is not affine (an affine one records its
+  // overflow check in aff), in terms of its affine parts.
+  void note_ranges(const Expr& e) {
+    if (!cur_ || e->origin < 0 || e->kind != K::Binary) return;
+    using RK = PolyRange::Kind;
+    auto note = [&](RK kind, int pos, const Expr& part) {
+      PolyRange r;
+      r.kind = kind;
+      r.origin = e->origin;
+      r.pos = pos;
+      bool ok = kind == RK::NonZero ? nonzero(part, r.nonzero)
+                                    : split(part, kind == RK::Exact ? (int64_t)1 << 53 : INT64_MAX, r.within);
+      if (ok) cur_->ranges.push_back(std::move(r));
+    };
+    switch (e->binop) {
+      case ir::BinOp::Add: case ir::BinOp::Sub: case ir::BinOp::Mul: note(RK::NoOverflow, 0, e); break;
+      case ir::BinOp::TrueDiv:
+        note(RK::Exact, 0, e->args[0]);
+        note(RK::Exact, 1, e->args[1]);
+        note(RK::NonZero, 0, e->args[1]);
+        break;
+      case ir::BinOp::FloorDiv: case ir::BinOp::Mod:
+        note(RK::Exact, 0, e->args[0]);
+        note(RK::NonZero, 0, e->args[1]);
+        break;
+      default: break;
     }
   }
 
@@ -447,6 +544,7 @@ class Builder {
     }
     if (e->kind == K::Binary || e->kind == K::Unary) {
       if (aff(e)) return;  // affine: records its int ops; no subscripts inside
+      note_ranges(e);
     }
     if (e->kind == K::Call) aff(e);  // len(A): notes the rank
     for (auto& a : e->args) reads(a, line);
@@ -648,6 +746,13 @@ std::string to_string(const PolyModel& m, const ir::Nest& nest) {
       o << "]\n";
     }
     for (auto& op : s.int_ops) o << "    int @" << op.origin << " = " << op.expr << "\n";
+    for (auto& r : s.ranges) {
+      static const char* kinds[] = {"no-overflow", "nonzero", "exact"};
+      o << "    " << kinds[(int)r.kind] << " @" << r.origin << "." << r.pos << " if";
+      for (auto& [x, b] : r.within) o << " |" << x << "| <= " << b;
+      for (auto& x : r.nonzero) o << " " << x << " != 0";
+      o << "\n";
+    }
   }
   o << "assume ranks:";
   for (auto& [v, r] : m.assumptions.array_rank) o << " " << nest.vars[(size_t)v].name << "=" << r;

@@ -63,6 +63,21 @@ struct PolyIntOp {
   std::string expr;       // isl expression of its value
 };
 
+// A check of an operation that is not affine itself (`i * j`, `x / n`, `(i + j) % n`),
+// in terms of affine parts: the check can go where every `within` expression stays in
+// [-bound, bound] and no `nonzero` expression is 0, over the statement's domain.
+struct PolyRange {
+  enum class Kind : uint8_t {
+    NoOverflow,  // the Python-int operation stays within 64 bits
+    NonZero,     // the divisor is never 0
+    Exact,       // operand `pos` is an int of at most 53 bits (a double holds it exactly)
+  } kind = Kind::NoOverflow;
+  int origin = -1;
+  int pos = 0;
+  std::vector<std::pair<std::string, int64_t>> within;
+  std::vector<std::string> nonzero;
+};
+
 struct PolyStmt {
   int id = -1;
   std::string name;         // "S3"
@@ -70,6 +85,7 @@ struct PolyStmt {
   std::vector<std::string> guards;  // affine conditions of enclosing ifs (isl syntax)
   std::vector<PolyAccess> accesses;
   std::vector<PolyIntOp> int_ops;
+  std::vector<PolyRange> ranges;
   int line = 0;
 };
 

@@ -205,6 +205,51 @@ TEST(Analysis, OverflowConditions) {
   EXPECT_EQ(found, 2);  // i * 3 and i * 3 + 5
 }
 
+// for i in range(n): for j in range(m): A[i, j] = (i * j) % k / k
+//   i * j stays within 64 bits while i and j stay within sqrt(2**63 - 1);
+//   % k and / k need k != 0; the int operands of / need 53 bits: |i * j % k| <= |k|.
+TEST(Analysis, ChecksOfNonAffineOperationsAreConditionsOnTheirAffineParts) {
+  NestBuilder b;
+  Expr prod = b.mul(b.ld("i"), b.ld("j"));
+  Expr mod = b.bin(ir::BinOp::Mod, prod, b.ld("k"));
+  Expr div = b.bin(ir::BinOp::TrueDiv, mod, b.ld("k"));
+  b.root(b.loop(0, "i", {b.ld("n")}, {b.loop(1, "j", {b.ld("m")}, {b.store("A", {b.ld("i"), b.ld("j")}, div)})}));
+  Analysis a = analyze(b.nest);
+  auto cond = [&](FactKind k, int origin, int pos) -> const Condition* {
+    for (auto& c : a.conds.conds)
+      if (c.fact.kind == k && c.fact.origin == origin && c.fact.pos == pos) return &c;
+    return nullptr;
+  };
+  auto holds = [&](const Condition* c, std::map<std::string, int64_t> v) {
+    auto vals = a.values(v);
+    return !c->violated.contains(vals.data());
+  };
+  const Condition* ovf = cond(FactKind::NoOverflow, prod->origin, 0);
+  ASSERT_NE(ovf, nullptr);
+  EXPECT_TRUE(holds(ovf, {{"p_n", 1000}, {"p_m", 1000}, {"p_k", 7}}));
+  EXPECT_TRUE(holds(ovf, {{"p_n", 3037000499}, {"p_m", 3037000499}}));
+  EXPECT_FALSE(holds(ovf, {{"p_n", 3037000501}, {"p_m", 3}}));  // sufficient, not exact
+  for (const Expr& op : {mod, div}) {
+    const Condition* nz = cond(FactKind::NonZeroDivisor, op->origin, 0);
+    ASSERT_NE(nz, nullptr);
+    EXPECT_TRUE(holds(nz, {{"p_n", 10}, {"p_m", 10}, {"p_k", -3}}));
+    EXPECT_FALSE(holds(nz, {{"p_n", 10}, {"p_m", 10}, {"p_k", 0}}));
+    EXPECT_TRUE(holds(nz, {{"p_n", 0}, {"p_m", 10}, {"p_k", 0}}));  // the loop never runs
+  }
+  const Condition* num = cond(FactKind::ExactOperand, div->origin, 0);
+  const Condition* den = cond(FactKind::ExactOperand, div->origin, 1);
+  ASSERT_NE(num, nullptr);
+  ASSERT_NE(den, nullptr);
+  EXPECT_TRUE(holds(num, {{"p_n", 10}, {"p_m", 10}, {"p_k", int64_t(1) << 53}}));
+  EXPECT_FALSE(holds(num, {{"p_n", 10}, {"p_m", 10}, {"p_k", (int64_t(1) << 53) + 1}}));
+  EXPECT_FALSE(holds(den, {{"p_n", 10}, {"p_m", 10}, {"p_k", -(int64_t(1) << 60)}}));
+  // The dividend of % is i * j: 53 bits while i and j stay within 2**26.5.
+  const Condition* mnum = cond(FactKind::ExactOperand, mod->origin, 0);
+  ASSERT_NE(mnum, nullptr);
+  EXPECT_TRUE(holds(mnum, {{"p_n", 94906265}, {"p_m", 94906265}}));
+  EXPECT_FALSE(holds(mnum, {{"p_n", 94906268}, {"p_m", 2}}));
+}
+
 // A negative constant index always wraps; it is in bounds when len(A) >= 1.
 TEST(Analysis, NegativeIndexFacts) {
   NestBuilder b;

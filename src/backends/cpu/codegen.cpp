@@ -1072,7 +1072,8 @@ class Gen {
         ir::BinOp op = e->binop;
         op_origin_ = e->origin;
         cur_node_ = e.get();
-        divisor_nonzero_ = e->in_domain || (e->args[1]->kind == K::Load && nonzero_vars_.count(e->args[1]->var));
+        divisor_nonzero_ = e->in_domain || (e->args[1]->kind == K::Load && nonzero_vars_.count(e->args[1]->var)) ||
+                           facts_.has(FactKind::NonZeroDivisor, e->origin);
         const bool exact_before = exact_now_;
         if (exact_ops_.count(e.get())) exact_now_ = true;
         llvm::IRBuilderBase::FastMathFlagGuard fmf(B);
@@ -1569,7 +1570,9 @@ class Gen {
         case O::FloorDiv:
         case O::Mod: {
           if (!divisor_nonzero_) bail_unless(B.CreateICmpNE(y, c64(0)));
-          bail_unless(B.CreateNot(B.CreateAnd(B.CreateICmpEQ(x, c64(INT64_MIN)), B.CreateICmpEQ(y, c64(-1)))));
+          // INT64_MIN // -1 leaves 64 bits: not where the dividend is known small.
+          if (!facts_.has(FactKind::ExactOperand, op_origin_, 0))
+            bail_unless(B.CreateNot(B.CreateAnd(B.CreateICmpEQ(x, c64(INT64_MIN)), B.CreateICmpEQ(y, c64(-1)))));
           return op == O::FloorDiv ? floordiv_signed(x, y) : mod_signed(x, y);
         }
         case O::Pow: {
@@ -1612,10 +1615,11 @@ class Gen {
         if (ints) {  // int / int is correctly rounded by CPython: exact when both fit 53 bits
           Value* ia = as_i64_int(a);
           Value* ib = as_i64_int(b);
-          auto small = [&](Value* i) {
+          auto small = [&](Value* i, int pos) -> Value* {
+            if (facts_.has(FactKind::ExactOperand, op_origin_, pos)) return B.getTrue();
             return B.CreateAnd(B.CreateICmpSLE(i, c64(1LL << 53)), B.CreateICmpSGE(i, c64(-(1LL << 53))));
           };
-          defer(B.CreateAnd(small(ia), small(ib)));
+          defer(B.CreateAnd(small(ia, 0), small(ib, 1)));
         }
         if (!divisor_nonzero_) defer(B.CreateFCmpUNE(y, zero));  // ZeroDivisionError
         Value* r2 = B.CreateFDiv(x, y);
