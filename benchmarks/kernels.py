@@ -163,6 +163,13 @@ SOURCE = textwrap.dedent("""
                 d = X[i] - X[j]
                 out[i, j] = np.sqrt(np.sum(d * d))
 
+    def fill(A, C):
+        n, m = A.shape
+        for i in range(n):  # PolyBench's init_array (syrk, 3mm, covariance)
+            for j in range(m):
+                A[i, j] = ((i * j + 1) % n) / n
+                C[i, j] = (i * j) / m + i
+
     def nbody(pos, mass, acc, soft):
         n = pos.shape[0]
         for i in range(n):
@@ -189,6 +196,11 @@ def nbody_numpy(pos, mass, soft):
     inv3 = mass[None, :] / (r2 * np.sqrt(r2))
     np.fill_diagonal(inv3, 0.0)
     return (d * inv3[:, :, None]).sum(axis=1)
+
+def fill_numpy(n):
+    i, j = np.ogrid[:n, :n]
+    return ((i * j + 1) % n) / n, (i * j) / n + i
+
 
 # The hand-written numba.prange variants: prange where stagepy runs a loop in parallel.
 PRANGE = (SOURCE.replace("for i in range(n):", "for i in prange(n):")
@@ -245,6 +257,7 @@ def cases(scale):
     h0, h_steps = rng.random(s(1000)), max(2, int(2000 * scale))
     L0 = rng.random((s(200), s(200))) + s(200) * np.eye(s(200))
     n_p = s(300)
+    n_f = s(1500)
     P = rng.random((n_p, 3))
     return {
         "gemm": (lambda f: f(A, B, np.zeros((n_g, n_g))), lambda: A @ B, f"{n_g}x{n_g}"),
@@ -269,6 +282,8 @@ def cases(scale):
         "lu_dot": (lambda f: f(L0.copy()), None, f"{L0.shape[0]}x{L0.shape[0]}, A[i, j] -= A[i, :j] @ A[:j, j] (NPBench)"),
         "nbody": (lambda f: f(pos, mass, np.zeros((n_b, 3)), 0.1), lambda: nbody_numpy(pos, mass, 0.1),
                   f"{n_b} bodies, one step"),
+        "fill": (lambda f: f(np.empty((n_f, n_f)), np.empty((n_f, n_f))), lambda: fill_numpy(n_f),
+                 f"{n_f}x{n_f}, ((i * j + 1) % n) / n"),
         "pairwise": (lambda f: f(P, np.zeros((n_p, n_p))), lambda: np.sqrt(((P[:, None, :] - P[None, :, :]) ** 2).sum(axis=2)),
                      f"{n_p}x3 points, d = X[i] - X[j] kept"),
     }

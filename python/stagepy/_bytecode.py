@@ -215,7 +215,8 @@ def normalize(code, instrs=None):
 def normalize_consts(consts):
     """Constants as (kind, value) pairs the lifter understands: kind is one of
     'none', 'bool', 'int', 'float', 'complex', 'tuple' (value: list of pairs), 'names' (a tuple
-    of strings: a call's keyword names), or 'other'."""
+    of strings: a call's keyword names), or 'other' (value: what the nest does with it, for
+    the report)."""
     def one(c):
         t = type(c)
         if c is None:
@@ -223,7 +224,7 @@ def normalize_consts(consts):
         if t is bool:
             return ("bool", int(c))
         if t is int:
-            return ("int", c) if -(1 << 63) <= c < (1 << 63) else ("other", 0)
+            return ("int", c) if -(1 << 63) <= c < (1 << 63) else ("other", "uses an int constant beyond 64 bits")
         if t is float:
             return ("float", c)
         if t is complex:
@@ -232,8 +233,24 @@ def normalize_consts(consts):
             return ("names", list(c))  # a call's keyword names (KW_NAMES, CALL_KW)
         if t is tuple:
             return ("tuple", [one(x) for x in c])
-        return ("other", 0)
+        return ("other", _unhandled_constant(c))
     return [one(c) for c in consts]
+
+
+_COMPREHENSIONS = {"<listcomp>": "a list", "<setcomp>": "a set", "<dictcomp>": "a dict"}
+
+
+def _unhandled_constant(c):
+    """What a nest does with a constant of a type the lifter does not handle."""
+    if isinstance(c, CodeType):
+        if c.co_name in _COMPREHENSIONS:
+            return f"builds {_COMPREHENSIONS[c.co_name]} with a comprehension (a function of its own before Python 3.12)"
+        if c.co_name == "<genexpr>":
+            return "uses a generator expression stagepy cannot read (nested too deep, or a form it does not lift)"
+        if c.co_name == "<lambda>":
+            return "defines a lambda"
+        return "defines a function"
+    return f"uses a {type(c).__name__} constant"
 
 
 # ---------------------------------------------------------------- candidate loops

@@ -408,7 +408,7 @@ class Lifter {
 
   Expr const_expr(const Const& c, int origin, int line) {
     Expr e = constant_expr(c, origin);
-    if (!e) fail("uses a constant of a type stagepy does not handle (str, bytes, big int...)", line);
+    if (!e) fail(c.kind == Const::Kind::Other && !c.names.empty() ? c.names[0] : "uses a constant of a type stagepy does not handle", line);
     return e;
   }
 

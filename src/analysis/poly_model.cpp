@@ -280,14 +280,27 @@ class Builder {
     }
   }
 
-  // Affine parts none of which is 0 where the value of `e` is not 0.
+  // A float constant other than 0 (a NaN included: `x / nan` does not raise).
+  static bool nonzero_float(const Expr& e) {
+    return e->kind == K::Const && e->value.kind == ir::ConstValue::Kind::Float && e->value.f != 0.0;
+  }
+
+  // Affine parts such that `e` is not 0 where none of them is. A product with a float
+  // constant c != 0 (`n * 200.0`): an int n != 0 is at least 1 in magnitude as a double,
+  // so the rounded product is at least |c|, never 0.
   bool nonzero(const Expr& e, std::vector<std::string>& out) {
     if (auto a = quiet_aff(e)) {
       out.push_back(*a);
       return true;
     }
     if (e->kind == K::Unary && (e->unop == ir::UnOp::Neg || e->unop == ir::UnOp::Pos)) return nonzero(e->args[0], out);
-    if (e->kind == K::Binary && e->binop == ir::BinOp::Mul) return nonzero(e->args[0], out) && nonzero(e->args[1], out);
+    if (e->kind == K::Binary && e->binop == ir::BinOp::Mul) {
+      const Expr& x = e->args[0];
+      const Expr& y = e->args[1];
+      if (nonzero_float(x)) return quiet_aff(y) && nonzero(y, out);
+      if (nonzero_float(y)) return quiet_aff(x) && nonzero(x, out);
+      return nonzero(x, out) && nonzero(y, out);
+    }
     return false;
   }
 

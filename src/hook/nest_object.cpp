@@ -71,7 +71,10 @@ bool to_const(PyObject* pair, analysis::Const& c) {
     c.kind = K::Code;
     c.code = ((CodeInfoObject*)info)->info;
   } else {
-    c.kind = K::Other;
+    c.kind = K::Other;  // value: what the nest does with it, for the report
+    std::string why;
+    if (PyUnicode_Check(v) && to_string(v, why)) c.names.push_back(std::move(why));
+    PyErr_Clear();
   }
   return true;
 }

@@ -1,6 +1,7 @@
 """Loops stagepy does not compile still appear in the report, with the reason, and run as
 CPython runs them: loops over strings, dicts, generators, lists of tuples, at function and
 module level. Library code's loops stay out of the report."""
+import sys
 from types import SimpleNamespace
 
 import numpy as np
@@ -80,3 +81,29 @@ def test_library_loops_stay_out_of_the_report():
         statistics.median_grouped([1, 2, 2, 3])
     files = {r["file"] for r in stagepy.report()}
     assert statistics.__file__ not in files, files
+
+
+@pytest.mark.parametrize("body, reason", [
+    ("b = [float(i + k) for k in range(3)]", "builds a list with a comprehension"),
+    ("b = {k: i for k in range(3)}", "builds a dict with a comprehension"),
+    ("b = (lambda v: v + 1)(i)", "defines a lambda"),
+    ("b = 'row' * i", "uses a str constant"),
+    ("b = i + 1180591620717411303424", "uses an int constant beyond 64 bits"),
+])
+def test_a_constant_stagepy_does_not_lift_is_named_in_the_reason(body, reason):
+    # A comprehension is a code object constant on Python 3.11 (inlined from 3.12 on,
+    # where other reasons apply); the reason says what the nest does with it.
+    src = f"""
+    def f(x):
+        t = 0
+        for i in range(len(x)):
+            {body}
+            t += len(str(b))
+        return t
+    """
+    recs = difftest.run(src, "f", lambda: (np.zeros(3),), expect="interpreted")
+    rs = reasons(recs)
+    if reason.startswith("builds") and sys.version_info >= (3, 12):
+        assert rs and "constant" not in " ".join(rs), rs
+    else:
+        assert any(reason in r for r in rs), rs

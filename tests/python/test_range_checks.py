@@ -118,3 +118,16 @@ def test_a_product_of_loop_variables_in_an_int_array():
         return locals()
     """, "f", lambda: (np.zeros((30, 600, 3), dtype=np.int64),))
     assert parallel(recs, "y")
+
+
+@pytest.mark.parametrize("n", [700, 0])
+def test_an_int_times_a_float_constant_is_a_divisor_that_is_not_zero(n):
+    # durbin: n * 200.0 is 0 only where n is; n = 0 raises at the first iteration.
+    recs = run("""
+    def f(r, n):
+        for i in range(len(r)):
+            r[i] = (n + 1 - i) / (n * 200.0) + i / (0.5 * n)
+        return locals()
+    """, "f", lambda: (np.zeros(700), n))
+    if n:
+        assert parallel(recs, "i")
