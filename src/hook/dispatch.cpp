@@ -650,6 +650,9 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
 // call and the clock included: about 80 ns of it) does less work than the ~0.5 us call
 // into it costs: it is left to CPython (re-measured every kSmallRetry calls).
 constexpr double kSmallWork_s = 90e-9;
+// Above that, up to this: the calls alternate between the kernel and CPython for a while,
+// and CPython keeps the nest if it is the faster (support/cost_probe.h).
+constexpr double kProbeWork_s = 2e-6;
 constexpr unsigned long long kSmallProbe = 64, kSmallRetry = 4096;
 constexpr unsigned kFailedBeforeSkipping = 3;
 constexpr int64_t kKeepScratchBytes = 1 << 20;  // kernels' scratch kept between calls (scratch.h)
@@ -661,6 +664,27 @@ PyObject* dispatch(NestState& s) {
   s.calls++;
   if (!s.lift.ok) return decline(s, s.status_reason);
   if (s.gave_up) return decline(s, s.status_reason);
+  if (s.probe.active()) {
+    if (s.probe.enter(now_s())) {  // this call is the probe's interpreted half
+      s.declined++;
+      Py_RETURN_NONE;
+    }
+    if (s.probe.done()) {
+      s.probe.stop();
+      if (s.probe.interpreter_faster()) {
+        s.too_small = true;
+        s.skipped_small = 0;
+        char buf[240];
+        std::snprintf(buf, sizeof buf,
+                      "CPython runs it faster than a call into native code costs (%.2f us from one call to the next "
+                      "when interpreted, %.2f us when native, on alternate calls)",
+                      1e6 * s.probe.median_interpreted_s(), 1e6 * s.probe.median_native_s());
+        s.status_reason = buf;
+        s.declined++;
+        Py_RETURN_NONE;
+      }
+    }
+  }
   if (s.too_small) {
     if (++s.skipped_small % kSmallRetry != 0) {
       s.declined++;
@@ -964,6 +988,7 @@ PyObject* dispatch(NestState& s) {
       sp->kernel.tier_up.reset();
     }
   }
+  s.probe.ran_native();
   ffi_call(&sp->cif, FFI_FN(sp->kernel.fn), &ret, avalues.data());
   // A huge slice's buffer goes once the variables are written back (an array a variable
   // keeps is copied out of its scratch buffer then).
@@ -1053,6 +1078,8 @@ PyObject* dispatch(NestState& s) {
       std::snprintf(buf, sizeof buf, "too little work per call (%.0f ns natively on average): the call costs more",
                     1e9 * s.native_s / (double)s.native_calls);
       s.status_reason = buf;
+    } else if (probe && s.native_s / (double)nc < kProbeWork_s && s.bailouts == 0 && !s.probe.active()) {
+      s.probe.start();
     }
     return PyLong_FromLong(0);
   }

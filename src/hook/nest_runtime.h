@@ -16,6 +16,7 @@
 #include "analysis/lift.h"
 #include "backends/cpu/jit.h"
 #include "hook/py_ref.h"
+#include "support/cost_probe.h"
 
 namespace stagepy::backends::gpu {
 struct GpuLoop;
@@ -50,8 +51,10 @@ struct NestState {
   // Background compiles of parallel bodies (tier-up, backends/cpu/jit.h), for the report.
   std::vector<std::shared_ptr<const backends::cpu::TierUp>> tier_ups;
   double ptx_s = 0;                // of compile_s: the GPU versions' PTX
-  // Too little work per call: the call costs more than the loop (see dispatch.cpp).
+  // Too little work per call: the call costs more than the loop (see dispatch.cpp); found
+  // from the native time alone, or by the probe that times CPython against the kernel.
   bool too_small = false;
+  CostProbe probe;
   unsigned long long skipped_small = 0;
   // Calls in a row whose values gave a specialization that could not be compiled, and how
   // many calls to leave to CPython without looking (reading the values, lists above all,

@@ -1,6 +1,7 @@
 // The core library links the real isl (not the copy inside libLLVM) and a supported LLVM.
 #include <gtest/gtest.h>
 
+#include "support/cost_probe.h"
 #include "support/version.h"
 
 TEST(Support, IslIsTheRealLibrary) {
@@ -11,4 +12,71 @@ TEST(Support, IslIsTheRealLibrary) {
 TEST(Support, LlvmVersionInRange) {
   EXPECT_GE(stagepy::llvm_major_version(), 16);
   EXPECT_LE(stagepy::llvm_major_version(), 19);
+}
+
+// The probe's verdict from synthetic call times: each call's gap to the next is `native_s`
+// after a native call and `interpreted_s` after one left to CPython.
+namespace {
+struct ProbeRun {
+  stagepy::CostProbe p;
+  int native = 0, interpreted = 0;
+  void run(double native_s, double interpreted_s, int calls = 1000) {
+    p.start();
+    double t = 0;
+    for (int c = 0; c < calls && !p.done(); c++) {
+      bool cpython = p.enter(t);
+      if (p.done()) break;
+      if (cpython) {
+        interpreted++;
+        t += interpreted_s;
+      } else {
+        native++;
+        p.ran_native();
+        t += native_s;
+      }
+    }
+  }
+};
+}  // namespace
+
+TEST(CostProbe, CPythonWinsOnlyWhenClearlyFaster) {
+  ProbeRun slow_native;
+  slow_native.run(2.0e-6, 1.2e-6);
+  ASSERT_TRUE(slow_native.p.done());
+  EXPECT_TRUE(slow_native.p.interpreter_faster());
+  EXPECT_NEAR(slow_native.p.median_native_s(), 2.0e-6, 1e-12);
+  EXPECT_NEAR(slow_native.p.median_interpreted_s(), 1.2e-6, 1e-12);
+  // Both kinds of call took part, about as often.
+  EXPECT_GE(slow_native.native, (int)stagepy::CostProbe::kSamples);
+  EXPECT_GE(slow_native.interpreted, (int)stagepy::CostProbe::kSamples);
+
+  ProbeRun fast_native;
+  fast_native.run(1.0e-6, 5.0e-6);
+  ASSERT_TRUE(fast_native.p.done());
+  EXPECT_FALSE(fast_native.p.interpreter_faster());
+
+  ProbeRun close;  // within the margin: the kernel stays
+  close.run(1.0e-6, 0.95e-6);
+  EXPECT_FALSE(close.p.interpreter_faster());
+}
+
+TEST(CostProbe, GapsOfOtherWorkAndCallsThatNeverRanAreNoSamples) {
+  stagepy::CostProbe p;
+  p.start();
+  double t = 0;
+  int calls = 0;
+  while (!p.done() && calls < 100000) {
+    bool cpython = p.enter(t);
+    calls++;
+    if (p.done()) break;
+    // Native calls that never reach the kernel (declined on the way) give no sample;
+    // every third gap is a long pause (something else ran): dropped.
+    if (!cpython && calls % 5 != 0) p.ran_native();
+    t += calls % 3 == 0 ? 1.0 : (cpython ? 3e-6 : 1e-6);
+  }
+  ASSERT_TRUE(p.done());
+  EXPECT_NEAR(p.median_native_s(), 1e-6, 1e-12);
+  EXPECT_NEAR(p.median_interpreted_s(), 3e-6, 1e-12);
+  EXPECT_FALSE(p.interpreter_faster());
+  EXPECT_FALSE(p.enter(t));  // a finished probe sends nothing to CPython
 }

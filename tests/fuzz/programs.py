@@ -491,7 +491,9 @@ def programs(draw):
              if not g.slices else "ndarray" for _ in range(2)]
     kinds.append(draw(st.sampled_from(["ndarray", "ndarray", "list"])) if not g.slices else "ndarray")
     seed = draw(st.integers(0, 2**16))
-    k = draw(st.sampled_from([1, 2, 3, -2, 0]))
+    # k may be large: products with it leave 53 bits (int / int rounds the exact quotient)
+    # or 64 (big ints), where the facts that drop those checks must not hold.
+    k = draw(st.sampled_from([1, 2, 3, -2, 0, 1, 2, 3, 2**40 + 3, -(2**62)]))
     scalars = [draw(st.sampled_from(CSCALARS if cplx else [0, 1, 2.5, -3, 0.0, np.float64(1.5), np.int64(4), True]))
                for _ in range(3)]
     # Values that make NumPy warn (overflow, invalid) or that are already non-finite.

@@ -31,7 +31,7 @@ SCRIPT = textwrap.dedent("""
             t += i * i
         return t
 
-    a = np.arange(10.0)
+    a = np.arange(1000.0)             # enough work per call that the kernel beats CPython
     print(total(a), called_first(10))
     for k in range(3000):             # enough frames for the hook to step aside (sweep)
         total(a)
@@ -54,4 +54,6 @@ def test_numba_jitted_functions_see_the_original_code(tmp_path):
     import json
     nests = json.loads((tmp_path / "r.json").read_text())["nests"]
     total = [n for n in nests if n["function"] == "total"]
-    assert total and total[0]["status"] in ("cpu", "gpu") and total[0]["native_calls"] > 3000
+    # (Some calls go to CPython while the cost probe times both: support/cost_probe.h.)
+    assert total and total[0]["status"] in ("cpu", "gpu") and total[0]["native_calls"] > 0.85 * total[0]["calls"]
+    assert total[0]["calls"] > 3000

@@ -259,7 +259,9 @@ def f(A, n):
         for _ in range(2100):
             assert ns["f"](floats(8, 2), 8) == [x / 2 for x in floats(8, 2)]
     rec = [r for r in stagepy.report() if r["function"] == "f" and r["calls"] == 2120]
-    assert rec and rec[0]["native_calls"] > 1000, rec
+    # At least until the cost probe (from the 64th native call) may find CPython faster
+    # on lists of 8 (support/cost_probe.h).
+    assert rec and rec[0]["native_calls"] >= 64, rec
 
 
 def test_row_shared_with_another_argument_stays_interpreted():

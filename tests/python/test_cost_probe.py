@@ -1,0 +1,65 @@
+"""A nest entered very often with little work per entry: for a while its calls alternate
+between the kernel and CPython, and the faster keeps it (src/support/cost_probe.h). Which
+one wins depends on this machine's timings, so the tests check what must hold either way:
+the results are CPython's across the alternation (state carried from call to call, in
+arrays, lists and the variables written back), both halves of the probe ran, and a nest
+left to CPython says why in the report."""
+import numpy as np
+import pytest
+
+import stagepy
+from helpers import compile_module
+
+CALLS = 3000
+
+SRC = """
+def step(a, b, k):
+    t = 0.0
+    for j in range(3):
+        a[j] = a[j] * 0.5 + b[j] * k
+        t += a[j]
+    return t, j
+"""
+
+
+def drive(ns, make):
+    a, b = make()
+    out = []
+    for c in range(CALLS):
+        out.append(ns["step"](a, b, c % 7))
+    return a, b, out
+
+
+@pytest.mark.parametrize("make", [
+    lambda: (np.arange(4.0), np.ones(4)),
+    lambda: ([0.0, 1.0, 2.0, 3.0], [1.0, 1.0, 1.0, 1.0]),
+    lambda: (np.arange(4, dtype=np.int64), np.ones(4, dtype=np.int64)),
+], ids=["ndarray", "list", "int64 (float results truncated by the stores)"])
+def test_alternating_calls_give_cpythons_results(make):
+    want_ns, got_ns = {}, {}
+    code = compile_module(SRC)
+    exec(code, want_ns)
+    try:
+        want = drive(want_ns, make)
+    except TypeError as e:
+        want = e
+    with stagepy.enable():
+        exec(compile_module(SRC), got_ns)
+        try:
+            got = drive(got_ns, make)
+        except TypeError as e:
+            got = e
+    if isinstance(want, Exception):
+        assert type(got) is type(want) and str(got) == str(want)
+        return
+    for w, g in zip(want[:2], got[:2]):
+        assert type(w) is type(g)
+        assert list(w) == list(g)
+    assert want[2] == got[2]
+    rec = [r for r in stagepy.report() if r["function"] == "step" and r["calls"] == CALLS]
+    assert rec, "the nest is not in the report"
+    r = rec[0]
+    assert r["native_calls"] >= 64 and r["declined"] >= 48, r  # both halves of a probe ran
+    assert r["native_calls"] + r["declined"] == r["calls"], r
+    if r["native_calls"] < CALLS // 2:  # CPython won: the report says so
+        assert "CPython runs it faster" in r["reason"], r["reason"]
