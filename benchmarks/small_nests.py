@@ -10,6 +10,8 @@ import time
 
 import numpy as np
 
+from kernels import define  # the same way kernels.py defines its functions
+
 
 SOURCE = """
 def knn_inner(X, x, i):
@@ -31,18 +33,6 @@ def row_sum(X, i):
 """
 
 
-def define(source, enabled):
-    import stagepy
-    ns = {"np": np}
-    code = compile(source, "<small nests>", "exec")
-    if enabled:
-        with stagepy.enable():
-            exec(code, ns)
-    else:
-        exec(code, ns)
-    return ns
-
-
 def per_call(fn, args, calls):
     for _ in range(2000):  # warm: compile, probe, decide
         fn(*args)
@@ -60,8 +50,8 @@ def main():
     rng = np.random.default_rng(5)
     X, x, wide = rng.random((2000, 4)), rng.random(4), rng.random((10, 400))
     cases = {"knn_inner": (X, x, 5), "bump": (np.zeros(10), 1), "row_sum": (wide, 3)}
-    plain = define(SOURCE, False)
-    fast = define(SOURCE, True)
+    plain = define(False, SOURCE)
+    fast = define(True, SOURCE)
     print("| nest | CPython (us/call) | stagepy (us/call) | stagepy's choice |")
     print("|---|---|---|---|")
     for name, a in cases.items():

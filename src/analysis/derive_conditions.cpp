@@ -97,12 +97,19 @@ class Deriver {
   isl::set context_;
   std::vector<isl::set> domains_;
 
-  // The values `expr` takes over statement `s`'s domain: a set "[params] -> { [v] }".
+  // The values `expr` takes over statement `s`'s domain: a set "[params] -> { [v] }"
+  // (computed once per statement and expression: several bounds ask about the same one).
   isl::set values(const PolyStmt& s, const std::string& expr) {
+    auto key = std::make_pair(s.id, expr);
+    auto it = values_.find(key);
+    if (it != values_.end()) return it->second;
     std::string dims = m_.dims_of(s);
     isl::map f(ctx_.get(), m_.param_list() + " -> { " + s.name + "[" + dims + "] -> [v] : v = " + expr + " }");
-    return f.intersect_domain(domains_[(size_t)s.id]).range();
+    isl::set v = f.intersect_domain(domains_[(size_t)s.id]).range();
+    values_.emplace(key, v);
+    return v;
   }
+  std::map<std::pair<int, std::string>, isl::set> values_;
   // The parameter values for which some value in `vals` meets `cond` (a condition on `v`).
   // The condition's set is parsed once per nest: the same few recur for every subscript.
   isl::set params_where(const isl::set& vals, const std::string& cond) {

@@ -320,11 +320,16 @@ class Builder {
     };
     switch (e->binop) {
       case ir::BinOp::Add: case ir::BinOp::Sub: case ir::BinOp::Mul: note(RK::NoOverflow, 0, e); break;
-      case ir::BinOp::TrueDiv:
-        note(RK::Exact, 0, e->args[0]);
-        note(RK::Exact, 1, e->args[1]);
+      case ir::BinOp::TrueDiv: {
+        // The 53-bit check is one check of both operands: a fact for one alone drops nothing.
+        std::vector<std::pair<std::string, int64_t>> a, b;
+        if (split(e->args[0], (int64_t)1 << 53, a) && split(e->args[1], (int64_t)1 << 53, b)) {
+          note(RK::Exact, 0, e->args[0]);
+          note(RK::Exact, 1, e->args[1]);
+        }
         note(RK::NonZero, 0, e->args[1]);
         break;
+      }
       case ir::BinOp::FloorDiv: case ir::BinOp::Mod:
         note(RK::Exact, 0, e->args[0]);
         note(RK::NonZero, 0, e->args[1]);
