@@ -408,7 +408,7 @@ class Lifter {
 
   Expr const_expr(const Const& c, int origin, int line) {
     Expr e = constant_expr(c, origin);
-    if (!e) fail(c.kind == Const::Kind::Other && !c.names.empty() ? c.names[0] : "uses a constant of a type stagepy does not handle", line);
+    if (!e) fail(unlifted_constant_reason(c), line);
     return e;
   }
 
@@ -1322,6 +1322,11 @@ ir::Expr constant_expr(const Const& c, int origin) {
     case Const::Kind::Code: case Const::Kind::Names: case Const::Kind::Other: return nullptr;
   }
   return ir::make_const(v, origin);
+}
+
+std::string unlifted_constant_reason(const Const& c) {
+  if (c.kind == Const::Kind::Other && !c.names.empty()) return c.names[0];
+  return "uses a constant of a type stagepy does not handle";
 }
 
 LiftResult lift_nest(const CodeInfo& code, const LoopSpec& spec) {

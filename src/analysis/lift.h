@@ -30,5 +30,8 @@ LiftResult lift_nest(const CodeInfo& code, const LoopSpec& spec);
 std::optional<std::pair<ir::BinOp, bool>> binary_op_of(const std::string& sarg);
 std::optional<ir::CmpOp> compare_op_of(const std::string& sarg);
 ir::Expr constant_expr(const Const& c, int origin);
+// Why a constant constant_expr has no IR for stops a lift ("uses a str constant",
+// "defines a lambda": the description the constant came with), for the report.
+std::string unlifted_constant_reason(const Const& c);
 
 }  // namespace stagepy::analysis

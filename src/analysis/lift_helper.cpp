@@ -84,8 +84,7 @@ class HelperLifter {
   }
   Expr constant(const Const& c) {
     Expr e = constant_expr(c, O);
-    if (!e) fail(c.kind == Const::Kind::Other && !c.names.empty() ? "it " + c.names[0]
-                                                                    : std::string("it uses a constant of a type stagepy does not handle"));
+    if (!e) fail("it " + unlifted_constant_reason(c));
     return e;
   }
   Expr none() {

@@ -297,8 +297,11 @@ class Builder {
     if (e->kind == K::Binary && e->binop == ir::BinOp::Mul) {
       const Expr& x = e->args[0];
       const Expr& y = e->args[1];
-      if (nonzero_float(x)) return quiet_aff(y) && nonzero(y, out);
-      if (nonzero_float(y)) return quiet_aff(x) && nonzero(x, out);
+      if (nonzero_float(x) || nonzero_float(y)) {
+        auto n = quiet_aff(nonzero_float(x) ? y : x);
+        if (n) out.push_back(*n);
+        return n.has_value();
+      }
       return nonzero(x, out) && nonzero(y, out);
     }
     return false;
@@ -309,23 +312,27 @@ class Builder {
   void note_ranges(const Expr& e) {
     if (!cur_ || e->origin < 0 || e->kind != K::Binary) return;
     using RK = PolyRange::Kind;
-    auto note = [&](RK kind, int pos, const Expr& part) {
+    constexpr int64_t k53 = (int64_t)1 << 53;
+    auto range = [&](RK kind, int pos) {
       PolyRange r;
       r.kind = kind;
       r.origin = e->origin;
       r.pos = pos;
-      bool ok = kind == RK::NonZero ? nonzero(part, r.nonzero)
-                                    : split(part, kind == RK::Exact ? (int64_t)1 << 53 : INT64_MAX, r.within);
+      return r;
+    };
+    auto note = [&](RK kind, int pos, const Expr& part) {
+      PolyRange r = range(kind, pos);
+      bool ok = kind == RK::NonZero ? nonzero(part, r.nonzero) : split(part, kind == RK::Exact ? k53 : INT64_MAX, r.within);
       if (ok) cur_->ranges.push_back(std::move(r));
     };
     switch (e->binop) {
       case ir::BinOp::Add: case ir::BinOp::Sub: case ir::BinOp::Mul: note(RK::NoOverflow, 0, e); break;
       case ir::BinOp::TrueDiv: {
         // The 53-bit check is one check of both operands: a fact for one alone drops nothing.
-        std::vector<std::pair<std::string, int64_t>> a, b;
-        if (split(e->args[0], (int64_t)1 << 53, a) && split(e->args[1], (int64_t)1 << 53, b)) {
-          note(RK::Exact, 0, e->args[0]);
-          note(RK::Exact, 1, e->args[1]);
+        PolyRange a = range(RK::Exact, 0), b = range(RK::Exact, 1);
+        if (split(e->args[0], k53, a.within) && split(e->args[1], k53, b.within)) {
+          cur_->ranges.push_back(std::move(a));
+          cur_->ranges.push_back(std::move(b));
         }
         note(RK::NonZero, 0, e->args[1]);
         break;
