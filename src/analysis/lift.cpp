@@ -443,6 +443,14 @@ class Lifter {
     }
     return slice;
   }
+  // A tuple constant (`for d in (-1, 0, 1)`, also CPython's form of `for d in [-1, 0, 1]`):
+  // its items are numbers, or tuples of numbers that a `for a, b in ...` unpacks.
+  static bool constant_tuple(const Expr& e) {
+    if (e->kind != ir::ExprNode::Kind::Tuple) return false;
+    for (auto& x : e->args)
+      if (x->kind != ir::ExprNode::Kind::Const && !constant_tuple(x)) return false;
+    return true;
+  }
   static bool bound_expr(const Expr& e) {
     using K = ir::ExprNode::Kind;
     switch (e->kind) {
@@ -454,6 +462,22 @@ class Lifter {
                bound_expr(e->args[0]) && bound_expr(e->args[1]);
       default: return false;
     }
+  }
+  // The columns of a tuple constant whose items are all tuples of n constants (numbers):
+  // column k holds the items' k-th elements. Empty where the items are not all such.
+  static std::vector<Expr> constant_columns(const Expr& t, size_t n) {
+    if (t->kind != ir::ExprNode::Kind::Tuple) return {};
+    std::vector<std::vector<Expr>> cols(n);
+    for (auto& row : t->args) {
+      if (row->kind != ir::ExprNode::Kind::Tuple || row->args.size() != n) return {};
+      for (size_t k = 0; k < n; k++) {
+        if (row->args[k]->kind != ir::ExprNode::Kind::Const) return {};
+        cols[k].push_back(row->args[k]);
+      }
+    }
+    std::vector<Expr> out;
+    for (auto& c : cols) out.push_back(ir::make_tuple(std::move(c), t->origin));
+    return out;
   }
   std::string show(const Expr& e) const {
     if (e->kind == ir::ExprNode::Kind::Load) return nest_.vars[(size_t)e->var].name;
@@ -471,7 +495,7 @@ class Lifter {
     SVal r = special(SVal::K::RangeIter);
     r.origin = v->origin;
     if (v->kind != ir::ExprNode::Kind::Call) {
-      if (!sequence_expr(v))
+      if (!sequence_expr(v) && !constant_tuple(v))
         fail("loops over an expression (stagepy compiles loops over range(), or over a variable or attribute "
              "holding a sequence, or a slice of one)", line);
       r.form = Iter::Seq;
@@ -1140,9 +1164,19 @@ class Lifter {
     using Iter = ir::StmtNode::Iter;
     const int o = r.origin;
     std::vector<int> targets;
+    // `for a, b in ((0, 1), (1, 0))`: the items of a tuple constant unpacked are the
+    // items of its columns, (0, 1) and (1, 0) here, each a tuple constant the loop indexes.
+    std::vector<Expr> columns;
     if (r.form == Iter::Seq) {
-      if (!c.items.empty()) fail("unpacks the items of `" + show(r.over[0]) + "`", line);
-      targets = {c.var};
+      if (!c.items.empty()) {
+        columns = constant_columns(r.over[0], c.items.size());
+        if (columns.empty())
+          fail(constant_tuple(r.over[0]) ? "unpacks the items of a tuple constant that are not all tuples of " +
+                                               std::to_string(c.items.size()) + " numbers"
+                                         : "unpacks the items of `" + show(r.over[0]) + "`",
+               line);
+      }
+      targets = c.items.empty() ? std::vector<int>{c.var} : c.items;
     } else if (r.form == Iter::Enumerate) {
       if (c.items.size() != 2) fail("uses enumerate()'s items other than as `for i, x in enumerate(...)`", line);
       targets = c.items;
@@ -1178,7 +1212,8 @@ class Lifter {
       Expr n = len(r.over[0]);
       for (size_t k = 1; k < r.over.size(); k++) n = builtin_call("min", {n, len(r.over[k])}, o);
       range_args = {n};
-      for (size_t k = 0; k < targets.size(); k++) item(targets[k], r.over[k], ir::make_load(var, o));
+      for (size_t k = 0; k < targets.size(); k++)
+        item(targets[k], columns.empty() ? r.over[k] : columns[k], ir::make_load(var, o));
     }
     std::vector<Stmt> full;
     full.push_back(ir::make_seg(std::move(items), item_resume, line));

@@ -446,8 +446,15 @@ PyObject* sequence_now(const FrameRef& f, const ir::Nest& nest, const ir::Expr& 
       return base.release();
     }
     // A slice of one (lift.cpp, sequence_expr): its bounds are numbers and variables.
+    // (and a tuple constant's items: `for d in (-1, 0.5, True)`).
     case K::Const:
-      if (e->value.kind == ir::ConstValue::Kind::Int) return PyLong_FromLongLong(e->value.i);
+      switch (e->value.kind) {
+        case ir::ConstValue::Kind::Int: return PyLong_FromLongLong(e->value.i);
+        case ir::ConstValue::Kind::Bool: return PyBool_FromLong(e->value.b);
+        case ir::ConstValue::Kind::Float: return PyFloat_FromDouble(e->value.f);
+        case ir::ConstValue::Kind::Complex: return PyComplex_FromDoubles(e->value.f, e->value.f2);
+        case ir::ConstValue::Kind::None: return Py_NewRef(Py_None);
+      }
       return Py_NewRef(Py_None);
     case K::Unary: {
       PyRef x = PyRef::steal(sequence_now(f, nest, e->args[0]));

@@ -254,6 +254,15 @@ class Gen:
             self.emit(indent, f"for {x}, {y} in zip({self.seq_('A')}, {self.seq_('B')}):" if form == 1 else f"for {x} in {seq}:")
             self.emit(indent + 1, f"{v} += 1")
             return [x, y] if form == 1 else [x]
+        if form == 4:
+            # A tuple constant (a neighbourhood's offsets), or one unpacked with weights.
+            ks = [self.int_(-2, 3) for _ in range(self.int_(1, 4))]
+            if self.int_(0, 1):
+                self.emit(indent, f"for {v} in ({', '.join(map(str, ks))},):")
+                return []
+            ws = [self.pick(["0.5", "-1.25", "2.0", "-0.0", "3.0"]) for _ in ks]
+            self.emit(indent, f"for {v}, {x} in ({', '.join(f'({a}, {w})' for a, w in zip(ks, ws))},):")
+            return [x]
         self.emit(indent, f"for {v} in {self.range_()}:")
         return []
 
