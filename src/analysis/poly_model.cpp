@@ -551,6 +551,11 @@ class Builder {
           return;
         }
       }
+      // An item of a tuple constant (`for d in (-1, 0, 1)`): no memory the nest writes.
+      if (b->kind == K::Tuple) {
+        reads(e->args[1], line);
+        return;
+      }
       int var = -1;
       std::vector<std::pair<Expr, std::pair<int, int>>> idx;
       if (chain(e, var, idx)) {

@@ -1,6 +1,8 @@
 // See plan_parallel.h.
 #include "specialize/plan_parallel.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -71,6 +73,9 @@ class Planner {
       : tn_(tn), n_(tn.nest), facts_(facts), conds_(conds), o_(o) {
     for (auto& c : conds.conds)
       if (c.fact.kind == analysis::FactKind::NonNeg) affine_.insert({c.fact.origin, c.fact.pos});
+    ir::for_each_stmt(n_.root, [&](const Stmt& s) {
+      if (s->kind == SK::Range) ranges_[s->loop] = s.get();
+    });
   }
 
   ParallelPlan run() {
@@ -621,11 +626,69 @@ class Planner {
         (!o_.gpu || !lp.reductions.empty()))
       return no("it runs fewer than " + std::to_string(analysis::kMinParallelTrip) +
                 " iterations each time (threads pay from there on)");
+    // The same for a loop with loops inside, where all their bounds are numbers (the
+    // neighbourhood loops of a stencil: `for di in (-1, 0, 1): for dj in (-1, 0, 1)`).
+    // Bounds the call decides are estimated again where the loop starts (codegen).
+    if (ir::contains_loop(s->body[0])) {
+      auto own = constant_trip(s->loop);
+      auto inner = own ? constant_work(s->body[0]) : std::nullopt;
+      if (inner && *own * std::max<int64_t>(*inner, 1) < analysis::kMinParallelTrip)
+        return no("it and the loops inside it run fewer than " + std::to_string(analysis::kMinParallelTrip) +
+                  " iterations each time (threads pay from there on)");
+    }
     lp.alias_pairs = disjoint_pairs(in);
     for (auto& [v, t] : in.divisors) lp.invariant_divisors.push_back({v, t});
     lp.parallel = true;
     return lp;
   }
+
+  // The iterations of loop `loop` where its range() arguments are numbers.
+  std::optional<int64_t> constant_trip(int loop) const {
+    auto it = ranges_.find(loop);
+    if (it == ranges_.end()) return std::nullopt;
+    std::vector<int64_t> a;
+    for (auto& e : it->second->args) {
+      if (e->kind != EK::Const || e->value.kind != ir::ConstValue::Kind::Int) return std::nullopt;
+      a.push_back(e->value.i);
+    }
+    if (a.empty() || a.size() > 3) return std::nullopt;
+    int64_t start = a.size() == 1 ? 0 : a[0], stop = a.size() == 1 ? a[0] : a[1], step = a.size() == 3 ? a[2] : 1;
+    if (step == 0 || std::abs(start) > (int64_t(1) << 40) || std::abs(stop) > (int64_t(1) << 40)) return std::nullopt;
+    int64_t span = step > 0 ? stop - start : start - stop;
+    return span <= 0 ? 0 : (span - 1) / std::abs(step) + 1;
+  }
+  // The iterations of the loops in `b`, each statement one (as codegen's work_estimate),
+  // where all their bounds are numbers; kMinParallelTrip at most.
+  std::optional<int64_t> constant_work(const Stmt& b) const {
+    const int64_t cap = analysis::kMinParallelTrip;
+    switch (b->kind) {
+      case SK::Block: {
+        int64_t sum = 0;
+        for (auto& x : b->body) {
+          auto w = constant_work(x);
+          if (!w) return std::nullopt;
+          sum = std::min(cap, sum + *w);
+        }
+        return sum;
+      }
+      case SK::Range: return 0;
+      case SK::For: {
+        auto t = constant_trip(b->loop);
+        auto w = t ? constant_work(b->body[0]) : std::nullopt;
+        if (!w) return std::nullopt;
+        return std::min(cap, std::min(cap, *t) * std::max<int64_t>(*w, 1));
+      }
+      case SK::If: {
+        auto x = constant_work(b->body[0]), y = x ? constant_work(b->body[1]) : std::nullopt;
+        if (!y) return std::nullopt;
+        return std::max(*x, *y);
+      }
+      case SK::While: return std::nullopt;
+      default: return 1;
+    }
+  }
+
+  std::map<int, const ir::StmtNode*> ranges_;  // loop -> its Range statement
 
   std::string carried_arrays(int loop) const {
     for (auto& c : conds_.conds) {

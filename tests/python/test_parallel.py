@@ -231,23 +231,24 @@ def test_short_parallel_loops_run_their_body_here_with_cpythons_results(cpu_only
     # site first) and an outer loop of one iteration must still be CPython's.
     def args(n):
         def make():
-            a = np.ones((n, 5))
+            a = np.ones((n, 200))
             a[n - 1, 4] = 1e300
-            b = np.ones((n, 5))
+            b = np.ones((n, 200))
             b[n - 1, 1] = np.inf
-            return a, b, np.zeros((n, 5)), n
+            return a, b, np.zeros((n, 200)), n
         return make
     nest = """
     def f(A, B, out, n):
         for i in range(n):
-            for j in range(5):
+            for j in range(200):
                 x = A[i, j] * 1e10
                 y = B[i, j] - np.inf
                 out[i, j] = x + y
             last = i * 2
         return locals()
     """
-    # (the nest with 3 rows runs on threads: the same results from the other version)
+    # (the nest with 3 rows, 600 iterations in all, runs on threads: the same results from
+    # the other version)
     for src, var, n, threads in ((nest, "i", 1, False), (nest, "i", 3, True)):
         recs = run(src, "f", args(n), globals_={"np": np})
         assert recs[0]["native_calls"] > 0 and loops(recs)[var]["parallel"]
@@ -291,6 +292,40 @@ def test_an_innermost_loop_never_long_enough_for_threads_is_not_made_parallel(cp
     assert not j["parallel"] and "fewer than 512 iterations each time" in j["why"]
     recs = run(src, "f", lambda: (np.ones((4, 600)), np.zeros((4, 600)), 4, 600))
     assert loops(recs)["j"]["parallel"] and ran_parallel(recs, "j")
+
+
+def test_a_loop_whose_inner_loops_have_number_bounds_and_little_work_is_not_made_parallel(cpu_only):
+    # Inside a loop that carries a dependence, the k loop has independent iterations, but
+    # it and the m loop inside come to 9 iterations: waking the threads at every t would
+    # cost far more than they do. No parallel version, and the report says why.
+    recs = run("""
+    def f(A, w, n):
+        for t in range(1, n):
+            for k in range(3):
+                for m in range(3):
+                    A[t, k] += A[t - 1, (k + m) % 3] * w[m]
+        return locals()
+    """, "f", lambda: (np.ones((300, 3)), np.array([0.25, 0.5, 0.125]), 300))
+    k = loops(recs)["k"]
+    assert not k["parallel"] and "it and the loops inside it run fewer than 512 iterations" in k["why"]
+
+
+def test_a_loop_with_little_work_inside_for_the_calls_values_runs_on_this_thread(cpu_only):
+    # The same with bounds the call decides: the k loop gets a parallel version, which runs
+    # only where the k and m loops together have 512 iterations or more (m = 40: 1600), as
+    # estimated where the k loop starts. With m = 3 (9 iterations) it never wakes the threads.
+    src = """
+    def f(A, w, n, m):
+        for t in range(1, n):
+            for k in range(m):
+                for q in range(m):
+                    A[t, k] += A[t - 1, k] * w[q]
+        return locals()
+    """
+    for m, threads in ((3, False), (40, True)):
+        recs = run(src, "f", lambda: (np.ones((50, m)), np.full(m, 0.25), 50, m))
+        assert loops(recs)["k"]["parallel"]
+        assert ran_parallel(recs, "k") == threads, m
 
 
 # ------------------------------------------------------------------ carried dependences

@@ -2900,6 +2900,95 @@ class Gen {
     B.SetInsertPoint(exit);
   }
 
+  // ---- how much a loop body does, for the parallel decision (parallel_loop)
+  static constexpr int64_t kWorkCap = int64_t(1) << 30;  // estimates saturate here: products fit
+
+  // An int the body's range() arguments compute, known before the loop whose body this is
+  // runs: numbers, variables the loop never assigns (and that are bound), len() of those,
+  // and + - * of them. nullptr for anything else. Only an estimate: no checks, wrapping.
+  Value* invariant_int(const Expr& e, const std::set<int>& varying) {
+    using K = ExprNode::Kind;
+    const TypeRef m = rep(e->type);
+    const bool int_t = is_pyint(m) || (is_np(m) && m->dtype == DType::Int64);
+    switch (e->kind) {
+      case K::Const:
+        return e->value.kind == ir::ConstValue::Kind::Int ? c64(e->value.i) : nullptr;
+      case K::Load:
+        if (!int_t || e->check_bound || varying.count(e->var) || hetero(e->type)) return nullptr;
+        return B.CreateFreeze(gen(e).v);
+      case K::Binary: {
+        if (e->binop != ir::BinOp::Add && e->binop != ir::BinOp::Sub && e->binop != ir::BinOp::Mul) return nullptr;
+        Value* a = invariant_int(e->args[0], varying);
+        Value* b = a ? invariant_int(e->args[1], varying) : nullptr;
+        if (!b) return nullptr;
+        return e->binop == ir::BinOp::Add ? B.CreateAdd(a, b) : e->binop == ir::BinOp::Sub ? B.CreateSub(a, b) : B.CreateMul(a, b);
+      }
+      case K::Call: {
+        const Expr& f = e->args[0];
+        if (e->args.size() != 2 || !f->type || f->type->kind != Type::Kind::Callable || f->type->builtin != Builtin::Len)
+          return nullptr;
+        const Expr& a = e->args[1];
+        if (a->kind != K::Load || a->check_bound || varying.count(a->var) || a->type->kind != Type::Kind::Array) return nullptr;
+        return gen(e).v;
+      }
+      default: return nullptr;
+    }
+  }
+
+  // The iterations of the loops in `body` (each counting one, its statements one each;
+  // the larger side of a branch), for one iteration of the loop around it: nullptr where a
+  // loop's bounds are not invariant_int.
+  Value* work_estimate(const Stmt& body, const std::set<int>& varying) {
+    std::map<int, Value*> trips;
+    return work_of(body, varying, trips);
+  }
+  Value* work_of(const Stmt& st, const std::set<int>& varying, std::map<int, Value*>& trips) {
+    auto cap = [&](Value* x) { return B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, x, c64(kWorkCap)); };
+    switch (st->kind) {
+      case StmtNode::Kind::Block: {
+        Value* sum = c64(0);
+        for (auto& x : st->body) {
+          Value* w = work_of(x, varying, trips);
+          if (!w) return nullptr;
+          sum = cap(B.CreateAdd(sum, w));
+        }
+        return sum;
+      }
+      case StmtNode::Kind::Range: {
+        std::vector<Value*> a;
+        for (auto& e : st->args) {
+          a.push_back(invariant_int(e, varying));
+          if (!a.back()) return nullptr;
+        }
+        if (a.empty() || a.size() > 3) return nullptr;
+        Value *start = a.size() == 1 ? c64(0) : a[0], *stop = a.size() == 1 ? a[0] : a[1];
+        Value* step = a.size() == 3 ? a[2] : c64(1);
+        Value* pos = B.CreateICmpSGT(step, c64(0));
+        Value* astep = B.CreateSelect(pos, step, B.CreateSub(c64(0), step));
+        astep = B.CreateSelect(B.CreateICmpEQ(step, c64(0)), c64(1), astep);
+        Value* nonempty = B.CreateSelect(pos, B.CreateICmpSGT(stop, start), B.CreateICmpSGT(start, stop));
+        Value* span = B.CreateSelect(pos, B.CreateSub(stop, start), B.CreateSub(start, stop));
+        Value* t = B.CreateAdd(B.CreateUDiv(B.CreateSub(span, c64(1)), astep), c64(1));
+        trips[st->loop] = cap(B.CreateSelect(nonempty, t, c64(0)));
+        return c64(0);
+      }
+      case StmtNode::Kind::For: {
+        auto it = trips.find(st->loop);
+        if (it == trips.end()) return nullptr;
+        Value* inner = work_of(st->body[0], varying, trips);
+        if (!inner) return nullptr;
+        return cap(B.CreateMul(it->second, B.CreateBinaryIntrinsic(llvm::Intrinsic::umax, inner, c64(1))));
+      }
+      case StmtNode::Kind::If: {
+        Value* a = work_of(st->body[0], varying, trips);
+        Value* b = a ? work_of(st->body[1], varying, trips) : nullptr;
+        return b ? B.CreateBinaryIntrinsic(llvm::Intrinsic::umax, a, b) : nullptr;
+      }
+      case StmtNode::Kind::While: return nullptr;
+      default: return c64(1);
+    }
+  }
+
   // Iterations [k0, trip) of For loop `s`, then a branch to `exit`.
   void for_iterations(const Stmt& s, Value* k0, Value* trip, BasicBlock* exit) {
     // (Not in host code that shares arrays with GPU loops: each statement there may need
@@ -3789,6 +3878,20 @@ class Gen {
     // innermost reduction stays as exact as CPython's below kMinParallelTrip, as on threads.
     Value* ok = B.CreateICmpSGE(B.CreateSub(trip, k0),
                                 c64(has_inner || (gl && lp.reductions.empty()) ? 2 : kMinParallelTrip));
+    // A loop with loops inside: the threads pay where the iterations of all of them come to
+    // kMinParallelTrip, estimated from the bounds of the inner loops known before the loop
+    // runs (`for di in (-1, 0, 1): for dj in (-1, 0, 1)` inside sequential loops would wake
+    // the threads for nine iterations at every entry). Inner bounds that only the iterations
+    // know leave the two-iteration rule.
+    if (has_inner && !gl) {
+      std::set<int> varying;
+      ir::collect_assigned(s->body[0], &varying);
+      varying.insert(s->var);
+      if (Value* inner = work_estimate(s->body[0], varying)) {
+        Value* its = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, B.CreateSub(trip, k0), c64(kWorkCap));
+        ok = B.CreateAnd(ok, B.CreateICmpSGE(B.CreateMul(its, inner), c64(kMinParallelTrip)));
+      }
+    }
     ok = B.CreateAnd(ok, arrays_disjoint(lp));
     for (auto& [v, t] : lp.invariant_divisors) ok = B.CreateAnd(ok, truth(load(v, t, false)));
     // The warnings' keys (iteration * stride + count, warn_place) must fit in an i64.
