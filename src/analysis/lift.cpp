@@ -796,7 +796,7 @@ class Lifter {
           for (int i = n - 1; i >= 0; i--) st.stack.push_back(of(v->args[i]));
         } else {
           for (int i = n - 1; i >= 0; i--) {
-            SVal s = of(ir::make_subscript(v, int_const(i, o), o));
+            SVal s = of(ir::make_unpacked_item(v, i, n, o));
             s.shared = true;
             st.stack.push_back(s);
           }
@@ -1190,7 +1190,10 @@ class Lifter {
     int var;  // the loop's variable: a hidden position, or enumerate's index
     std::vector<Expr> range_args;
     std::vector<ir::Effect> items;
-    auto len = [&](const Expr& seq) { return builtin_call("len", {seq}, o); };
+    // (A tuple constant's length is a number: loop bounds the analysis can use.)
+    auto len = [&](const Expr& seq) {
+      return constant_tuple(seq) ? int_const((int64_t)seq->args.size(), o) : builtin_call("len", {seq}, o);
+    };
     auto item = [&](int target, const Expr& seq, const Expr& at) {
       ir::Effect e;
       e.kind = ir::Effect::Kind::Assign;

@@ -175,9 +175,15 @@ class HelperLifter {
         }
         case Op::UNPACK_SEQUENCE: {
           Expr v = pop(st);
-          if (v->kind != ir::ExprNode::Kind::Tuple || (int)v->args.size() != in.iarg)
-            fail("it unpacks something other than a tuple it built");
-          for (int i = in.iarg - 1; i >= 0; i--) st.stack.push_back(v->args[(size_t)i]);
+          if (v->kind == ir::ExprNode::Kind::Tuple) {
+            if ((int)v->args.size() != in.iarg) fail("it unpacks a tuple into a different number of names");
+            for (int i = in.iarg - 1; i >= 0; i--) st.stack.push_back(v->args[(size_t)i]);
+            break;
+          }
+          // `a, b = other(x)`: the items of the value, each v[i] that checks v's length
+          // (make_unpacked_item); a helper's tuple is evaluated whole and in order for each
+          // item, as CPython does once: pure expressions, which LLVM shares.
+          for (int i = in.iarg - 1; i >= 0; i--) st.stack.push_back(ir::make_unpacked_item(v, i, in.iarg, O));
           break;
         }
         case Op::COPY: {

@@ -403,6 +403,43 @@ HelperEntry* helper_for(NestState& s, PyObject* fn, const FrameRef& f, std::stri
   return e->reason.empty() ? e : nullptr;
 }
 
+// A helper's default value as a constant of the kernel, with the words that key it (its
+// kind and value): Python ints within 64 bits, floats, complex numbers, bools and None
+// (exactly those types). nullptr for anything else (a Python error only on failure).
+ir::Expr default_constant(PyObject* o, uint64_t bits[3]) {
+  ir::ConstValue c;
+  bits[1] = bits[2] = 0;
+  if (o == Py_None) {
+    c.kind = ir::ConstValue::Kind::None;
+  } else if (PyBool_Check(o)) {
+    c.kind = ir::ConstValue::Kind::Bool;
+    c.b = o == Py_True;
+    bits[1] = c.b;
+  } else if (PyLong_CheckExact(o)) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (x == -1 && PyErr_Occurred()) return nullptr;
+    if (overflow) return nullptr;
+    c.kind = ir::ConstValue::Kind::Int;
+    c.i = x;
+    bits[1] = (uint64_t)x;
+  } else if (PyFloat_CheckExact(o)) {
+    c.kind = ir::ConstValue::Kind::Float;
+    c.f = PyFloat_AS_DOUBLE(o);
+    std::memcpy(&bits[1], &c.f, 8);
+  } else if (PyComplex_CheckExact(o)) {
+    c.kind = ir::ConstValue::Kind::Complex;
+    c.f = PyComplex_RealAsDouble(o);
+    c.f2 = PyComplex_ImagAsDouble(o);
+    std::memcpy(&bits[1], &c.f, 8);
+    std::memcpy(&bits[2], &c.f2, 8);
+  } else {
+    return nullptr;
+  }
+  bits[0] = (uint64_t)c.kind;
+  return ir::make_const(c, ir::kInlinedOrigin);
+}
+
 // Boxes a state slot's value as the Python object of type `t`. New reference.
 PyObject* box(const TypeRef& t, uint64_t bits) {
   switch (t->kind) {
@@ -794,7 +831,23 @@ PyObject* dispatch(NestState& s) {
       descs[v].k1 = (uint64_t)(uintptr_t)Py_TYPE(val);
       descs[v].k2 = (uint64_t)(uintptr_t)val;
       descs[v].extra.push_back((uint64_t)(uintptr_t)PyFunction_GET_CODE(val));
-      helpers[(int)v] = specialize::Helper{vars[v].name, h->body, h->global_vars};
+      specialize::Helper helper{vars[v].name, h->body, h->global_vars, {}};
+      // Its defaults are constants of the kernel: their values are part of the key.
+      PyObject* defaults = PyFunction_GET_DEFAULTS(val);
+      const Py_ssize_t nd = defaults && PyTuple_Check(defaults) ? PyTuple_GET_SIZE(defaults) : 0;
+      descs[v].extra.push_back((uint64_t)nd);
+      for (Py_ssize_t d = 0; d < nd; d++) {
+        uint64_t bits[3];
+        ir::Expr c = default_constant(PyTuple_GET_ITEM(defaults, d), bits);
+        if (!c) {
+          if (PyErr_Occurred()) return nullptr;
+          return decline(s, "calls `" + vars[v].name + "`, whose default for parameter " +
+                                std::to_string(h->body->nparams - nd + d + 1) + " is not a number stagepy handles");
+        }
+        descs[v].extra.insert(descs[v].extra.end(), bits, bits + 3);
+        helper.defaults.push_back(std::move(c));
+      }
+      helpers[(int)v] = std::move(helper);
       if (vars.size() > nv) {  // its globals became variables of the nest: read them too
         nv = vars.size();
         vals.resize(nv);

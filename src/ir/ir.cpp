@@ -53,6 +53,15 @@ Expr make_slice(Expr start, Expr stop, Expr step, int origin) {
   e->args = {std::move(start), std::move(stop), std::move(step)};
   return e;
 }
+Expr make_unpacked_item(Expr v, int k, int n, int origin) {
+  ConstValue c;
+  c.kind = ConstValue::Kind::Int;
+  c.i = k;
+  auto e = node(ExprNode::Kind::Subscript, origin);
+  e->args = {std::move(v), make_const(c, origin)};
+  e->unpack = n;
+  return e;
+}
 Expr make_subscript(Expr base, Expr index, int origin) {
   auto e = node(ExprNode::Kind::Subscript, origin);
   e->args = {std::move(base), std::move(index)};

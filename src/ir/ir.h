@@ -111,6 +111,9 @@ struct ExprNode {
   // Call/Binary: prove_domains showed that the operation's domain check cannot fail
   // (math.sqrt of a value never below zero, a division by one never zero or below).
   bool in_domain = false;
+  // Subscript: item args[1] of `a, b, ... = args[0]` with this many names (0: not an
+  // unpacking): args[0] must have exactly that many items, or CPython raises ValueError.
+  int unpack = 0;
   UnOp unop = UnOp::Neg;
   CmpOp cmpop = CmpOp::LT;
   std::vector<std::string> kwnames;  // Call
@@ -131,6 +134,8 @@ Expr make_call(Expr callee, std::vector<Expr> args, std::vector<std::string> kwn
 Expr make_cond(Expr c, Expr t, Expr f, int origin = -1);
 Expr make_seq(std::vector<Expr> items, int origin = -1);
 Expr make_slice(Expr start, Expr stop, Expr step, int origin = -1);
+// Item k of `a, b, ... = v` with n names: v[k], which checks that v has n items.
+Expr make_unpacked_item(Expr v, int k, int n, int origin = -1);
 // The origin of every node an inlined helper's body contributes: no fact of the caller's
 // analysis (keyed by the caller's bytecode offsets) applies to it.
 constexpr int kInlinedOrigin = -2;

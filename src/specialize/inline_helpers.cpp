@@ -36,9 +36,12 @@ class Inliner {
     const Helper& h = it->second;
     if (!e->kwnames.empty()) throw Failure{"calls `" + h.name + "` with keyword arguments"};
     std::vector<ir::Expr> args(e->args.begin() + 1, e->args.end());
-    if ((int)args.size() != h.body->nparams)
-      throw Failure{"calls `" + h.name + "` with " + std::to_string(args.size()) + " arguments (it takes " +
-                    std::to_string(h.body->nparams) + ")"};
+    const int n = h.body->nparams, given = (int)args.size(), first_default = n - (int)h.defaults.size();
+    if (given > n || given < first_default)
+      throw Failure{"calls `" + h.name + "` with " + std::to_string(given) + " arguments (it takes " +
+                    (first_default < n ? std::to_string(first_default) + " to " : "") + std::to_string(n) + ")"};
+    const size_t evaluated = args.size();  // the defaults are constants: nothing to evaluate
+    for (int k = given; k < n; k++) args.push_back(h.defaults[(size_t)(k - first_default)]);
     ir::Expr body = ir::map_expr(h.body->body, [&](const ir::Expr& x) -> ir::Expr {
       if (x->kind == ir::ExprNode::Kind::Load) {
         if (x->var < h.body->nparams) return args[(size_t)x->var];
@@ -48,7 +51,7 @@ class Inliner {
       if (x->kind == ir::ExprNode::Kind::Call) return call(x, depth + 1);
       return x;
     });
-    std::vector<ir::Expr> items = std::move(args);
+    std::vector<ir::Expr> items(args.begin(), args.begin() + (std::ptrdiff_t)evaluated);
     items.push_back(std::move(body));
     ir::Expr out = ir::make_seq(std::move(items), e->origin);
     if (count_nodes(out, kMaxNodes) > kMaxNodes) throw Failure{"inlining `" + h.name + "` makes too large an expression"};

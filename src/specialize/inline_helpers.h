@@ -2,7 +2,8 @@
 // call, that function's lifted body (lift_helper.h) with the nest variables its globals
 // are; out, the nest where every call of such a variable, `h(a, b)`, is replaced by
 // seq(a, b, body[a, b]) (the arguments evaluated as CPython does, then the body with
-// them substituted), helpers calling helpers inlined in turn; or the reason not.
+// them substituted, defaults for the parameters the call leaves out), helpers calling
+// helpers inlined in turn; or the reason not.
 // Runs per specialization, before infer_types: the function a name holds is part of the
 // guard key.
 #pragma once
@@ -20,6 +21,9 @@ struct Helper {
   std::string name;                                   // for messages
   std::shared_ptr<const analysis::HelperBody> body;
   std::vector<int> global_vars;                       // per body global: the nest variable
+  // The function's default values (`__defaults__`, numbers: constants of this
+  // specialization, whose guard key holds them): for the last parameters a call leaves out.
+  std::vector<ir::Expr> defaults;
 };
 
 struct InlineResult {

@@ -224,6 +224,17 @@ class Infer {
         Expr base = expr(e->args[0], env);
         Expr idx = expr(e->args[1], env);
         if (unbound(base->type) || unbound(idx->type)) return typed(e, {base, idx}, types::unbound());
+        if (e->unpack > 0) {
+          // `a, b = v`: a tuple's length is its type's (CPython raises where it differs);
+          // an array's or a list's is checked where the item is taken (codegen).
+          const Type& bt = *base->type;
+          if (bt.kind == Type::Kind::Tuple && (int)bt.elems.size() != e->unpack)
+            fail("unpacks a tuple of " + std::to_string(bt.elems.size()) + " items into " + std::to_string(e->unpack) +
+                     " names",
+                 ln);
+          if (bt.kind != Type::Kind::Tuple && !(bt.kind == Type::Kind::Array && bt.ndim >= 1))
+            fail("unpacks a " + bt.str() + " into names", ln);
+        }
         return typed(e, {base, idx}, subscript_type(base, idx, ln));
       }
       case K::Tuple: {
@@ -304,6 +315,10 @@ class Infer {
       case K::Call: return call(e, env, ln);
       case K::Cond: {
         Expr c = expr(e->args[0], env);
+        // `x * n if k is None else x * k` where the types decide `is` (a helper's default
+        // None): only the way taken is typed, and the expression is that way (the test
+        // cannot fail). The other may not type at all (x * None).
+        if (auto known = known_truth(c)) return expr(e->args[*known ? 1 : 2], env);
         Expr t = expr(e->args[1], env), f = expr(e->args[2], env);
         if (unbound(c->type)) return typed(e, {c, t, f}, types::unbound());
         check_truth(c, ln);
@@ -586,6 +601,27 @@ class Infer {
     if (dtype_is_float(from)) return dtype_is_float(to);
     if (dtype_is_signed(from)) return dtype_is_float(to) || dtype_is_signed(to);
     return true;  // unsigned
+  }
+
+  // The value of a typed truth test that its operands' types decide: `a is None` / `a is
+  // not None` of variables and constants where neither operand's type may hold both None
+  // and other values.
+  static std::optional<bool> known_truth(const Expr& c) {
+    const Expr& x = c->kind == ExprNode::Kind::Truth ? c->args[0] : c;
+    if (x->kind != ExprNode::Kind::Compare || (x->cmpop != ir::CmpOp::Is && x->cmpop != ir::CmpOp::IsNot))
+      return std::nullopt;
+    auto definite = [](const TypeRef& t) {
+      return t && t->kind != Type::Kind::Union && t->kind != Type::Kind::Unknown && t->kind != Type::Kind::Unbound;
+    };
+    // (Operands that cannot raise: a bound variable, a constant.)
+    for (auto& o : x->args)
+      if (!(o->kind == ExprNode::Kind::Const || (o->kind == ExprNode::Kind::Load && !o->check_bound))) return std::nullopt;
+    const TypeRef &a = x->args[0]->type, &b = x->args[1]->type;
+    if (!definite(a) || !definite(b)) return std::nullopt;
+    const bool an = a->kind == Type::Kind::None, bn = b->kind == Type::Kind::None;
+    if (!an && !bn) return std::nullopt;
+    const bool same = an && bn;
+    return x->cmpop == ir::CmpOp::Is ? same : !same;
   }
 
   // Inlined helper bodies compute on Python numbers only: a NumPy operation there could

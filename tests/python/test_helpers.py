@@ -141,7 +141,8 @@ def reason_of(recs):
 def test_helpers_stagepy_cannot_inline_stay_interpreted_with_a_reason():
     cases = {
         "loops": ("def h(x):\n    t = 0\n    for k in range(x):\n        t += k\n    return t\n", "it loops"),
-        "defaults": ("def h(x, y=2):\n    return x * y\n", "with 1 arguments (it takes 2)"),
+        "a default that is a list": ("def h(x, y=[2]):\n    return x * 2\n", "is not a number stagepy handles"),
+        "too few arguments": ("def h(x, y, z=2):\n    return x * y\n", "with 1 arguments (it takes 2 to 3)"),
         "varargs": ("def h(*xs):\n    return xs[0]\n", "*args"),
         "subscript": ("def h(x):\n    return x[0]\n", "reads an element"),
         "recursion": ("def h(x):\n    return x if x < 2 else h(x - 1) + h(x - 2)\n", "not inlined"),
@@ -157,6 +158,122 @@ def f(A, n):
         mine = [r for r in recs if r["function"] == "f"]  # (h's own loop may run natively)
         assert mine and not any(r["native_calls"] for r in mine), (name, recs)
         assert reason in reason_of(mine), (name, recs)
+
+
+def test_defaults_of_a_helper_are_constants_of_the_kernel_keyed_by_their_values():
+    # pend(th, om) with g, L and damp left to their defaults; then the defaults change on
+    # the same function object (a new kernel: the values are part of the key), and a
+    # default None tested with `is None`.
+    recs = run("""
+import math
+
+def pend(theta, omega, g=9.81, L=1.0, damp=0.1):
+    return omega, -(g / L) * math.sin(theta) - damp * omega
+
+def scale(x, k=None, n=3):
+    if k is None:
+        return x * n
+    return x * k
+
+def f(steps):
+    out = []
+    for rep in range(2):
+        th, om = 1.0, 0.0
+        dt = 0.001
+        s = 0
+        for step in range(steps):
+            a1, b1 = pend(th, om)
+            a2, b2 = pend(th + 0.5 * dt * a1, om + 0.5 * dt * b1, 9.0)
+            th += dt * (a1 + a2) / 2
+            om += dt * (b1 + b2) / 2
+            s += scale(step) + scale(step, 2)
+        out.append((th, om, s))
+        pend.__defaults__ = (1.62, 2.0, 0.0)
+    pend.__defaults__ = (9.81, 1.0, 0.1)
+    return out
+""", "f", lambda: (500,))
+    mine = [r for r in recs if r["function"] == "f"]
+    assert sum(r["native_calls"] for r in mine) >= 2 and all(r["reason"] == "" for r in mine if r["native_calls"]), recs
+
+
+UNPACKING = [
+    ("a helper's tuple into names", """
+def three(x):
+    return x, x + 1, 2.5 * x
+
+def f(A, n):
+    s = 0.0
+    for i in range(n):
+        a, b, c = three(A[i])
+        s += a * b - c
+    return locals()
+""", lambda: ([1.0, 2.0, 3.0, 4.0], 4), "native"),
+    ("a helper unpacking another's tuple", """
+def lorenz(x, y, z):
+    return 10.0 * (y - x), x * (28.0 - z) - y, x * y - 2.5 * z
+
+def euler(x, y, z, h):
+    dx, dy, dz = lorenz(x, y, z)
+    return x + h * dx, y + h * dy, z + h * dz
+
+def f(n):
+    x, y, z = 1.0, 1.0, 1.0
+    for step in range(n):
+        x, y, z = euler(x, y, z, 0.001)
+    return locals()
+""", lambda: (2000,), "native"),
+    ("a helper's tuple of 3 into 2 names: ValueError", """
+def three(x):
+    return x, x + 1, x + 2
+
+def f(A, n):
+    for i in range(n):
+        A[i] = i
+        a, b = three(i)
+        A[i] = a + b
+    return locals()
+""", lambda: ([0] * 5, 5), None),
+    ("a tuple of 3 into 2 names: ValueError", """
+def f(A, t):
+    for i in range(len(A)):
+        A[i] = i
+        a, b = t
+        A[i] = a + b
+    return locals()
+""", lambda: (np.zeros(5), (1, 2, 3)), None),
+    ("rows of an array into names", """
+def f(P, out):
+    for i in range(P.shape[0]):
+        x, y = P[i]
+        out[i] = x * y
+    return locals()
+""", lambda: (np.arange(12.0).reshape(6, 2), np.zeros(6)), "native"),
+    ("rows of 3 into 2 names: ValueError after the earlier writes", """
+def f(P, out):
+    for i in range(P.shape[0]):
+        out[i] = -1.0
+        x, y = P[i]
+        out[i] = x * y
+    return locals()
+""", lambda: (np.arange(12.0).reshape(4, 3), np.zeros(4)), "bail"),
+    ("rows of a list of lists of the wrong length", """
+def f(L, out):
+    for i in range(len(L)):
+        out[i] = -1
+        a, b = L[i]
+        out[i] = a - b
+    return locals()
+""", lambda: ([[1, 2, 9], [3, 4, 9]], [0, 0]), None),
+]
+
+
+@pytest.mark.parametrize("what, src, make_args, expect", UNPACKING, ids=[c[0] for c in UNPACKING])
+def test_unpacking_into_names_checks_the_number_of_items(what, src, make_args, expect):
+    # CPython raises ValueError where the value has another number of items than there are
+    # names (before any of them is assigned): so must the kernel, or the nest stays in CPython.
+    recs = run(src, "f", make_args, expect=expect)
+    if expect == "native":
+        assert all(r["reason"] == "" for r in recs if r["function"] == "f"), recs
 
 
 def test_a_helper_returning_a_tuple_of_strings_stays_interpreted():

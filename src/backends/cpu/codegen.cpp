@@ -1057,6 +1057,9 @@ class Gen {
       case K::Subscript: {
         V base = gen(e->args[0]);
         V index = gen(e->args[1]);
+        // `a, b = row`: a row (or list) of another length raises ValueError in CPython.
+        if (e->unpack > 0 && base.t->kind == Type::Kind::Array)
+          bail_unless(B.CreateICmpEQ(base.shape[0], c64(e->unpack)));
         return subscript(base, index, e->type, e->origin);
       }
       case K::Tuple: {
