@@ -76,7 +76,14 @@ class Deriver {
         }
       ctx_s += first ? "}" : " }";
       context_ = isl::set(ctx_.get(), ctx_s);
-      for (auto& s : m_.stmts) domains_.push_back(isl::set(ctx_.get(), m_.domain_of(s)).intersect_params(context_));
+      // Statements in the same loops under the same conditions share a domain: what is
+      // derived over the domain is derived once, for the first of them.
+      std::map<std::pair<std::vector<int>, std::vector<std::string>>, int> first_of;
+      for (auto& s : m_.stmts) {
+        rep_.push_back(first_of.emplace(std::make_pair(s.loops, s.guards), s.id).first->second);
+        domains_.push_back(rep_.back() == s.id ? isl::set(ctx_.get(), m_.domain_of(s)).intersect_params(context_)
+                                               : domains_[(size_t)rep_.back()]);
+      }
       bounds_and_overflow(out);
       dependences(out);
       trip_counts(out);
@@ -96,15 +103,18 @@ class Deriver {
   std::vector<std::string> names_;
   isl::set context_;
   std::vector<isl::set> domains_;
+  std::vector<int> rep_;  // per statement: the first one with its domain
+  // The name of s's domain (domains_): its first statement's.
+  const std::string& name_of(const PolyStmt& s) const { return m_.stmts[(size_t)rep_[(size_t)s.id]].name; }
 
   // The values `expr` takes over statement `s`'s domain: a set "[params] -> { [v] }"
   // (computed once per statement and expression: several bounds ask about the same one).
   isl::set values(const PolyStmt& s, const std::string& expr) {
-    auto key = std::make_pair(s.id, expr);
+    auto key = std::make_pair(rep_[(size_t)s.id], expr);
     auto it = values_.find(key);
     if (it != values_.end()) return it->second;
     std::string dims = m_.dims_of(s);
-    isl::map f(ctx_.get(), m_.param_list() + " -> { " + s.name + "[" + dims + "] -> [v] : v = " + expr + " }");
+    isl::map f(ctx_.get(), m_.param_list() + " -> { " + name_of(s) + "[" + dims + "] -> [v] : v = " + expr + " }");
     isl::set v = f.intersect_domain(domains_[(size_t)s.id]).range();
     values_.emplace(key, v);
     return v;
@@ -141,7 +151,7 @@ class Deriver {
           const PolyIndex& ix = a.index[k];
           if (!ix.expr || ix.origin < 0) continue;
           std::string n = extent_name(a.var, (int)k);
-          auto key = std::make_tuple(s.id, *ix.expr, n);
+          auto key = std::make_tuple(rep_[(size_t)s.id], *ix.expr, n);
           auto it = memo.find(key);
           if (it == memo.end()) {
             isl::set vals = values(s, *ix.expr);
@@ -156,7 +166,7 @@ class Deriver {
         }
       }
       for (auto& op : s.int_ops) {
-        auto key = std::make_tuple(s.id, op.expr, std::string("int64"));
+        auto key = std::make_tuple(rep_[(size_t)s.id], op.expr, std::string("int64"));
         auto it = memo.find(key);
         if (it == memo.end()) {
           it = memo.try_emplace(key).first;
@@ -167,7 +177,7 @@ class Deriver {
       for (auto& r : s.ranges) {
         isl::set violated = isl::set::empty(context_.get_space());
         auto where = [&](const std::string& expr, const std::string& tag, const std::string& cond) {
-          auto key = std::make_tuple(s.id, expr, tag);
+          auto key = std::make_tuple(rep_[(size_t)s.id], expr, tag);
           auto it = memo.find(key);
           if (it == memo.end()) {
             it = memo.try_emplace(key).first;
@@ -225,12 +235,14 @@ class Deriver {
   // element: the pairs of iterations of s and t (each in its domain) where they do. The
   // same for every loop around both (the loop order is added by the caller), and the
   // relation of (b, a) is this one reversed: each pair's is parsed once per nest.
+  // (Keyed by the statements' domains and the accesses' arrays and subscripts: `p[i, j - 1]`
+  // read by two statements of one loop body relates the same pairs of iterations.)
   const isl::map& same_iterations(const PolyStmt& s, size_t ai, const PolyStmt& t, size_t bi) {
-    auto key = std::make_tuple(s.id, ai, t.id, bi);
+    auto key = pair_key(s, ai, t, bi);
     if (auto it = pairs_.find(key); it != pairs_.end()) return it->second;
-    if (auto it = pairs_.find(std::make_tuple(t.id, bi, s.id, ai)); it != pairs_.end())
+    if (auto it = pairs_.find(pair_key(t, bi, s, ai)); it != pairs_.end())
       return pairs_.emplace(key, it->second.reverse()).first->second;
-    std::string rel = m_.param_list() + " -> { " + s.name + "[" + m_.dims_of(s) + "] -> " + t.name + "[" +
+    std::string rel = m_.param_list() + " -> { " + name_of(s) + "[" + m_.dims_of(s) + "] -> " + name_of(t) + "[" +
                       primed(m_.dims_of(t)) + "]";
     std::string same = same_element(s.accesses[ai], t.accesses[bi]);
     rel += (same.empty() ? "" : " : " + same) + " }";
@@ -239,7 +251,16 @@ class Deriver {
                      .intersect_range(domains_[(size_t)t.id]);
     return pairs_.emplace(key, r).first->second;
   }
-  std::map<std::tuple<int, size_t, int, size_t>, isl::map> pairs_;
+  using PairKey = std::tuple<int, std::string, int, std::string>;
+  PairKey pair_key(const PolyStmt& s, size_t ai, const PolyStmt& t, size_t bi) const {
+    return {rep_[(size_t)s.id], signature(s.accesses[ai]), rep_[(size_t)t.id], signature(t.accesses[bi])};
+  }
+  static std::string signature(const PolyAccess& a) {
+    std::string sig = std::to_string(a.var) + (a.write ? "W" : "R");
+    for (auto& ix : a.index) sig += "|" + (ix.expr ? *ix.expr : std::string("?"));
+    return sig;
+  }
+  std::map<PairKey, isl::map> pairs_;
 
   void dependences(NestConditions& out) {
     for (auto& L : m_.loops) {
@@ -263,18 +284,26 @@ class Deriver {
         c.conflicts.push_back(k);
         violated = context_;
       }
+      // Pairs already asked about for this loop (the same domains, arrays and subscripts
+      // give the same answer), and whether some conflict holds for all parameter values:
+      // the loop is then always carried, and the report names the first conflict only.
+      std::set<PairKey> asked;
+      bool always = !c.conflicts.empty();  // an unknown object's element: always carried
       for (int sid : L.stmts) {
+        if (always) break;
         const PolyStmt& s = m_.stmts[(size_t)sid];
         // L's position among the loops around s (and t: both are inside L, so the loops
         // around L are the same for both, in the same order).
         const int at = (int)(std::find(s.loops.begin(), s.loops.end(), L.id) - s.loops.begin());
         for (int tid : L.stmts) {
+          if (always) break;
           const PolyStmt& t = m_.stmts[(size_t)tid];
-          for (size_t ai = 0; ai < s.accesses.size(); ai++) {
+          for (size_t ai = 0; ai < s.accesses.size() && !always; ai++) {
             const PolyAccess& a = s.accesses[ai];
-            for (size_t bi = 0; bi < t.accesses.size(); bi++) {
+            for (size_t bi = 0; bi < t.accesses.size() && !always; bi++) {
               const PolyAccess& b = t.accesses[bi];
               if (a.var < 0 || a.var != b.var || (!a.write && !b.write)) continue;
+              if (!asked.insert(pair_key(s, ai, t, bi)).second) continue;
               // The iterations of s and t touching the same element, in the same
               // iteration of the loops enclosing L and an earlier iteration of L.
               isl_map* r = same_iterations(s, ai, t, bi).copy();
@@ -290,6 +319,7 @@ class Deriver {
               k.when = ParamSet::from_isl(when.copy(), names_);
               c.conflicts.push_back(std::move(k));
               violated = violated.unite(when);
+              always = context_.is_subset(when);
             }
           }
         }
