@@ -33,6 +33,10 @@ def h2(x):
 def h3(x, y):
     t = x * y
     return t - x if t != y else t + 1
+
+def h4(x, y, z=2):
+    a, b = y, x * z
+    return a - b, b, h2(a)
 """
 CDTYPES = ["complex128", "complex128", "float64", "int64"]
 CSCALARS = [1j, 2 - 1j, np.complex128(0.5 + 1j), 2.5, 3, 0j, np.float64(1.5), complex(-0.0, 0.0)]
@@ -401,9 +405,21 @@ class Gen:
         if self.slices and self.int_(0, 3) == 0:
             self.section_stmt(indent)
             return
-        form = self.int_(0, 13)
+        form = self.int_(0, 14)
         if form == 13 and depth < 3 and len(self.loop_vars) < 3:
             self.accumulator(indent)
+        elif form == 14:
+            # Unpacking: a row of M (of n + 1 items: ValueError unless n is 1), a helper's
+            # tuple (with or without its default), or a tuple display.
+            kind = self.int_(0, 2)
+            if kind == 0:
+                self.emit(indent, f"s, t = M[{self.index()}]")
+            elif kind == 1:
+                extra = f", {self.expr()}" if self.int_(0, 1) else ""
+                names = self.pick(["s, t, u", "s, t", "s, t, u, u"])
+                self.emit(indent, f"{names} = h4({self.expr()}, {self.expr()}{extra})")
+            else:
+                self.emit(indent, f"t, s = {self.expr()}, {self.expr()}")
         elif form <= 2:
             self.emit(indent, f"{self.pick(SCALARS)} = {self.expr()}")
         elif form <= 4:
