@@ -60,11 +60,10 @@ NATIVE = [
     ("a break leaves the variable at its item", """
     def f(a):
         hits = 0
-        for i in range(len(a)):
-            for t in (3, 5, 7, 11):
-                if a[i] % t == 0:
-                    hits += t
-                    break
+        for t in (3, 5, 7, 11, 13, 17):
+            hits += a[t]
+            if hits > 20:
+                break
         return locals()
     """, lambda: (np.arange(1, 200),)),
     ("bools and negative floats", """
