@@ -232,7 +232,8 @@ class Infer {
             fail("unpacks a tuple of " + std::to_string(bt.elems.size()) + " items into " + std::to_string(e->unpack) +
                      " names",
                  ln);
-          if (bt.kind != Type::Kind::Tuple && !(bt.kind == Type::Kind::Array && bt.ndim >= 1))
+          // (Complex arrays are lowered into parts, which do not keep the length check.)
+          if (bt.kind != Type::Kind::Tuple && !(bt.kind == Type::Kind::Array && bt.ndim >= 1 && !dtype_is_complex(bt.dtype)))
             fail("unpacks a " + bt.str() + " into names", ln);
         }
         return typed(e, {base, idx}, subscript_type(base, idx, ln));

@@ -256,6 +256,13 @@ def f(P, out):
         out[i] = x * y
     return locals()
 """, lambda: (np.arange(12.0).reshape(4, 3), np.zeros(4)), "bail"),
+    ("rows of a complex array of the wrong length (a fuzzer find)", """
+def f(M, n):
+    s = t = 0j
+    for v in range(n):
+        s, t = M[n - 1 - v]
+    return locals()
+""", lambda: (np.arange(9.0).reshape(3, 3) * (1 + 2j), 2), None),
     ("rows of a list of lists of the wrong length", """
 def f(L, out):
     for i in range(len(L)):
