@@ -108,7 +108,7 @@ class Deriver {
   const std::string& name_of(const PolyStmt& s) const { return m_.stmts[(size_t)rep_[(size_t)s.id]].name; }
 
   // The values `expr` takes over statement `s`'s domain: a set "[params] -> { [v] }"
-  // (computed once per statement and expression: several bounds ask about the same one).
+  // (computed once per domain and expression: several bounds ask about the same one).
   isl::set values(const PolyStmt& s, const std::string& expr) {
     auto key = std::make_pair(rep_[(size_t)s.id], expr);
     auto it = values_.find(key);

@@ -2842,20 +2842,26 @@ class Gen {
       if (a.size() == 3) step = a[2];
     }
     bail_unless(B.CreateICmpNE(step, c64(0)));  // ValueError: range() arg 3 must not be zero
-    // Number of iterations, without overflow: differences as unsigned.
-    Value* pos = B.CreateICmpSGT(step, c64(0));
-    Value* span_up = B.CreateSub(stop, start);    // stop - start, valid as unsigned when stop > start
-    Value* span_dn = B.CreateSub(start, stop);
-    Value* astep = B.CreateSelect(pos, step, B.CreateSub(c64(0), step));  // |step| as unsigned
-    Value* nonempty = B.CreateSelect(pos, B.CreateICmpSGT(stop, start), B.CreateICmpSGT(start, stop));
-    Value* span = B.CreateSelect(pos, span_up, span_dn);
-    Value* trip = B.CreateAdd(B.CreateUDiv(B.CreateSub(span, c64(1)), astep), c64(1));
-    trip = B.CreateSelect(nonempty, trip, c64(0));
+    Value* trip = iterations(start, stop, step);
     auto& L = loops_[s->loop];
     B.CreateStore(start, L.start);
     B.CreateStore(stop, L.stop);
     B.CreateStore(step, L.step);
     B.CreateStore(trip, L.trip);
+  }
+
+  // The number of items of range(start, stop, step), without overflow: differences as
+  // unsigned. (A zero step, which range() refuses, counts as a step of one in magnitude.)
+  Value* iterations(Value* start, Value* stop, Value* step) {
+    Value* pos = B.CreateICmpSGT(step, c64(0));
+    Value* span_up = B.CreateSub(stop, start);    // stop - start, valid as unsigned when stop > start
+    Value* span_dn = B.CreateSub(start, stop);
+    Value* astep = B.CreateSelect(pos, step, B.CreateSub(c64(0), step));  // |step| as unsigned
+    astep = B.CreateSelect(B.CreateICmpEQ(step, c64(0)), c64(1), astep);
+    Value* nonempty = B.CreateSelect(pos, B.CreateICmpSGT(stop, start), B.CreateICmpSGT(start, stop));
+    Value* span = B.CreateSelect(pos, span_up, span_dn);
+    Value* trip = B.CreateAdd(B.CreateUDiv(B.CreateSub(span, c64(1)), astep), c64(1));
+    return B.CreateSelect(nonempty, trip, c64(0));
   }
 
   // Sets the loop variable to iteration k's value.
@@ -2965,14 +2971,7 @@ class Gen {
         }
         if (a.empty() || a.size() > 3) return nullptr;
         Value *start = a.size() == 1 ? c64(0) : a[0], *stop = a.size() == 1 ? a[0] : a[1];
-        Value* step = a.size() == 3 ? a[2] : c64(1);
-        Value* pos = B.CreateICmpSGT(step, c64(0));
-        Value* astep = B.CreateSelect(pos, step, B.CreateSub(c64(0), step));
-        astep = B.CreateSelect(B.CreateICmpEQ(step, c64(0)), c64(1), astep);
-        Value* nonempty = B.CreateSelect(pos, B.CreateICmpSGT(stop, start), B.CreateICmpSGT(start, stop));
-        Value* span = B.CreateSelect(pos, B.CreateSub(stop, start), B.CreateSub(start, stop));
-        Value* t = B.CreateAdd(B.CreateUDiv(B.CreateSub(span, c64(1)), astep), c64(1));
-        trips[st->loop] = cap(B.CreateSelect(nonempty, t, c64(0)));
+        trips[st->loop] = cap(iterations(start, stop, a.size() == 3 ? a[2] : c64(1)));
         return c64(0);
       }
       case StmtNode::Kind::For: {
