@@ -203,11 +203,17 @@ RegionCFG build_cfg(const CodeInfo& code, const LoopSpec& spec) {
   }
   // Natural loops leave out the blocks of `break` paths (they never reach the back edge).
   // CPython lays a loop's code out contiguously, so the blocks inside a loop's span
-  // belong to it.
+  // belong to it. A for loop's span runs up to FOR_ITER's own target (3.12+: its
+  // END_FOR), which also takes in a break path laid out after the last back edge
+  // (3.12 inverts `if c: ...; break` so that the body ends in the back edge).
   for (auto& L : g.loops) {
     int lo = nb, hi = -1;
     for (int b = 0; b < nb; b++)
       if (L.in[b]) { lo = std::min(lo, b); hi = std::max(hi, b); }
+    if (L.is_for) {
+      int raw_exit = at(ins[g.blocks[L.header].last - 1].target);
+      for (int b = hi + 1; b < nb && g.blocks[b].first < raw_exit; b++) hi = b;
+    }
     for (int b = lo; b <= hi; b++)
       if (reach[b]) L.in[b] = true;
   }

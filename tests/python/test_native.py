@@ -176,6 +176,70 @@ def test_while_break_continue_elif():
     """, "f", lambda: (arr("int64", n=12, seed=7), 12))
 
 
+BREAK_THEN_OUTER_CODE = [
+    ("range inner loop", """
+    def f(a):
+        hits = 0
+        for i in range(len(a)):
+            for t in range(3, 12, 2):
+                if a[i] % t == 0:
+                    hits += t
+                    break
+            last = t
+            hits += last
+        return locals()
+    """),
+    ("inner loop over a tuple", """
+    def f(a):
+        hits = 0
+        for i in range(len(a)):
+            for t in (3, 5, 7, 11):
+                if a[i] % t == 0:
+                    hits += t * i
+                    break
+            hits -= t
+        return locals()
+    """),
+    ("break as the last branch, then two statements", """
+    def f(a):
+        s = 0
+        for i in range(len(a)):
+            k = 0
+            for j in range(i):
+                if a[j] > a[i]:
+                    k = j
+                    break
+                s += 1
+            s += k
+            a[i] += k
+        return locals()
+    """),
+]
+
+
+@pytest.mark.parametrize("name,src", BREAK_THEN_OUTER_CODE, ids=[c[0] for c in BREAK_THEN_OUTER_CODE])
+def test_break_in_an_inner_loop_then_more_code_in_the_outer_loop(name, src):
+    # 3.12 lays the break path out after the inner loop's back edge; it is still inside
+    # the inner loop (no for-else), so the nest runs natively on every version.
+    run(src, "f", lambda: (np.arange(1, 60) * 7 % 23,))
+
+
+def test_a_break_past_a_for_else_stays_interpreted():
+    recs = run("""
+    def f(a):
+        hits = 0
+        for i in range(len(a)):
+            for t in range(3, 12, 2):
+                if a[i] % t == 0:
+                    break
+            else:
+                hits += 100
+            hits += t
+        return locals()
+    """, "f", lambda: (np.arange(1, 40),), expect="interpreted")
+    assert any("else clause" in (r.get("reason") or "") for r in recs), recs
+
+
 def test_conditional_expressions_and_or_chains():
     run("""
     def f(A, n):
