@@ -150,3 +150,34 @@ print(json.dumps({"ok": ok, "ph": phases()}))
 """, STAGEPY_TIER_UP="0")
     assert out["ok"]
     assert out["ph"]["tier_ups"] == 0 and out["ph"]["tier_ups_pending"] == 0
+
+
+def test_a_busy_machine_does_not_hold_up_the_exit_for_a_background_compile():
+    # The background compile runs only on an idle core. While every core is busy, the
+    # exit (which waits for the compile under way) must not wait for the machine to quiet
+    # down: that compile then finishes at the ordinary priority.
+    import os
+    import subprocess
+    import sys
+    import time
+    BODY = r"""
+print(json.dumps({"ok": same(2), "pending": phases()["tier_ups_pending"]}))
+"""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)]
+    try:
+        t0 = time.monotonic()
+        try:
+            p = run_python(["-c", PRELUDE + BODY], env_extra={"STAGEPY_TARGET": "cpu", "STAGEPY_CACHE": "0"},
+                           timeout=60)
+        except subprocess.TimeoutExpired:
+            p = None
+        took = time.monotonic() - t0
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+    assert p is not None, "the script did not end while the machine was busy"
+    assert p.returncode == 0, p.stderr[-3000:]
+    out = json.loads(p.stdout.strip().splitlines()[-1])
+    assert out["ok"] and out["pending"] == 1, out  # its background compile had not ended
+    assert took < 30, took

@@ -438,6 +438,7 @@ struct Worker {
   int in_flight = 0;  // jobs being compiled, by the worker or a waiting thread
   bool stop = false, running = false;
   std::thread thread;
+  pid_t tid = 0;  // the worker thread's, for setpriority
 };
 Worker& worker() {
   static Worker* w = new Worker();  // never destroyed: see stop_worker
@@ -470,19 +471,34 @@ void take_job(Worker& w, std::unique_lock<std::mutex>& lock, std::unique_ptr<llv
   w.changed.notify_all();
 }
 
-void worker_main() {
-  Worker& w = worker();
-  // Only on a core nothing else wants: a kernel's threads wake up and run at once, which
-  // the kernels of a 16-core machine needed (at nice 10 the compile still took a thread's
-  // turn now and then, and a 0.2 ms parallel call waited milliseconds for it).
+// The worker compiles only on a core nothing else wants: a kernel's threads wake up and run
+// at once, which the kernels of a 16-core machine needed (at nice 10 the compile still took a
+// thread's turn now and then, and a 0.2 ms parallel call waited milliseconds for it).
+void idle_priority() {
   sched_param param{};
   if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &param) != 0)
     setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+}
+// A thread waits for the job under way (finish_compiles, the exit): on a busy machine the idle
+// worker would get no core for as long as the machine stays busy, so the job finishes at the
+// ordinary priority (the worker goes back to idle before its next job). Called with w.mutex
+// held. Best effort: where the priority cannot be raised the wait is as long as it was.
+void hurry_worker(Worker& w) {
+  if (w.in_flight == 0 || !w.thread.joinable()) return;
+  sched_param param{};
+  if (pthread_setschedparam(w.thread.native_handle(), SCHED_OTHER, &param) == 0 && w.tid > 0)
+    setpriority(PRIO_PROCESS, (id_t)w.tid, 0);
+}
+
+void worker_main() {
+  Worker& w = worker();
   std::unique_ptr<llvm::TargetMachine> tm;
   std::unique_lock<std::mutex> lock(w.mutex);
+  w.tid = (pid_t)syscall(SYS_gettid);
   for (;;) {
     w.changed.wait(lock, [&] { return w.stop || !w.jobs.empty(); });
     if (w.stop) break;
+    idle_priority();
     take_job(w, lock, tm);
   }
 }
@@ -511,6 +527,7 @@ void after_fork_parent() { worker().mutex.unlock(); }
 void after_fork_child() {
   Worker& w = worker();
   w.running = false;
+  w.tid = 0;
   // Forget the parent's thread and its wait on the condition (the child has neither).
   new (&w.thread) std::thread();
   new (&w.changed) std::condition_variable();
@@ -635,6 +652,7 @@ bool wait_tier_ups(double timeout_s, bool at_exit) {
     drop([](const TierUpJob&) { return true; });
     deadline = std::max(deadline, std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s));
   }
+  hurry_worker(w);
   return w.changed.wait_until(lock, deadline, [&] { return w.stop || (w.jobs.empty() && w.in_flight == 0); });
 }
 
