@@ -6,6 +6,7 @@
 #include <isl/set.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -81,7 +82,7 @@ class Deriver {
       std::map<std::pair<std::vector<int>, std::vector<std::string>>, int> first_of;
       for (auto& s : m_.stmts) {
         rep_.push_back(first_of.emplace(std::make_pair(s.loops, s.guards), s.id).first->second);
-        domains_.push_back(rep_.back() == s.id ? isl::set(ctx_.get(), m_.domain_of(s)).intersect_params(context_)
+        domains_.push_back(rep_.back() == s.id ? isl::set(ctx_.get(), text(m_.domain_body(s)))
                                                : domains_[(size_t)rep_.back()]);
       }
       bounds_and_overflow(out);
@@ -104,6 +105,29 @@ class Deriver {
   isl::set context_;
   std::vector<isl::set> domains_;
   std::vector<int> rep_;  // per statement: the first one with its domain
+  // "[params] -> { body }" with the parameters `body` names only: isl works on every
+  // parameter of a space, and a big nest has many (scalars in int ops, every array's
+  // extents) of which one relation uses a few. Binary operations align the spaces; the
+  // context (extents >= 0) is added where a result is final.
+  std::string text(const std::string& body) const {
+    auto word_char = [](char c) { return std::isalnum((unsigned char)c) || c == '_'; };
+    std::set<std::string> words;
+    for (size_t i = 0; i < body.size();) {
+      if (!word_char(body[i])) { i++; continue; }
+      size_t j = i;
+      while (j < body.size() && word_char(body[j])) j++;
+      words.insert(body.substr(i, j - i));
+      i = j;
+    }
+    std::string out = "[";
+    bool first = true;
+    for (auto& p : m_.params)
+      if (words.count(p.name)) {
+        out += (first ? "" : ", ") + p.name;
+        first = false;
+      }
+    return out + "] -> { " + body + " }";
+  }
   // The name of s's domain (domains_): its first statement's.
   const std::string& name_of(const PolyStmt& s) const { return m_.stmts[(size_t)rep_[(size_t)s.id]].name; }
 
@@ -114,7 +138,7 @@ class Deriver {
     auto it = values_.find(key);
     if (it != values_.end()) return it->second;
     std::string dims = m_.dims_of(s);
-    isl::map f(ctx_.get(), m_.param_list() + " -> { " + name_of(s) + "[" + dims + "] -> [v] : v = " + expr + " }");
+    isl::map f(ctx_.get(), text(name_of(s) + "[" + dims + "] -> [v] : v = " + expr));
     isl::set v = f.intersect_domain(domains_[(size_t)s.id]).range();
     values_.emplace(key, v);
     return v;
@@ -125,7 +149,7 @@ class Deriver {
   isl::set params_where(const isl::set& vals, const std::string& cond) {
     auto it = conds_.find(cond);
     if (it == conds_.end())
-      it = conds_.emplace(cond, isl::set(ctx_.get(), m_.param_list() + " -> { [v] : " + cond + " }")).first;
+      it = conds_.emplace(cond, isl::set(ctx_.get(), text("[v] : " + cond))).first;
     return vals.intersect(it->second).params();
   }
   std::map<std::string, isl::set> conds_;
@@ -197,7 +221,7 @@ class Deriver {
     for (auto& [f, v] : acc) {
       Condition c;
       c.fact = f;
-      c.violated = ParamSet::from_isl(v.copy(), names_);
+      c.violated = ParamSet::from_isl(v.intersect(context_).release(), names_);
       out.conds.push_back(std::move(c));
     }
   }
@@ -242,15 +266,48 @@ class Deriver {
     if (auto it = pairs_.find(key); it != pairs_.end()) return it->second;
     if (auto it = pairs_.find(pair_key(t, bi, s, ai)); it != pairs_.end())
       return pairs_.emplace(key, it->second.reverse()).first->second;
-    std::string rel = m_.param_list() + " -> { " + name_of(s) + "[" + m_.dims_of(s) + "] -> " + name_of(t) + "[" +
-                      primed(m_.dims_of(t)) + "]";
-    std::string same = same_element(s.accesses[ai], t.accesses[bi]);
-    rel += (same.empty() ? "" : " : " + same) + " }";
-    isl::map r = isl::map(ctx_.get(), rel)
+    const PolyAccess &a = s.accesses[ai], &b = t.accesses[bi];
+    if (same_shape(a, b))  // s's iterations to the elements, and back to t's iterations
+      return pairs_.emplace(key, access_map(s, ai).apply_range(access_map(t, bi).reverse())).first->second;
+    std::string rel = name_of(s) + "[" + m_.dims_of(s) + "] -> " + name_of(t) + "[" + primed(m_.dims_of(t)) + "]";
+    std::string same = same_element(a, b);
+    if (!same.empty()) rel += " : " + same;
+    isl::map r = isl::map(ctx_.get(), text(rel))
                      .intersect_domain(domains_[(size_t)s.id])
                      .intersect_range(domains_[(size_t)t.id]);
     return pairs_.emplace(key, r).first->second;
   }
+  // Whether a and b index the same number of dimensions, each known (affine) in both or in
+  // neither: then same_element's relation is the composition of their access maps (which
+  // costs a third of parsing the pair's own relation).
+  static bool same_shape(const PolyAccess& a, const PolyAccess& b) {
+    if (a.index.size() != b.index.size()) return false;
+    for (size_t k = 0; k < a.index.size(); k++)
+      if (!a.index[k].expr != !b.index[k].expr) return false;
+    return true;
+  }
+  // Access a (the ai-th of s) as a map from s's domain to the elements it touches,
+  // "S[i..] -> A[e0, ..] : e0 = expr0 and 0 <= e0 < N0 ..." (in bounds and non-negative as in
+  // same_element), parsed once per domain and subscripts.
+  const isl::map& access_map(const PolyStmt& s, size_t ai) {
+    const PolyAccess& a = s.accesses[ai];
+    auto key = std::make_pair(rep_[(size_t)s.id], signature(a));
+    if (auto it = access_maps_.find(key); it != access_maps_.end()) return it->second;
+    std::string elems, cs;
+    for (size_t k = 0; k < a.index.size(); k++) {
+      std::string e = "e" + std::to_string(k);
+      elems += (k ? ", " : "") + e;
+      if (!a.index[k].expr) continue;
+      std::string N = extent_name(a.var, (int)k);
+      cs += (cs.empty() ? "" : " and ") + e + " = (" + *a.index[k].expr + ") and " + e + " >= 0";
+      if (!N.empty()) cs += " and " + e + " < " + N;
+    }
+    std::string rel = name_of(s) + "[" + m_.dims_of(s) + "] -> A" + std::to_string(a.var) + "[" + elems + "]";
+    if (!cs.empty()) rel += " : " + cs;
+    isl::map m = isl::map(ctx_.get(), text(rel)).intersect_domain(domains_[(size_t)s.id]);
+    return access_maps_.emplace(key, m).first->second;
+  }
+  std::map<std::pair<int, std::string>, isl::map> access_maps_;
   using PairKey = std::tuple<int, std::string, int, std::string>;
   PairKey pair_key(const PolyStmt& s, size_t ai, const PolyStmt& t, size_t bi) const {
     return {rep_[(size_t)s.id], signature(s.accesses[ai]), rep_[(size_t)t.id], signature(t.accesses[bi])};
@@ -280,7 +337,7 @@ class Deriver {
         Conflict k;
         k.first = "an element of a computed object";
         k.second = "an element the loop writes";
-        k.when = ParamSet::universe();
+        k.when = "{ : }";
         c.conflicts.push_back(k);
         violated = context_;
       }
@@ -316,10 +373,15 @@ class Deriver {
               k.second = describe(b);
               k.first_writes = a.write;
               k.second_writes = b.write;
-              k.when = ParamSet::from_isl(when.copy(), names_);
+              if (char* str = isl_set_to_str(when.get())) {
+                k.when = str;
+                free(str);
+              }
               c.conflicts.push_back(std::move(k));
               violated = violated.unite(when);
-              always = context_.is_subset(when);
+              // (Asked of the first conflict only: with bounds from the call, a later one
+              // rarely holds for all values, and asking costs as much as finding it.)
+              always = c.conflicts.size() == 1 && context_.is_subset(when);
             }
           }
         }
@@ -356,8 +418,7 @@ class Deriver {
         add(l == L.id ? primed(P.dim) + " >= " + P.dim + " + " + std::to_string(kMinParallelTrip - 1)
                       : primed(P.dim) + " = " + P.dim);
       }
-      std::string text = m_.param_list() + " -> { [" + dims + ", " + dims_ + "] : " + cs + " }";
-      isl::set big = isl::set(ctx_.get(), text).params().intersect(context_);
+      isl::set big = isl::set(ctx_.get(), text("[" + dims + ", " + dims_ + "] : " + cs)).params().intersect(context_);
       c.violated = ParamSet::from_isl(big.copy(), names_);
       out.conds.push_back(std::move(c));
     }
@@ -395,7 +456,7 @@ std::string to_string(const NestConditions& c, const ir::Nest& nest) {
     if (k.fact.kind == FactKind::NoCarried || k.fact.kind == FactKind::FewIterations) o << " L" << k.fact.loop;
     else o << " @" << k.fact.origin << "." << k.fact.pos;
     o << " unless " << k.violated.str() << "\n";
-    for (auto& x : k.conflicts) o << "    " << x.first << " vs " << x.second << " when " << x.when.str() << "\n";
+    for (auto& x : k.conflicts) o << "    " << x.first << " vs " << x.second << " when " << x.when << "\n";
   }
   return o.str();
 }

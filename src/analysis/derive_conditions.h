@@ -52,7 +52,7 @@ struct Fact {
 struct Conflict {
   std::string first, second;  // "A[i] (line 5)"
   bool first_writes = false, second_writes = false;
-  ParamSet when;
+  std::string when;           // the parameter values, as isl writes them (for STAGEPY_DEBUG)
 };
 
 struct Condition {

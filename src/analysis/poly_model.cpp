@@ -749,15 +749,17 @@ std::string PolyModel::dims_of(const PolyStmt& s) const {
   return d;
 }
 
-std::string PolyModel::domain_of(const PolyStmt& s) const {
+std::string PolyModel::domain_body(const PolyStmt& s) const {
   std::vector<std::string> cs;
   for (int l : s.loops)
     if (!loops[(size_t)l].constraints.empty()) cs.push_back(loops[(size_t)l].constraints);
   for (auto& g : s.guards) cs.push_back(g);
-  std::string out = param_list() + " -> { " + s.name + "[" + dims_of(s) + "]";
+  std::string out = s.name + "[" + dims_of(s) + "]";
   for (size_t k = 0; k < cs.size(); k++) out += (k ? " and " : " : ") + cs[k];
-  return out + " }";
+  return out;
 }
+
+std::string PolyModel::domain_of(const PolyStmt& s) const { return param_list() + " -> { " + domain_body(s) + " }"; }
 
 PolyModel build_poly_model(const ir::Nest& nest) { return Builder(nest).run(); }
 

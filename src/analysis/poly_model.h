@@ -106,6 +106,7 @@ struct PolyModel {
   std::string param_list() const;             // "[n, N_A_0]"
   std::string dims_of(const PolyStmt& s) const;  // "i0, i1"
   std::string domain_of(const PolyStmt& s) const;  // isl set "[..] -> { S3[i0, i1] : ... }"
+  std::string domain_body(const PolyStmt& s) const;  // the same without the parameters: "S3[i0, i1] : ..."
 };
 
 PolyModel build_poly_model(const ir::Nest& nest);
