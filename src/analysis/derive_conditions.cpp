@@ -173,8 +173,23 @@ class Deriver {
         if (a.var < 0) continue;
         for (size_t k = 0; k < a.index.size(); k++) {
           const PolyIndex& ix = a.index[k];
-          if (!ix.expr || ix.origin < 0) continue;
           std::string n = extent_name(a.var, (int)k);
+          if (!ix.expr && ix.mod_divisor && ix.origin >= 0) {
+            // x % d lies in [0, d) where d > 0: in bounds where also d <= the extent. (No
+            // Negative fact: it is never always negative.)
+            auto key = std::make_tuple(rep_[(size_t)s.id], "mod " + *ix.mod_divisor, n);
+            auto it = memo.find(key);
+            if (it == memo.end()) {
+              isl::set vals = values(s, *ix.mod_divisor);
+              it = memo.try_emplace(key).first;
+              if (!n.empty()) it->second.oob = params_where(vals, "v <= 0 or v > " + n);
+              it->second.neg = params_where(vals, "v <= 0");
+            }
+            if (!n.empty()) add(acc, Fact{FactKind::InBounds, ix.origin, ix.pos, -1}, it->second.oob);
+            add(acc, Fact{FactKind::NonNeg, ix.origin, ix.pos, -1}, it->second.neg);
+            continue;
+          }
+          if (!ix.expr || ix.origin < 0) continue;
           auto key = std::make_tuple(rep_[(size_t)s.id], *ix.expr, n);
           auto it = memo.find(key);
           if (it == memo.end()) {

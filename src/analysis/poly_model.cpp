@@ -524,6 +524,7 @@ class Builder {
     for (auto& [e, o] : idx) {
       PolyIndex pi;
       pi.expr = aff(e);
+      if (!pi.expr && e->kind == K::Binary && e->binop == ir::BinOp::Mod) pi.mod_divisor = quiet_aff(e->args[1]);
       pi.origin = o.first;
       pi.pos = o.second;
       a.index.push_back(pi);
@@ -774,7 +775,9 @@ std::string to_string(const PolyModel& m, const ir::Nest& nest) {
     o << m.domain_of(s) << "  # line " << s.line << "\n";
     for (auto& a : s.accesses) {
       o << "    " << (a.write ? "W " : "R ") << a.text << " -> [";
-      for (size_t k = 0; k < a.index.size(); k++) o << (k ? ", " : "") << (a.index[k].expr ? *a.index[k].expr : "?");
+      for (size_t k = 0; k < a.index.size(); k++)
+        o << (k ? ", " : "")
+          << (a.index[k].expr ? *a.index[k].expr : a.index[k].mod_divisor ? "? mod " + *a.index[k].mod_divisor : "?");
       o << "]\n";
     }
     for (auto& op : s.int_ops) o << "    int @" << op.origin << " = " << op.expr << "\n";

@@ -44,6 +44,9 @@ struct PolyLoop {
 // One subscript position of an access, e.g. the `j` of A[i, j].
 struct PolyIndex {
   std::optional<std::string> expr;  // isl expression, or none (not affine)
+  // Not affine, but `x % d` with d affine (`(i + 1) % n`): an int index in [0, d) where d > 0,
+  // as Python's % gives it for any x. The isl expression of d.
+  std::optional<std::string> mod_divisor;
   int origin = -1;  // bytecode offset of the subscript operation
   int pos = 0;      // position in that operation's index tuple
 };

@@ -80,6 +80,8 @@ class Gen:
             return f"{v} + {self.int_(-2, 2)}"
         if form == 2:
             return f"-1 - {v}"
+        if form == 3 and self.int_(0, 1):  # periodic: in bounds where the divisor fits
+            return f"({v} + {self.int_(-2, 2)}) % {self.pick(['n', '(n + 1)', '(n - 1)', 'k', 'len(B)'])}"
         if form == 3:
             return f"({v} * {self.int_(1, 3)}) % n"
         if form == 4:

@@ -599,3 +599,49 @@ def test_a_loop_over_range_of_the_arrays_size_runs_on_threads(cpu_only):
             s += a[i, 0]
         return locals()
     """, "f", lambda: (np.ones((N, 2)),), expect=None)
+
+
+def test_periodic_subscripts_run_on_threads_where_the_divisor_fits_the_array(cpu_only):
+    # `x % n` with n > 0 lies in [0, n), whatever x: where n is at most the extent, the
+    # subscript needs no check, and the loop runs on threads.
+    recs = run("""
+    def f(u, v):
+        n, m = u.shape
+        for i in range(n):
+            for j in range(m):
+                v[i, j] = u[(i + 1) % n, j] + u[(i - 1) % n, j] + u[i, (j + 1) % m] - 3.0 * u[i, (j - 1) % m]
+        return locals()
+    """, "f", lambda: (np.arange(64.0 * 40).reshape(64, 40), np.zeros((64, 40))))
+    assert ran_parallel(recs, "i")
+    recs = run("""
+    def f(a, out, shift):
+        n = len(a)
+        for i in range(n):
+            out[i] = a[(i + shift) % n] * 2.0 - a[(i * 7) % n]
+        return locals()
+    """, "f", lambda: (np.arange(float(N)), np.zeros(N), -7))
+    assert ran_parallel(recs, "i")
+
+
+@pytest.mark.parametrize("divisor", ["n + 3", "-3", "0", "len(b)"])
+def test_periodic_subscripts_that_may_leave_the_array_keep_cpythons_errors(cpu_only, divisor):
+    # A divisor beyond the extent gives IndexError, a negative one wraps from the end, zero
+    # gives ZeroDivisionError: the checks stay, with the earlier writes done.
+    src = """
+    def f(a, b, out):
+        n = len(a)
+        for i in range(n):
+            out[i] = a[(i + 1) % (DIV)] + 1.0
+        return locals()
+    """.replace("DIV", divisor)
+    run(src, "f", lambda: (np.arange(float(N)), np.zeros(N + 5), np.zeros(N)), expect=None)
+
+
+def test_a_write_through_a_periodic_subscript_stays_sequential(cpu_only):
+    recs = run("""
+    def f(a, n):
+        for i in range(n):
+            a[(i + 1) % n] = a[i] * 0.5 + 1.0
+        return locals()
+    """, "f", lambda: (np.arange(float(N)), N))
+    assert not ran_parallel(recs, "i")
