@@ -30,30 +30,39 @@ namespace {
 const char* kInt64Min = "(-9223372036854775808)";
 const char* kInt64Max = "9223372036854775807";
 
-// Renames the loop dimensions (i3, w3) and the stride witnesses (ki3) of an expression
-// or constraint to their primed versions (i3_, ...), for the second statement of a pair.
-// (A scan of the words, not std::regex: libstdc++'s regex compiler crashed on the GPU
-// machine's build, and it is slow.)
-std::string primed(const std::string& s) {
+// Calls f(begin, end) for each word of `s` (a run of letters, digits and '_') in order.
+// (A scan, not std::regex: libstdc++'s regex compiler crashed on the GPU machine's build,
+// and it is slow.)
+template <class F>
+void each_word(const std::string& s, F f) {
   auto word_char = [](char c) { return std::isalnum((unsigned char)c) || c == '_'; };
-  std::string out;
-  out.reserve(s.size() + 16);
-  size_t i = 0;
-  while (i < s.size()) {
+  for (size_t i = 0; i < s.size();) {
     if (!word_char(s[i])) {
-      out += s[i++];
+      i++;
       continue;
     }
     size_t j = i;
     while (j < s.size() && word_char(s[j])) j++;
-    const std::string w = s.substr(i, j - i);
-    size_t k = w[0] == 'k' ? 1 : 0;
-    bool dim = w.size() > k + 1 && (w[k] == 'i' || w[k] == 'w');
-    for (size_t d = k + 1; dim && d < w.size(); d++) dim = std::isdigit((unsigned char)w[d]) != 0;
-    out += w;
-    if (dim) out += '_';
+    f(i, j);
     i = j;
   }
+}
+
+// Renames the loop dimensions (i3, w3) and the stride witnesses (ki3) of an expression
+// or constraint to their primed versions (i3_, ...), for the second statement of a pair.
+std::string primed(const std::string& s) {
+  std::string out;
+  out.reserve(s.size() + 16);
+  size_t done = 0;
+  each_word(s, [&](size_t i, size_t j) {
+    out.append(s, done, j - done);  // what lies before the word, and the word
+    size_t k = s[i] == 'k' ? i + 1 : i;
+    bool dim = j > k + 1 && (s[k] == 'i' || s[k] == 'w');
+    for (size_t d = k + 1; dim && d < j; d++) dim = std::isdigit((unsigned char)s[d]) != 0;
+    if (dim) out += '_';
+    done = j;
+  });
+  out.append(s, done, std::string::npos);
   return out;
 }
 
@@ -110,15 +119,8 @@ class Deriver {
   // extents) of which one relation uses a few. Binary operations align the spaces; the
   // context (extents >= 0) is added where a result is final.
   std::string text(const std::string& body) const {
-    auto word_char = [](char c) { return std::isalnum((unsigned char)c) || c == '_'; };
     std::set<std::string> words;
-    for (size_t i = 0; i < body.size();) {
-      if (!word_char(body[i])) { i++; continue; }
-      size_t j = i;
-      while (j < body.size() && word_char(body[j])) j++;
-      words.insert(body.substr(i, j - i));
-      i = j;
-    }
+    each_word(body, [&](size_t i, size_t j) { words.insert(body.substr(i, j - i)); });
     std::string out = "[";
     bool first = true;
     for (auto& p : m_.params)
@@ -173,35 +175,24 @@ class Deriver {
         if (a.var < 0) continue;
         for (size_t k = 0; k < a.index.size(); k++) {
           const PolyIndex& ix = a.index[k];
+          // An affine index; or `x % d`, which lies in [0, d) where d > 0 whatever x is: in
+          // bounds where also d <= the extent, and never always negative (no Negative fact).
+          const bool mod = !ix.expr && ix.mod_divisor;
+          if ((!ix.expr && !mod) || ix.origin < 0) continue;
+          const std::string& x = mod ? *ix.mod_divisor : *ix.expr;
           std::string n = extent_name(a.var, (int)k);
-          if (!ix.expr && ix.mod_divisor && ix.origin >= 0) {
-            // x % d lies in [0, d) where d > 0: in bounds where also d <= the extent. (No
-            // Negative fact: it is never always negative.)
-            auto key = std::make_tuple(rep_[(size_t)s.id], "mod " + *ix.mod_divisor, n);
-            auto it = memo.find(key);
-            if (it == memo.end()) {
-              isl::set vals = values(s, *ix.mod_divisor);
-              it = memo.try_emplace(key).first;
-              if (!n.empty()) it->second.oob = params_where(vals, "v <= 0 or v > " + n);
-              it->second.neg = params_where(vals, "v <= 0");
-            }
-            if (!n.empty()) add(acc, Fact{FactKind::InBounds, ix.origin, ix.pos, -1}, it->second.oob);
-            add(acc, Fact{FactKind::NonNeg, ix.origin, ix.pos, -1}, it->second.neg);
-            continue;
-          }
-          if (!ix.expr || ix.origin < 0) continue;
-          auto key = std::make_tuple(rep_[(size_t)s.id], *ix.expr, n);
+          auto key = std::make_tuple(rep_[(size_t)s.id], (mod ? "mod " : "") + x, n);
           auto it = memo.find(key);
           if (it == memo.end()) {
-            isl::set vals = values(s, *ix.expr);
+            isl::set vals = values(s, x);
             it = memo.try_emplace(key).first;  // in place: a null isl::set cannot be copied
-            if (!n.empty()) it->second.oob = params_where(vals, "v < -" + n + " or v >= " + n);
-            it->second.neg = params_where(vals, "v < 0");
-            it->second.nonneg = params_where(vals, "v >= 0");
+            if (!n.empty()) it->second.oob = params_where(vals, mod ? "v <= 0 or v > " + n : "v < -" + n + " or v >= " + n);
+            it->second.neg = params_where(vals, mod ? "v <= 0" : "v < 0");
+            if (!mod) it->second.nonneg = params_where(vals, "v >= 0");
           }
           if (!n.empty()) add(acc, Fact{FactKind::InBounds, ix.origin, ix.pos, -1}, it->second.oob);
           add(acc, Fact{FactKind::NonNeg, ix.origin, ix.pos, -1}, it->second.neg);
-          add(acc, Fact{FactKind::Negative, ix.origin, ix.pos, -1}, it->second.nonneg);
+          if (!mod) add(acc, Fact{FactKind::Negative, ix.origin, ix.pos, -1}, it->second.nonneg);
         }
       }
       for (auto& op : s.int_ops) {

@@ -5,6 +5,10 @@ the switch; the report saying the background compile finished; kernels that go, 
 disk cache while one is under way; STAGEPY_TIER_UP=0 turning it off. Each case runs in a
 subprocess on two threads (set_threads(2)), so that the kernels have parallel bodies."""
 import json
+import os
+import subprocess
+import sys
+import time
 
 from helpers import run_python
 
@@ -156,10 +160,6 @@ def test_a_busy_machine_does_not_hold_up_the_exit_for_a_background_compile():
     # The background compile runs only on an idle core. While every core is busy, the
     # exit (which waits for the compile under way) must not wait for the machine to quiet
     # down: that compile then finishes at the ordinary priority.
-    import os
-    import subprocess
-    import sys
-    import time
     BODY = r"""
 print(json.dumps({"ok": same(2), "pending": phases()["tier_ups_pending"]}))
 """
