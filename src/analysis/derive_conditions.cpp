@@ -331,11 +331,13 @@ class Deriver {
       Condition c;
       c.fact = Fact{FactKind::NoCarried, -1, 0, L.id};
       std::set<int> arrays, written;
-      for (int sid : L.stmts)
+      for (int sid : L.stmts) {
         for (auto& a : m_.stmts[(size_t)sid].accesses) {
           arrays.insert(a.var);
           if (a.write) written.insert(a.var);
         }
+        for (auto& ci : m_.stmts[(size_t)sid].call_items) c.call_items.push_back(ci);
+      }
       c.arrays.assign(arrays.begin(), arrays.end());
       c.written.assign(written.begin(), written.end());
       isl::set violated = isl::set::empty(context_.get_space());

@@ -61,6 +61,9 @@ struct Condition {
   std::vector<int> arrays;     // NoCarried: array variables the loop writes or reads
   std::vector<int> written;    // NoCarried: those it writes
   std::vector<Conflict> conflicts;  // NoCarried: the pairs of accesses behind `violated`
+  // NoCarried: (variable, origin) of the loop's `x, y = h(a)` items (PolyStmt::call_items):
+  // the fact assumes they are values computed from what the model saw, not memory.
+  std::vector<std::pair<int, int>> call_items;
 };
 
 struct NestConditions {

@@ -631,6 +631,12 @@ class Builder {
               a.text = "an element of a computed object";
               cur_->accesses.push_back(a);
             }
+          } else if (f.kind == ir::Effect::Kind::Assign && f.value->kind == K::Subscript && f.value->unpack > 0 &&
+                     f.value->args[0]->kind == K::Call) {
+            // `x, y = h(a)`: the items of what a call returned. Taken as values, not as
+            // memory: plan_parallel checks, once the helpers are inlined, that they are.
+            cur_->call_items.push_back({f.var, f.value->origin});
+            reads(f.value->args[0], s->line);
           } else {
             reads(f.value, s->line);
           }

@@ -89,6 +89,9 @@ struct PolyStmt {
   std::vector<PolyAccess> accesses;
   std::vector<PolyIntOp> int_ops;
   std::vector<PolyRange> ranges;
+  // (variable, origin of the unpacking) for `x, y = h(a)`: the variable takes an item of a
+  // call's result, which the model reads as no memory (plan_parallel checks it).
+  std::vector<std::pair<int, int>> call_items;
   int line = 0;
 };
 

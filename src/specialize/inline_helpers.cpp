@@ -1,17 +1,26 @@
 // See inline_helpers.h.
 #include "specialize/inline_helpers.h"
 
+#include <set>
+
 #include "ir/mutate.h"
 
 namespace stagepy::specialize {
 namespace {
 
+using ir::Expr;
+using ir::ExprNode;
+using ir::Stmt;
+using ir::StmtNode;
+using EK = ExprNode::Kind;
+
 constexpr int kMaxDepth = 4;  // helpers calling helpers; deeper calls stay calls (and fail typing)
-// Arguments are substituted at each use (pure expressions; LLVM shares the common ones):
-// a body that uses its parameters many times, nested, could grow without bound.
+// A statement's expressions, counted as trees (the passes after this one walk trees): what
+// is substituted rather than computed once can grow without bound.
 constexpr size_t kMaxNodes = 4000;
 
-size_t count_nodes(const ir::Expr& e, size_t limit) {
+size_t count_nodes(const Expr& e, size_t limit) {
+  if (!e) return 0;
   size_t n = 1;
   for (auto& a : e->args) {
     if (n > limit) break;
@@ -24,53 +33,286 @@ struct Failure {
   std::string why;
 };
 
+bool trivial(const Expr& e) { return e->kind == EK::Load || e->kind == EK::Const; }
+
+// Whether `e` may be a tuple (a helper's `return a, b`): never a Temp's value.
+bool maybe_tuple(const Expr& e) {
+  switch (e->kind) {
+    case EK::Tuple: return true;
+    case EK::Seq: return maybe_tuple(e->args.back());
+    case EK::Cond: return maybe_tuple(e->args[1]) || maybe_tuple(e->args[2]);
+    default: return false;
+  }
+}
+
+// A helper's own computation worth a Temp when its value is used more than once: arithmetic,
+// comparisons and calls (of builtins: a helper's calls are inlined by then).
+bool spillable(const Expr& e) {
+  switch (e->kind) {
+    case EK::Binary: case EK::Unary: case EK::Compare: case EK::Truth: case EK::Call: return true;
+    case EK::Cond: return !maybe_tuple(e);
+    default: return false;
+  }
+}
+
+// Per node of a DAG: how many parents refer to it (each distinct parent node once per edge).
+void count_uses(const Expr& e, std::map<const ExprNode*, int>& uses, std::set<const ExprNode*>& seen) {
+  if (!e) return;
+  uses[e.get()]++;
+  if (!seen.insert(e.get()).second) return;
+  for (auto& a : e->args) count_uses(a, uses, seen);
+}
+
+// The parameters (variables below `nparams`) `e` reads wherever it is evaluated.
+void read_first(const Expr& e, int nparams, std::set<int>& out, std::set<const ExprNode*>& seen) {
+  if (!seen.insert(e.get()).second) return;
+  if (e->kind == EK::Load && e->var < nparams) out.insert(e->var);
+  for (size_t k = 0; k < e->args.size() && !(e->kind == EK::Cond && k > 0); k++) read_first(e->args[k], nparams, out, seen);
+}
+
 class Inliner {
  public:
-  Inliner(const ir::Nest& nest, const std::map<int, Helper>& helpers) : nest_(nest), helpers_(helpers) {}
+  Inliner(ir::Nest& out, const std::map<int, Helper>& helpers, bool hoist)
+      : out_(out), helpers_(helpers), hoist_(hoist), first_temp_((int)out.vars.size()) {
+    for (auto& [v, h] : helpers) {
+      std::set<const ExprNode*> seen;
+      count_uses(h.body->body, body_uses_[&h], seen);
+      seen.clear();
+      read_first(h.body->body, h.body->nparams, uncond_params_[&h], seen);
+    }
+  }
 
-  // A call node whose callee names a helper: its inlined form; otherwise `e` itself.
-  ir::Expr call(const ir::Expr& e, int depth) {
-    if (e->kind != ir::ExprNode::Kind::Call || e->args[0]->kind != ir::ExprNode::Kind::Load) return e;
-    auto it = helpers_.find(e->args[0]->var);
-    if (it == helpers_.end() || depth >= kMaxDepth) return e;
-    const Helper& h = it->second;
+  Stmt stmt(const Stmt& s) {
+    auto c = std::make_shared<StmtNode>(*s);
+    std::vector<ir::Effect> pre;  // one Seg each: a Temp may read the ones before it
+    switch (s->kind) {
+      case StmtNode::Kind::Seg: {
+        // Codegen evaluates every expression of a Seg before it applies any effect (the
+        // lifter refuses an element read after a write in one statement): all of them may
+        // go first.
+        Statement st(s->resume >= 0 && hoist_);
+        for (auto& f : c->effects) st.count({f.base, f.index, f.value});
+        for (auto& f : c->effects) {
+          f.base = top(f.base, st, true);
+          f.index = top(f.index, st, true);
+          f.value = top(f.value, st, true);
+        }
+        pre = std::move(st.pre);
+        break;
+      }
+      case StmtNode::Kind::If: {
+        Statement st(s->resume >= 0 && hoist_);
+        st.count({c->cond});
+        c->cond = top(c->cond, st, true);
+        pre = std::move(st.pre);
+        break;
+      }
+      default: {
+        // Loop headers: substituted in place (Temps there would come between a loop and the
+        // loop around it).
+        Statement st(false);
+        for (auto& a : c->args) a = top(a, st, false);
+        for (auto& o : c->over) o = top(o, st, false);
+        c->range_callee = top(c->range_callee, st, false);
+        c->reversed_callee = top(c->reversed_callee, st, false);
+        break;
+      }
+    }
+    for (auto& b : c->body) b = stmt(b);
+    if (pre.empty()) return c;
+    std::vector<Stmt> block;
+    for (auto& p : pre) block.push_back(ir::make_seg({p}, s->resume, s->line));
+    block.push_back(c);
+    return ir::make_block(std::move(block));
+  }
+
+  bool hoisted() const { return temps_ > 0; }
+
+ private:
+  // Where rewrite() is: the statement's own expressions, or one inlined call's body.
+  struct Scope {
+    const Helper* h = nullptr;
+    std::vector<Expr> args;  // h's parameters: what the call passed, then defaults
+    const std::map<const ExprNode*, int>* uses = nullptr;  // parents per node
+    // What rewrite() made of a node: where it is evaluated whenever the statement is (its
+    // Temps may serve anywhere in the statement), and where it is not.
+    std::map<const ExprNode*, Expr> done_first, done_in_place;
+    int depth = 0;
+  };
+  // One statement being rewritten: the Temps it computes first.
+  struct Statement {
+    explicit Statement(bool may_hoist) : may_hoist(may_hoist) { caller.uses = &uses; }
+    bool may_hoist;
+    std::vector<ir::Effect> pre;
+    std::map<const ExprNode*, int> uses;
+    Scope caller;
+    void count(std::initializer_list<Expr> es) {
+      std::set<const ExprNode*> seen;
+      for (auto& e : es) count_uses(e, uses, seen);
+    }
+  };
+
+  ir::Nest& out_;
+  const std::map<int, Helper>& helpers_;
+  std::map<const Helper*, std::map<const ExprNode*, int>> body_uses_;
+  std::map<const Helper*, std::set<int>> uncond_params_;  // parameters the body always reads
+  bool hoist_;
+  const int first_temp_;  // this pass's Temps are the variables from here on
+  int temps_ = 0;
+
+  Expr top(const Expr& e, Statement& st, bool first) {
+    if (!e) return e;
+    Expr r = rewrite(e, st.caller, st, first && st.may_hoist);
+    if (count_nodes(r, kMaxNodes) > kMaxNodes) throw Failure{"inlining its helpers makes too large an expression"};
+    return r;
+  }
+
+  // `e`'s value in a new Temp, assigned before the statement.
+  Expr spill(const Expr& e, Statement& st) {
+    ir::Var v;
+    v.name = "$inl" + std::to_string(temps_++);
+    v.storage = ir::Var::Storage::Temp;
+    v.assigned = v.read = true;
+    v.scratch = true;
+    out_.vars.push_back(v);
+    ir::Effect f;
+    f.kind = ir::Effect::Kind::Assign;
+    f.var = (int)out_.vars.size() - 1;
+    f.value = e;
+    st.pre.push_back(f);
+    return ir::make_load(f.var, ir::kInlinedOrigin);
+  }
+
+  // `e` with helper calls inlined. `first`: `e` is evaluated whenever the statement is, so
+  // what it computes may go into Temps computed before it.
+  Expr rewrite(const Expr& e, Scope& sc, Statement& st, bool first) {
+    if (!e) return e;
+    if (auto it = sc.done_first.find(e.get()); it != sc.done_first.end()) return it->second;
+    if (!first)
+      if (auto it = sc.done_in_place.find(e.get()); it != sc.done_in_place.end()) return it->second;
+    Expr r = rewrite_node(e, sc, st, first);
+    if (first && r != e && sc.h && !trivial(r) && spillable(r)) {
+      auto u = sc.uses->find(e.get());
+      if (u != sc.uses->end() && u->second > 1) r = spill(r, st);
+    }
+    (first ? sc.done_first : sc.done_in_place)[e.get()] = r;
+    return r;
+  }
+
+  Expr rewrite_node(const Expr& e, Scope& sc, Statement& st, bool first) {
+    if (e->kind == EK::Load && sc.h) {
+      const auto& body = *sc.h->body;
+      if (e->var < body.nparams) return sc.args[(size_t)e->var];
+      return ir::make_load(sc.h->global_vars[(size_t)(e->var - body.nparams)], ir::kInlinedOrigin);
+    }
+    std::vector<Expr> args;
+    args.reserve(e->args.size());
+    bool changed = false;
+    for (size_t k = 0; k < e->args.size(); k++) {
+      // A conditional expression's branches are evaluated only where they are taken.
+      const bool lazy = e->kind == EK::Cond && k > 0;
+      if (e->kind == EK::Call && k > 0) break;  // the arguments: inline_call's
+      args.push_back(rewrite(e->args[k], sc, st, first && !lazy));
+      changed = changed || args.back() != e->args[k];
+    }
+    if (e->kind == EK::Call && args[0]->kind == EK::Load) {
+      auto it = helpers_.find(args[0]->var);
+      if (it != helpers_.end() && sc.depth < kMaxDepth) return inline_call(e, it->second, sc, st, first);
+    }
+    if (e->kind == EK::Call)
+      for (size_t k = 1; k < e->args.size(); k++) {
+        args.push_back(rewrite(e->args[k], sc, st, first));
+        changed = changed || args.back() != e->args[k];
+      }
+    Expr r = e;
+    if (changed) {
+      auto c = std::make_shared<ExprNode>(*e);
+      c->args = std::move(args);
+      r = c;
+    }
+    if (r->kind == EK::Attr && sc.h) r = bind_attr(r);
+    if (r->kind == EK::Seq && first) r = drop_computed(r);
+    if (r->kind == EK::Subscript) r = tuple_item(r);
+    return r;
+  }
+
+  Expr inline_call(const Expr& e, const Helper& h, Scope& sc, Statement& st, bool first) {
     if (!e->kwnames.empty()) throw Failure{"calls `" + h.name + "` with keyword arguments"};
-    std::vector<ir::Expr> args(e->args.begin() + 1, e->args.end());
-    const int n = h.body->nparams, given = (int)args.size(), first_default = n - (int)h.defaults.size();
+    const int n = h.body->nparams, given = (int)e->args.size() - 1, first_default = n - (int)h.defaults.size();
     if (given > n || given < first_default)
       throw Failure{"calls `" + h.name + "` with " + std::to_string(given) + " arguments (it takes " +
                     (first_default < n ? std::to_string(first_default) + " to " : "") + std::to_string(n) + ")"};
-    const size_t evaluated = args.size();  // the defaults are constants: nothing to evaluate
-    for (int k = given; k < n; k++) args.push_back(h.defaults[(size_t)(k - first_default)]);
-    ir::Expr body = ir::map_expr(h.body->body, [&](const ir::Expr& x) -> ir::Expr {
-      if (x->kind == ir::ExprNode::Kind::Load) {
-        if (x->var < h.body->nparams) return args[(size_t)x->var];
-        return ir::make_load(h.global_vars[(size_t)(x->var - h.body->nparams)], ir::kInlinedOrigin);
-      }
-      if (x->kind == ir::ExprNode::Kind::Attr) return bind_attr(x);
-      if (x->kind == ir::ExprNode::Kind::Call) return call(x, depth + 1);
-      return x;
-    });
-    std::vector<ir::Expr> items(args.begin(), args.begin() + (std::ptrdiff_t)evaluated);
-    items.push_back(std::move(body));
-    ir::Expr out = ir::make_seq(std::move(items), e->origin);
-    if (count_nodes(out, kMaxNodes) > kMaxNodes) throw Failure{"inlining `" + h.name + "` makes too large an expression"};
-    return out;
+    Scope inner;
+    inner.h = &h;
+    inner.uses = &body_uses_.at(&h);
+    inner.depth = sc.depth + 1;
+    // CPython evaluates every argument, used by the body or not: those not in Temps go
+    // in front of the body (a Seq).
+    std::vector<Expr> evaluated;
+    for (int k = 1; k <= given; k++) {
+      Expr a = rewrite(e->args[(size_t)k], sc, st, first);
+      if (first && !trivial(a) && !maybe_tuple(a)) a = spill(a, st);
+      // (A variable's load may raise UnboundLocalError: kept unless the body reads it anyway.)
+      if (!computed(a) && (!trivial(a) || !uncond_params_.at(&h).count(k - 1))) evaluated.push_back(a);
+      inner.args.push_back(a);
+    }
+    for (int k = given; k < n; k++) inner.args.push_back(h.defaults[(size_t)(k - first_default)]);
+    Expr body = rewrite(h.body->body, inner, st, first);
+    if (first && body->kind == EK::Seq) body = drop_computed(body);
+    if (first && body->kind == EK::Tuple) {
+      // `a, b = h(x)`: each item is taken from the returned tuple; its items, once.
+      auto c = std::make_shared<ExprNode>(*body);
+      for (auto& item : c->args)
+        if (!trivial(item) && spillable(item)) item = spill(item, st);
+      body = c;
+    } else if (first && !trivial(body) && spillable(body)) {
+      auto u = sc.uses->find(e.get());
+      if (u != sc.uses->end() && u->second > 1) body = spill(body, st);
+    }
+    if (evaluated.empty()) return body;
+    evaluated.push_back(std::move(body));
+    return ir::make_seq(std::move(evaluated), e->origin);
   }
 
- private:
-  const ir::Nest& nest_;
-  const std::map<int, Helper>& helpers_;
+  // `(a, b)[k]` (an item of a helper's returned tuple) as that item, where nothing else the
+  // tuple computes is lost: `x, y = h()` takes every item, or the others are computed.
+  Expr tuple_item(const Expr& sub) const {
+    const Expr& t = sub->args[0];
+    const Expr& k = sub->args[1];
+    if (t->kind != EK::Tuple || k->kind != EK::Const || k->value.kind != ir::ConstValue::Kind::Int) return sub;
+    const int64_t n = (int64_t)t->args.size(), i = k->value.i;
+    if (i < 0 || i >= n || (sub->unpack != 0 && sub->unpack != n)) return sub;
+    if (sub->unpack == 0)
+      for (int64_t j = 0; j < n; j++)
+        if (j != i && !computed(t->args[(size_t)j])) return sub;
+    return t->args[(size_t)i];
+  }
+  // A constant, or one of this pass's Temps (computed before the statement).
+  bool computed(const Expr& x) const {
+    return x->kind == EK::Const || (x->kind == EK::Load && x->var >= first_temp_);
+  }
+
+  // A Seq without the items that are this pass's Temps (computed before the statement).
+  Expr drop_computed(const Expr& seq) const {
+    std::vector<Expr> items;
+    for (size_t k = 0; k + 1 < seq->args.size(); k++) {
+      if (!computed(seq->args[k])) items.push_back(seq->args[k]);
+    }
+    if (items.size() + 1 == seq->args.size()) return seq;
+    if (items.empty()) return seq->args.back();
+    items.push_back(seq->args.back());
+    return ir::make_seq(std::move(items), seq->origin);
+  }
 
   // `math.sqrt` in a helper: the attribute variable the dispatcher made for it.
-  ir::Expr bind_attr(const ir::Expr& x) const {
-    const ir::Expr& base = x->args[0];
-    if (base->kind != ir::ExprNode::Kind::Load || x->pseudo >= 0) return x;
-    const std::string full = nest_.vars[(size_t)base->var].name + "." + x->name;
-    for (size_t v = 0; v < nest_.vars.size(); v++)
-      if (nest_.vars[v].storage == ir::Var::Storage::Attr && nest_.vars[v].index == base->var &&
-          nest_.vars[v].name == full) {
-        auto c = std::make_shared<ir::ExprNode>(*x);
+  Expr bind_attr(const Expr& x) const {
+    const Expr& base = x->args[0];
+    if (base->kind != EK::Load || x->pseudo >= 0) return x;
+    const std::string full = out_.vars[(size_t)base->var].name + "." + x->name;
+    for (size_t v = 0; v < out_.vars.size(); v++)
+      if (out_.vars[v].storage == ir::Var::Storage::Attr && out_.vars[v].index == base->var &&
+          out_.vars[v].name == full) {
+        auto c = std::make_shared<ExprNode>(*x);
         c->pseudo = (int)v;
         return c;
       }
@@ -80,13 +322,14 @@ class Inliner {
 
 }  // namespace
 
-InlineResult inline_helpers(const ir::Nest& nest, const std::map<int, Helper>& helpers) {
+InlineResult inline_helpers(const ir::Nest& nest, const std::map<int, Helper>& helpers, bool hoist) {
   InlineResult r;
   r.nest = nest;
   if (helpers.empty()) return r;
-  Inliner in(nest, helpers);
+  Inliner in(r.nest, helpers, hoist);
   try {
-    r.nest.root = ir::map_exprs(nest.root, [&](const ir::Expr& e) { return in.call(e, 0); });
+    r.nest.root = in.stmt(nest.root);
+    r.hoisted = in.hoisted();
   } catch (const Failure& f) {
     r.ok = false;
     r.reason = f.why;

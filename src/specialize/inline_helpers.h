@@ -1,9 +1,17 @@
 // inline_helpers: in, a nest and, per variable that holds a plain Python function at this
 // call, that function's lifted body (lift_helper.h) with the nest variables its globals
-// are; out, the nest where every call of such a variable, `h(a, b)`, is replaced by
-// seq(a, b, body[a, b]) (the arguments evaluated as CPython does, then the body with
-// them substituted, defaults for the parameters the call leaves out), helpers calling
-// helpers inlined in turn; or the reason not.
+// are; out, the nest where every call of such a variable, `h(a, b)`, is replaced by its
+// body with the arguments in place of the parameters (defaults for those the call leaves
+// out), helpers calling helpers inlined in turn; or the reason not.
+//
+// With `hoist`, a call evaluated whenever its statement is (not in a branch of a
+// conditional expression; not in a loop header) is computed once, before the statement,
+// into Temp variables (scratch: they never outlive the statement): its arguments, the
+// helper's values used more than once (its locals), and the items of a returned tuple;
+// the statement reads them. These Segs share the statement's resume point, so a check
+// that fails in them hands the whole statement to CPython, as one in the statement would.
+// Elsewhere the call becomes seq(a, b, body[a, b]): the arguments evaluated as CPython
+// does, then the body with them substituted.
 // Runs per specialization, before infer_types: the function a name holds is part of the
 // guard key.
 #pragma once
@@ -31,8 +39,9 @@ struct InlineResult {
   std::string reason;
   int reason_line = -1;
   ir::Nest nest;
+  bool hoisted = false;  // some values went into Temps (so infer_types may see new shapes)
 };
 
-InlineResult inline_helpers(const ir::Nest& nest, const std::map<int, Helper>& helpers);
+InlineResult inline_helpers(const ir::Nest& nest, const std::map<int, Helper>& helpers, bool hoist = true);
 
 }  // namespace stagepy::specialize

@@ -36,7 +36,8 @@ analysis::NestConditions first_sight(const ir::Nest& nest, const std::string& na
   return conds;
 }
 
-Kernel compile_kernel(const KernelRequest& rq) {
+namespace {
+Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
   Kernel k;
   const bool dbg = debug_level() > 0;
   const std::string& name = rq.name;
@@ -44,7 +45,8 @@ Kernel compile_kernel(const KernelRequest& rq) {
   auto t0 = std::chrono::steady_clock::now();
   InlineResult inlined;
   if (!rq.helpers.empty()) {
-    inlined = inline_helpers(*rq.nest, rq.helpers);
+    inlined = inline_helpers(*rq.nest, rq.helpers, hoist);
+    *hoisted = inlined.hoisted;
     if (!inlined.ok) {
       k.reason = inlined.reason;
       return k;
@@ -74,6 +76,7 @@ Kernel compile_kernel(const KernelRequest& rq) {
   // Complex numbers become pairs of floats; the nest may gain variables (their entry types
   // are appended to `entry`, which codegen reads from here on).
   std::vector<TypeRef> entry = rq.entry;
+  entry.resize(in.nest->vars.size(), types::unbound());  // inline_helpers' Temps: no value at entry
   if (mentions_complex(k.typed, entry)) {
     k.typed = lower_complex(k.typed, &entry, rq.fp);
     if (!passed("lower_complex")) return k;
@@ -159,6 +162,19 @@ Kernel compile_kernel(const KernelRequest& rq) {
     return k;
   }
   k.ok = true;
+  return k;
+}
+}  // namespace
+
+Kernel compile_kernel(const KernelRequest& rq) {
+  bool hoisted = false;
+  Kernel k = compile(rq, true, &hoisted);
+  // Helper values in Temps are variables to infer_types, which refuses some values there
+  // (a row, an array): the helpers substituted in place may still compile.
+  if (!k.ok && hoisted) {
+    if (debug_level() > 0) debug_dump("inline_helpers: again without Temps for " + rq.name, k.reason);
+    k = compile(rq, false, &hoisted);
+  }
   return k;
 }
 

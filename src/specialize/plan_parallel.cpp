@@ -508,9 +508,43 @@ class Planner {
     if (in.breaks_self) return "it may stop early (break)";
     if (!in.bad_index.empty()) return in.bad_index;
     if (!facts_.no_carried(s->loop)) return carried_arrays(s->loop);
+    if (std::string why = call_items_forbid(s); !why.empty()) return why;
     for (int v : in.arrays)
       if (in.assigned.count(v)) return name(v) + " is reassigned inside the loop";
     return "";
+  }
+
+  // The analysis read `x, y = h(a)` as values h computed from what it saw (a), not as memory
+  // (PolyStmt::call_items). So they are where the inlined helper built the tuple it returns:
+  // no item is still taken from an object, and the names get numbers.
+  std::string call_items_forbid(const Stmt& s) const {
+    std::vector<std::pair<int, int>> items;
+    for (auto& c : conds_.conds)
+      if (c.fact.kind == FactKind::NoCarried && c.fact.loop == s->loop) items = c.call_items;
+    if (items.empty()) return "";
+    std::set<int> origins;
+    for (auto& [v, o] : items) origins.insert(o);
+    std::string why;
+    ir::for_each_stmt(s->body[0], [&](const Stmt& x) {
+      auto check = [&](const Expr& e) {
+        ir::walk_expr(e, [&](const Expr& y) {
+          if (why.empty() && y->kind == EK::Subscript && y->unpack > 0 && origins.count(y->origin))
+            why = "it unpacks what a call returned at line " + std::to_string(x->line) +
+                  " (the analysis sees only the items of a tuple an inlined helper builds)";
+        });
+      };
+      check(x->cond);
+      for (auto& a : x->args) check(a);
+      for (auto& f : x->effects) {
+        check(f.base);
+        check(f.index);
+        check(f.value);
+        for (auto& [v, o] : items)
+          if (why.empty() && f.kind == ir::Effect::Kind::Assign && f.var == v && !(f.value->type && f.value->type->is_scalar()))
+            why = name(v) + " takes an item of what a call returned that is not a number";
+      }
+    });
+    return why;
   }
 
   // Arrays the loop writes must share no memory with the others it touches.

@@ -348,3 +348,129 @@ def f(A, B, I, n):
     recs = run(src, "f", lambda: (np.linspace(-3.0, 3.0, 40), np.linspace(1.0, 2.0, 40),
                                   np.arange(40, dtype=np.int32), 40), warn_filter=warn_filter)
     assert recs[0]["bailouts"] == 0, recs
+
+
+RK4 = """
+SIGMA, RHO, BETA = 10.0, 28.0, 8.0 / 3.0
+
+def lorenz(x, y, z):
+    return SIGMA * (y - x), x * (RHO - z) - y, x * y - BETA * z
+
+def rk4_step(x, y, z, h):
+    k1x, k1y, k1z = lorenz(x, y, z)
+    k2x, k2y, k2z = lorenz(x + 0.5 * h * k1x, y + 0.5 * h * k1y, z + 0.5 * h * k1z)
+    k3x, k3y, k3z = lorenz(x + 0.5 * h * k2x, y + 0.5 * h * k2y, z + 0.5 * h * k2z)
+    k4x, k4y, k4z = lorenz(x + h * k3x, y + h * k3y, z + h * k3z)
+    x += h / 6.0 * (k1x + 2 * k2x + 2 * k3x + k4x)
+    y += h / 6.0 * (k1y + 2 * k2y + 2 * k3y + k4y)
+    z += h / 6.0 * (k1z + 2 * k2z + 2 * k3z + k4z)
+    return x, y, z
+"""
+
+
+def test_a_helper_whose_locals_feed_nested_helpers_is_computed_once_per_use():
+    # Substituting each local at each use would make rk4_step's body grow 3-fold per stage
+    # (it was refused as "too large an expression"); its locals are computed once instead.
+    recs = run(RK4 + """
+def f(n, h):
+    x, y, z = 1.0, 1.0, 1.0
+    total = 0.0
+    for step in range(n):
+        x, y, z = rk4_step(x, y, z, h)
+        total += z
+    return locals()
+""", "f", lambda: (2000, 0.001))
+    assert all(r["reason"] == "" for r in recs if r["native_calls"]), recs
+
+
+def test_rk4_per_particle_on_threads():
+    # The same step for many independent particles: the particle loop is parallel.
+    recs = run(RK4 + """
+def f(X, Y, Z, n, steps, h):
+    for p in range(n):
+        x, y, z = X[p], Y[p], Z[p]
+        for s in range(steps):
+            x, y, z = rk4_step(x, y, z, h)
+        X[p], Y[p], Z[p] = x, y, z
+    return X, Y, Z
+""", "f", lambda: tuple((np.linspace(0.5, 1.5, 64) + k).tolist() for k in range(3)) + (64, 50, 0.001))
+    assert any(l["parallel"] and l["variable"] == "p" for r in recs for l in r.get("loops", [])), recs
+
+
+def test_unpacking_what_a_helper_returns_that_is_memory_keeps_the_loop_sequential():
+    # g returns V, a view of A: `a, b = g()` reads A[3] and A[4], which the loop writes.
+    recs = run("""
+import numpy as np
+A = np.zeros(5000)
+V = A[3:5]
+
+def g():
+    return V
+
+def f(n):
+    for i in range(n):
+        a, b = g()
+        A[i] = a + 0.5 * b + i
+    return A.copy()
+""", "f", lambda: (5000,))
+    loops = [l for r in recs for l in r.get("loops", []) if l["variable"] == "i"]
+    assert loops and not any(l["parallel"] for l in loops), recs
+    assert "unpacks what a call returned" in loops[0]["why"], loops
+
+
+HOISTED = """
+def inv(x):
+    return 1.0 / x
+
+def pair(x):
+    return 1.0 / x, x + 1.0
+
+def poly(x):
+    t = x * x - 1.0
+    return t * t + t / (x - 3.0)
+
+def ignore(a, b):
+    return a
+"""
+
+
+@pytest.mark.parametrize("values, expect", [
+    ([1.0, 2.0, 4.0, 5.0, 6.0], "native"),
+    ([1.0, 2.0, 3.0, 5.0, 6.0], "bail"),   # ZeroDivisionError in poly's local, at i = 2
+    ([1.0, 0.0, 4.0, 5.0, 6.0], "bail"),   # ZeroDivisionError in pair's first item, which [1] drops
+])
+def test_values_computed_before_a_statement_keep_its_errors_and_earlier_writes(values, expect):
+    run(HOISTED + """
+def f(A, B, n):
+    s = 0.0
+    for i in range(n):
+        B[i] = poly(A[i]) + pair(A[i])[1]
+        s += B[i]
+    return locals()
+""", "f", lambda: (list(values), [0.0] * 5, 5), expect=expect)
+
+
+def test_a_helper_in_a_branch_of_a_conditional_expression_runs_only_where_taken():
+    # inv(0.0) is never evaluated: the call is inlined in place, not computed before.
+    run(HOISTED + """
+def f(A, n):
+    s = 0.0
+    for i in range(n):
+        s += inv(A[i]) if A[i] != 0.0 else -1.0
+        if poly(A[i]) > 2.0 and inv(A[i] - 1.0) > 0.0:
+            s += 1.0
+    return s
+""", "f", lambda: ([0.0, 2.0, 0.5, 4.0, 0.0, -2.0], 6))
+
+
+def test_an_argument_the_helper_never_reads_is_still_evaluated():
+    # `y` is unbound in the first iterations: CPython raises UnboundLocalError there.
+    run(HOISTED + """
+def f(n):
+    s = 0.0
+    for i in range(n):
+        if i > 2:
+            y = i * 0.5
+        s += ignore(1.0, y)
+    return s
+""", "f", lambda: (6,), expect=None)

@@ -3595,7 +3595,7 @@ class Gen {
       must = both;
     }
     for (int v : options_.plan->loops[(size_t)s->loop].privates)
-      if (v != inner->var && !must.count(v)) return -1;
+      if (v != inner->var && !must.count(v) && !nest_.vars[(size_t)v].scratch) return -1;  // (scratch: dead after its statement)
     return inner->loop;
   }
   // Variables every run of `body` assigns: assignments at its top level before any
