@@ -8,6 +8,7 @@
 #include <isl/val.h>
 
 #include <cstdlib>
+#include <limits>
 #include <map>
 
 #include "analysis/isl_support.h"
@@ -15,16 +16,41 @@
 namespace stagepy::analysis {
 namespace {
 
-// A small integer value of `v`, or false.
+// The value of `v` where it is an integer that fits 64 bits (the constants of "no
+// overflow" conditions are 2^63 - 1 and -2^63), or false. The fast path multiplies such
+// coefficients by 64-bit values in 128 bits, checking every sum.
 bool small_int(isl_val* v, int64_t* out) {
   bool ok = false;
   if (v && isl_val_is_int(v) == isl_bool_true) {
-    isl_val* lim = isl_val_int_from_si(isl_val_get_ctx(v), (long)1 << 62);
-    isl_val* a = isl_val_abs(isl_val_copy(v));
-    ok = isl_val_lt(a, lim) == isl_bool_true;
+    isl_ctx* ctx = isl_val_get_ctx(v);
+    isl_val* lo = isl_val_int_from_si(ctx, std::numeric_limits<long>::min());
+    isl_val* hi = isl_val_int_from_si(ctx, std::numeric_limits<long>::max());
+    ok = isl_val_ge(v, lo) == isl_bool_true && isl_val_le(v, hi) == isl_bool_true;
     if (ok) *out = (int64_t)isl_val_get_num_si(v);
-    isl_val_free(a);
-    isl_val_free(lim);
+    isl_val_free(lo);
+    isl_val_free(hi);
+  }
+  isl_val_free(v);
+  return ok;
+}
+
+// The value of `v` where it is an integer of at most 120 bits (a constant such as
+// 2^63 + 1 - n of a "no overflow" condition), or false.
+bool wide_int(isl_val* v, __int128* out) {
+  bool ok = false;
+  if (v && isl_val_is_int(v) == isl_bool_true) {
+    char* str = isl_val_to_str(v);
+    const char* c = str;
+    bool neg = c && *c == '-';
+    if (neg) c++;
+    __int128 x = 0;
+    ok = c && *c;
+    for (; ok && *c; c++) {
+      ok = *c >= '0' && *c <= '9' && x < ((__int128)1 << 116);
+      x = x * 10 + (*c - '0');
+    }
+    if (ok) *out = neg ? -x : x;
+    free(str);
   }
   isl_val_free(v);
   return ok;
@@ -92,7 +118,7 @@ ParamSet ParamSet::from_isl(isl_set* raw, const std::vector<std::string>& names)
           Constraint k;
           k.coef.assign(a->n, 0);
           k.eq = isl_constraint_is_equality(c) == isl_bool_true;
-          bool ok = small_int(isl_constraint_get_constant_val(c), &k.constant);
+          bool ok = wide_int(isl_constraint_get_constant_val(c), &k.constant);
           for (size_t i = 0; ok && i < a->pos_of->size(); i++) {
             int64_t v = 0;
             ok = small_int(isl_constraint_get_coefficient_val(c, isl_dim_param, (int)i), &v);

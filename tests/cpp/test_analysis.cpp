@@ -9,6 +9,9 @@
 #include <vector>
 
 #include "analysis/derive_conditions.h"
+#include "analysis/isl_support.h"
+#include "analysis/param_set.h"
+#include <isl/set.h>
 #include "analysis/poly_model.h"
 #include "ir/ir.h"
 
@@ -279,4 +282,35 @@ TEST(Analysis, Timing) {
     total += c.seconds;
   }
   std::printf("static stage: %.2f ms per nest\n", total / 20 * 1e3);
+}
+
+// The "no overflow" conditions of a parameter's own increment (`r + 1` for an argument r)
+// have constants of 64 bits: membership is still decided without isl, on both sides of them.
+TEST(Analysis, ParamSetsWith64BitConstantsAreDecidedWithoutIsl) {
+  IslCtx ctx;
+  isl_set* s = isl_set_read_from_str(
+      ctx.get(), "[p, q] -> { : p >= 9223372036854775807 or p <= -9223372036854775808 or q >= 9223372036854775806 }");
+  ParamSet ps = ParamSet::from_isl(s, {"q", "p"});
+  EXPECT_TRUE(ps.fast());
+  auto in = [&](int64_t q, int64_t p) {
+    int64_t v[2] = {q, p};
+    return ps.contains(v);
+  };
+  EXPECT_FALSE(in(0, 0));
+  EXPECT_TRUE(in(0, INT64_MAX));
+  EXPECT_FALSE(in(0, INT64_MAX - 1));
+  EXPECT_TRUE(in(0, INT64_MIN));
+  EXPECT_FALSE(in(0, INT64_MIN + 1));
+  EXPECT_TRUE(in(INT64_MAX - 1, 5));
+  EXPECT_FALSE(in(INT64_MAX - 2, 5));
+  // r + d for d in range(n - r) (r, n arguments): constants beyond 64 bits.
+  ParamSet wide = ParamSet::from_isl(
+      isl_set_read_from_str(ctx.get(), "[n, r] -> { : r >= 9223372036854775809 + n or r <= -9223372036854775808 + n }"),
+      {"n", "r"});
+  EXPECT_TRUE(wide.fast());
+  int64_t small[2] = {1000, 10}, edge[2] = {-2, INT64_MAX}, below[2] = {-1, INT64_MAX}, low[2] = {0, INT64_MIN};
+  EXPECT_FALSE(wide.contains(small));
+  EXPECT_TRUE(wide.contains(edge));    // 2^63 - 1 >= 2^63 + 1 - 2
+  EXPECT_FALSE(wide.contains(below));  // 2^63 - 1 <  2^63 + 1 - 1
+  EXPECT_TRUE(wide.contains(low));
 }
