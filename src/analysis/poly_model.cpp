@@ -19,7 +19,9 @@ using ir::Stmt;
 using ir::StmtNode;
 using K = ExprNode::Kind;
 
-std::string num(int64_t v) { return v < 0 ? "(" + std::to_string(v) + ")" : std::to_string(v); }
+// A number in isl's syntax: `-2`, never `(-2)` (isl refuses a parenthesised factor in
+// `(-2) * k`, but reads `-2 * k`, `k * -2` and `n + -2`).
+std::string num(int64_t v) { return std::to_string(v); }
 
 std::string sanitize(const std::string& s) {
   std::string o;
@@ -80,6 +82,11 @@ class Builder {
   std::vector<int> loops_;                  // enclosing loop ids
   std::vector<std::string> guards_;
   std::map<int, int> iterator_of_;          // var -> innermost enclosing For loop iterating it (if affine-usable)
+  // var -> (affine text, loop): `for d in (-1, 0, 1)`, desugared into a loop over a hidden
+  // position k whose body opens with `d = (-1, 0, 1)[k]`: d is -1 + k while that loop runs
+  // (a tuple of ints in arithmetic progression, and d assigned nowhere else in the loop).
+  std::map<int, std::pair<std::string, int>> affine_of_;
+  std::vector<const StmtNode*> loop_bodies_;  // parallel to loops_
   std::map<int, int> rank_;                 // var -> number of subscripts seen
   std::set<int> builtin_vars_, int_params_;
   PolyStmt* cur_ = nullptr;
@@ -150,6 +157,7 @@ class Builder {
       case K::Load: {
         auto it = iterator_of_.find(e->var);
         if (it != iterator_of_.end()) return it->second >= 0 ? std::optional<std::string>(m_.loops[(size_t)it->second].dim) : std::nullopt;
+        if (auto af = affine_of_.find(e->var); af != affine_of_.end()) return af->second.first;
         if (invariant(e->var)) return int_param(e->var);
         return std::nullopt;
       }
@@ -631,6 +639,9 @@ class Builder {
               a.text = "an element of a computed object";
               cur_->accesses.push_back(a);
             }
+          } else if (auto prog = progression_item(f)) {
+            affine_of_[f.var] = {*prog, loops_.back()};
+            reads(f.value, s->line);
           } else if (f.kind == ir::Effect::Kind::Assign && f.value->kind == K::Subscript && f.value->unpack > 0 &&
                      f.value->args[0]->kind == K::Call) {
             // `x, y = h(a)`: the items of what a call returned. Taken as values, not as
@@ -676,6 +687,36 @@ class Builder {
     }
   }
 
+  // `d = (-1, 0, 1)[k]` with k the innermost loop's iterator, the tuple's ints in arithmetic
+  // progression and d assigned nowhere else in that loop: d's affine text (-1 + k).
+  std::optional<std::string> progression_item(const ir::Effect& f) {
+    if (f.kind != ir::Effect::Kind::Assign || f.value->kind != K::Subscript || f.value->unpack != 0 || loops_.empty())
+      return std::nullopt;
+    const Expr& t = f.value->args[0];
+    const Expr& k = f.value->args[1];
+    if (t->kind != K::Tuple || t->args.empty() || k->kind != K::Load) return std::nullopt;
+    auto it = iterator_of_.find(k->var);
+    if (it == iterator_of_.end() || it->second != loops_.back()) return std::nullopt;
+    std::vector<int64_t> v;
+    for (auto& x : t->args) {
+      auto c = const_int(x);
+      if (!c || *c < -(1LL << 40) || *c > (1LL << 40)) return std::nullopt;
+      v.push_back(*c);
+    }
+    const int64_t d = v.size() > 1 ? v[1] - v[0] : 0;
+    for (size_t j = 1; j < v.size(); j++)
+      if (v[j] - v[j - 1] != d) return std::nullopt;
+    if (assignments(loop_bodies_.back(), f.var) != 1) return std::nullopt;
+    const std::string& dim = m_.loops[(size_t)it->second].dim;
+    return "(" + num(v[0]) + " + " + num(d) + " * " + dim + ")";
+  }
+  static int assignments(const StmtNode* s, int var) {
+    int n = s->kind == StmtNode::Kind::For && s->var == var ? 1 : 0;
+    for (auto& f : s->effects) n += f.kind == ir::Effect::Kind::Assign && f.var == var;
+    for (auto& b : s->body) n += assignments(b.get(), var);
+    return n;
+  }
+
   // Whether `var` is assigned anywhere inside `s` (other than as `s`'s own loop variable).
   static bool assigns(const Stmt& s, int var, bool top = true) {
     if (!top && s->kind == StmtNode::Kind::For && s->var == var) return true;
@@ -718,7 +759,10 @@ class Builder {
       if (start) cs.push_back(up ? d + " >= " + *start : d + " <= " + *start);
       if (stop) cs.push_back(up ? d + " < " + *stop : d + " > " + *stop);
       if (start && (*step > 1 || *step < -1))
-        cs.push_back("exists (k" + d + " : " + d + " = " + *start + " + " + num(*step) + " * k" + d + ")");
+        // (isl reads `- 2 * k`, not `+ (-2) * k`: a parenthesised factor must be a number it
+        // can tell at once.)
+        cs.push_back("exists (k" + d + " : " + d + " = " + *start + (*step > 0 ? " + " : " - ") +
+                     std::to_string(*step > 0 ? *step : -*step) + " * k" + d + ")");
     }
     L.affine = start && stop && step && *step != 0 && !var_reassigned;
     for (size_t k = 0; k < cs.size(); k++) L.constraints += (k ? " and " : "") + cs[k];
@@ -727,8 +771,12 @@ class Builder {
     auto saved = iterator_of_.find(s->var) != iterator_of_.end() ? std::optional<int>(iterator_of_[s->var]) : std::nullopt;
     iterator_of_[s->var] = var_reassigned ? -1 : s->loop;
     loops_.push_back(s->loop);
+    loop_bodies_.push_back(s->body[0].get());
     block(s->body[0]);
+    loop_bodies_.pop_back();
     loops_.pop_back();
+    for (auto it = affine_of_.begin(); it != affine_of_.end();)
+      it = it->second.second == s->loop ? affine_of_.erase(it) : std::next(it);
     if (saved) iterator_of_[s->var] = *saved;
     else iterator_of_.erase(s->var);
     // After the loop the variable holds its last value: not the iterator. Any enclosing

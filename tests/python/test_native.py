@@ -571,3 +571,27 @@ def test_aliased_arguments_give_cpythons_result():
             dst[i] = src[i] * 2 + 1
         return locals()
     """, "f", make)
+
+
+def test_loops_with_a_constant_nonempty_range_leave_only_their_bodys_types():
+    # After `for k in range(3)` (or over a constant tuple) the body has run: s is an
+    # np.float64, not also the int it started as; loops whose first iteration changes a
+    # type (peeled) run without the check that the range is not empty.
+    recs = run("""
+def f(A, n):
+    for i in range(n):
+        s = 0
+        for k in range(3):
+            s = s + A[i] * 0.5
+        t = 1
+        for d in (2, 3):
+            t = t * d + A[i]
+        x = 0
+        for k in range(2, 5, 2):
+            x = k
+        for k in range(5, 4):   # empty: s keeps its type
+            s = 7
+        A[i] = s / 3.0 + t + x
+    return locals()
+""", "f", lambda: (np.arange(10.0), 10))
+    assert all(r["reason"] == "" for r in recs), recs

@@ -645,3 +645,52 @@ def test_a_write_through_a_periodic_subscript_stays_sequential(cpu_only):
         return locals()
     """, "f", lambda: (np.arange(float(N)), N))
     assert not ran_parallel(recs, "i")
+
+
+@pytest.mark.parametrize("header, index", [
+    ("for i in range(n - 1, 0, -2):", "i"),
+    ("for i in range(n - 1, -1, -7):", "i"),
+    ("for i in range((n - 1) // 3):", "n - 1 + i * -3"),
+    ("for i in range((n - 1) // 3):", "n - 1 - 3 * i"),
+])
+def test_negative_steps_and_coefficients_are_analysed(cpu_only, header, index):
+    # isl reads `-2 * k`, not `(-2) * k`: these once made the analysis give up.
+    recs = run(f"""
+    def f(A, n):
+        {header}
+            A[{index}] = A[{index}] * 2.0 + 1.0
+        return A
+    """, "f", lambda: (np.arange(8 * N, dtype=float), 8 * N))  # (at least 512 iterations: threads)
+    assert ran_parallel(recs, "i"), loops(recs)
+
+
+@pytest.mark.parametrize("offsets", ["(-1, 0, 1)", "[-1, 0, 1]", "(1, 0, -1)", "(0, 2, 1)"])
+def test_neighbour_offsets_from_a_constant_tuple_are_affine(cpu_only, offsets):
+    # `for di in (-1, 0, 1)` is `di = -1 + k` over a hidden k: u[i + di, j + dj] is an affine
+    # access whose bounds the analysis proves, and the i loop runs on threads. Offsets that
+    # are not in arithmetic progression still give CPython's results.
+    recs = run(f"""
+    def f(u, v, n, m):
+        for i in range(1, n - 1):
+            for j in range(1, m - 1):
+                s = 0.0
+                for di in {offsets}:
+                    for dj in {offsets}:
+                        s += u[i + di, j + dj]
+                v[i, j] = s / 9.0
+        return v
+    """, "f", lambda: (np.arange(600.0 * 40).reshape(600, 40) % 7, np.zeros((600, 40)), 600, 40))
+    if offsets != "(0, 2, 1)":
+        assert ran_parallel(recs, "i"), loops(recs)
+
+
+def test_an_offset_reassigned_in_the_loop_is_not_taken_as_affine(cpu_only):
+    run("""
+    def f(u, v, n):
+        for i in range(n):
+            for d in (0, 1, 2):
+                if i % 3 == 0:
+                    d = d * 2
+                v[i] += u[i + d]
+        return v
+    """, "f", lambda: (np.arange(2010.0), np.zeros(2000), 2000))
