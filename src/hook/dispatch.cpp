@@ -284,8 +284,7 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
       if ((size_t)l < s.loops.size()) s.loops[(size_t)l].gpu_why = why;
     for (auto* gl : sp->kernel.gpu_loops)
       if ((size_t)gl->loop < s.loops.size()) s.loops[(size_t)gl->loop].gpu.push_back(gl);
-    for (int l : sp->kernel.refused_loops)
-      s.loops[(size_t)l].why = "its body may need to stop for CPython (a check the run-time values do not remove)";
+    for (auto& [l, why] : sp->kernel.refused_loops) s.loops[(size_t)l].why = why;
   }
   s.compile_s += now_s() - t0;
   s.infer_s += sp->kernel.infer_s;
@@ -692,12 +691,19 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
 
 // A nest whose native runs take less than this on average (as measured here, libffi's
 // call and the clock included: about 80 ns of it) does less work than the ~0.5 us call
-// into it costs: it is left to CPython (re-measured every kSmallRetry calls).
+// into it costs: it is left to CPython (measured again later: NestState::small_retry).
 constexpr double kSmallWork_s = 90e-9;
 // Above that, up to this: the calls alternate between the kernel and CPython for a while,
 // and CPython keeps the nest if it is the faster (support/cost_probe.h).
 constexpr double kProbeWork_s = 2e-6;
-constexpr unsigned long long kSmallProbe = 64, kSmallRetry = 4096;
+// Also probed: a nest that spends most of its time reading and writing back lists (a
+// 3x3 neighbourhood of a big list of lists converts all of it at every call), up to this
+// per call (the probe compares gaps of at most CostProbe::kMaxGap_s).
+constexpr double kConvertShare = 0.5, kConvertProbe_s = 1e-3;
+// A nest found too small is measured again after NestState::small_retry calls (4096), then
+// after twice as many each time (measuring runs the kernel 64 to 160 times), until a probe
+// finds the kernel faster.
+constexpr unsigned long long kSmallProbe = 64, kFirstSmallRetry = 4096, kSmallRetryMax = 1ULL << 20;
 constexpr unsigned kFailedBeforeSkipping = 3;
 constexpr int64_t kKeepScratchBytes = 1 << 20;  // kernels' scratch kept between calls (scratch.h)
 
@@ -718,24 +724,28 @@ PyObject* dispatch(NestState& s) {
       if (s.probe.interpreter_faster()) {
         s.too_small = true;
         s.skipped_small = 0;
-        char buf[240];
+        char buf[320];
         std::snprintf(buf, sizeof buf,
-                      "CPython runs it faster than a call into native code costs (%.2f us from one call to the next "
+                      "CPython runs it faster than a call into native code costs%s (%.2f us from one call to the next "
                       "when interpreted, %.2f us when native, on alternate calls)",
+                      s.win_convert_s > kConvertShare * s.win_native_s ? ", reading and writing back its lists included" : "",
                       1e6 * s.probe.median_interpreted_s(), 1e6 * s.probe.median_native_s());
         s.status_reason = buf;
         s.declined++;
         Py_RETURN_NONE;
       }
+      s.small_retry = kFirstSmallRetry;
     }
   }
   if (s.too_small) {
-    if (++s.skipped_small % kSmallRetry != 0) {
+    if (++s.skipped_small % s.small_retry != 0) {
       s.declined++;
       Py_RETURN_NONE;
     }
-    s.too_small = false;  // measure again
-    s.native_calls = s.native_s = 0;
+    s.too_small = false;  // measure again; if it is still too small, again after twice as many calls
+    s.small_retry = std::min(2 * s.small_retry, kSmallRetryMax);
+    s.win_native_calls = 0;
+    s.win_native_s = s.win_convert_s = 0;
   }
   if (s.skip_failing > 0) {  // recent calls' values could not be compiled for (below)
     s.skip_failing--;
@@ -1073,6 +1083,8 @@ PyObject* dispatch(NestState& s) {
   if (!lists.empty()) convert_s += t2 - t1;
   s.convert_s += convert_s;
   s.native_s += (t1 - t0) + convert_s;
+  s.win_convert_s += convert_s;
+  s.win_native_s += (t1 - t0) + convert_s;
   int status = (int)(int32_t)ret;
   sp->uses++;
 
@@ -1130,15 +1142,17 @@ PyObject* dispatch(NestState& s) {
   s.last_target = sp->kernel.target;
   if (status == 0) {
     s.native_calls++;
-    unsigned long long nc = s.native_calls;
+    const unsigned long long nc = ++s.win_native_calls;
+    const double per_call = s.win_native_s / (double)nc;
     bool probe = nc >= kSmallProbe && nc <= (1ULL << 16) && (nc & (nc - 1)) == 0;  // 64, 128, ... 65536
-    if (probe && s.native_s / (double)nc < kSmallWork_s && s.bailouts == 0) {
+    if (probe && per_call < kSmallWork_s && s.bailouts == 0) {
       s.too_small = true;
       char buf[160];
       std::snprintf(buf, sizeof buf, "too little work per call (%.0f ns natively on average): the call costs more",
-                    1e9 * s.native_s / (double)s.native_calls);
+                    1e9 * per_call);
       s.status_reason = buf;
-    } else if (probe && s.native_s / (double)nc < kProbeWork_s && s.bailouts == 0 && !s.probe.active()) {
+    } else if (probe && s.bailouts == 0 && !s.probe.active() &&
+               (per_call < kProbeWork_s || (s.win_convert_s > kConvertShare * s.win_native_s && per_call < kConvertProbe_s))) {
       s.probe.start();
     }
     return PyLong_FromLong(0);

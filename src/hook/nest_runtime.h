@@ -56,6 +56,11 @@ struct NestState {
   bool too_small = false;
   CostProbe probe;
   unsigned long long skipped_small = 0;
+  unsigned long long small_retry = 2048;  // calls left to CPython before measuring again (doubled first)
+  // Since the last measuring began: native calls that finished there, their time, and
+  // of it reading and writing back lists (the totals above are the report's).
+  unsigned long long win_native_calls = 0;
+  double win_native_s = 0, win_convert_s = 0;
   // Calls in a row whose values gave a specialization that could not be compiled, and how
   // many calls to leave to CPython without looking (reading the values, lists above all,
   // costs on every call; see dispatch.cpp).

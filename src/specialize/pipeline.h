@@ -53,7 +53,7 @@ struct Kernel {
   std::string target = "cpu";
   ParallelPlan plan;
   std::vector<int> parallel_loops;  // loops that run on several threads (when their checks pass)
-  std::vector<int> refused_loops;   // planned parallel, but their body could stop for CPython
+  std::map<int, std::string> refused_loops;   // planned parallel, but their body could stop for CPython
   std::map<int, int> interleaved_loops;  // loops run a few iterations at a time (plan_interleave.h): lanes
   std::vector<int> interchanged_loops;   // loops run with their inner loop outside (plan_interchange.h)
   // GPU versions (KernelRequest::gpu): one record per loop that has one, and why others have none.

@@ -63,3 +63,35 @@ def test_alternating_calls_give_cpythons_results(make):
     assert r["native_calls"] + r["declined"] == r["calls"], r
     if r["native_calls"] < CALLS // 2:  # CPython won: the report says so
         assert "CPython runs it faster" in r["reason"], r["reason"]
+
+
+NEIGHBOURS = """
+N = 90
+
+def neighbours(b, r, c):
+    cnt = 0
+    for dr in range(-1, 2):
+        for dc in range(-1, 2):
+            cnt += b[(r + dr) % N][(c + dc) % N]
+    return cnt
+"""
+
+
+def test_a_nest_that_mostly_converts_a_big_list_is_left_to_cpython_and_rarely_measured_again():
+    # Nine elements of a 90x90 list of lists per call: converting the whole list at every
+    # call costs far more than CPython's nine iterations. The probe finds that out, and the
+    # kernel is tried again after 4096, 8192, ... calls, not every 4096.
+    calls = 100_000
+    board = [[(r * 7 + c * 3) % 2 for c in range(90)] for r in range(90)]
+    want_ns, got_ns = {}, {}
+    exec(compile_module(NEIGHBOURS), want_ns)
+    want = [want_ns["neighbours"](board, k % 90, (k // 90) % 90) for k in range(calls)]
+    with stagepy.enable():
+        exec(compile_module(NEIGHBOURS), got_ns)
+        got = [got_ns["neighbours"](board, k % 90, (k // 90) % 90) for k in range(calls)]
+    assert got == want
+    recs = [r for r in stagepy.report() if r["function"] == "neighbours" and r["calls"] == calls]
+    assert recs, "the nest is not in the report"
+    r = recs[0]
+    assert "reading and writing back its lists" in r["reason"], r["reason"]
+    assert 64 <= r["native_calls"] < 1500, r

@@ -112,7 +112,7 @@ class Gen {
       }
       out.ok = true;
       out.parallel_loops.assign(parallel_ran_.begin(), parallel_ran_.end());
-      out.refused_loops.assign(parallel_refused_.begin(), parallel_refused_.end());
+      out.refused_loops = parallel_refused_;
       out.interleaved_loops = interleaved_;
       out.interchanged_loops.assign(interchanged_.begin(), interchanged_.end());
       out.module = std::move(mod);
@@ -149,7 +149,8 @@ class Gen {
   int op_origin_ = -1;                // bytecode offset of the operation being generated
   llvm::AllocaInst* par_iter_ = nullptr;  // in a parallel loop's body: the iteration running
   int par_bodies_ = 0;
-  std::set<int> parallel_ran_, parallel_refused_;
+  std::set<int> parallel_ran_;
+  std::map<int, std::string> parallel_refused_;  // loop -> why its parallel version was dropped
   std::vector<std::pair<int, llvm::AllocaInst*>> par_counters_;  // (loop, times it ran on threads)
   std::vector<std::vector<uint8_t>> array_overlap_;  // live-in arrays (by id) that share memory  // loops outlined / refused (the body could stop)
   int cur_line_ = 0;                  // line of the statement being generated
@@ -251,12 +252,13 @@ class Gen {
     B.CreateBr(exit_);
   }
   // Continues only where `ok` holds; elsewhere CPython takes over at the current statement.
-  void bail_unless(Value* ok) {
+  // `what`: what the check is for, where checking_ does not say (deferred checks).
+  void bail_unless(Value* ok, const std::string& what = "") {
     if (resume_ < 0) fail("internal error: a check outside any statement");
     if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(ok)) {
       if (c->isOne()) return;
     }
-    bails_emitted_++;
+    count_bail(what);
     BasicBlock* cont = BasicBlock::Create(C, "ok", F);
     exit_status_->addIncoming(B.getInt32(resume_ + 1), B.GetInsertBlock());
     auto* br = B.CreateCondBr(ok, cont, exit_);
@@ -282,13 +284,17 @@ class Gen {
     Value* bad = B.CreateLoad(i1(), bad_slot_);
     B.CreateStore(B.CreateOr(bad, B.CreateNot(ok)), bad_slot_);
     deferred_ = true;
+    if (checking_) deferred_whats_.insert(checking_);
   }
   void flush_deferred() {
     if (!deferred_) return;
     deferred_ = false;
+    std::string whats;
+    for (auto& w : deferred_whats_) whats += (whats.empty() ? "" : ", or ") + w;
+    deferred_whats_.clear();
     Value* bad = B.CreateLoad(i1(), bad_slot_);
     B.CreateStore(B.getFalse(), bad_slot_);
-    bail_unless(B.CreateNot(bad));
+    bail_unless(B.CreateNot(bad), whats);
   }
   // ------------------------------------------------------------ NumPy warnings
   // How the operation being generated treats NumPy's warnings (see FpMode):
@@ -303,6 +309,42 @@ class Gen {
   WarnGen warn_gen_ = WarnGen::Normal;
   llvm::AllocaInst* fast_bad_ = nullptr;   // Fast: anything non-finite or wrapped
   int bails_emitted_ = 0;                  // bail sites generated so far
+  // Per bail site generated (bails_emitted_ of them): its statement's resume point and what
+  // the check is for (the report's words for a loop a remaining check keeps sequential).
+  std::vector<std::pair<int, std::string>> bail_notes_;
+  const char* checking_ = nullptr;         // what the checks being generated are for
+  std::set<std::string> deferred_whats_;   // what the statement's deferred checks are for
+  struct Checking {  // sets checking_ for a scope
+    Checking(Gen* g, const char* what) : g(g), old(g->checking_) { g->checking_ = what; }
+    ~Checking() { g->checking_ = old; }
+    Gen* g;
+    const char* old;
+  };
+  void count_bail(const std::string& what = "") {
+    bails_emitted_++;
+    bail_notes_.emplace_back(resume_, what.empty() && checking_ ? std::string(checking_) : what);
+  }
+  void reset_bails(int n) {
+    bails_emitted_ = n;
+    bail_notes_.resize((size_t)n);
+  }
+  // Where the checks behind `statuses` (a parallel body's remaining ways out: resume + 1)
+  // are, in a user's words: "line 11 (an index may be out of range)".
+  std::string checks_at(const std::set<int>& statuses, int from) const {
+    std::string out;
+    for (int st : statuses) {
+      const int r = st - 1;
+      if (r < 0 || (size_t)r >= nest_.resumes.size()) continue;
+      std::set<std::string> whats;
+      for (size_t k = (size_t)from; k < bail_notes_.size(); k++)
+        if (bail_notes_[k].first == r && !bail_notes_[k].second.empty()) whats.insert(bail_notes_[k].second);
+      std::string w;
+      for (auto& x : whats) w += (w.empty() ? "" : ", or ") + x;
+      const std::string here = "line " + std::to_string(nest_.resumes[(size_t)r].line) + (w.empty() ? "" : " (" + w + ")");
+      if (out.find(here) == std::string::npos) out += (out.empty() ? "" : "; ") + here;
+    }
+    return out;
+  }
   std::array<TypeRef, 2> warn_operands_;   // of the NumPy operation being generated
   // Variables known to be non-zero in the code being generated (a parallel body whose
   // loop checked its invariant divisors first), and whether the current operation's
@@ -472,7 +514,7 @@ class Gen {
 
   void bail_now() {
     if (resume_ < 0) fail("internal error: a bail outside any statement");
-    bails_emitted_++;
+    count_bail();
     exit_with(B.getInt32(resume_ + 1));
     B.SetInsertPoint(BasicBlock::Create(C, "dead", F));
   }
@@ -775,6 +817,7 @@ class Gen {
   // Converts operand `x` to the NumPy scalar type `to` as NumPy does before computing:
   // Python scalars are "weak" (a Python int must fit the type), NumPy scalars are cast.
   Value* numpy_operand(const V& x, const TypeRef& to) {
+    Checking checking(this, "a Python number may not fit a NumPy type");
     if (hetero(x.t)) return per_member(x, [&](const V& y) { return numpy_operand(y, to); });
     TypeRef m = rep(x.t);
     DType d = to->dtype;
@@ -1058,8 +1101,10 @@ class Gen {
         V base = gen(e->args[0]);
         V index = gen(e->args[1]);
         // `a, b = row`: a row (or list) of another length raises ValueError in CPython.
-        if (e->unpack > 0 && base.t->kind == Type::Kind::Array)
+        if (e->unpack > 0 && base.t->kind == Type::Kind::Array) {
+          Checking checking(this, "an unpacked row may have another length");
           bail_unless(B.CreateICmpEQ(base.shape[0], c64(e->unpack)));
+        }
         return subscript(base, index, e->type, e->origin);
       }
       case K::Tuple: {
@@ -1173,6 +1218,7 @@ class Gen {
   }
 
   V load(int var, const TypeRef& t, bool check_bound) {
+    Checking checking(this, "a variable may be unassigned");
     if (check_bound) bail_unless(B.CreateICmpNE(B.CreateLoad(i8(), tags_[var]), c8(0)));
     if (t->kind == Type::Kind::None || t->kind == Type::Kind::Module || t->kind == Type::Kind::Callable ||
         t->kind == Type::Kind::Object || t->kind == Type::Kind::Function) {
@@ -1254,6 +1300,7 @@ class Gen {
   // prove an index in bounds for the whole nest, or of one sign, the check or the
   // wrap-around goes.
   V index_array(const V& base, const std::vector<V>& idx, int origin) {
+    Checking checking(this, "an index may be out of range");
     Value* off = c64(0);
     std::vector<Value*> sliced_shape, sliced_strides;
     for (size_t k = 0; k < idx.size(); k++) {
@@ -1290,6 +1337,7 @@ class Gen {
   // PySlice_Unpack and PySlice_AdjustIndices compute them (which NumPy uses); a zero step
   // (a ValueError) goes to CPython.
   std::tuple<Value*, Value*, Value*> slice_indices(const V& sl, Value* n) {
+    Checking checking(this, "a slice step may be zero");
     auto given = [&](const V& x) { return x.t->kind != Type::Kind::None; };
     Value* step = given(sl.elems[2]) ? as_i64_int(sl.elems[2]) : c64(1);
     if (given(sl.elems[2])) bail_unless(B.CreateICmpNE(step, c64(0)));
@@ -1319,6 +1367,7 @@ class Gen {
   }
 
   V subscript(const V& base, const V& index, const TypeRef& t, int origin) {
+    Checking checking(this, "an index may be out of range");
     if (base.t->kind == Type::Kind::Array) {
       V at = index_array(base, index_list(index), origin);
       if (t->kind == Type::Kind::Array) {
@@ -1418,6 +1467,7 @@ class Gen {
 
   // ------------------------------------------------------------ arithmetic
   Value* overflow_op(llvm::Intrinsic::ID id, Value* a, Value* b) {
+    Checking checking(this, "an int may leave 64 bits");
     Value* r = B.CreateBinaryIntrinsic(id, a, b);
     defer(B.CreateNot(B.CreateExtractValue(r, 1)));
     return B.CreateExtractValue(r, 0);
@@ -1551,6 +1601,7 @@ class Gen {
   // Python scalars. `numpy_checks`: the result may also be a NumPy float (a union), so
   // NumPy's warning conditions must hand control to CPython too.
   Value* python_binary(ir::BinOp op, const V& a, const V& b, const TypeRef& r, bool numpy_checks) {
+    Checking checking(this, "an int power or shift may raise");  // (the other checks say below)
     using O = ir::BinOp;
     if (is_pybool(r)) {
       switch (op) {
@@ -1572,10 +1623,11 @@ class Gen {
         case O::Mul: return safe ? B.CreateNSWMul(x, y) : overflow_op(llvm::Intrinsic::smul_with_overflow, x, y);
         case O::FloorDiv:
         case O::Mod: {
-          if (!divisor_nonzero_) bail_unless(B.CreateICmpNE(y, c64(0)));
+          if (!divisor_nonzero_) bail_unless(B.CreateICmpNE(y, c64(0)), "a divisor may be zero");
           // INT64_MIN // -1 leaves 64 bits: not where the dividend is known small.
           if (!facts_.has(FactKind::ExactOperand, op_origin_, 0))
-            bail_unless(B.CreateNot(B.CreateAnd(B.CreateICmpEQ(x, c64(INT64_MIN)), B.CreateICmpEQ(y, c64(-1)))));
+            bail_unless(B.CreateNot(B.CreateAnd(B.CreateICmpEQ(x, c64(INT64_MIN)), B.CreateICmpEQ(y, c64(-1)))),
+                        "an int may leave 64 bits");
           return op == O::FloorDiv ? floordiv_signed(x, y) : mod_signed(x, y);
         }
         case O::Pow: {
@@ -1608,6 +1660,7 @@ class Gen {
     Value* y = as_double(b);
     Value* zero = llvm::ConstantFP::get(f64(), 0.0);
     auto np_guard = [&](Value* res) {
+      Checking warn(this, "a NumPy operation may warn");
       if (numpy_checks) defer(isfinite(res));  // see numpy_binary's guard
     };
     switch (op) {
@@ -1622,8 +1675,10 @@ class Gen {
             if (facts_.has(FactKind::ExactOperand, op_origin_, pos)) return B.getTrue();
             return B.CreateAnd(B.CreateICmpSLE(i, c64(1LL << 53)), B.CreateICmpSGE(i, c64(-(1LL << 53))));
           };
+          Checking exact(this, "an int may be too big for an exact division");
           defer(B.CreateAnd(small(ia, 0), small(ib, 1)));
         }
+        Checking zero_div(this, "a divisor may be zero");
         if (!divisor_nonzero_) defer(B.CreateFCmpUNE(y, zero));  // ZeroDivisionError
         Value* r2 = B.CreateFDiv(x, y);
         np_guard(r2);
@@ -1631,6 +1686,7 @@ class Gen {
       }
       case O::FloorDiv:
       case O::Mod: {
+        Checking zero_div(this, "a divisor may be zero");
         if (!divisor_nonzero_) defer(B.CreateFCmpUNE(y, zero));
         auto [q, m] = float_divmod(x, y);
         Value* r2 = op == O::FloorDiv ? q : m;
@@ -1654,6 +1710,7 @@ class Gen {
   }
 
   Value* numpy_binary(ir::BinOp op, const V& a, const V& b, const TypeRef& r, bool python_checks) {
+    Checking checking(this, "a NumPy operation may warn or raise");
     using O = ir::BinOp;
     warn_operands_ = {a.t, b.t};
     DType d = r->dtype;
@@ -1755,6 +1812,7 @@ class Gen {
   }
 
   V unary(ir::UnOp op, const V& a, const TypeRef& rt) {
+    Checking checking(this, "an int may leave 64 bits");
     TypeRef m = rep(a.t), r = rep(rt);
     if (op == ir::UnOp::Not) return scalar(types::py_bool(), B.CreateNot(truth(a)));
     Value* out = nullptr;
@@ -1887,6 +1945,7 @@ class Gen {
   }
 
   V call_values(Builtin f, const std::vector<V>& args, const TypeRef& rt) {
+    Checking checking(this, "a builtin may raise");
     TypeRef r = rep(rt);
     auto tag_for = [&](V x) {
       x.tag = result_tag(args, rt, [&](const std::vector<TypeRef>& m) { return oracle_.call(f, m); });
@@ -1966,6 +2025,7 @@ class Gen {
 
   // int(x) (truncation) or round(x) (half to even) of a double, as a Python int.
   Value* float_to_int(Value* x, bool round_even) {
+    Checking checking(this, "a float may not convert to an int");
     Value* y = round_even ? B.CreateUnaryIntrinsic(llvm::Intrinsic::rint, x) : x;
     // Finite and within int64 (2**63 is the first double out of range).
     Value* lo = llvm::ConstantFP::get(f64(), -9223372036854775808.0);
@@ -1975,6 +2035,7 @@ class Gen {
   }
 
   V math_call(Builtin f, const std::vector<V>& args, const TypeRef& rt) {
+    Checking checking(this, "a math function may raise");
     Value* x = as_double(args[0]);
     Value* y = args.size() > 1 ? as_double(args[1]) : nullptr;
     // math_1's rule: a NaN from a non-NaN argument is a domain error, an infinity from a
@@ -2031,6 +2092,7 @@ class Gen {
   }
 
   V numpy_call(Builtin f, const std::vector<V>& args, const TypeRef& rt) {
+    Checking checking(this, "a NumPy function may warn");
     TypeRef r = rep(rt);
     if (f == Builtin::NpWhere) {
       // where(c, x, y): c's truth picks x or y, each as the result's type.
@@ -2175,6 +2237,7 @@ class Gen {
   // The value NumPy stores into an element of dtype `d` (checked as NumPy would raise or
   // warn); computed before any effect of the statement.
   Value* to_dtype(const V& x, DType d) {
+    Checking checking(this, "a value may not fit the array's dtype");
     if (hetero(x.t)) return per_member(x, [&](const V& y) { return to_dtype(y, d); });
     TypeRef m = rep(x.t);
     llvm::Type* mt = mem_ty(d);
@@ -2265,6 +2328,7 @@ class Gen {
     bail_unless(B.CreateNot(B.CreateLoad(i1(), spec_bad_)));
   }
   void poll_interrupts(const Stmt& body) {
+    Checking checking(this, "a signal may arrive");
     const volatile int* flag = interrupt_flag();
     int r = first_resume(body);
     if (!flag || (par_iter_ && !spec_bad_) || r < 0) return;
@@ -2403,6 +2467,7 @@ class Gen {
               bail_unless(B.getFalse());
               break;
             }
+            Checking checking(this, "a list may get an element of another type");
             bail_unless(B.CreateICmpEQ(operand_tag(p.value), c8(tag_of(item))));
             p.value = scalar(item, hetero(p.value.t) ? from_bits(p.value.v, item) : p.value.v);
           }
@@ -2600,6 +2665,7 @@ class Gen {
   // valid should the statement stop for CPython; *flip says which is next (switched when
   // the assignment is done).
   V keep_array(const Expr& e, llvm::AllocaInst** flip) {
+    Checking checking(this, "an array operation may not broadcast");
     if (gpu_body_) gpu_refuse("it keeps an operation on arrays in a variable");
     const DType d = e->type->dtype;
     const int ndim = e->type->ndim;
@@ -2629,6 +2695,7 @@ class Gen {
   // a result that is not finite going to CPython (NumPy may warn); integers (and bools)
   // added as int64/uint64, wrapping, as NumPy does silently. max/min: np_max_min.
   V np_reduce(const Expr& e) {
+    Checking checking(this, "a NumPy reduction may warn");
     const Expr& x = e->args[1];
     const DType d = x->type->dtype;
     V arr;
@@ -2684,6 +2751,7 @@ class Gen {
   // not aligned to its items (NumPy may buffer it); and a result that is not finite (np.dot
   // is silent, `@` may warn: CPython decides).
   V np_dot(const Expr& e, const Expr& x, const Expr& y, bool matmul) {
+    Checking checking(this, "the shapes of a product may not match");
     V a = gen(x), b = gen(y);
     if (a.t->kind == Type::Kind::Unbound || b.t->kind == Type::Kind::Unbound) return undef_of(e->type);
     if (gpu_body_) gpu_refuse("it calls NumPy's dot function, which runs on the host");
@@ -2717,6 +2785,7 @@ class Gen {
   // picks either zero where +0.0 and -0.0 tie for the answer: that, and an empty array
   // (a ValueError), go to CPython.
   V np_max_min(const V& arr, DType d, bool mx, const TypeRef& rt) {
+    Checking checking(this, "an array may be empty");
     Value* n = arr.shape[0];
     Value* stride = arr.strides[0];
     bail_unless(B.CreateICmpSGT(n, c64(0)));
@@ -2825,6 +2894,7 @@ class Gen {
   }
 
   void range(const Stmt& s) {
+    Checking checking(this, "a range() step may be zero");
     resume_ = s->resume;
     soft_checkpoint();
     std::vector<Value*> a;
@@ -3372,7 +3442,7 @@ class Gen {
         BasicBlock* fine = BasicBlock::Create(C, "spec.fine", F);
         cold_branch(B.CreateLoad(i1(), spec_bad_), failed, fine);
         B.SetInsertPoint(failed);
-        bails_emitted_++;
+        count_bail();
         exit_with(B.getInt32(1));
         B.SetInsertPoint(fine);
       }
@@ -3446,7 +3516,7 @@ class Gen {
       restore();
       body->eraseFromParent();
       layout_.warn_sites.resize(sites0);
-      bails_emitted_ = bails0;
+      reset_bails(bails0);
       throw;
     }
     gpu_last_lane_ = nullptr;
@@ -3729,7 +3799,7 @@ class Gen {
     gpu_body_ = false;
     gpu_collapse_loop_ = -1;
     layout_.warn_sites.resize(sites_before);
-    bails_emitted_ = bails_before;
+    reset_bails(bails_before);
     if (why.empty() && (g.sites != body_sites || g.pr.size != pr.size))
       why = "internal error: the GPU body's records differ from the CPU body's";
     if (!why.empty()) {
@@ -3836,16 +3906,21 @@ class Gen {
     Outlined ob = outline_body(s, lp, cx, name_ + ".par" + std::to_string(par_bodies_++));
     // Checks the facts did not remove may still be dead (a counter under `while k < n`
     // cannot overflow): LLVM's simplifications may prove that no way out is taken.
-    if (ob.gave_up && exits_removed(*ob.fn)) ob.gave_up = false;
+    std::set<int> statuses;
+    if (ob.gave_up && exits_removed(*ob.fn, &statuses)) ob.gave_up = false;
     bool checked = false;
     for (auto& r : lp.reductions) checked = checked || r.checked;
     const bool speculative = (ob.gave_up || checked) && lp.store_free && threads >= 2;
-    if (speculative) bails_emitted_ = bails0;  // the body's ways out end the threads' run, not the kernel
+    if (speculative) reset_bails(bails0);  // the body's ways out end the threads' run, not the kernel
     if ((ob.gave_up || checked) && !speculative) {
+      std::string where = ob.gave_up ? checks_at(statuses, bails0) : "";
       ob.fn->eraseFromParent();
       layout_.warn_sites.resize(sites0);
-      bails_emitted_ = bails0;
-      parallel_refused_.insert(s->loop);
+      reset_bails(bails0);
+      parallel_refused_[s->loop] =
+          ob.gave_up ? "its body may need to stop for CPython" + (where.empty() ? "" : " at " + where) +
+                           " (a check the run-time values do not remove)"
+                     : "a reduction in it may need to stop for CPython (a check the run-time values do not remove)";
       return false;
     }
     llvm::Function* body = ob.fn;
@@ -4366,7 +4441,7 @@ class Gen {
     B.SetInsertPoint(m.pre);
     warn_flags_.resize(m.flags);
     layout_.warn_sites.resize(m.sites);
-    bails_emitted_ = m.bails;
+    reset_bails(m.bails);
   }
 
   // ------------------------------------------------------------ speculative chunks

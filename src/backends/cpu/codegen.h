@@ -44,7 +44,7 @@ struct CodegenOptions {
 struct Codegen {
   bool ok = false;
   std::vector<int> parallel_loops;  // loops outlined to run on several threads
-  std::vector<int> refused_loops;   // loops planned parallel whose body could stop for CPython
+  std::map<int, std::string> refused_loops;   // loops planned parallel whose body could stop for CPython
   std::map<int, int> interleaved_loops;  // loops whose iterations run interleaved: their lanes
   std::vector<int> interchanged_loops;   // loops run with their inner loop outside (plan_interchange.h)
   std::string reason;
