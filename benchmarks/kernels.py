@@ -187,7 +187,22 @@ SOURCE = textwrap.dedent("""
             acc[i, 0] = ax
             acc[i, 1] = ay
             acc[i, 2] = az
+
+    def blur3(u, v):
+        n, m = u.shape
+        for i in range(1, n - 1):
+            for j in range(1, m - 1):
+                s = 0.0
+                for di in (-1, 0, 1):
+                    for dj in (-1, 0, 1):
+                        s += u[i + di, j + dj]
+                v[i, j] = s / 9.0
 """)
+
+
+def blur3_numpy(u):
+    n, m = u.shape
+    return sum(u[1 + di:n - 1 + di, 1 + dj:m - 1 + dj] for di in (-1, 0, 1) for dj in (-1, 0, 1)) / 9.0
 
 
 def nbody_numpy(pos, mass, soft):
@@ -259,6 +274,8 @@ def cases(scale):
     n_p = s(300)
     n_f = s(1500)
     P = rng.random((n_p, 3))
+    n_b3 = s(1000)
+    B3 = rng.random((n_b3, n_b3))
     return {
         "gemm": (lambda f: f(A, B, np.zeros((n_g, n_g))), lambda: A @ B, f"{n_g}x{n_g}"),
         "stencil": (lambda f: f(u0.copy(), u0.copy(), steps), None, f"{n_s}x{n_s} x {steps} steps"),
@@ -284,6 +301,7 @@ def cases(scale):
                   f"{n_b} bodies, one step"),
         "fill": (lambda f: f(np.empty((n_f, n_f)), np.empty((n_f, n_f))), lambda: fill_numpy(n_f),
                  f"{n_f}x{n_f}, ((i * j + 1) % n) / n"),
+        "blur3": (lambda f: f(B3, np.zeros_like(B3)), lambda: blur3_numpy(B3), f"{n_b3}x{n_b3}, for di in (-1, 0, 1)"),
         "pairwise": (lambda f: f(P, np.zeros((n_p, n_p))), lambda: np.sqrt(((P[:, None, :] - P[None, :, :]) ** 2).sum(axis=2)),
                      f"{n_p}x3 points, d = X[i] - X[j] kept"),
     }
@@ -331,7 +349,8 @@ def dispatch_overhead():
         t1 = min(per_call(n) for _ in range(5))
         t2 = min(per_call(2 * n) for _ in range(5))
         native = sum(r["native_calls"] for r in stagepy.report() if r["function"] == "tiny") - before
-    assert native >= 10 * calls, "the nest did not run natively"
+    # (the cost probe sends 48 of every probe's calls to CPython: at most a few hundred)
+    assert native >= 0.999 * 10 * calls, "the nest did not run natively"
     return t1, t2, 2 * t1 - t2
 
 
