@@ -710,22 +710,15 @@ class Builder {
     const std::string& dim = m_.loops[(size_t)it->second].dim;
     return "(" + num(v[0]) + " + " + num(d) + " * " + dim + ")";
   }
-  static int assignments(const StmtNode* s, int var) {
-    int n = s->kind == StmtNode::Kind::For && s->var == var ? 1 : 0;
+  // How many assignments of `var` there are inside `s` (a loop over it counts, except `s`
+  // itself at the top).
+  static int assignments(const StmtNode* s, int var, bool top = true) {
+    int n = !top && s->kind == StmtNode::Kind::For && s->var == var ? 1 : 0;
     for (auto& f : s->effects) n += f.kind == ir::Effect::Kind::Assign && f.var == var;
-    for (auto& b : s->body) n += assignments(b.get(), var);
+    for (auto& b : s->body) n += assignments(b.get(), var, false);
     return n;
   }
-
-  // Whether `var` is assigned anywhere inside `s` (other than as `s`'s own loop variable).
-  static bool assigns(const Stmt& s, int var, bool top = true) {
-    if (!top && s->kind == StmtNode::Kind::For && s->var == var) return true;
-    for (auto& f : s->effects)
-      if (f.kind == ir::Effect::Kind::Assign && f.var == var) return true;
-    for (auto& b : s->body)
-      if (assigns(b, var, false)) return true;
-    return false;
-  }
+  static bool assigns(const Stmt& s, int var) { return assignments(s.get(), var) > 0; }
 
   void for_loop(const Stmt& s) {
     PolyLoop& L = m_.loops[(size_t)s->loop];

@@ -1,6 +1,8 @@
 // Constructors for the loop-nest IR (see ir.h).
 #include "ir/ir.h"
 
+#include <cstdlib>
+
 namespace stagepy::ir {
 
 const char* binop_name(BinOp op) {
@@ -190,6 +192,19 @@ Expr make_as_type(Expr value, TypeRef type) {
   e->type = std::move(type);
   e->args = {std::move(value)};
   return e;
+}
+
+std::optional<int64_t> constant_trip(const std::vector<Expr>& range_args) {
+  std::vector<int64_t> a;
+  for (auto& e : range_args) {
+    if (e->kind != ExprNode::Kind::Const || e->value.kind != ConstValue::Kind::Int) return std::nullopt;
+    a.push_back(e->value.i);
+  }
+  if (a.empty() || a.size() > 3) return std::nullopt;
+  int64_t start = a.size() == 1 ? 0 : a[0], stop = a.size() == 1 ? a[0] : a[1], step = a.size() == 3 ? a[2] : 1;
+  if (step == 0 || std::abs(start) > (int64_t(1) << 40) || std::abs(stop) > (int64_t(1) << 40)) return std::nullopt;
+  int64_t span = step > 0 ? stop - start : start - stop;
+  return span <= 0 ? 0 : (span - 1) / std::abs(step) + 1;
 }
 
 }  // namespace stagepy::ir

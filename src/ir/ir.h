@@ -15,6 +15,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -210,6 +211,9 @@ Stmt make_range(int loop, std::vector<Expr> args, int resume, int line);
 Expr make_loop_nonempty(int loop);
 Expr make_guard(Expr ok, Expr value);        // typed as `value`
 Expr make_as_type(Expr value, TypeRef type);
+// The iterations of range(args...) where its arguments are int constants (of at most 2^40
+// in size), else nullopt.
+std::optional<int64_t> constant_trip(const std::vector<Expr>& range_args);
 
 // ---------------------------------------------------------------- the nest
 // Where CPython can take over: the bytecode offset of a statement start, with the

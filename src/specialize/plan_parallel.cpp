@@ -518,10 +518,9 @@ class Planner {
   // (PolyStmt::call_items). So they are where the inlined helper built the tuple it returns:
   // no item is still taken from an object, and the names get numbers.
   std::string call_items_forbid(const Stmt& s) const {
-    std::vector<std::pair<int, int>> items;
-    for (auto& c : conds_.conds)
-      if (c.fact.kind == FactKind::NoCarried && c.fact.loop == s->loop) items = c.call_items;
-    if (items.empty()) return "";
+    const analysis::Condition* c = no_carried_condition(s->loop);
+    if (!c || c->call_items.empty()) return "";
+    const std::vector<std::pair<int, int>>& items = c->call_items;
     std::set<int> origins;
     for (auto& [v, o] : items) origins.insert(o);
     std::string why;
@@ -680,16 +679,7 @@ class Planner {
   std::optional<int64_t> constant_trip(int loop) const {
     auto it = ranges_.find(loop);
     if (it == ranges_.end()) return std::nullopt;
-    std::vector<int64_t> a;
-    for (auto& e : it->second->args) {
-      if (e->kind != EK::Const || e->value.kind != ir::ConstValue::Kind::Int) return std::nullopt;
-      a.push_back(e->value.i);
-    }
-    if (a.empty() || a.size() > 3) return std::nullopt;
-    int64_t start = a.size() == 1 ? 0 : a[0], stop = a.size() == 1 ? a[0] : a[1], step = a.size() == 3 ? a[2] : 1;
-    if (step == 0 || std::abs(start) > (int64_t(1) << 40) || std::abs(stop) > (int64_t(1) << 40)) return std::nullopt;
-    int64_t span = step > 0 ? stop - start : start - stop;
-    return span <= 0 ? 0 : (span - 1) / std::abs(step) + 1;
+    return ir::constant_trip(it->second->args);
   }
   // The iterations of the loops in `b`, each statement one (as codegen's work_estimate),
   // where all their bounds are numbers; kMinParallelTrip at most.
@@ -724,10 +714,16 @@ class Planner {
 
   std::map<int, const ir::StmtNode*> ranges_;  // loop -> its Range statement
 
+  // The analysis's condition for loop `loop` carrying no dependence, if it has one.
+  const analysis::Condition* no_carried_condition(int loop) const {
+    for (auto& c : conds_.conds)
+      if (c.fact.kind == FactKind::NoCarried && c.fact.loop == loop) return &c;
+    return nullptr;
+  }
+
   std::string carried_arrays(int loop) const {
-    for (auto& c : conds_.conds) {
-      if (c.fact.kind != FactKind::NoCarried || c.fact.loop != loop) continue;
-      for (auto& k : c.conflicts) {
+    if (const analysis::Condition* c = no_carried_condition(loop)) {
+      for (auto& k : c->conflicts) {
         if (k.first_writes && !k.second_writes)
           return k.second + " reads the element " + k.first + " writes in an earlier iteration";
         if (!k.first_writes && k.second_writes)

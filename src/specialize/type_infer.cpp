@@ -1345,18 +1345,6 @@ class Infer {
     return r;
   }
 
-  // range(args) of int constants with at least one iteration.
-  static bool constant_nonempty(const std::vector<Expr>& args) {
-    int64_t v[3] = {0, 0, 1};
-    for (size_t k = 0; k < args.size(); k++) {
-      const Expr& a = args[k];
-      if (a->kind != ExprNode::Kind::Const || a->value.kind != ir::ConstValue::Kind::Int) return false;
-      v[args.size() == 1 ? 1 : k] = a->value.i;
-    }
-    const int64_t start = v[0], stop = v[1], step = v[2];
-    return !args.empty() && step != 0 && (step > 0 ? start < stop : start > stop);
-  }
-
   void for_stmt(const Stmt& s, const Env& env, LoopOuts& lo, std::vector<Stmt>& stmts,
                 std::vector<std::optional<Env>>& alts) {
     std::vector<Expr> args;
@@ -1413,7 +1401,7 @@ class Infer {
     exits.push_back(after);
     Env nonzero = *merge(exits, s->line);
     Env zero = env;  // no iteration: nothing changed
-    if (constant_nonempty(args)) {
+    if (auto trip = ir::constant_trip(args); trip && *trip > 0) {
       // `for d in (-1, 0, 1)`, `for k in range(3)`: the body runs; after the loop the
       // variables have its types only (`s = 0.0` then `s += A[i]` leaves an np.float64).
       stmts.push_back(f);

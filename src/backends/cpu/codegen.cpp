@@ -308,9 +308,8 @@ class Gen {
   enum class WarnGen : uint8_t { Normal, Fast, Classify };
   WarnGen warn_gen_ = WarnGen::Normal;
   llvm::AllocaInst* fast_bad_ = nullptr;   // Fast: anything non-finite or wrapped
-  int bails_emitted_ = 0;                  // bail sites generated so far
-  // Per bail site generated (bails_emitted_ of them): its statement's resume point and what
-  // the check is for (the report's words for a loop a remaining check keeps sequential).
+  // Per bail site generated so far: its statement's resume point and what the check is for
+  // (the report's words for a loop a remaining check keeps sequential).
   std::vector<std::pair<int, std::string>> bail_notes_;
   const char* checking_ = nullptr;         // what the checks being generated are for
   std::set<std::string> deferred_whats_;   // what the statement's deferred checks are for
@@ -320,14 +319,11 @@ class Gen {
     Gen* g;
     const char* old;
   };
+  int bails_emitted() const { return (int)bail_notes_.size(); }
   void count_bail(const std::string& what = "") {
-    bails_emitted_++;
     bail_notes_.emplace_back(resume_, what.empty() && checking_ ? std::string(checking_) : what);
   }
-  void reset_bails(int n) {
-    bails_emitted_ = n;
-    bail_notes_.resize((size_t)n);
-  }
+  void reset_bails(int n) { bail_notes_.resize((size_t)n); }
   // Where the checks behind `statuses` (a parallel body's remaining ways out: resume + 1)
   // are, in a user's words: "line 11 (an index may be out of range)".
   std::string checks_at(const std::set<int>& statuses, int from) const {
@@ -3252,7 +3248,7 @@ class Gen {
     const std::vector<int>& last_vars = lp.privates;
     Outlined out;
     const size_t sites0 = layout_.warn_sites.size();
-    const int bails0 = bails_emitted_;
+    const int bails0 = bails_emitted();
     const std::vector<Arr> parent_arrays = arrays_;
     const std::map<int, V> parent_tuples = tuples_;
     std::vector<LoopSlots> parent_loops = loops_;
@@ -3446,7 +3442,7 @@ class Gen {
         exit_with(B.getInt32(1));
         B.SetInsertPoint(fine);
       }
-      out.gave_up = bails_emitted_ != bails0;
+      out.gave_up = bails_emitted() != bails0;
       out.sites = layout_.warn_sites.size() - sites0;
       pr.size = pr.warn + 3 * (int)out.sites;
       pr.size = (pr.size + 7) / 8 * 8;  // records on their own cache lines
@@ -3779,7 +3775,7 @@ class Gen {
       gpu_info_ = gpu::new_module();
     }
     const size_t sites_before = layout_.warn_sites.size();
-    const int bails_before = bails_emitted_;
+    const int bails_before = bails_emitted();
     const std::string n = std::to_string(gpu_loops_.size());
     llvm::Module* host_module = M;
     M = gpu_module_.get();
@@ -3902,7 +3898,7 @@ class Gen {
     const std::vector<int>& last_vars = lp.privates;
     const CtxLayout cx = ctx_layout();
     const size_t sites0 = layout_.warn_sites.size();
-    const int bails0 = bails_emitted_;
+    const int bails0 = bails_emitted();
     Outlined ob = outline_body(s, lp, cx, name_ + ".par" + std::to_string(par_bodies_++));
     // Checks the facts did not remove may still be dead (a counter under `while k < n`
     // cannot overflow): LLVM's simplifications may prove that no way out is taken.
@@ -4424,7 +4420,7 @@ class Gen {
     m.pre = B.GetInsertBlock();
     m.flags = warn_flags_.size();
     m.sites = layout_.warn_sites.size();
-    m.bails = bails_emitted_;
+    m.bails = bails_emitted();
     return m;
   }
   // Erases the blocks made since `m` and the branch that led to them: generation goes on
@@ -4576,7 +4572,7 @@ class Gen {
     enter_iteration(s, k);
     u.kk = B.CreateSub(k, kc);
     fast_pass(s->body[0], s->loop, flatch, u);
-    if (bails_emitted_ != mark.bails) {
+    if (bails_emitted() != mark.bails) {
       // Discard everything generated here and let the caller make a plain loop.
       rollback(mark);
       return false;
@@ -4686,7 +4682,7 @@ class Gen {
         targets_.pop_back();
       }, nullptr);
     }, nullptr);
-    if (bails_emitted_ != mark.bails) {
+    if (bails_emitted() != mark.bails) {
       // (A way out in the fast pass or the rest.) Erase from `go` on (the range() evaluation before it stays), and run in order.
       rollback(mark);
       B.CreateBr(plain);
@@ -4865,7 +4861,7 @@ class Gen {
           B.CreateStore(B.CreateLoad(i8(), tags_[(size_t)v]), slots[v].tags[(size_t)l]);
         }
       B.CreateStore(B.getFalse(), fast_bad_);
-      const int bails0 = bails_emitted_;
+      const int bails0 = bails_emitted();
       absorbed_.clear();
       ir::for_each_expr(fast, [&](const Expr& e) { note_absorbed(e); });
       warn_gen_ = options_.fp == FpMode::Deferred ? WarnGen::Fast : WarnGen::Normal;
@@ -4873,7 +4869,7 @@ class Gen {
       interleaved_stmt(fast, W);
       lane_slots_.clear();
       warn_gen_ = WarnGen::Normal;
-      if (bails_emitted_ != bails0) {
+      if (bails_emitted() != bails0) {
         gave_up = true;
         return;
       }
