@@ -703,7 +703,7 @@ constexpr double kConvertShare = 0.5, kConvertProbe_s = 1e-3;
 // A nest found too small is measured again after NestState::small_retry calls (4096), then
 // after twice as many each time (measuring runs the kernel 64 to 160 times), until a probe
 // finds the kernel faster.
-constexpr unsigned long long kSmallProbe = 64, kFirstSmallRetry = 4096, kSmallRetryMax = 1ULL << 20;
+constexpr unsigned long long kSmallProbe = 64, kSmallRetryMax = 1ULL << 20;
 constexpr unsigned kFailedBeforeSkipping = 3;
 constexpr int64_t kKeepScratchBytes = 1 << 20;  // kernels' scratch kept between calls (scratch.h)
 
@@ -734,7 +734,7 @@ PyObject* dispatch(NestState& s) {
         s.declined++;
         Py_RETURN_NONE;
       }
-      s.small_retry = kFirstSmallRetry;
+      s.small_retry = NestState::kFirstSmallRetry;
     }
   }
   if (s.too_small) {
@@ -743,6 +743,7 @@ PyObject* dispatch(NestState& s) {
       Py_RETURN_NONE;
     }
     s.too_small = false;  // measure again; if it is still too small, again after twice as many calls
+    s.skipped_small = 0;
     s.small_retry = std::min(2 * s.small_retry, kSmallRetryMax);
     s.win_native_calls = 0;
     s.win_native_s = s.win_convert_s = 0;

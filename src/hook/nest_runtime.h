@@ -56,7 +56,8 @@ struct NestState {
   bool too_small = false;
   CostProbe probe;
   unsigned long long skipped_small = 0;
-  unsigned long long small_retry = 2048;  // calls left to CPython before measuring again (doubled first)
+  static constexpr unsigned long long kFirstSmallRetry = 4096;
+  unsigned long long small_retry = kFirstSmallRetry;  // calls left to CPython before measuring again (dispatch.cpp)
   // Since the last measuring began: native calls that finished there, their time, and
   // of it reading and writing back lists (the totals above are the report's).
   unsigned long long win_native_calls = 0;
