@@ -1198,7 +1198,11 @@ class Lifter {
       ir::Effect e;
       e.kind = ir::Effect::Kind::Assign;
       e.var = target;
-      e.value = ir::make_subscript(seq, at, o);
+      // In range by construction: the loop runs over the sequences' lengths, and their
+      // names keep their values (checked below). Codegen leaves a tuple's check out.
+      auto sub = std::make_shared<ir::ExprNode>(*ir::make_subscript(seq, at, o));
+      sub->in_domain = true;
+      e.value = sub;
       e.origin = o;
       nest_.vars[(size_t)target].assigned = true;
       items.push_back(e);

@@ -111,6 +111,8 @@ struct ExprNode {
   bool inplace = false;
   // Call/Binary: prove_domains showed that the operation's domain check cannot fail
   // (math.sqrt of a value never below zero, a division by one never zero or below).
+  // Subscript: the item of a `for x in seq` at the loop's hidden position (lift.cpp), whose
+  // index is in range by construction.
   bool in_domain = false;
   // Subscript: item args[1] of `a, b, ... = args[0]` with this many names (0: not an
   // unpacking): args[0] must have exactly that many items, or CPython raises ValueError.

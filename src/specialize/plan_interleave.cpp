@@ -55,21 +55,9 @@ class FastPart {
         }
         return !contains_loop(s) && simple(s, D, -1, false) == 1;
       case SK::Range:
-        for (auto& a : s->args)
-          if (!invariant(a)) return false;
-        return true;
-      case SK::For: {
-        for (auto& a : s->args)
-          if (!invariant(a)) return false;
-        loop_vars.insert(s->var);
-        std::set<int> inner = D;
-        inner.insert(s->var);
-        if (s->peeled) {
-          std::set<int> first = inner;
-          if (simple(s->body[1], first, s->loop, true) < 0) return false;
-        }
-        return simple(s->body[0], inner, s->loop, true) >= 0;  // may run no iteration: D unchanged
-      }
+        return shared(s->args);
+      case SK::For:
+        return loop(s, D);
       default:
         return false;
     }
@@ -77,6 +65,55 @@ class FastPart {
 
  private:
   const std::set<int>& vj_;
+
+  // range() arguments all lanes share: reading nothing J's body assigns but F's loop
+  // variables (the same in every lane).
+  bool shared(const std::vector<Expr>& args) const {
+    for (auto& a : args)
+      if (!reads_ok(a, loop_vars)) return false;
+    return true;
+  }
+
+  // One of F's For loops. Its body is simple (no loop), or, around loops of its own (a
+  // 3x3 window's `for di: for dj:`), a sequence whose only continue is its last statement:
+  // codegen then runs each statement for all lanes in turn, and a lane could not skip the
+  // rest of an iteration alone. The loop may run no iteration: D is unchanged.
+  bool loop(const Stmt& s, const std::set<int>& D) {
+    if (!shared(s->args)) return false;
+    loop_vars.insert(s->var);
+    std::set<int> inner = D;
+    inner.insert(s->var);
+    for (int b = s->peeled ? 1 : 0; b >= 0; b--) {
+      std::set<int> in = inner;
+      if (!contains_loop(s->body[(size_t)b])) {
+        if (simple(s->body[(size_t)b], in, s->loop, true) < 0) return false;
+        continue;
+      }
+      const std::vector<Stmt> xs = ir::flatten_blocks(s->body[(size_t)b]);
+      for (size_t k = 0; k < xs.size(); k++) {
+        const Stmt& x = xs[k];
+        if (x->kind == SK::Continue && x->loop == s->loop && k + 1 == xs.size()) break;
+        if (x->kind == SK::Range) {
+          if (!shared(x->args)) return false;
+        } else if (x->kind == SK::For) {
+          if (!loop(x, in)) return false;
+        } else if (x->kind == SK::If && x->cond->kind == EK::LoopNonEmpty) {
+          // Typing's guard around a peeled loop: both sides loops or simple statements.
+          for (auto& side : x->body) {
+            std::set<int> d = in;
+            for (auto& y : ir::flatten_blocks(side))
+              if (y->kind == SK::Range ? !shared(y->args)
+                  : y->kind == SK::For  ? !loop(y, d)
+                                        : simple(y, d, -1, true) != 1)
+                return false;
+          }
+        } else if (contains_loop(x) || simple(x, in, -1, true) != 1) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
 
   // Reads only variables the body does not assign, or that this iteration already did.
   bool reads_ok(const Expr& e, const std::set<int>& D) const {

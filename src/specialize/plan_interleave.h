@@ -15,8 +15,9 @@
 //  * J's iterations are independent (no array element one writes is touched by another);
 //  * F stores no array element (but those it alone touches, which become variables: see
 //    Element in plan_interleave.cpp), has no break or continue of J, and its loops are For loops
-//    over ranges that read nothing J's body assigns, with bodies holding no loop and no
-//    break of their own (every lane runs the same iterations of them);
+//    over ranges that read nothing J's body assigns (but the variables of F's loops around
+//    them), with no break of their own (every lane runs the same iterations of them); a
+//    loop around loops (a 3x3 window's `for di: for dj:`) continues only at its end;
 //  * F reads a variable J's body assigns only after F assigned it in the same iteration, on
 //    every way there (so no lane sees another's values);
 //  * a variable F assigns only on some ways (inside its loops, whose trip counts all lanes

@@ -410,3 +410,94 @@ def test_an_element_that_overflows_warns_in_cpythons_order():
         return A, B, np.zeros((5, 24)), 1.0
     recs = run(TWO_MM, "f", args)
     assert interleaved(recs, "j") > 1
+
+
+# F with loops around loops (plan_interleave.cpp, FastPart::loop): a window's `for di: for dj:`.
+BLUR = """
+def f(u, v):
+    n, m = u.shape
+    for i in range(1, n - 1):
+        for j in range(1, m - 1):
+            s = 0.0
+            for di in (-1, 0, 1):
+                for dj in (-1, 0, 1):
+                    s += u[i + di, j + dj]
+            v[i, j] = s / 9.0
+    return locals()
+"""
+
+
+@pytest.mark.parametrize("m", [3, 9, 10, 11, 37])
+def test_a_window_over_offset_tuples_runs_columns_together(threads, m):
+    recs = run(BLUR, "f", lambda: (rand(7, m), np.zeros((7, m))))
+    if m >= 11:
+        assert interleaved(recs, "j") > 1, recs
+
+
+def test_a_window_whose_sums_overflow_warns_in_cpythons_order(threads):
+    def args():
+        u = rand(6, 30)
+        u[2, 7] = 1.5e308
+        u[3, 8] = 1.5e308    # overflows in the windows around both
+        u[4, 20] = np.nan
+        u[1, 25] = np.inf
+        u[2, 26] = -np.inf   # inf - inf: invalid
+        return u, np.zeros((6, 30))
+    recs = run(BLUR, "f", args)
+    assert interleaved(recs, "j") > 1
+
+
+def test_a_weighted_window_with_a_runtime_radius_and_an_inner_range_of_the_outer_offset(threads):
+    src = """
+    def f(u, w, v, r):
+        n, m = u.shape
+        for i in range(r, n - r):
+            for j in range(r, m - r):
+                s = u[i, j] * 0.0   # an np.float64 from the start: no peeled copies of F's loops
+                for a in range(-r, r + 1):
+                    t = u[i, j] * 0.0
+                    for b in range(-r, a + 1):
+                        t += u[i + a, j + b] * w[a + r, b + r]
+                    s += t * t
+                v[i, j] = s
+        return locals()
+    """
+    for r in (0, 1, 2):
+        recs = run(src, "f", lambda: (rand(9, 40), rand(2 * r + 1, 2 * r + 1, seed=3), np.zeros((9, 40)), r))
+        assert interleaved(recs, "j") > 1
+
+
+def test_a_window_past_the_edge_raises_index_error_after_the_earlier_writes(threads):
+    # j + 1 reaches m in the last column: CPython raises there with the columns before done.
+    run("""
+    def f(u, v):
+        n, m = u.shape
+        for i in range(1, n - 1):
+            for j in range(1, m):
+                s = 0.0
+                for di in (-1, 0, 1):
+                    for dj in (-1, 0, 1):
+                        s += u[i + di, j + dj]
+                v[i, j] = s
+        return locals()
+    """, "f", lambda: (rand(5, 21), np.zeros((5, 21))), expect=None)
+
+
+def test_a_window_with_a_skip_in_its_innermost_loop_and_python_lists():
+    recs = run("""
+    def f(u, v, n, m):
+        for i in range(1, n - 1):
+            for j in range(1, m - 1):
+                s = 0.0
+                c = 0.0   # (an int count may leave 64 bits as far as codegen knows: F would not run)
+                for di in (-1, 0, 1):
+                    for dj in [-1, 0, 1]:
+                        x = u[i + di][j + dj]
+                        if x < 0.0:
+                            continue
+                        s += x
+                        c += 1.0
+                v[i][j] = s / (c + 1.0)
+        return locals()
+    """, "f", lambda: (rand(6, 30).tolist(), np.zeros((6, 30)).tolist(), 6, 30))
+    assert interleaved(recs, "j") > 1

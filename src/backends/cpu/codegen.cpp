@@ -1101,7 +1101,7 @@ class Gen {
           Checking checking(this, "an unpacked row may have another length");
           bail_unless(B.CreateICmpEQ(base.shape[0], c64(e->unpack)));
         }
-        return subscript(base, index, e->type, e->origin);
+        return subscript(base, index, e->type, e->origin, e->in_domain);
       }
       case K::Tuple: {
         V t;
@@ -1362,7 +1362,8 @@ class Gen {
     return {index};
   }
 
-  V subscript(const V& base, const V& index, const TypeRef& t, int origin) {
+  // `in_range`: a tuple's index is known to be in range (ExprNode::in_domain).
+  V subscript(const V& base, const V& index, const TypeRef& t, int origin, bool in_range = false) {
     Checking checking(this, "an index may be out of range");
     if (base.t->kind == Type::Kind::Array) {
       V at = index_array(base, index_list(index), origin);
@@ -1388,8 +1389,8 @@ class Gen {
         return base.elems[(size_t)i];
       }
       Value* i = as_i64_int(index);
-      Value* w = B.CreateSelect(B.CreateICmpSLT(i, c64(0)), B.CreateAdd(i, c64((int64_t)n)), i);
-      bail_unless(B.CreateICmpULT(w, c64((int64_t)n)));
+      Value* w = in_range ? i : B.CreateSelect(B.CreateICmpSLT(i, c64(0)), B.CreateAdd(i, c64((int64_t)n)), i);
+      if (!in_range) bail_unless(B.CreateICmpULT(w, c64((int64_t)n)));
       V out = base.elems[0];
       for (size_t k = 1; k < n; k++) out.v = B.CreateSelect(B.CreateICmpEQ(w, c64((int64_t)k)), base.elems[k].v, out.v);
       out.t = t;
@@ -4769,6 +4770,15 @@ class Gen {
         // One loop for all lanes: each iteration runs the body for lane 0, 1, ...
         BasicBlock* exit = BasicBlock::Create(C, "lanes.for.exit", F);
         auto lanes_body = [&](const Stmt& body) {
+          if (ir::contains_loop(body)) {
+            // Around loops of its own (plan_interleave.cpp, FastPart::loop): each statement
+            // for all lanes in turn; the last one is the continue to the next iteration.
+            const std::vector<Stmt> xs = ir::flatten_blocks(body);
+            for (size_t k = 0; k < xs.size(); k++)
+              if (!(xs[k]->kind == K::Continue && xs[k]->loop == x->loop && k + 1 == xs.size()))
+                interleaved_stmt(xs[k], lanes);
+            return;
+          }
           for (int l = 0; l < lanes; l++) {
             BasicBlock* next = BasicBlock::Create(C, "lane.next", F);
             targets_.push_back({x->loop, next, nullptr});
@@ -4870,6 +4880,10 @@ class Gen {
       lane_slots_.clear();
       warn_gen_ = WarnGen::Normal;
       if (bails_emitted() != bails0) {
+        if (debug_level() > 0)
+          debug_dump("codegen: loop at line " + std::to_string(s->line) + " not interleaved",
+                     "F needs a check at resume point " + std::to_string(bail_notes_[(size_t)bails0].first) + " (" +
+                         bail_notes_[(size_t)bails0].second + ")");
         gave_up = true;
         return;
       }
