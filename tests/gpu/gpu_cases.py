@@ -30,6 +30,19 @@ def case(name, src, fn, make, expect_gpu=True, why=None):
     CASES.append(dict(name=name, src=textwrap.dedent(src), fn=fn, make=make, expect_gpu=expect_gpu, why=why))
 
 
+case("window_over_offset_tuples", """
+def f(u, v):
+    n, m = u.shape
+    for i in range(1, n - 1):
+        for j in range(1, m - 1):
+            s = 0.0
+            for di in (-1, 0, 1):
+                for dj in (-1, 0, 1):
+                    s += u[i + di, j + dj]
+            v[i, j] = s / 9.0
+    return locals()
+""", "f", lambda: (rng.random((80, 90)), np.zeros((80, 90))))
+
 case("stencil_time_loop", """
 def f(A, B, T):
     n = A.shape[0]

@@ -3067,7 +3067,7 @@ class Gen {
     if (options_.plan && !gpu_body_ && !gpu_mode_ && !spec_bad_ && warn_gen_ == WarnGen::Normal &&
         options_.fp != FpMode::Exact && options_.plan->loops[(size_t)s->loop].interchange)
       interchanged_loop(s, options_.plan->loops[(size_t)s->loop], k0, trip, exit);
-    if (options_.plan && !gpu_body_ && !(gpu_mode_ && !par_iter_) && warn_gen_ == WarnGen::Normal &&
+    if (options_.plan && !gpu_body_ && !(gpu_mode_ && !par_iter_) && !no_interleave_ && warn_gen_ == WarnGen::Normal &&
         options_.plan->loops[(size_t)s->loop].interleave.lanes > 0 &&
         interleaved_loop(s, options_.plan->loops[(size_t)s->loop], k0, trip, exit))
       return;
@@ -3533,6 +3533,7 @@ class Gen {
   };
   bool gpu_body_ = false;        // generating a body into the GPU module
   bool gpu_mode_ = false;        // some loop may run on the GPU: host code flushes the mirrors first
+  bool no_interleave_ = false;   // a parallel body generated again for its GPU version (parallel_loop)
   std::set<int> gpu_candidates_;
   std::set<int> outer_parallel_;  // planned parallel, inside no other such loop
   std::unique_ptr<llvm::Module> gpu_module_;
@@ -3760,6 +3761,8 @@ class Gen {
     }, nullptr, gpu_lanes());
   }
 
+  static constexpr const char* kRecordsDiffer = "internal error: the GPU body's records differ from the CPU body's";
+
   gpu::GpuLoop* gpu_version(const Stmt& s, const specialize::LoopPlan& lp, const CtxLayout& cx, const ParRecord& pr,
                             size_t body_sites) {
     if (!options_.gpu) return nullptr;
@@ -3798,7 +3801,7 @@ class Gen {
     layout_.warn_sites.resize(sites_before);
     reset_bails(bails_before);
     if (why.empty() && (g.sites != body_sites || g.pr.size != pr.size))
-      why = "internal error: the GPU body's records differ from the CPU body's";
+      why = kRecordsDiffer;
     if (!why.empty()) {
       if (g.fn) g.fn->eraseFromParent();
       gpu_refused_[s->loop] = why;
@@ -3920,10 +3923,35 @@ class Gen {
                      : "a reduction in it may need to stop for CPython (a check the run-time values do not remove)";
       return false;
     }
+    gpu::GpuLoop* gl = speculative ? nullptr : gpu_version(s, lp, cx, ob.pr, ob.sites);
+    if (!gl && !speculative && gpu_refused_.count(s->loop) && gpu_refused_[s->loop] == kRecordsDiffer &&
+        interleaved_in(s)) {
+      // Interleaved inner loops copy the rest of their iterations (plan_interleave.h), and
+      // with them its warning sites, which the GPU body (never interleaved) has once: the
+      // CPU body again without interleaving, so that both keep one record layout.
+      ob.fn->eraseFromParent();
+      layout_.warn_sites.resize(sites0);
+      reset_bails(bails0);
+      ir::for_each_stmt(s->body[0], [&](const Stmt& x) {
+        if (x->kind == StmtNode::Kind::For) interleaved_.erase(x->loop);
+      });
+      no_interleave_ = true;
+      ob = outline_body(s, lp, cx, name_ + ".par" + std::to_string(par_bodies_++));
+      no_interleave_ = false;
+      gpu_refused_.erase(s->loop);
+      if (ob.gave_up && exits_removed(*ob.fn, &statuses)) ob.gave_up = false;
+      if (!ob.gave_up) gl = gpu_version(s, lp, cx, ob.pr, ob.sites);
+      if (ob.gave_up) {  // it did not before: kept sequential, as a body that needs CPython is
+        ob.fn->eraseFromParent();
+        layout_.warn_sites.resize(sites0);
+        reset_bails(bails0);
+        parallel_refused_[s->loop] = "its body may need to stop for CPython (a check the run-time values do not remove)";
+        return false;
+      }
+    }
     llvm::Function* body = ob.fn;
     const ParRecord pr = ob.pr;
     const size_t body_sites = ob.sites;
-    gpu::GpuLoop* gl = speculative ? nullptr : gpu_version(s, lp, cx, pr, body_sites);
     // The parent's slots for the body's warning sites.
     const size_t parent_sites0 = warn_flags_.size();
     for (size_t w = 0; w < body_sites; w++) {
@@ -4724,6 +4752,13 @@ class Gen {
   };
   std::map<int, LaneSlots> lane_slots_;  // generating F: variable -> its lane copies
   std::map<int, int> interleaved_;       // loops generated interleaved: their lanes
+  bool interleaved_in(const Stmt& s) const {
+    bool any = false;
+    ir::for_each_stmt(s->body[0], [&](const Stmt& x) {
+      if (x->kind == StmtNode::Kind::For && interleaved_.count(x->loop)) any = true;
+    });
+    return any;
+  }
 
   // Generates `f` with lane `l`'s copies standing for the variables.
   void as_lane(int l, const std::function<void()>& f) {
