@@ -5,6 +5,7 @@
 #include <llvm/IR/Module.h>
 
 #include <chrono>
+#include <optional>
 
 #include "backends/cpu/codegen.h"
 #include "backends/cpu/jit.h"
@@ -101,6 +102,8 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
   }
   k.infer_s = since(t0);
 
+  std::optional<backends::gpu::ModulePreloader> preload;  // joined before this returns
+  if (rq.gpu) preload.emplace();
   auto t1 = std::chrono::steady_clock::now();
   auto ctx = std::make_unique<llvm::LLVMContext>();
   backends::cpu::CodegenOptions opts;
@@ -146,6 +149,7 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
     k.ptx_s = gm->ptx_s;
     if (pr.ok) gm->ptx = std::move(pr.ptx);
     else gm->error = "PTX generation failed: " + pr.error;
+    if (preload) preload->give(gm);  // loaded while the CPU code compiles
     k.gpu_loops = cg.gpu_loops;
   }
 

@@ -2,6 +2,7 @@
 #include "backends/gpu/cuda_driver.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 
 #include <cstdlib>
 #include <mutex>
@@ -33,6 +34,8 @@ bool bind(void* lib, const char* name, F*& slot, std::string& why) {
   if (!slot) why = std::string("libcuda.so.1 has no ") + name;
   return slot != nullptr;
 }
+
+Loaded* g_forkable = nullptr;  // the driver as loaded, for the fork handler
 
 Loaded* load() {
   auto* L = new Loaded();  // lives for the process: kernels keep the module handles
@@ -83,6 +86,12 @@ Loaded* load() {
   d.cuDeviceGetName(name, sizeof name - 1, dev.dev);
   dev.name = name;
   L->ok = true;
+  // CUDA does not survive fork(): a child forked now runs everything on its CPU.
+  g_forkable = L;
+  pthread_atfork(nullptr, nullptr, [] {
+    g_forkable->ok = false;
+    g_forkable->why = "forked from a process that used the GPU (CUDA does not survive fork())";
+  });
   return L;
 }
 

@@ -48,7 +48,8 @@ struct Mem {
       std::free((void*)(uintptr_t)p);
       return;
     }
-    driver()->cuMemFree(p);
+    // (None in a child forked after the parent used the GPU: its blocks are not its own.)
+    if (const Driver* d = driver()) d->cuMemFree(p);
   }
   static bool h2d(CUdeviceptr d, const void* h, size_t n, std::string* err) {
     if (emulating()) {
@@ -269,6 +270,23 @@ bool prepare(Session& S, const GpuLoop& L, const int64_t* ctx, int64_t* dctx, st
   return true;
 }
 
+// Loads M's PTX once (M.mu held, the context current on this thread).
+void load_module(GpuModule& M) {
+  if (M.load_tried) return;
+  M.load_tried = true;
+  double t0 = now_s();
+  char log[8192];
+  log[0] = 0;
+  int opts[2] = {5, 6};  // CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
+  void* vals[2] = {log, (void*)(uintptr_t)sizeof log};
+  CUresult r = driver()->cuModuleLoadDataEx(&M.mod, M.ptx.c_str(), 2, opts, vals);
+  M.load_s = now_s() - t0;
+  if (r != 0) {
+    M.mod = nullptr;
+    M.load_error = "loading the PTX failed: " + error_text(r) + " " + std::string(log).substr(0, 300);
+  }
+}
+
 // The loop's kernel function in its loaded module.
 bool ensure_function(GpuLoop& L, std::string* why) {
   std::lock_guard<std::mutex> g(L.mu);
@@ -280,20 +298,7 @@ bool ensure_function(GpuLoop& L, std::string* why) {
     return false;
   }
   const Driver* d = driver();
-  if (!M->load_tried) {
-    M->load_tried = true;
-    double t0 = now_s();
-    static char log[8192];
-    log[0] = 0;
-    int opts[2] = {5, 6};  // CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
-    void* vals[2] = {log, (void*)(uintptr_t)sizeof log};
-    CUresult r = d->cuModuleLoadDataEx(&M->mod, M->ptx.c_str(), 2, opts, vals);
-    M->load_s = now_s() - t0;
-    if (r != 0) {
-      M->mod = nullptr;
-      M->load_error = "loading the PTX failed: " + error_text(r) + " " + std::string(log).substr(0, 300);
-    }
-  }
+  load_module(*M);
   if (!M->mod) {
     *why = M->load_error;
     return false;
@@ -403,6 +408,49 @@ bool gpu_wanted(std::string* why) {
   }
   if (emulating()) return true;
   return available(why);
+}
+
+ModulePreloader::ModulePreloader() {
+  const Device* dev = nullptr;
+  if (emulating() || !driver(&dev)) return;
+  const int cc = dev->cc_major * 10 + dev->cc_minor;
+  t_ = std::thread([this, cc] {
+    if (!make_current()) return;
+    // The driver's first module load in a process starts its PTX compiler: a module of our
+    // own does that while LLVM works (once per process; a failure only means no head start).
+    static std::once_flag warmed;
+    std::call_once(warmed, [cc] {
+      if (cc < 60) return;
+      const std::string ptx = std::string(cc >= 90 ? ".version 7.8\n.target sm_90\n" : ".version 6.0\n.target sm_60\n") +
+                              ".address_size 64\n.visible .entry stagepy_warm_up() { ret; }\n";
+      CUmodule mod = nullptr;
+      driver()->cuModuleLoadDataEx(&mod, ptx.c_str(), 0, nullptr, nullptr);
+    });
+    GpuModule* m = nullptr;
+    {
+      std::unique_lock<std::mutex> g(mu_);
+      cv_.wait(g, [this] { return given_; });
+      m = m_;
+    }
+    if (!m || m->ptx.empty()) return;
+    std::lock_guard<std::mutex> gm(m->mu);
+    load_module(*m);
+  });
+}
+
+void ModulePreloader::give(GpuModule* m) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (given_) return;
+    given_ = true;
+    m_ = m;
+  }
+  cv_.notify_one();
+}
+
+ModulePreloader::~ModulePreloader() {
+  give(nullptr);
+  if (t_.joinable()) t_.join();
 }
 
 std::string device_arch() {
