@@ -546,6 +546,42 @@ class Planner {
     return why;
   }
 
+  // Whether a Python int sum is a counter (Reduction::counter): each update `v + K` or
+  // `v - K` outside loop s's inner loops (so it runs at most once per iteration), K an int
+  // constant or a Python int variable the loop does not assign. Sets r's bound.
+  template <class Cands>
+  static void counter_bound(const Stmt& s, const Cands& cands, Reduction* r) {
+    std::set<const ExprNode*> in_inner_loops;
+    ir::for_each_stmt(s->body[0], [&](const Stmt& x) {
+      if (x->kind == StmtNode::Kind::For || x->kind == StmtNode::Kind::While)
+        ir::for_each_expr(x, [&](const Expr& e) { in_inner_loops.insert(e.get()); });
+    });
+    std::set<int> assigned;
+    ir::collect_assigned(s->body[0], &assigned);
+    assigned.insert(s->var);
+    int64_t bound = 0;
+    std::vector<int> vars;
+    for (auto& c : cands) {
+      const ExprNode* u = c.value;
+      if (!u || u->kind != ExprNode::Kind::Binary || (u->binop != ir::BinOp::Add && u->binop != ir::BinOp::Sub) ||
+          in_inner_loops.count(u) || u->args[0].get() != c.load)
+        return;
+      const Expr& k = u->args[1];
+      if (k->kind == ExprNode::Kind::Load && !assigned.count(k->var) && k->type && k->type->kind == Type::Kind::PyInt &&
+          !k->check_bound) {
+        vars.push_back(k->var);
+        continue;
+      }
+      if (k->kind != ExprNode::Kind::Const || k->value.kind != ir::ConstValue::Kind::Int) return;
+      const int64_t m = k->value.i;
+      if (m < -(int64_t(1) << 31) || m > (int64_t(1) << 31)) return;
+      bound += m < 0 ? -m : m;
+    }
+    r->counter = true;
+    r->bound = bound;
+    r->bound_vars = std::move(vars);
+  }
+
   // Arrays the loop writes must share no memory with the others it touches.
   static std::vector<std::pair<int, int>> disjoint_pairs(const Info& in) {
     std::vector<std::pair<int, int>> pairs;
@@ -622,9 +658,13 @@ class Planner {
           // bits), the loop runs speculatively, its updates and the combination checked,
           // and sequentially again when a check fails. That needs a body that writes nothing.
           const bool checked = t->kind == Type::Kind::PyInt || o_.fp != FpMode::Ignore;
-          if (checked && !lp.store_free)
+          if (t->kind == Type::Kind::PyInt && !r0.np_type) counter_bound(s, cs->second, &r0);
+          if (r0.counter) {
+            r0.checked = false;
+          } else if (checked && !lp.store_free)
             return no("the integer sum in " + name(v) + " could overflow, and the loop writes array elements");
-          r0.checked = checked;
+          else
+            r0.checked = checked;
         } else {
           return no("the sum in " + name(v) + " is of " + t->str() + " (not a reduction stagepy splits)");
         }
@@ -772,6 +812,11 @@ std::string to_string(const ParallelPlan& p, const ir::Nest& nest) {
         o << " " << nest.vars[(size_t)r.var].name;
         if (r.np_type) o << " (to " << r.np_type->str() << ")";
         if (r.checked) o << " (checked)";
+        if (r.counter) {
+          o << " (a counter: at most " << r.bound;
+          for (int v : r.bound_vars) o << " + |" << nest.vars[(size_t)v].name << "|";
+          o << " per iteration)";
+        }
         for (int c : r.companions) o << " +" << nest.vars[(size_t)c].name;
       }
       if (lp.ordered) o << " (in order)";

@@ -47,6 +47,15 @@ struct Reduction {
   // where NumPy warns): its updates and the combination of the parts stop for CPython on
   // overflow, which makes the loop run speculatively (LoopPlan::store_free).
   bool checked = false;
+  // A Python int counter: every update is `v + K` or `v - K` outside the loop's inner loops,
+  // K an int constant or a Python int variable the loop does not assign (`bound_vars`), so
+  // each iteration moves it by at most bound + the |values| of bound_vars. The loop runs in
+  // parallel only where |v| + iterations * that fits in 64 bits (checked where it starts,
+  // codegen); then neither the parts nor their sum can overflow, and the updates need no
+  // check. counter: whether it is one.
+  bool counter = false;
+  int64_t bound = 0;
+  std::vector<int> bound_vars;
   // Min/Max only: variables the update's branch also assigns (`if a[i] > m: m = a[i];
   // k = i`). Each part keeps its own; a part whose value replaces the combined one brings
   // its companions along (the strict form, combined in order: LoopPlan::ordered).

@@ -43,6 +43,18 @@ def f(u, v):
     return locals()
 """, "f", lambda: (rng.random((80, 90)), np.zeros((80, 90))))
 
+case("python_int_counters_beside_writes", """
+def f(a, out, step):
+    done = 0
+    hits = 0
+    for i in range(a.shape[0]):
+        out[i] = a[i] * 2.0
+        done += step
+        if a[i] > 0.5:
+            hits += 1
+    return locals()
+""", "f", lambda: (rng.random(N), np.zeros(N), 3))
+
 case("stencil_time_loop", """
 def f(A, B, T):
     n = A.shape[0]

@@ -694,3 +694,48 @@ def test_an_offset_reassigned_in_the_loop_is_not_taken_as_affine(cpu_only):
                 v[i] += u[i + d]
         return v
     """, "f", lambda: (np.arange(2010.0), np.zeros(2000), 2000))
+
+
+# Python int counters (Reduction::bound): `done += 1` beside array writes.
+COUNTER = """
+def f(a, out, start, step):
+    done = start
+    hits = 0
+    for i in range(a.shape[0]):
+        out[i] = a[i] * 2.0
+        done += step
+        if a[i] > 0.5:
+            hits += 1
+        else:
+            hits -= 2
+    return locals()
+"""
+
+
+@pytest.mark.parametrize("start,step", [(0, 1), (-7, 3), (10**18, -1000)])
+def test_counters_beside_array_writes_run_on_threads(cpu_only, start, step):
+    recs = run(COUNTER, "f", lambda: (np.random.default_rng(3).random(N), np.zeros(N), start, step))
+    assert ran_parallel(recs, "i"), recs
+
+
+@pytest.mark.parametrize("start", [2**63 - 1500, -(2**63) + 10])
+def test_a_counter_that_would_leave_64_bits_runs_in_order_and_grows_as_cpython(cpu_only, start):
+    # |start| + N * 3 does not fit in 64 bits: the loop runs in order, and `done` leaves
+    # 64 bits in it (CPython's int), or might (the bound is for all iterations).
+    recs = run(COUNTER, "f", lambda: (np.random.default_rng(4).random(N), np.zeros(N), start, 1), expect=None)
+    assert not ran_parallel(recs, "i")
+
+
+def test_a_counter_in_an_inner_loop_is_not_bounded_by_the_outer_trip(cpu_only):
+    recs = run("""
+    def f(A, out):
+        cnt = 0
+        for i in range(A.shape[0]):
+            for j in range(A.shape[1]):
+                if A[i, j] > 0.5:
+                    cnt += 1
+            out[i] = A[i, 0]
+        return locals()
+    """, "f", lambda: (np.random.default_rng(5).random((50, 40)), np.zeros(50)))
+    assert not ran_parallel(recs, "i")
+    assert "cnt" in loops(recs)["i"]["why"], loops(recs)["i"]

@@ -351,6 +351,10 @@ class Gen {
   // Checked integer sums' updates in a speculative parallel body (Reduction::checked): an
   // overflow there stops for CPython (making the threads' run void) rather than warning.
   std::set<const ir::ExprNode*> exact_ops_;
+  // Python int counter updates in a parallel body (Reduction::bound): the loop runs there
+  // only where they cannot leave 64 bits, so they are plain adds.
+  std::set<const ir::ExprNode*> counter_ops_;
+  bool counter_now_ = false;
   bool exact_now_ = false;  // generating one of them, or the combination of checked parts
   bool elementwise_ = false;  // generating the elements of an operation on arrays (elements_of)
   int next_slot_ = 0;         // scratch buffers (scratch.h): one per site that computes arrays
@@ -1118,8 +1122,9 @@ class Gen {
         cur_node_ = e.get();
         divisor_nonzero_ = e->in_domain || (e->args[1]->kind == K::Load && nonzero_vars_.count(e->args[1]->var)) ||
                            facts_.has(FactKind::NonZeroDivisor, e->origin);
-        const bool exact_before = exact_now_;
+        const bool exact_before = exact_now_, counter_before = counter_now_;
         if (exact_ops_.count(e.get())) exact_now_ = true;
+        counter_now_ = counter_ops_.count(e.get()) > 0;
         llvm::IRBuilderBase::FastMathFlagGuard fmf(B);
         if (reassoc_ops_.count(e.get())) {
           llvm::FastMathFlags f = B.getFastMathFlags();
@@ -1132,6 +1137,7 @@ class Gen {
         });
         divisor_nonzero_ = false;
         exact_now_ = exact_before;
+        counter_now_ = counter_before;
         return out;
       }
       case K::Unary: {
@@ -1464,6 +1470,8 @@ class Gen {
 
   // ------------------------------------------------------------ arithmetic
   Value* overflow_op(llvm::Intrinsic::ID id, Value* a, Value* b) {
+    if (counter_now_ && (id == llvm::Intrinsic::sadd_with_overflow || id == llvm::Intrinsic::ssub_with_overflow))
+      return id == llvm::Intrinsic::sadd_with_overflow ? B.CreateNSWAdd(a, b) : B.CreateNSWSub(a, b);
     Checking checking(this, "an int may leave 64 bits");
     Value* r = B.CreateBinaryIntrinsic(id, a, b);
     defer(B.CreateNot(B.CreateExtractValue(r, 1)));
@@ -3270,6 +3278,7 @@ class Gen {
       soft_checks_ = parent_soft_checks;
       reassoc_ops_.clear();
       exact_ops_.clear();
+      counter_ops_.clear();
       warn_stride_ = nullptr;
       gpu_warn_iter_ = nullptr;
     };
@@ -3377,8 +3386,10 @@ class Gen {
       for (auto& r : lp.reductions)
         if (r.kind == specialize::Reduction::Kind::Arith && r.type && is_float_t(rep(r.type)))
           reassoc_ops_.insert(r.updates.begin(), r.updates.end());
-      for (auto& r : lp.reductions)
+      for (auto& r : lp.reductions) {
         if (r.checked) exact_ops_.insert(r.updates.begin(), r.updates.end());
+        if (r.counter) counter_ops_.insert(r.updates.begin(), r.updates.end());
+      }
       exit_ = BasicBlock::Create(C, "exit", F);
       {
         llvm::IRBuilder<> eb(exit_);
@@ -3996,6 +4007,23 @@ class Gen {
     }
     ok = B.CreateAnd(ok, arrays_disjoint(lp));
     for (auto& [v, t] : lp.invariant_divisors) ok = B.CreateAnd(ok, truth(load(v, t, false)));
+    // Counters (Reduction::counter): |v| + iterations * (bound + |bound_vars|) within 64
+    // bits, in 128 (each term below 2^64, their sum below 2^70: no wrap).
+    for (auto& r : lp.reductions) {
+      if (!r.counter) continue;
+      llvm::Type* i128 = B.getInt128Ty();
+      auto magnitude = [&](Value* x) {
+        Value* w = B.CreateSExt(x, i128);
+        return B.CreateSelect(B.CreateICmpSLT(w, llvm::ConstantInt::get(i128, 0)), B.CreateNeg(w), w);
+      };
+      Value* step = llvm::ConstantInt::get(i128, (uint64_t)r.bound);
+      for (int v : r.bound_vars) step = B.CreateAdd(step, magnitude(load(v, types::py_int(), false).v));
+      Value* its = B.CreateZExt(B.CreateSub(trip, k0), i128);
+      Value* high = B.CreateICmpUGT(step, llvm::ConstantInt::get(i128, (uint64_t)INT64_MAX));
+      Value* most = B.CreateAdd(magnitude(load(r.var, r.type, false).v), B.CreateMul(its, step));
+      ok = B.CreateAnd(ok, B.CreateAnd(B.CreateNot(high),
+                                       B.CreateICmpSLE(most, llvm::ConstantInt::get(i128, (uint64_t)INT64_MAX))));
+    }
     // The warnings' keys (iteration * stride + count, warn_place) must fit in an i64.
     if (body_sites) {
       int64_t most = (INT64_MAX - 1) / warn_key_stride(body_sites);
