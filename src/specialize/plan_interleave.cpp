@@ -91,28 +91,27 @@ class FastPart {
       }
       const std::vector<Stmt> xs = ir::flatten_blocks(s->body[(size_t)b]);
       for (size_t k = 0; k < xs.size(); k++) {
-        const Stmt& x = xs[k];
-        if (x->kind == SK::Continue && x->loop == s->loop && k + 1 == xs.size()) break;
-        if (x->kind == SK::Range) {
-          if (!shared(x->args)) return false;
-        } else if (x->kind == SK::For) {
-          if (!loop(x, in)) return false;
-        } else if (x->kind == SK::If && x->cond->kind == EK::LoopNonEmpty) {
-          // Typing's guard around a peeled loop: both sides loops or simple statements.
-          for (auto& side : x->body) {
-            std::set<int> d = in;
-            for (auto& y : ir::flatten_blocks(side))
-              if (y->kind == SK::Range ? !shared(y->args)
-                  : y->kind == SK::For  ? !loop(y, d)
-                                        : simple(y, d, -1, true) != 1)
-                return false;
-          }
-        } else if (contains_loop(x) || simple(x, in, -1, true) != 1) {
-          return false;
-        }
+        if (xs[k]->kind == SK::Continue && xs[k]->loop == s->loop && k + 1 == xs.size()) break;
+        if (!around(xs[k], in)) return false;
       }
     }
     return true;
+  }
+
+  // One statement of a loop body that holds loops: a range(), a loop, typing's guard around
+  // a peeled loop (each side such statements), or a simple statement with no continue.
+  bool around(const Stmt& x, std::set<int>& D) {
+    if (x->kind == SK::Range) return shared(x->args);
+    if (x->kind == SK::For) return loop(x, D);
+    if (x->kind == SK::If && x->cond->kind == EK::LoopNonEmpty) {
+      for (auto& side : x->body) {
+        std::set<int> d = D;
+        for (auto& y : ir::flatten_blocks(side))
+          if (!around(y, d)) return false;
+      }
+      return true;
+    }
+    return !contains_loop(x) && simple(x, D, -1, true) == 1;
   }
 
   // Reads only variables the body does not assign, or that this iteration already did.
@@ -123,7 +122,6 @@ class FastPart {
     });
     return ok;
   }
-  bool invariant(const Expr& e) const { return reads_ok(e, {}); }
 
   // A statement without loops: a loop body's (`inner`: that loop's id) or F's own. Returns
   // -1 where F cannot hold it, 0 where no way falls through it (continue), else 1.

@@ -351,7 +351,7 @@ class Gen {
   // Checked integer sums' updates in a speculative parallel body (Reduction::checked): an
   // overflow there stops for CPython (making the threads' run void) rather than warning.
   std::set<const ir::ExprNode*> exact_ops_;
-  // Python int counter updates in a parallel body (Reduction::bound): the loop runs there
+  // Python int counter updates in a parallel body (Reduction::counter): the loop runs there
   // only where they cannot leave 64 bits, so they are plain adds.
   std::set<const ir::ExprNode*> counter_ops_;
   bool counter_now_ = false;
@@ -3923,11 +3923,14 @@ class Gen {
     for (auto& r : lp.reductions) checked = checked || r.checked;
     const bool speculative = (ob.gave_up || checked) && lp.store_free && threads >= 2;
     if (speculative) reset_bails(bails0);  // the body's ways out end the threads' run, not the kernel
-    if ((ob.gave_up || checked) && !speculative) {
-      std::string where = ob.gave_up ? checks_at(statuses, bails0) : "";
+    auto discard = [&] {  // the outlined body, and the sites and checks it recorded
       ob.fn->eraseFromParent();
       layout_.warn_sites.resize(sites0);
       reset_bails(bails0);
+    };
+    if ((ob.gave_up || checked) && !speculative) {
+      std::string where = ob.gave_up ? checks_at(statuses, bails0) : "";
+      discard();
       parallel_refused_[s->loop] =
           ob.gave_up ? "its body may need to stop for CPython" + (where.empty() ? "" : " at " + where) +
                            " (a check the run-time values do not remove)"
@@ -3940,9 +3943,7 @@ class Gen {
       // Interleaved inner loops copy the rest of their iterations (plan_interleave.h), and
       // with them its warning sites, which the GPU body (never interleaved) has once: the
       // CPU body again without interleaving, so that both keep one record layout.
-      ob.fn->eraseFromParent();
-      layout_.warn_sites.resize(sites0);
-      reset_bails(bails0);
+      discard();
       ir::for_each_stmt(s->body[0], [&](const Stmt& x) {
         if (x->kind == StmtNode::Kind::For) interleaved_.erase(x->loop);
       });
@@ -3953,9 +3954,7 @@ class Gen {
       if (ob.gave_up && exits_removed(*ob.fn, &statuses)) ob.gave_up = false;
       if (!ob.gave_up) gl = gpu_version(s, lp, cx, ob.pr, ob.sites);
       if (ob.gave_up) {  // it did not before: kept sequential, as a body that needs CPython is
-        ob.fn->eraseFromParent();
-        layout_.warn_sites.resize(sites0);
-        reset_bails(bails0);
+        discard();
         parallel_refused_[s->loop] = "its body may need to stop for CPython (a check the run-time values do not remove)";
         return false;
       }
