@@ -256,14 +256,19 @@ def _unhandled_constant(c):
 # ---------------------------------------------------------------- candidate loops
 
 class Loop:
-    """A `for` loop. entry: index of the first instruction of its iterable's expression;
-    header: index of FOR_ITER; exit: index of the first instruction after the loop;
-    over_range: whether the iterable is a call of a name `range`."""
-    __slots__ = ("entry", "get_iter", "header", "exit", "depth", "over_range")
+    """A loop statement. For a `for` loop: entry is the index of the first instruction of its
+    iterable's expression, header the index of FOR_ITER. For a `while` loop (is_while):
+    entry is the first instruction of the statement (its first test of the condition, or
+    the NOP of `while True:`), header == entry. exit: index of the first instruction after
+    the loop; depth: values on the stack below the statement; over_range: whether the
+    iterable is a call of a name `range`."""
+    __slots__ = ("entry", "get_iter", "header", "exit", "depth", "over_range", "is_while", "outermost")
 
-    def __init__(self, entry, get_iter, header, exit, depth, over_range):
+    def __init__(self, entry, get_iter, header, exit, depth, over_range, is_while=False):
         self.entry, self.get_iter, self.header, self.exit, self.depth = entry, get_iter, header, exit, depth
         self.over_range = over_range
+        self.is_while = is_while
+        self.outermost = True  # inside no other candidate loop of the code (set by candidate_loops)
 
 
 def loop_exit(instrs, header):
@@ -277,7 +282,8 @@ def loop_exit(instrs, header):
 
 
 def candidate_loops(code, instrs):
-    """Every for loop (which of them get a runtime call is the rewriter's choice)."""
+    """Every for loop and every while loop (which of them get a runtime call is the
+    rewriter's choice), in code order."""
     loops = []
     for h, ins in enumerate(instrs):
         if ins.name != "FOR_ITER" or ins.depth is None or h < 2:
@@ -293,7 +299,80 @@ def candidate_loops(code, instrs):
         over_range = instrs[g - 1].name == "CALL" and any(
             n.name in ("LOAD_GLOBAL", "LOAD_NAME") and _callee_name(code, n) == "range" for n in names)
         loops.append(Loop(entry, g, h, loop_exit(instrs, h), d, over_range))
+    taken = {lp.entry for lp in loops}
+    for w in while_loops(instrs):
+        if w.entry not in taken:
+            loops.append(w)
+    loops.sort(key=lambda lp: lp.entry)
+    for lp in loops:
+        lp.outermost = not any(o is not lp and o.entry <= lp.entry and lp.exit <= o.exit for o in loops)
     return loops
+
+
+_COND_JUMPS = {op for op in range(256) if OPNAME[op].startswith("POP_JUMP_")}
+_WHILE_BACK_EDGES = {op for op in _COND_JUMPS if "BACKWARD" in OPNAME[op]} | {OPMAP["JUMP_BACKWARD"]}
+
+
+def while_loops(instrs):
+    """The while statements, from their back edges (backward jumps to anything but a
+    FOR_ITER). CPython 3.11-3.13 compile `while c: body` as a first test of c that jumps
+    to the exit, the body, and a copy of the test that jumps back to the body; `continue`
+    jumps to the first test; `while True:` is a NOP on the while line, then the body. The
+    statement starts at its first test: the instructions just before the body whose source
+    positions the copy (or the NOP, the back edge) also has. A loop whose shape is
+    anything else is not a candidate (it runs in CPython, unreported)."""
+    spans = []
+    for j, ins in enumerate(instrs):
+        if ins.op in _WHILE_BACK_EDGES and ins.target is not None and ins.target <= j \
+                and instrs[ins.target].name != "FOR_ITER":
+            spans.append([ins.target, j])
+    # One statement's back edges (the test's, `continue`'s) overlap or share a start
+    # without nesting; an inner loop's nest inside.
+    spans.sort()
+    merged = []
+    for s, e in spans:
+        outer = next((m for m in reversed(merged) if m[0] <= s <= m[1]), None)
+        if outer is not None and (s == outer[0] or e > outer[1]):
+            outer[1] = max(outer[1], e)
+        else:
+            merged.append([s, e])
+    out = []
+    for first, e in merged:
+        back = instrs[e]
+        body = back.target
+        if body < 1 or e + 1 >= len(instrs):
+            continue  # no exit after the loop (3.12+ may copy `return x` into a `break`)
+        seen = {instrs[k].positions for k in range(body, e + 1)}
+        entry = body
+        while entry > 0 and instrs[entry - 1].positions in seen and instrs[entry - 1].name != "FOR_ITER":
+            entry -= 1
+        if entry == body:
+            continue
+        test_end = instrs[body - 1]
+        if not (test_end.name == "NOP" or (test_end.op in _COND_JUMPS and _same_code(instrs, test_end.target, e + 1))):
+            continue
+        if entry > first or instrs[entry].depth is None or instrs[entry].depth != instrs[body].depth:
+            continue
+        out.append(Loop(entry, None, entry, e + 1, instrs[entry].depth, False, is_while=True))
+    return out
+
+
+def _same_code(instrs, i, j):
+    """Whether the code from i is the code from j: the same instruction, or an exact copy of
+    the straight-line code there up to a return (CPython copies a short `return x` after a
+    loop to the places that jump to it)."""
+    if i == j:
+        return True
+    for _ in range(64):
+        if i >= len(instrs) or j >= len(instrs):
+            return False
+        a, b = instrs[i], instrs[j]
+        if a.op != b.op or a.arg != b.arg or a.target is not None or b.target is not None:
+            return False
+        if a.name in ("RETURN_VALUE", "RETURN_CONST"):
+            return True
+        i, j = i + 1, j + 1
+    return False
 
 
 def _expression_start(instrs, last, d):

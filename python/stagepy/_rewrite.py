@@ -128,13 +128,16 @@ def rewrite(code):
     for lp in loops:
         # Library code: only loops over range() (compiled once they have run often).
         # The user's files: every loop that lifts; the report also lists those that do
-        # not, when they are range() loops or outermost (an inner loop over anything else
-        # inside a loop CPython runs would be noise).
+        # not, when they are range() loops or outside any for loop (while loops: outside
+        # any loop; an inner loop over anything else inside a loop CPython runs would be
+        # noise).
         if not user and not lp.over_range:
             continue
         exit_off = instrs[lp.exit].offset if lp.exit < len(instrs) else -1
-        nest = core.Nest(info, instrs[lp.entry].offset, instrs[lp.header].offset, exit_off, lp.depth, user)
-        if nest.ok or (user and (lp.over_range or lp.depth == 0)):
+        nest = core.Nest(info, instrs[lp.entry].offset, instrs[lp.header].offset, exit_off, lp.depth, user,
+                         lp.is_while)
+        reported = lp.outermost if lp.is_while else (lp.over_range or lp.depth == 0)
+        if nest.ok or (user and reported):
             plans.append((lp, nest))
     if not plans:
         return None
@@ -251,10 +254,17 @@ def _insert(code, instrs, plans, core):
     pos_of = {id(x): i for i, x in enumerate(final)}
     old_targets = {id(ins): ins.target for ins in instrs}
 
-    def entry_of(target):
+    # A while statement's own jumps to its first test (`continue`) stay inside the loop.
+    index_of = {id(ins): k for k, ins in enumerate(instrs)}
+    own_span = {id(instrs[lp.entry]): (lp.entry, lp.exit) for lp, _ in plans if lp.is_while}
+
+    def entry_of(target, source=None):
         # A jump to a rewritten loop goes through its runtime call (the fall-through into
         # the original loop, after the call declined, does not jump).
         head = head_of.get(id(target))
+        span = own_span.get(id(target))
+        if span is not None and source is not None and span[0] <= index_of.get(id(source), -1) < span[1]:
+            head = None
         return pos_of[id(head if head is not None else target)]
     for x in final:
         if x.extra and x.extra[0] == "target":
@@ -264,7 +274,7 @@ def _insert(code, instrs, plans, core):
             x.target = pos_of[id(x.extra[1])]
             x.extra = None
         elif id(x) in old_targets and old_targets[id(x)] is not None:
-            x.target = entry_of(instrs[old_targets[id(x)]])
+            x.target = entry_of(instrs[old_targets[id(x)]], x)
     # Exception table from per-instruction handlers.
     entries = []
     k = 0

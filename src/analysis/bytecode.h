@@ -52,10 +52,11 @@ struct Instr {
 
 // A candidate loop as _bytecode.candidate_loops finds it (offsets in bytes).
 struct LoopSpec {
-  int entry_offset = 0;   // first instruction of the range(...) call expression
-  int header_offset = 0;  // FOR_ITER
+  int entry_offset = 0;   // first instruction of the range(...) call expression, or of the while statement
+  int header_offset = 0;  // FOR_ITER; for a while statement, its first instruction (entry_offset)
   int exit_offset = 0;    // first instruction after the loop
   int entry_depth = 0;    // values on the stack below the call
+  bool while_loop = false;  // the nest is a while statement (its first test, then the loop)
 };
 
 struct CodeInfo;

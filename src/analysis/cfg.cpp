@@ -56,7 +56,22 @@ RegionCFG build_cfg(const CodeInfo& code, const LoopSpec& spec) {
   const int first = g.first_instr, end = g.end_instr;
   int header_line = ins[at(spec.header_offset)].line;
 
+  auto same_code_from = [&](int i, int j) {
+    // Straight-line instructions from i and from j are identical up to a return/raise.
+    for (int k = 0; k < 64; k++, i++, j++) {
+      if (i >= n || j >= n) return false;
+      const Instr &a = ins[i], &b = ins[j];
+      if (a.op != b.op || a.sarg != b.sarg || a.iarg != b.iarg || a.flags != b.flags || a.target != b.target)
+        return false;
+      if (is_stop(a.op)) return true;
+      if (is_jump(a.op) || is_cond(a.op) || a.op == Op::FOR_ITER) return false;
+    }
+    return false;
+  };
+
   // Jump targets as instruction indices; FOR_ITER's skip END_FOR (and 3.13's POP_TOP).
+  // A while statement's exits may go to a copy of the code at the region's end (CPython
+  // copies a short `return` after the loop to the places that jump to it): the same.
   std::vector<int> target(n, -1);
   for (int i = first; i < end; i++) {
     if (ins[i].target < 0) continue;
@@ -65,8 +80,11 @@ RegionCFG build_cfg(const CodeInfo& code, const LoopSpec& spec) {
       t++;
       if (code.version >= 313 && t < n && ins[t].op == Op::POP_TOP) t++;
     }
+    if (spec.while_loop && t > end && end < n && same_code_from(t, end)) t = end;
     if (t != end && (t < first || t > end))
-      fail("a jump leaves the loop (return, raise or try/finally inside it)", ins[i].line);
+      fail(spec.while_loop && t > end ? "a jump leaves the while statement (a break past its else clause, or try/finally)"
+                                      : "a jump leaves the loop (return, raise or try/finally inside it)",
+           ins[i].line);
     target[i] = t;
   }
 
@@ -255,7 +273,8 @@ RegionCFG build_cfg(const CodeInfo& code, const LoopSpec& spec) {
       if (outer >= 0) fail("more than one loop at the top of the region", header_line);
       outer = (int)l;
     }
-  if (outer < 0 || !g.loops[outer].is_for) fail("the region's loop is not a for loop", header_line);
+  if (outer < 0 || g.loops[outer].is_for == spec.while_loop)
+    fail(spec.while_loop ? "the region's loop is not a while loop" : "the region's loop is not a for loop", header_line);
 
   // Follows: for loops continue where FOR_ITER exits; a while loop's exits that do not go
   // to an enclosing loop's header or follow must all go to one block.
@@ -282,22 +301,13 @@ RegionCFG build_cfg(const CodeInfo& code, const LoopSpec& spec) {
     if (own.size() > 1) fail("a while loop with an else clause or exits stagepy cannot structure", ins[g.blocks[L.header].first].line);
     L.follow = own.empty() ? -1 : *own.begin();
   }
+  // A while statement ends where the region does: the rewritten code continues there.
+  if (spec.while_loop && g.loops[outer].follow != RegionCFG::kExitBlock && g.loops[outer].follow != -1)
+    fail("a while loop whose exit stagepy cannot find", header_line);
   // CPython copies small exit blocks (`return x` after a loop) to the places that jump
   // to them, so a `break` may run its own copy of the code after the loop instead of
   // jumping to it. A block made of the popped iterator(s) and an exact copy of the code
   // at a loop's follow is treated as a jump to the follow.
-  auto same_code_from = [&](int i, int j) {
-    // Straight-line instructions from i and from j are identical up to a return/raise.
-    for (int k = 0; k < 64; k++, i++, j++) {
-      if (i >= n || j >= n) return false;
-      const Instr &a = ins[i], &b = ins[j];
-      if (a.op != b.op || a.sarg != b.sarg || a.iarg != b.iarg || a.flags != b.flags || a.target != b.target)
-        return false;
-      if (is_stop(a.op)) return true;
-      if (is_jump(a.op) || is_cond(a.op) || a.op == Op::FOR_ITER) return false;
-    }
-    return false;
-  };
   std::vector<int> fors_inner_first;
   for (size_t l = 0; l < g.loops.size(); l++)
     if (g.loops[l].is_for) fors_inner_first.push_back((int)l);

@@ -10,6 +10,7 @@
 
 #include "analysis/bind_module_attributes.h"
 #include "analysis/cfg.h"
+#include "analysis/while_exits.h"
 #include "ir/mutate.h"
 
 namespace stagepy::analysis {
@@ -197,8 +198,13 @@ class Lifter {
     std::vector<Stmt> out;
     lift_from(g_.entry, -1, st, out, false);
     flush(st, out);
-    if (out.size() != 1 || out[0]->kind != ir::StmtNode::Kind::For)
+    if (spec_.while_loop) {
+      // The statement's first test (an If around the loop) or the loop itself.
+      if (out.size() != 1 || (out[0]->kind != ir::StmtNode::Kind::While && out[0]->kind != ir::StmtNode::Kind::If))
+        fail("the while statement lifts to more than one statement", line_at(spec_.header_offset));
+    } else if (out.size() != 1 || out[0]->kind != ir::StmtNode::Kind::For) {
       fail("the loop's range() call is part of a larger statement", line_at(spec_.header_offset));
+    }
     nest_.root = ir::make_block(std::move(out));
     nest_.entry_offset = spec_.entry_offset;
     nest_.exit_offset = spec_.exit_offset;
@@ -1309,7 +1315,10 @@ class Lifter {
       active_.push_back(c);
       lift_from(L.header, -1, inner, body, true);
       active_.pop_back();
-      out.push_back(ir::make_while(ir::make_block(std::move(body)), ir_loop, info.line));
+      Stmt w = ir::make_while(ir::make_block(std::move(body)), ir_loop, info.line);
+      std::string why = while_exit_problem(w, nest_.vars);
+      if (!why.empty()) fail(why, info.line);
+      out.push_back(w);
     }
     st.shadow.clear();
     return L.follow == -1 ? -1 : L.follow;

@@ -168,7 +168,9 @@ bool user_file(PyObject* filename) {
   PyObject* known = PyDict_GetItemWithError(g.user_files, filename);  // borrowed
   if (known) return known == Py_True;
   PyErr_Clear();
+  t_busy++;  // the predicate's own frames (os.path's loops) are not resolved meanwhile
   PyRef r = PyRef::steal(PyObject_CallOneArg(g.user_file, filename));
+  t_busy--;
   int yes = r ? PyObject_IsTrue(r.get()) : -1;
   if (yes < 0) {
     PyErr_Clear();
@@ -178,9 +180,23 @@ bool user_file(PyObject* filename) {
   return yes == 1;
 }
 
+// A backward jump: the end of a loop, `while` loops included (3.11 also has conditional ones).
+bool backward_jump(int op) {
+  switch (op) {
+    case JUMP_BACKWARD:
+#ifdef POP_JUMP_BACKWARD_IF_TRUE
+    case POP_JUMP_BACKWARD_IF_TRUE: case POP_JUMP_BACKWARD_IF_FALSE:
+    case POP_JUMP_BACKWARD_IF_NONE: case POP_JUMP_BACKWARD_IF_NOT_NONE:
+#endif
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Bytecode prefilter: only code with a `for` loop that may be over range(), or with any
-// `for` loop in the user's files (reported with the reason it stays interpreted), or code
-// holding such code in its constants, goes to the (Python) resolver.
+// loop (`for` or `while`) in the user's files (reported with the reason it stays
+// interpreted), or code holding such code in its constants, goes to the (Python) resolver.
 bool scan_candidates(PyCodeObject* co, int depth) {
   if (depth > 64) return false;
   bool names_range = false;
@@ -194,13 +210,16 @@ bool scan_candidates(PyCodeObject* co, int depth) {
     if (!bytes) { PyErr_Clear(); return false; }
     const unsigned char* c = (const unsigned char*)PyBytes_AS_STRING(bytes.get());
     Py_ssize_t n = PyBytes_GET_SIZE(bytes.get());
-    bool any_for = false;
+    bool any_loop = false;
     for (Py_ssize_t i = 0; i + 1 < n; i += 2) {
-      if (c[i] != FOR_ITER) continue;
+      if (c[i] != FOR_ITER) {
+        any_loop = any_loop || (g.user_file && backward_jump(c[i]));
+        continue;
+      }
       if (names_range) return true;
-      any_for = any_for || (i >= 2 && c[i - 2] == GET_ITER);
+      any_loop = any_loop || (i >= 2 && c[i - 2] == GET_ITER);
     }
-    if (any_for && user_file(co->co_filename)) return true;
+    if (any_loop && user_file(co->co_filename)) return true;
   }
   PyObject* consts = co->co_consts;
   for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(consts); i++) {

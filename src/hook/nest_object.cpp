@@ -145,10 +145,11 @@ void codeinfo_dealloc(PyObject* o) {
 PyObject* nest_new(PyTypeObject* type, PyObject* args, PyObject*) {
   PyObject* info_obj;
   analysis::LoopSpec spec;
-  int user;
-  if (!PyArg_ParseTuple(args, "O!iiiip", &CodeInfoType, &info_obj, &spec.entry_offset, &spec.header_offset,
-                        &spec.exit_offset, &spec.entry_depth, &user))
+  int user, while_loop = 0;
+  if (!PyArg_ParseTuple(args, "O!iiiip|p", &CodeInfoType, &info_obj, &spec.entry_offset, &spec.header_offset,
+                        &spec.exit_offset, &spec.entry_depth, &user, &while_loop))
     return nullptr;
+  spec.while_loop = while_loop != 0;
   auto& info = ((CodeInfoObject*)info_obj)->info;
   auto state = std::make_shared<NestState>();
   state->code = info;

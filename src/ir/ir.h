@@ -244,14 +244,14 @@ struct LoopInfo {
 };
 
 struct Nest {
-  Stmt root;                        // a Block holding the outermost For
+  Stmt root;                        // a Block holding the outermost For, or the while statement (a While, or an If around it)
   std::vector<Var> vars;
   std::vector<ResumePoint> resumes;
   std::vector<LoopInfo> loops;
-  int entry_offset = 0;             // where the runtime call goes: start of the range() evaluation
+  int entry_offset = 0;             // where the runtime call goes: start of the range() evaluation (or the while's first test)
   int exit_offset = 0;              // the first instruction after the loop
   int stack_depth = 0;              // values on CPython's stack at entry (outer iterators)
-  int line = 0;                     // line of the `for`
+  int line = 0;                     // line of the `for` (or `while`)
   int end_line = 0;
   int py_version = 0;               // of the code: 311, 312, 313 (sum() of floats differs)
 };

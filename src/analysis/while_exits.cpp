@@ -1,0 +1,80 @@
+// See while_exits.h.
+#include "analysis/while_exits.h"
+
+#include <set>
+
+#include "ir/mutate.h"
+
+namespace stagepy::analysis {
+namespace {
+
+using ir::Stmt;
+using ir::StmtNode;
+
+// The loops `s` holds (its own included).
+void loops_in(const Stmt& s, std::set<int>* out) {
+  ir::for_each_stmt(s, [&](const Stmt& x) {
+    if (x->kind == StmtNode::Kind::For || x->kind == StmtNode::Kind::While) out->insert(x->loop);
+  });
+}
+
+// Whether `s` holds a statement that leaves `loop`: a break of it or of a loop around it, a
+// continue of a loop around it (`inner`: the loops inside `loop`, and `loop` itself).
+bool leaves(const Stmt& s, int loop, const std::set<int>& inner) {
+  bool found = false;
+  ir::for_each_stmt(s, [&](const Stmt& x) {
+    if (x->kind == StmtNode::Kind::Break) found = found || !inner.count(x->loop) || x->loop == loop;
+    if (x->kind == StmtNode::Kind::Continue) found = found || !inner.count(x->loop);
+  });
+  return found;
+}
+
+}  // namespace
+
+std::string while_exit_problem(const Stmt& loop, const std::vector<ir::Var>& vars) {
+  std::set<int> inner;
+  loops_in(loop, &inner);
+  // What the loop changes: variables it assigns, containers it stores into.
+  std::set<int> changed;
+  ir::collect_assigned(loop->body[0], &changed);
+  ir::for_each_stmt(loop->body[0], [&](const Stmt& x) {
+    if (x->kind != StmtNode::Kind::Seg) return;
+    for (const auto& f : x->effects)
+      if (f.kind == ir::Effect::Kind::Store) changed.insert(ir::root_var(f.base));
+  });
+  // What decides its exits: the tests of the conditionals that hold one (a break with no
+  // conditional around it ends the loop by itself).
+  bool exits = false, decided = false;
+  std::set<int> tested;
+  std::function<void(const Stmt&, bool)> walk = [&](const Stmt& s, bool under_test) {
+    switch (s->kind) {
+      case StmtNode::Kind::Break: case StmtNode::Kind::Continue:
+        if (leaves(s, loop->loop, inner)) {
+          exits = true;
+          decided = decided || !under_test;
+        }
+        return;
+      case StmtNode::Kind::If:
+        if (leaves(s, loop->loop, inner))
+          ir::walk_expr(s->cond, [&](const ir::Expr& e) {
+            if (e->kind == ir::ExprNode::Kind::Load) tested.insert(e->var);
+          });
+        for (const auto& b : s->body) walk(b, true);
+        return;
+      default:
+        for (const auto& b : s->body) walk(b, under_test);
+    }
+  };
+  walk(loop->body[0], false);
+  if (!exits) return "a while loop with no way out but an exception";
+  if (decided) return "";
+  for (int v : tested)
+    if (changed.count(v)) return "";
+  std::string names;
+  for (int v : tested)
+    if (v >= 0 && (size_t)v < vars.size()) names += (names.empty() ? "`" : ", `") + vars[(size_t)v].name + "`";
+  return "a while loop whose test reads nothing the loop changes" +
+         (names.empty() ? std::string() : " (" + names + ")") + ": it could only end by another thread's hand";
+}
+
+}  // namespace stagepy::analysis

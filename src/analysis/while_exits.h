@@ -1,0 +1,16 @@
+// Whether a lifted while loop can end by itself. In: a While statement of the lifted IR.
+// Out: an empty string, or why it may not (the report's reason).
+//
+// A native nest holds the GIL and sees only its own writes: a loop whose exits test nothing
+// the loop changes (`while not done: n += 1`, with `done` set by another thread) would spin
+// forever where CPython lets the other thread run. Such a loop stays interpreted.
+#pragma once
+#include <string>
+
+#include "ir/ir.h"
+
+namespace stagepy::analysis {
+
+std::string while_exit_problem(const ir::Stmt& loop, const std::vector<ir::Var>& vars);
+
+}  // namespace stagepy::analysis
