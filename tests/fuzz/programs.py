@@ -3,7 +3,7 @@
 program(draw) returns (source, make_args): a function `f` whose loop nest reads and writes
 NumPy arrays, Python lists (of lists) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
 bounds from outer variables), affine and non-affine subscripts (some out of bounds, some
-negative), reductions, if/elif/else, bounded while loops, break/continue, min/max/abs, math.sqrt/log, np.float32(x) and the other scalar types, mixed
+negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, min/max/abs, math.sqrt/log, np.float32(x) and the other scalar types, mixed
 int/float/bool arithmetic, sum/min/max/any/all of generator expressions, stores of elementwise
 operations into slices, rows, columns and whole arrays, a complex flavour
 (complex scalars, arrays and lists, with the operations complex numbers have), and ending
@@ -502,8 +502,17 @@ def programs(draw):
     body = g.lines[body_start:]
     g.lines = g.lines[:body_start]
     g.loop_vars = []
-    if draw(st.integers(0, 3)) == 0:
+    outer = draw(st.integers(0, 7))
+    if outer < 2:
         g.emit(1, f"for v0, x0 in enumerate({g.pick(['A', 'B'])}):")
+    elif outer == 2:
+        # A while statement as the nest (counted up first, so that a `continue` moves on).
+        g.emit(1, f"v0 = {g.int_(-2, 0)}")
+        test = f"v0 < n - {g.int_(0, 2)}"
+        if draw(st.booleans()):
+            test += f" and ({g.cond()})"
+        g.emit(1, f"while {test}:")
+        g.emit(2, "v0 += 1")
     else:
         g.emit(1, f"for v0 in {g.range_()}:")
     g.lines += body

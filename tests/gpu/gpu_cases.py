@@ -68,6 +68,21 @@ def f(A, B, T):
     return locals()
 """, "f", lambda: (rng.random((96, 96)), np.zeros((96, 96)), 6))
 
+case("while_time_loop", """
+def f(A, B, T):
+    n = A.shape[0]
+    t = 0
+    while t < T:
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                B[i, j] = 0.25 * (A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                A[i, j] = B[i, j]
+        t += 1
+    return locals()
+""", "f", lambda: (rng.random((96, 96)), np.zeros((96, 96)), 6))
+
 case("elementwise_private", """
 def f(A, B, C):
     for i in range(A.shape[0]):
