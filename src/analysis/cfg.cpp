@@ -82,8 +82,8 @@ RegionCFG build_cfg(const CodeInfo& code, const LoopSpec& spec) {
     }
     if (spec.while_loop && t > end && end < n && same_code_from(t, end)) t = end;
     if (t != end && (t < first || t > end))
-      fail(spec.while_loop && t > end ? "a jump leaves the while statement (a break past its else clause, or try/finally)"
-                                      : "a jump leaves the loop (return, raise or try/finally inside it)",
+      fail(t > end ? "a break past the loop's else clause (or a jump out of try/finally)"
+                   : "a jump leaves the loop (return, raise or try/finally inside it)",
            ins[i].line);
     target[i] = t;
   }

@@ -224,6 +224,20 @@ def test_break_in_an_inner_loop_then_more_code_in_the_outer_loop(name, src):
     run(src, "f", lambda: (np.arange(1, 60) * 7 % 23,))
 
 
+def test_a_break_past_the_else_clause_of_the_nest_itself_is_named_as_such():
+    recs = run("""
+    def f(a):
+        for i in range(len(a)):
+            if a[i] < 0:
+                break
+        else:
+            i = -1
+        i = i * 2
+        return locals()
+    """, "f", lambda: (np.array([1.0, -2.0, 3.0]),), expect="interpreted")
+    assert any("a break past the loop's else clause" in (r.get("reason") or "") for r in recs), recs
+
+
 def test_a_break_past_a_for_else_stays_interpreted():
     recs = run("""
     def f(a):

@@ -212,7 +212,7 @@ INTERPRETED = [
         else:
             i = -1
         return i
-    """, (np.array([1.0, 2.0, -3.0]),), ("past its else clause", "returns from inside the loop")),  # 3.12+ copies `return i` into the break
+    """, (np.array([1.0, 2.0, -3.0]),), ("past the loop's else clause", "returns from inside the loop")),  # 3.12+ copies `return i` into the break
     ("a return inside", """
     def f(a):
         i = 0
