@@ -32,6 +32,18 @@ def jacobi2d(A, B, T):
             for j in range(1, n - 1):
                 A[i, j] = 0.2 * (B[i, j] + B[i - 1, j] + B[i + 1, j] + B[i, j - 1] + B[i, j + 1])
 
+def jacobi2d_while(A, B, T):
+    n = A.shape[0]
+    t = 0
+    while t < T:
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                B[i, j] = 0.2 * (A[i, j] + A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                A[i, j] = 0.2 * (B[i, j] + B[i - 1, j] + B[i + 1, j] + B[i, j - 1] + B[i, j + 1])
+        t += 1
+
 def gemm(A, B, C):
     n, m = A.shape
     p = B.shape[1]
@@ -186,6 +198,12 @@ def main():
             return time.perf_counter() - t0
         row["numba_cuda"] = min(numba_jacobi() for _ in range(args.repeat))
     row["bytes_per_step"] = 2 * 2 * n * n * 8
+    rows.append(row)
+    print(json.dumps(row), flush=True)
+    # The same steps under `t = 0; while t < T:` (one nest: the data stays on the device).
+    first, gpu_t, cpu_t, eq, auto_t = stagepy_times("jacobi2d_while", make, args.repeat)
+    row = dict(kernel=f"jacobi-2d {n}x{n}, {T} steps, while t < T", first=first, stagepy_gpu=gpu_t,
+               stagepy_cpu=cpu_t, stagepy_auto=auto_t, equal=eq, bytes_per_step=2 * 2 * n * n * 8)
     rows.append(row)
     print(json.dumps(row), flush=True)
 
