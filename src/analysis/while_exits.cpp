@@ -42,6 +42,13 @@ std::string while_exit_problem(const Stmt& loop, const std::vector<ir::Var>& var
     for (const auto& f : x->effects)
       if (f.kind == ir::Effect::Kind::Store) changed.insert(ir::root_var(f.base));
   });
+  // A method may change its object (`d.popitem()`): whether the nest can call it is for
+  // type inference to say, with its own reason.
+  ir::for_each_expr(loop->body[0], [&](const ir::Expr& e) {
+    if (e->kind == ir::ExprNode::Kind::Call && e->args.size() >= 1 && e->args[0] &&
+        e->args[0]->kind == ir::ExprNode::Kind::Attr && !e->args[0]->args.empty())
+      changed.insert(ir::root_var(e->args[0]->args[0]));
+  });
   // What decides its exits: the tests of the conditionals that hold one (a break with no
   // conditional around it ends the loop by itself).
   bool exits = false, decided = false;

@@ -142,6 +142,7 @@ struct Described {
   uint64_t k1 = 0, k2 = 0;
   std::vector<uint64_t> extra;  // more key words (a tuple's item types)
   std::string why;  // set when stagepy cannot take this value
+  bool by_type = false;  // why depends on the value's type alone
 };
 
 Described describe(PyObject* v, const ir::Var& var) {
@@ -199,6 +200,7 @@ Described describe(PyObject* v, const ir::Var& var) {
     else what = "a " + what;
     d.why = var.storage == ir::Var::Storage::Attr ? "uses `" + var.name + "`, " + what
                                                   : "`" + var.name + "` is " + what;
+    d.by_type = true;
   }
   return d;
 }
@@ -759,6 +761,17 @@ PyObject* dispatch(NestState& s) {
   if (!caller_frame(&f) || (const void*)f.code != s.owner || f.code->co_nlocalsplus != s.owner_nlocalsplus)
     return decline(s, "called from a frame it was not made for");
   if (being_traced(ts, f.code)) return decline(s, "a tracer or sys.monitoring tool is active");
+  if (s.declined_type) {  // the last call declined for this variable's type: the same type, the same answer
+    PyObject* val = nullptr;
+    std::string why;
+    if (read_variable(f, s.lift.nest.vars[(size_t)s.declined_var], &val, &why) < 0) return nullptr;
+    PyRef held = PyRef::steal(val);
+    if (why.empty() && val && Py_TYPE(val) == s.declined_type) {
+      s.declined++;
+      Py_RETURN_NONE;
+    }
+    s.declined_type = nullptr;
+  }
 
   // Read and describe the live-in values.
   // (Functions the nest calls may add variables: the globals their bodies read.)
@@ -867,7 +880,13 @@ PyObject* dispatch(NestState& s) {
       }
     } else {
       descs[v] = describe(val, vars[v]);
-      if (!descs[v].why.empty()) return decline(s, descs[v].why);
+      if (!descs[v].why.empty()) {
+        if (descs[v].by_type && vars[v].storage != ir::Var::Storage::Attr && !(Py_TYPE(val)->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
+          s.declined_var = (int)v;
+          s.declined_type = Py_TYPE(val);
+        }
+        return decline(s, descs[v].why);
+      }
       if (descs[v].type->kind == Type::Kind::Array)
         views[v] = {np::data(val), np::ndim(val), np::shape(val), np::strides(val)};
     }

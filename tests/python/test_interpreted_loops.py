@@ -107,3 +107,34 @@ def test_a_constant_stagepy_does_not_lift_is_named_in_the_reason(body, reason):
         assert rs and "constant" not in " ".join(rs), rs
     else:
         assert any(reason in r for r in rs), rs
+
+
+def test_a_nest_declined_for_a_variables_type_compiles_once_that_type_changes():
+    # After `d is a dict`, later calls with a dict decline at once (without describing the
+    # other variables); an array in `d` is looked at again, and runs natively.
+    src = """
+    def f(d, n):
+        s = 0.0
+        k = 0
+        while k < n:
+            s += d[k]
+            k += 1
+        return s
+    """
+    import textwrap
+    from helpers import compile_module
+    with stagepy.enable():
+        code = compile_module(textwrap.dedent(src))
+        ns = {}
+        exec(code, ns)
+        f = ns["f"]
+        for _ in range(5):
+            assert f({0: 1.5, 1: 2.5, 2: 4.0}, 3) == 8.0
+        rec = [r for r in stagepy.report() if r["file"] == code.co_filename][0]
+        assert (rec["calls"], rec["declined"], rec["native_calls"]) == (5, 5, 0), rec
+        assert "`d` is a dict" in rec["reason"], rec
+        assert f(np.array([1.5, 2.5, 4.0]), 3) == 8.0
+        assert f({0: 1.0, 1: 2.0}, 2) == 3.0
+        assert f(np.array([1.0, 2.0, 4.0]), 3) == 7.0
+        rec = [r for r in stagepy.report() if r["file"] == code.co_filename][0]
+    assert (rec["calls"], rec["declined"], rec["native_calls"]) == (8, 6, 2), rec
