@@ -702,6 +702,11 @@ constexpr double kProbeWork_s = 2e-6;
 // 3x3 neighbourhood of a big list of lists converts all of it at every call), up to this
 // per call (the probe compares gaps of at most CostProbe::kMaxGap_s).
 constexpr double kConvertShare = 0.5, kConvertProbe_s = 1e-3;
+// Longer calls are probed too where reading the lists takes this many times the kernel's own
+// time or more (a binary search in a 100 000-element list reads all of it to touch 17):
+// CPython's loop costs some 30-100 times the kernel's per element it touches, so it may well
+// win there. Gaps of such a probe count up to kConvertGapFactor times the native call.
+constexpr double kConvertDominates = 50, kConvertGapFactor = 8;
 // A nest found too small is measured again after NestState::small_retry calls (4096), then
 // after twice as many each time (measuring runs the kernel 64 to 160 times), until a probe
 // finds the kernel faster.
@@ -1171,9 +1176,14 @@ PyObject* dispatch(NestState& s) {
       std::snprintf(buf, sizeof buf, "too little work per call (%.0f ns natively on average): the call costs more",
                     1e9 * per_call);
       s.status_reason = buf;
-    } else if (probe && s.bailouts == 0 && !s.probe.active() &&
-               (per_call < kProbeWork_s || (s.win_convert_s > kConvertShare * s.win_native_s && per_call < kConvertProbe_s))) {
-      s.probe.start();
+    } else if (s.bailouts == 0 && !s.probe.active()) {
+      // (Where reading the lists dominates, the calls are long: from the 8th call on.)
+      const bool early = nc >= 8 && nc <= (1ULL << 16) && (nc & (nc - 1)) == 0;
+      const double kernel_s = s.win_native_s - s.win_convert_s;
+      if (probe && (per_call < kProbeWork_s || (s.win_convert_s > kConvertShare * s.win_native_s && per_call < kConvertProbe_s)))
+        s.probe.start();
+      else if (early && s.win_convert_s > kConvertDominates * kernel_s)
+        s.probe.start(std::max(CostProbe::kMaxGap_s, kConvertGapFactor * per_call));
     }
     return PyLong_FromLong(0);
   }

@@ -6,8 +6,9 @@
 
 namespace stagepy {
 
-void CostProbe::start() {
+void CostProbe::start(double max_gap_s) {
   active_ = true;
+  max_gap_s_ = max_gap_s;
   pending_native_ = false;
   last_kind_ = -1;
   for (auto& g : gaps_) {
@@ -22,7 +23,7 @@ bool CostProbe::enter(double t) {
   if (sample) {
     const double gap = t - last_t_;
     auto& g = gaps_[(size_t)last_kind_];
-    if (gap >= 0 && gap < kMaxGap_s && g.size() < kSamples) g.push_back(gap);
+    if (gap >= 0 && gap < max_gap_s_ && g.size() < kSamples) g.push_back(gap);
   }
   pending_native_ = false;
   if (done()) {

@@ -25,7 +25,9 @@ class CostProbe {
   static constexpr double kMargin = 0.92;      // CPython must be clearly faster
 
   bool active() const { return active_; }
-  void start();
+  // `max_gap_s`: gaps longer than this are something else running (a nest whose calls
+  // take longer, converting a big list, passes a bound of its own).
+  void start(double max_gap_s = kMaxGap_s);
   // A call enters at time `t`: the gap since the previous call of the probe is recorded
   // for the kind that call was. Returns true when this call must go to CPython.
   bool enter(double t);
@@ -42,6 +44,7 @@ class CostProbe {
   static double median(std::vector<double> v);
   bool active_ = false;
   bool pending_native_ = false;
+  double max_gap_s_ = kMaxGap_s;
   int last_kind_ = -1;  // 0 native, 1 interpreted, -1 no sample pending
   double last_t_ = 0;
   unsigned long long n_ = 0;

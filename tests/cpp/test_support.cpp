@@ -20,8 +20,9 @@ namespace {
 struct ProbeRun {
   stagepy::CostProbe p;
   int native = 0, interpreted = 0;
-  void run(double native_s, double interpreted_s, int calls = 1000) {
-    p.start();
+  void run(double native_s, double interpreted_s, int calls = 1000,
+           double max_gap_s = stagepy::CostProbe::kMaxGap_s) {
+    p.start(max_gap_s);
     double t = 0;
     for (int c = 0; c < calls && !p.done(); c++) {
       bool cpython = p.enter(t);
@@ -58,6 +59,18 @@ TEST(CostProbe, CPythonWinsOnlyWhenClearlyFaster) {
   ProbeRun close;  // within the margin: the kernel stays
   close.run(1.0e-6, 0.95e-6);
   EXPECT_FALSE(close.p.interpreter_faster());
+}
+
+TEST(CostProbe, LongCallsAreSamplesUnderTheirOwnBound) {
+  // Calls of 3.5 ms (a kernel that reads a big list) against 20 us in CPython: past the
+  // usual 2 ms bound no gap counts and the probe never ends; under a bound of its own it does.
+  ProbeRun usual;
+  usual.run(3.5e-3, 20e-6, 400);
+  EXPECT_FALSE(usual.p.done());
+  ProbeRun own;
+  own.run(3.5e-3, 20e-6, 400, 8 * 3.5e-3);
+  ASSERT_TRUE(own.p.done());
+  EXPECT_TRUE(own.p.interpreter_faster());
 }
 
 TEST(CostProbe, GapsOfOtherWorkAndCallsThatNeverRanAreNoSamples) {

@@ -95,3 +95,36 @@ def test_a_nest_that_mostly_converts_a_big_list_is_left_to_cpython_and_rarely_me
     r = recs[0]
     assert "reading and writing back its lists" in r["reason"], r["reason"]
     assert 64 <= r["native_calls"] < 1500, r
+
+
+BSEARCH = """
+def bsearch(a, x):
+    lo = 0
+    hi = len(a)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+"""
+
+
+def test_a_binary_search_in_a_big_list_is_left_to_cpython():
+    # 17 elements of a 100 000-element list per call: converting the list takes milliseconds,
+    # far longer than the probe's usual 1 ms bound, and thousands of times the kernel's own
+    # time. Such calls are probed too (from the 8th), and CPython keeps them.
+    L = [i * 3 + (i % 7) for i in range(100_000)]
+    queries = list(range(0, 3000, 3))
+    want_ns, got_ns = {}, {}
+    exec(compile_module(BSEARCH), want_ns)
+    want = [want_ns["bsearch"](L, q) for q in queries]
+    with stagepy.enable():
+        code = compile_module(BSEARCH)
+        exec(code, got_ns)
+        got = [got_ns["bsearch"](L, q) for q in queries]
+    assert got == want
+    r = [r for r in stagepy.report() if r["file"] == code.co_filename][0]
+    assert "reading and writing back its lists" in r["reason"], r["reason"]
+    assert 8 <= r["native_calls"] < 200, r
