@@ -41,6 +41,13 @@ bool CostProbe::enter(double t) {
   return kind == 1;
 }
 
+bool CostProbe::done() const {
+  if (gaps_[0].size() >= kSamples && gaps_[1].size() >= kSamples) return true;
+  if (gaps_[0].size() < kEarlySamples || gaps_[1].size() < kEarlySamples) return false;
+  const double native = median(gaps_[0]), interpreted = median(gaps_[1]);
+  return native > kOverwhelming * interpreted || interpreted > kOverwhelming * native;
+}
+
 double CostProbe::median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::nth_element(v.begin(), v.begin() + (std::ptrdiff_t)(v.size() / 2), v.end());

@@ -23,6 +23,10 @@ class CostProbe {
   static constexpr size_t kSamples = 48;       // per kind of call
   static constexpr double kMaxGap_s = 2e-3;    // a longer gap is something else running (dropped)
   static constexpr double kMargin = 0.92;      // CPython must be clearly faster
+  // With this many samples of each kind, a median ten times the other's is a verdict
+  // already (a kernel that reads a big list for every call: each native sample is long).
+  static constexpr size_t kEarlySamples = 8;
+  static constexpr double kOverwhelming = 10;
 
   bool active() const { return active_; }
   // `max_gap_s`: gaps longer than this are something else running (a nest whose calls
@@ -34,7 +38,7 @@ class CostProbe {
   // The call that `enter` sent native got that far (a call declined on the way gives no sample).
   void ran_native() { pending_native_ = true; }
   // Whether the probe has its samples; then the verdict and the medians.
-  bool done() const { return gaps_[0].size() >= kSamples && gaps_[1].size() >= kSamples; }
+  bool done() const;
   bool interpreter_faster() const;
   double median_native_s() const { return median(gaps_[0]); }
   double median_interpreted_s() const { return median(gaps_[1]); }

@@ -80,7 +80,7 @@ def neighbours(b, r, c):
 def test_a_nest_that_mostly_converts_a_big_list_is_left_to_cpython_and_rarely_measured_again():
     # Nine elements of a 90x90 list of lists per call: converting the whole list at every
     # call costs far more than CPython's nine iterations. The probe finds that out, and the
-    # kernel is tried again after 4096, 8192, ... calls, not every 4096.
+    # kernel is tried again after ever more calls (at least 20 times a measuring's cost).
     calls = 100_000
     board = [[(r * 7 + c * 3) % 2 for c in range(90)] for r in range(90)]
     want_ns, got_ns = {}, {}
@@ -94,7 +94,9 @@ def test_a_nest_that_mostly_converts_a_big_list_is_left_to_cpython_and_rarely_me
     assert recs, "the nest is not in the report"
     r = recs[0]
     assert "reading and writing back its lists" in r["reason"], r["reason"]
-    assert 64 <= r["native_calls"] < 1500, r
+    # (8 calls before the probe, at least 8 native samples in it: converting dominates by far,
+    # so the probe starts early and a few samples of each kind decide.)
+    assert 16 <= r["native_calls"] < 1500, r
 
 
 BSEARCH = """
