@@ -53,6 +53,11 @@ std::string while_exit_problem(const Stmt& loop, const std::vector<ir::Var>& var
   // conditional around it ends the loop by itself).
   bool exits = false, decided = false;
   std::set<int> tested;
+  // An element the tests read at a place the loop never moves, of a container it never
+  // writes (`ready[0]` in `while not ready[0] and spins < limit:`): only another thread
+  // could change it, and native code would not see that.
+  std::string flag;
+  std::set<const ir::ExprNode*> chained;  // subscripts inside a chain seen from its outermost
   std::function<void(const Stmt&, bool)> walk = [&](const Stmt& s, bool under_test) {
     switch (s->kind) {
       case StmtNode::Kind::Break: case StmtNode::Kind::Continue:
@@ -65,6 +70,20 @@ std::string while_exit_problem(const Stmt& loop, const std::vector<ir::Var>& var
         if (leaves(s, loop->loop, inner))
           ir::walk_expr(s->cond, [&](const ir::Expr& e) {
             if (e->kind == ir::ExprNode::Kind::Load) tested.insert(e->var);
+            if (e->kind == ir::ExprNode::Kind::Subscript && flag.empty() && !chained.count(e.get())) {
+              // The whole chain (`M[0][j]` moves with j): every index along it.
+              const int root = ir::root_var(e);
+              bool moves = root < 0 || changed.count(root);
+              for (const ir::ExprNode* x = e.get(); x && x->kind == ir::ExprNode::Kind::Subscript;
+                   x = x->args[0].get()) {
+                chained.insert(x->args[0].get());
+                ir::walk_expr(x->args[1], [&](const ir::Expr& y) {
+                  moves = moves || y->kind == ir::ExprNode::Kind::Call ||
+                          (y->kind == ir::ExprNode::Kind::Load && changed.count(y->var));
+                });
+              }
+              if (!moves && (size_t)root < vars.size()) flag = vars[(size_t)root].name;
+            }
           });
         for (const auto& b : s->body) walk(b, true);
         return;
@@ -75,8 +94,12 @@ std::string while_exit_problem(const Stmt& loop, const std::vector<ir::Var>& var
   walk(loop->body[0], false);
   if (!exits) return "a while loop with no way out but an exception";
   if (decided) return "";
-  for (int v : tested)
-    if (changed.count(v)) return "";
+  bool moves = false;
+  for (int v : tested) moves = moves || changed.count(v);
+  if (moves && flag.empty()) return "";
+  if (moves)
+    return "a while loop whose test reads an element of `" + flag +
+           "` that the loop never changes: only another thread could change it while the loop runs";
   std::string names;
   for (int v : tested)
     if (v >= 0 && (size_t)v < vars.size()) names += (names.empty() ? "`" : ", `") + vars[(size_t)v].name + "`";

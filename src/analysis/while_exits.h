@@ -3,7 +3,9 @@
 //
 // A native nest holds the GIL and sees only its own writes: a loop whose exits test nothing
 // the loop changes (`while not done: n += 1`, with `done` set by another thread) would spin
-// forever where CPython lets the other thread run. Such a loop stays interpreted.
+// forever where CPython lets the other thread run, and one whose test also reads an element
+// of a container at a place the loop never changes (`while not ready[0] and spins < limit:`)
+// would never see the flag another thread sets. Such loops stay interpreted.
 #pragma once
 #include <string>
 

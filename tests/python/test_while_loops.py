@@ -333,3 +333,42 @@ def test_a_while_loop_that_waits_for_another_thread_stays_interpreted(src):
     recs = [r for r in stagepy.report() if r["file"] == code.co_filename]
     difftest.assert_reason(recs, "nothing the loop changes")
     assert all(r["native_calls"] == 0 for r in recs), recs
+
+
+def test_a_bounded_wait_on_a_flag_another_thread_sets_stays_interpreted():
+    # `spins` ends the loop by itself, but `ready[0]` is what ends it in CPython: another
+    # thread sets it while the loop runs. Native code would read it once and spin on.
+    import threading
+    import time
+    src = """
+    def f(ready, limit):
+        spins = 0
+        while not ready[0] and spins < limit:
+            spins += 1
+        return spins < limit
+    """
+    with stagepy.enable():
+        code = compile_module(textwrap.dedent(src))
+        ns = {}
+        exec(code, ns)
+        ready = [False]
+        setter = threading.Thread(target=lambda: (time.sleep(0.02), ready.__setitem__(0, True)))
+        setter.start()
+        assert ns["f"](ready, 3 * 10 ** 8)  # CPython sees the flag long before the limit
+        setter.join()
+    recs = [r for r in stagepy.report() if r["file"] == code.co_filename]
+    difftest.assert_reason(recs, "an element of `ready` that the loop never changes")
+
+
+def test_elements_read_where_the_loop_moves_still_run_natively():
+    # M[0][j] moves with j, a[i] with i: no flag, a scan.
+    difftest.run("""
+    def f(M, a, n):
+        j = 0
+        while j < n and M[0][j] > 0.0:
+            j += 1
+        i = 0
+        while i < n and a[i] >= 0.0:
+            i += 1
+        return locals()
+    """, "f", lambda: ([[1.0, 2.0, -1.0, 3.0]], np.array([1.0, 0.0, 2.0, -5.0]), 4))
