@@ -9,11 +9,11 @@ loops ran natively, one call per step — the `for t in range` form of the same 
     OPENBLAS_NUM_THREADS=1 python benchmarks/while_loops.py [--repeat N]
 """
 import argparse
-import time
 
 import numpy as np
 
 from kernels import define  # the same way kernels.py defines its functions
+from neighbours import best  # best of `repeat` calls, fresh arguments each
 
 SOURCE = """
 def sieve(flags, n):
@@ -74,16 +74,6 @@ def bisect_all(xs, out, lo0, hi0):
         out[k] = lo
         k += 1
 """
-
-
-def best(fn, make, repeat):
-    times = []
-    for _ in range(repeat):
-        args = make()
-        t = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def main():
