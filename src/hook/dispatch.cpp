@@ -1175,7 +1175,10 @@ PyObject* dispatch(NestState& s) {
     s.native_calls++;
     const unsigned long long nc = ++s.win_native_calls;
     const double per_call = s.win_native_s / (double)nc;
-    bool probe = nc >= kSmallProbe && nc <= (1ULL << 16) && (nc & (nc - 1)) == 0;  // 64, 128, ... 65536
+    // Calls 8, 16, ... 65536 may start a probe where reading the lists dominates (those calls
+    // are long); the others from the 64th.
+    const bool early = nc >= 8 && nc <= (1ULL << 16) && (nc & (nc - 1)) == 0;
+    const bool probe = early && nc >= kSmallProbe;
     if (probe && per_call < kSmallWork_s && s.bailouts == 0) {
       s.too_small = true;
       char buf[160];
@@ -1183,8 +1186,6 @@ PyObject* dispatch(NestState& s) {
                     1e9 * per_call);
       s.status_reason = buf;
     } else if (s.bailouts == 0 && !s.probe.active()) {
-      // (Where reading the lists dominates, the calls are long: from the 8th call on.)
-      const bool early = nc >= 8 && nc <= (1ULL << 16) && (nc & (nc - 1)) == 0;
       const double kernel_s = s.win_native_s - s.win_convert_s;
       if (probe && (per_call < kProbeWork_s || (s.win_convert_s > kConvertShare * s.win_native_s && per_call < kConvertProbe_s)))
         s.probe.start();

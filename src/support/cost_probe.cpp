@@ -9,6 +9,7 @@ namespace stagepy {
 void CostProbe::start(double max_gap_s) {
   active_ = true;
   max_gap_s_ = max_gap_s;
+  overwhelming_ = false;
   pending_native_ = false;
   last_kind_ = -1;
   for (auto& g : gaps_) {
@@ -23,7 +24,13 @@ bool CostProbe::enter(double t) {
   if (sample) {
     const double gap = t - last_t_;
     auto& g = gaps_[(size_t)last_kind_];
-    if (gap >= 0 && gap < max_gap_s_ && g.size() < kSamples) g.push_back(gap);
+    if (gap >= 0 && gap < max_gap_s_ && g.size() < kSamples) {
+      g.push_back(gap);
+      if (gaps_[0].size() >= kEarlySamples && gaps_[1].size() >= kEarlySamples) {
+        const double native = median(gaps_[0]), interpreted = median(gaps_[1]);
+        overwhelming_ = native > kOverwhelming * interpreted || interpreted > kOverwhelming * native;
+      }
+    }
   }
   pending_native_ = false;
   if (done()) {
@@ -39,13 +46,6 @@ bool CostProbe::enter(double t) {
   last_kind_ = kind;
   last_t_ = t;
   return kind == 1;
-}
-
-bool CostProbe::done() const {
-  if (gaps_[0].size() >= kSamples && gaps_[1].size() >= kSamples) return true;
-  if (gaps_[0].size() < kEarlySamples || gaps_[1].size() < kEarlySamples) return false;
-  const double native = median(gaps_[0]), interpreted = median(gaps_[1]);
-  return native > kOverwhelming * interpreted || interpreted > kOverwhelming * native;
 }
 
 double CostProbe::median(std::vector<double> v) {

@@ -38,7 +38,9 @@ class CostProbe {
   // The call that `enter` sent native got that far (a call declined on the way gives no sample).
   void ran_native() { pending_native_ = true; }
   // Whether the probe has its samples; then the verdict and the medians.
-  bool done() const;
+  bool done() const {
+    return overwhelming_ || (gaps_[0].size() >= kSamples && gaps_[1].size() >= kSamples);
+  }
   bool interpreter_faster() const;
   double median_native_s() const { return median(gaps_[0]); }
   double median_interpreted_s() const { return median(gaps_[1]); }
@@ -49,6 +51,7 @@ class CostProbe {
   bool active_ = false;
   bool pending_native_ = false;
   double max_gap_s_ = kMaxGap_s;
+  bool overwhelming_ = false;  // the early verdict, decided as each sample comes
   int last_kind_ = -1;  // 0 native, 1 interpreted, -1 no sample pending
   double last_t_ = 0;
   unsigned long long n_ = 0;
