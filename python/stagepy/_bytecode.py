@@ -340,8 +340,11 @@ def while_loops(instrs):
     for first, e in merged:
         back = instrs[e]
         body = back.target
-        if body < 1 or e + 1 >= len(instrs):
-            continue  # no exit after the loop (3.12+ may copy `return x` into a `break`)
+        if body < 1:
+            continue
+        # Nothing after the loop (e + 1 == len(instrs)): it only ends by a return or raise
+        # (`while True:` without a break; 3.12+ copy a short `return x` after a loop into
+        # its `break`s).
         seen = {instrs[k].positions for k in range(body, e + 1)}
         entry = body
         while entry > 0 and instrs[entry - 1].positions in seen and instrs[entry - 1].name != "FOR_ITER":

@@ -236,12 +236,15 @@ def _insert(code, instrs, plans, core):
             fallback_pop = mk("POP_TOP", None, pos)
             seq[-1].extra = ("target", fallback_pop)
             none_jump.extra = ("target", fallback_pop)
-            after = instrs[lp.exit] if lp.exit < len(instrs) else None
-            if after is None:
-                raise ValueError("loop without an instruction after it")
-            done_jump = mk("JUMP_FORWARD", 0, pos)
-            done_jump.extra = ("target", after)
-            seq += [done_pop, done_jump, fallback_pop]
+            if lp.exit < len(instrs):
+                done_jump = mk("JUMP_FORWARD", 0, pos)
+                done_jump.extra = ("target", instrs[lp.exit])
+                done = [done_jump]
+            else:
+                # A loop that only ends by a return or raise cannot finish natively either.
+                done = [mk("LOAD_CONST", const(SystemError("stagepy: a loop without an exit finished")), pos),
+                        mk("RAISE_VARARGS", 1, pos)]
+            seq += [done_pop, *done, fallback_pop]
             head_of[id(ins)] = seq[0]
             out += seq
             out_handler += [h] * len(seq)

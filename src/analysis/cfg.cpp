@@ -359,6 +359,23 @@ RegionCFG build_cfg(const CodeInfo& code, const LoopSpec& spec) {
       }
     }
   }
+
+  // Blocks from which every path returns or raises (a least fixed point: a path around a
+  // cycle never gets there).
+  g.ends_frame.assign(nb, false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int b = nb - 1; b >= 0; b--) {
+      const Block& blk = g.blocks[b];
+      if (!reach[b] || g.ends_frame[b] || g.loop_of_header[b] >= 0 || blk.term == Block::Term::ForIter) continue;
+      bool all = blk.term == Block::Term::Stop;
+      if (!all) {
+        all = !blk.succ.empty();
+        for (int s : blk.succ) all = all && s >= 0 && g.ends_frame[s];
+      }
+      if (all) g.ends_frame[b] = changed = true;
+    }
+  }
   return g;
 }
 

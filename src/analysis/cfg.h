@@ -37,6 +37,9 @@ struct RegionCFG {
   std::vector<Loop> loops;
   std::vector<int> loop_of_header;        // block -> loop whose header it is, or -1
   std::vector<int> innermost;             // block -> innermost loop containing it, or -1
+  // block -> every path from it ends in a return or raise, through no loop header and
+  // not to the region's exit (the code that leaves the frame from inside the loops)
+  std::vector<bool> ends_frame;
 
   // The block where the two arms of the branch ending block `b` meet again, following
   // only paths that stay in `b`'s innermost loop body (breaks and continues end an arm);

@@ -348,6 +348,16 @@ class Lifter {
     return id;
   }
 
+  // An Exit at the statement that starts at st's statement start: what the statement
+  // computed so far (pure expressions, unapplied effects) is dropped, CPython computes it.
+  Stmt exit_here(State& st) {
+    st.pending.clear();
+    st.shadow.clear();
+    int r = resume(st);
+    nest_.resumes[(size_t)r].exit = true;
+    return ir::make_exit(r, st.stmt_line);
+  }
+
   // ------------------------------------------------------------ segments
   void flush(State& st, std::vector<Stmt>& out) {
     if (st.pending.empty()) return;
@@ -905,13 +915,26 @@ class Lifter {
       for (int i = blk.first; i < stop_at; i++) {
         const Instr& in = code_.instrs[i];
         bool first_half = i == 0 || code_.instrs[i - 1].offset != in.offset;
+        const bool at_start = first_half && (int)st.stack.size() == base();
         boundary(in, first_half, st, out);
+        if (at_start && !parent_ && g_.ends_frame[(size_t)b]) {
+          // Every way on from this statement returns or raises: CPython runs it (and
+          // whatever it needs, f-strings, tuples, calls) once, from here.
+          out.push_back(exit_here(st));
+          return false;
+        }
         step(in, st, out);
         if (in.op != Op::STORE_FAST && in.op != Op::STORE_NAME && in.op != Op::STORE_DEREF &&
             in.op != Op::STORE_GLOBAL)
           st.after_loop_store = false;
       }
-      if (blk.term == Block::Term::Stop) fail(friendly(code_.instrs[blk.last - 1]), code_.instrs[blk.last - 1].line);
+      if (blk.term == Block::Term::Stop) {
+        // A return or raise whose statement began before the blocks that lead only to it
+        // (`return x if c else y`): CPython runs the whole statement again.
+        if (parent_) fail(friendly(code_.instrs[blk.last - 1]), code_.instrs[blk.last - 1].line);
+        out.push_back(exit_here(st));
+        return false;
+      }
       if (blk.term == Block::Term::Fall) {
         b = blk.succ[0];
         continue;

@@ -683,6 +683,7 @@ class Builder {
       case StmtNode::Kind::Range:  // typed IR only
       case StmtNode::Kind::Break:
       case StmtNode::Kind::Continue:
+      case StmtNode::Kind::Exit:
         break;
     }
   }

@@ -25,6 +25,7 @@ bool leaves(const Stmt& s, int loop, const std::set<int>& inner) {
   ir::for_each_stmt(s, [&](const Stmt& x) {
     if (x->kind == StmtNode::Kind::Break) found = found || !inner.count(x->loop) || x->loop == loop;
     if (x->kind == StmtNode::Kind::Continue) found = found || !inner.count(x->loop);
+    if (x->kind == StmtNode::Kind::Exit) found = true;
   });
   return found;
 }
@@ -60,7 +61,7 @@ std::string while_exit_problem(const Stmt& loop, const std::vector<ir::Var>& var
   std::set<const ir::ExprNode*> chained;  // subscripts inside a chain seen from its outermost
   std::function<void(const Stmt&, bool)> walk = [&](const Stmt& s, bool under_test) {
     switch (s->kind) {
-      case StmtNode::Kind::Break: case StmtNode::Kind::Continue:
+      case StmtNode::Kind::Break: case StmtNode::Kind::Continue: case StmtNode::Kind::Exit:
         if (leaves(s, loop->loop, inner)) {
           exits = true;
           decided = decided || !under_test;

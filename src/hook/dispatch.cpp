@@ -1171,7 +1171,12 @@ PyObject* dispatch(NestState& s) {
     if ((size_t)loop < s.loops.size()) s.loops[(size_t)loop].parallel_runs += (unsigned long long)state[(size_t)slot];
   if (fp == FpMode::Deferred && emit_deferred_warnings(L, state.data(), f, es) < 0) return nullptr;
   s.last_target = sp->kernel.target;
-  if (status == 0) {
+  if (status < 0 || status > (int)s.lift.nest.resumes.size()) {
+    PyErr_Format(PyExc_SystemError, "stagepy: kernel returned %d", status);
+    return nullptr;
+  }
+  // A return or raise inside the loops ends the nest as its loops' exhaustion does.
+  if (status == 0 || s.lift.nest.resumes[(size_t)status - 1].exit) {
     s.native_calls++;
     const unsigned long long nc = ++s.win_native_calls;
     const double per_call = s.win_native_s / (double)nc;
@@ -1192,16 +1197,14 @@ PyObject* dispatch(NestState& s) {
       else if (early && s.win_convert_s > kConvertDominates * kernel_s)
         s.probe.start(std::max(CostProbe::kMaxGap_s, kConvertGapFactor * per_call));
     }
-    return PyLong_FromLong(0);
+    if (status == 0) return PyLong_FromLong(0);
+    s.exits++;
+  } else {
+    s.native_calls++;
+    s.bailouts++;
+    const ir::ResumePoint& rp = s.lift.nest.resumes[(size_t)status - 1];
+    s.status_reason = "stopped at line " + std::to_string(rp.line) + " for CPython to run it (an error, an overflow or a warning)";
   }
-  if (status < 0 || status > (int)s.lift.nest.resumes.size()) {
-    PyErr_Format(PyExc_SystemError, "stagepy: kernel returned %d", status);
-    return nullptr;
-  }
-  s.native_calls++;
-  s.bailouts++;
-  const ir::ResumePoint& rp = s.lift.nest.resumes[(size_t)status - 1];
-  s.status_reason = "stopped at line " + std::to_string(rp.line) + " for CPython to run it (an error, an overflow or a warning)";
   PyObject* iters = iterators_for(s, sp->kernel, status - 1, state, f);
   if (!iters) return nullptr;
   Py_XSETREF(t_resume_iters, iters);

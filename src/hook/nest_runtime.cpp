@@ -173,6 +173,8 @@ PyObject* nest_record(const NestState& s) {
   if (!d) return nullptr;
   PyRef n = PyRef::steal(PyLong_FromUnsignedLongLong(launches));
   if (!n || PyDict_SetItemString(d.get(), "gpu_launches", n.get()) < 0) return nullptr;
+  PyRef e = PyRef::steal(PyLong_FromUnsignedLongLong(s.exits));
+  if (!e || PyDict_SetItemString(d.get(), "exits", e.get()) < 0) return nullptr;
   return d.release();
 }
 

@@ -167,6 +167,11 @@ Stmt make_continue(int loop, int line) {
   s->loop = loop;
   return s;
 }
+Stmt make_exit(int resume, int line) {
+  auto s = snode(StmtNode::Kind::Exit, line);
+  s->resume = resume;
+  return s;
+}
 
 Stmt make_range(int loop, std::vector<Expr> args, int resume, int line) {
   auto s = snode(StmtNode::Kind::Range, line);

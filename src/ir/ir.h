@@ -170,6 +170,8 @@ struct StmtNode {
     While,     // loop forever over body[0]; left by Break
     Break,     // leaves loop `loop`
     Continue,  // next iteration of loop `loop`
+    Exit,      // leaves the nest for good: CPython runs the rest of the frame from `resume`
+               // (a `return` or `raise` inside the loops, and what leads to it)
     // Only in typed IR:
     Range,     // evaluates range(args...) for loop `loop` (bails on errors), resume
   };
@@ -194,7 +196,7 @@ struct StmtNode {
                                  // counting down): the object called, builtins.reversed
   int var = -1;                  // For: the loop variable
   int loop = -1;                 // For/While: this loop's id; Break/Continue: target loop
-  int resume = -1;               // Seg/If/For: index into Nest::resumes
+  int resume = -1;               // Seg/If/For/Exit: index into Nest::resumes
   int line = 0;                  // source line of the statement
   // Typed IR: a peeled For runs body[1] for its first iteration and body[0] for the
   // others (the types of variables change in the first iteration); its range() was
@@ -209,6 +211,7 @@ Stmt make_for(int var, Expr callee, std::vector<Expr> range_args, Stmt body, int
 Stmt make_while(Stmt body, int loop, int line);
 Stmt make_break(int loop, int line);
 Stmt make_continue(int loop, int line);
+Stmt make_exit(int resume, int line);
 Stmt make_range(int loop, std::vector<Expr> args, int resume, int line);
 Expr make_loop_nonempty(int loop);
 Expr make_guard(Expr ok, Expr value);        // typed as `value`
@@ -229,6 +232,9 @@ struct ResumePoint {
   std::vector<int> loops;        // ids of the enclosing For loops, outermost first
   int line = 0;
   bool reenter = false;
+  // An Exit's: the statement returns or raises (CPython finishes the frame from there).
+  // Stopping here is a way for the nest to end, not a failed check.
+  bool exit = false;
 };
 
 struct LoopInfo {

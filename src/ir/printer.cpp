@@ -159,6 +159,7 @@ std::string to_string(const Stmt& s, const Nest& n, int indent) {
       break;
     }
     case K::Continue: o << pad << "continue L" << s->loop << "\n"; break;
+    case K::Exit: o << pad << "exit to CPython" << resume(s->resume) << "  # line " << s->line << "\n"; break;
   }
   return o.str();
 }

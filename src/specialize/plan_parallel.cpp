@@ -144,6 +144,7 @@ class Planner {
     std::map<int, std::vector<int>> companions;  // assigned beside a min/max's update: of which variable
     std::map<int, TypeRef> divisors;           // scalars the loop divides by
     bool breaks_self = false;
+    bool exits = false;  // a return or raise inside it
     std::string bad_index;                     // a subscript whose facts are missing
     int line = 0;
   };
@@ -475,6 +476,9 @@ class Planner {
       case SK::Break:
         if (s->loop == self_loop) in.breaks_self = true;
         return false;
+      case SK::Exit:
+        in.exits = true;
+        return false;
       case SK::Continue:
         return false;
     }
@@ -506,6 +510,7 @@ class Planner {
   // go, in a user's words; "" when they may.
   std::string arrays_forbid(const Stmt& s, const Info& in) const {
     if (in.breaks_self) return "it may stop early (break)";
+    if (in.exits) return "it may stop early (return or raise)";
     if (!in.bad_index.empty()) return in.bad_index;
     if (!facts_.no_carried(s->loop)) return carried_arrays(s->loop);
     if (std::string why = call_items_forbid(s); !why.empty()) return why;

@@ -1010,6 +1010,9 @@ class Infer {
           lo.cont[s->loop].push_back(env);
           out.push_back(s);
           return out;
+        case StmtNode::Kind::Exit:  // nothing after it runs natively
+          out.push_back(s);
+          return out;
         case StmtNode::Kind::If:
         case StmtNode::Kind::For:
         case StmtNode::Kind::While: {

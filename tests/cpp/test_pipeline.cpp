@@ -90,7 +90,7 @@ TEST(Lift, ForRangeWithAugmentedAssignment) {
   EXPECT_EQ(r.nest.resumes.size(), 2u);  // the for statement and the body statement
 }
 
-TEST(Lift, RejectsReturnInsideLoopWithAReason) {
+TEST(Lift, RejectsALoopWhoseBodyAlwaysReturnsWithAReason) {
   Asm a;
   a.code.localsplus_names = {"n", "i"};
   int entry = a.emit("LOAD_GLOBAL", "range", 0, 1, -1, 2);
@@ -109,6 +109,45 @@ TEST(Lift, RejectsReturnInsideLoopWithAReason) {
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.reason.find("leaves"), std::string::npos) << r.reason;
   EXPECT_EQ(r.reason_line, 7);
+}
+
+TEST(Lift, AReturnUnderAConditionIsAnExitAtItsStatement) {
+  // for i in range(n):
+  //     if i:
+  //         return i
+  Asm a;
+  a.code.localsplus_names = {"n", "i"};
+  int entry = a.emit("LOAD_GLOBAL", "range", 0, 1, -1, 2);
+  a.emit("LOAD_FAST", "n", 0, 0, -1, 2);
+  a.emit("CALL", "", 1, 0, -1, 2);
+  a.emit("GET_ITER", "", 0, 0, -1, 2);
+  int header = a.emit("FOR_ITER", "", 0, 0, -1, 2);
+  a.emit("STORE_FAST", "i", 1, 0, -1, 2);
+  a.emit("LOAD_FAST", "i", 1, 0, -1, 3);
+  int jump = a.emit("POP_JUMP_IF_TRUE", "", 0, 0, -1, 3);
+  a.emit("JUMP_BACKWARD", "", 0, 0, header, 3);
+  int ret = a.emit("LOAD_FAST", "i", 1, 0, -1, 4);
+  a.emit("SWAP", "", 2, 0, -1, 4);
+  a.emit("POP_TOP", "", 0, 0, -1, 4);
+  a.emit("RETURN_VALUE", "", 0, 0, -1, 4);
+  int end_for = a.emit("END_FOR", "", 0, 0, -1, 2);
+  a.patch(header, end_for);
+  a.patch(jump, ret);
+  int exit = a.emit("RETURN_CONST", "", 0, 0, -1, 5);
+  analysis::LoopSpec spec{entry, header, exit, 0};
+  auto r = analysis::lift_nest(a.code, spec);
+  ASSERT_TRUE(r.ok) << r.reason;
+  std::string text = ir::to_string(r.nest);
+  EXPECT_NE(text.find("exit to CPython  @" + std::to_string(ret)), std::string::npos) << text;
+  int exits = 0;
+  for (auto& rp : r.nest.resumes)
+    if (rp.exit) {
+      exits++;
+      EXPECT_EQ(rp.offset, ret);
+      EXPECT_EQ(rp.line, 4);
+      EXPECT_EQ(rp.loops.size(), 1u);  // CPython gets the for loop's iterator back
+    }
+  EXPECT_EQ(exits, 1);
 }
 
 TEST(Types, UnionsOnlyWhereValuesBehaveAlike) {

@@ -3,7 +3,7 @@
 program(draw) returns (source, make_args): a function `f` whose loop nest reads and writes
 NumPy arrays, Python lists (of lists) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
 bounds from outer variables), affine and non-affine subscripts (some out of bounds, some
-negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, min/max/abs, math.sqrt/log, np.float32(x) and the other scalar types, mixed
+negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, return/raise inside the loops, min/max/abs, math.sqrt/log, np.float32(x) and the other scalar types, mixed
 int/float/bool arithmetic, sum/min/max/any/all of generator expressions, stores of elementwise
 operations into slices, rows, columns and whole arrays, a complex flavour
 (complex scalars, arrays and lists, with the operations complex numbers have), and ending
@@ -459,8 +459,11 @@ class Gen:
             self.emit(indent + 1, f"{w} += 1")
             self.stmts(indent + 1, depth + 1)
         elif form == 11 and in_loop:
+            # Leaving the loop, the nest, or the function (a return or raise inside the
+            # loops ends the nest there, and CPython runs that statement).
             self.emit(indent, f"if {self.cond()}:")
-            self.emit(indent + 1, self.pick(["break", "continue"]))
+            exits = ["return locals()", f"raise ValueError(({self.pick(SCALARS)}, {self.loop_vars[-1]}))"]
+            self.emit(indent + 1, self.pick(["break", "continue"] * 2 + exits))
         elif form == 12 and not self.cplx and self.int_(0, 1):
             # The min/max reduction idioms (parallel when the analysis allows; a float one
             # combines its parts in iteration order).

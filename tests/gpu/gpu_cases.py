@@ -83,6 +83,21 @@ def f(A, B, T):
     return locals()
 """, "f", lambda: (rng.random((96, 96)), np.zeros((96, 96)), 6))
 
+case("time_loop_returns_once_converged", """
+def f(A, B, T):
+    n = A.shape[0]
+    for t in range(T):
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                B[i, j] = 0.25 * (A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                A[i, j] = B[i, j]
+        if A[n // 2, n // 2] < 0.05:
+            return t, A[n // 2, n // 2]
+    return -1, 0.0
+""", "f", lambda: (np.pad(np.ones((4, 4)), 46), np.zeros((96, 96)), 500))
+
 case("elementwise_private", """
 def f(A, B, C):
     for i in range(A.shape[0]):

@@ -512,9 +512,9 @@ class Gen {
     for (auto& a : e->args) note_absorbed(a);
   }
 
-  void bail_now() {
+  void bail_now(const std::string& what = "") {
     if (resume_ < 0) fail("internal error: a bail outside any statement");
-    count_bail();
+    count_bail(what);
     exit_with(B.getInt32(resume_ + 1));
     B.SetInsertPoint(BasicBlock::Create(C, "dead", F));
   }
@@ -2397,6 +2397,10 @@ class Gen {
       case K::Range: range(s); break;
       case K::For: for_loop(s); break;
       case K::While: while_loop(s); break;
+      case K::Exit:
+        resume_ = s->resume;
+        bail_now("a return or raise");
+        break;
       case K::Break:
       case K::Continue: {
         for (auto it = targets_.rbegin(); it != targets_.rend(); ++it) {
@@ -3698,12 +3702,13 @@ class Gen {
       if ((x->kind == StmtNode::Kind::Continue || x->kind == StmtNode::Kind::Break) && x->loop == loop &&
           !top.count(x.get()))
         early_exit = true;
+      if (x->kind == StmtNode::Kind::Exit) early_exit = true;
     });
     std::map<int, const StmtNode*> ranges;
     std::set<int> out;
     if (early_exit) return out;
     for (auto& x : xs) {
-      if (x->kind == StmtNode::Kind::Continue || x->kind == StmtNode::Kind::Break) break;
+      if (x->kind == StmtNode::Kind::Continue || x->kind == StmtNode::Kind::Break || x->kind == StmtNode::Kind::Exit) break;
       if (x->kind == StmtNode::Kind::Range) ranges[x->loop] = x.get();
       if (x->kind == StmtNode::Kind::Seg)
         for (auto& e : x->effects)
