@@ -611,14 +611,22 @@ class Planner {
     // Companions (`k = i` beside `best = a[i]` under `if a[i] > best`): each assigned
     // there alone, and never read in the loop; they go with their reduction's parts.
     std::map<int, std::vector<int>> companions_of;
+    std::set<int> as_companion;
     for (auto& [c, vs] : in.companions) {
+      // Beside a min/max of an inner loop whose variables this loop sets afresh in every
+      // iteration (`best_d = inf; best = 0` before `for c: if d < best_d: ...`): privates
+      // here, like any scalar assigned before it is read.
+      bool fresh = !in.exposed.count(c);
+      for (int r : vs) fresh = fresh && !in.exposed.count(r);
+      if (fresh) continue;
+      as_companion.insert(c);
       if (vs.size() != 1 || in.assigned_elsewhere.count(c) || in.cands.count(c) || in.reads[c] != 0)
         return no(name(c) + " is carried from one iteration to the next");
       companions_of[vs[0]].push_back(c);
     }
     // Scalars.
     for (int v : in.assigned) {
-      if (v == s->var || in.companions.count(v)) continue;
+      if (v == s->var || as_companion.count(v)) continue;
       auto ex = in.exposed.find(v);
       if (ex == in.exposed.end() || n_.vars[(size_t)v].scratch) {
         lp.privates.push_back(v);

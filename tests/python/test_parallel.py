@@ -328,6 +328,54 @@ def test_a_loop_with_little_work_inside_for_the_calls_values_runs_on_this_thread
         assert ran_parallel(recs, "k") == threads, m
 
 
+def test_inner_bounds_from_shapes_count_in_the_work_estimate(cpu_only):
+    # The same with bounds read from the arrays' shapes (`range(C.shape[0])`), as k-means
+    # writes them: 8 x 2 iterations never wake the threads; 8 x 200 do.
+    src = """
+    def f(A, C, out):
+        for t in range(1, A.shape[0]):
+            for c in range(C.shape[0]):
+                d = 0.0
+                for k in range(C.shape[1]):
+                    d += (A[t - 1, k] - C[c, k]) ** 2
+                out[t, c] = d
+            A[t, 0] = A[t - 1, 0] * 0.5 + out[t, 0] * 0.25
+        return locals()
+    """
+    for m, threads in ((2, False), (200, True)):
+        recs = run(src, "f", lambda: (np.ones((40, m)), np.linspace(0, 1, 8 * m).reshape(8, m), np.zeros((40, 8))))
+        assert loops(recs)["c"]["parallel"]
+        assert ran_parallel(recs, "c") == threads, m
+
+
+def test_an_argmin_inside_each_iteration_leaves_the_outer_loop_parallel(cpu_only):
+    # k-means' assignment step: best_d and best are set afresh in every iteration of p before
+    # the inner loop's min-with-companion updates them, so they are p's privates.
+    recs = run("""
+    def f(P, C, labels):
+        changed = 0
+        for p in range(P.shape[0]):
+            best = 0
+            best_d = 1e300
+            for c in range(C.shape[0]):
+                d = 0.0
+                for k in range(P.shape[1]):
+                    diff = P[p, k] - C[c, k]
+                    d += diff * diff
+                if d < best_d:
+                    best_d = d
+                    best = c
+            if labels[p] != best:
+                labels[p] = best
+                changed += 1
+        return locals()
+    """, "f", lambda: (np.random.default_rng(3).random((N, 2)), np.random.default_rng(4).random((8, 2)),
+                       np.full(N, -1)))
+    assert ran_parallel(recs, "p"), loops(recs)["p"]["why"]
+    # Once per call, for p only.
+    assert sum(l["parallel_runs"] for r in recs for l in r["loops"]) == sum(r["native_calls"] for r in recs)
+
+
 # ------------------------------------------------------------------ carried dependences
 
 def test_prefix_sum_stays_sequential():

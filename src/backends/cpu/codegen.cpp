@@ -3019,6 +3019,18 @@ class Gen {
         if (a->kind != K::Load || a->check_bound || varying.count(a->var) || a->type->kind != Type::Kind::Array) return nullptr;
         return gen(e).v;
       }
+      case K::Subscript: {  // A.shape[k] of an array the loop does not reassign
+        const Expr& t = e->args[0];
+        const Expr& k = e->args[1];
+        if (!int_t || e->unpack != 0 || t->kind != K::Attr || t->name != "shape" || k->kind != K::Const ||
+            k->value.kind != ir::ConstValue::Kind::Int)
+          return nullptr;
+        const Expr& a = t->args[0];
+        if (a->kind != K::Load || a->check_bound || varying.count(a->var) || !a->type ||
+            a->type->kind != Type::Kind::Array)
+          return nullptr;
+        return gen(e).v;
+      }
       default: return nullptr;
     }
   }
