@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "analysis/append_targets.h"
 #include "analysis/bind_module_attributes.h"
 #include "analysis/cfg.h"
 #include "analysis/while_exits.h"
@@ -1407,7 +1408,7 @@ LiftResult lift_nest(const CodeInfo& code, const LoopSpec& spec) {
   LiftResult r;
   try {
     Lifter lifter(code, spec);
-    r.nest = bind_module_attributes(lifter.run());
+    r.nest = bind_module_attributes(append_targets(lifter.run()));
     r.ok = true;
   } catch (const LiftError& e) {
     r.ok = false;

@@ -177,6 +177,8 @@ class Builder {
         // len(A)
         if (e->args.size() == 2 && e->kwnames.empty() && e->args[0]->kind == K::Load &&
             n_.vars[(size_t)e->args[0]->var].name == "len") {
+          // Of a list the nest appends to: it grows while the nest runs.
+          if (e->args[1]->kind == K::Load && n_.vars[(size_t)e->args[1]->var].appended) return std::nullopt;
           auto r = extent_of(e->args[1], 0);
           if (!r) return std::nullopt;
           if (builtin_vars_.insert(e->args[0]->var).second) m_.assumptions.builtins.push_back({e->args[0]->var, "len"});

@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "backends/cpu/append_buffer.h"
 #include "backends/cpu/parallel_runtime.h"
 #include "backends/cpu/scratch.h"
 #include "hook/eval_hook.h"
@@ -797,6 +798,10 @@ PyObject* dispatch(NestState& s) {
   std::vector<std::unique_ptr<ListBuffer>> lists;
   std::unordered_map<PyObject*, ListBuffer*> list_of;
   std::unordered_set<PyObject*> seen_lists;
+  // Lists the nest only appends to (Var::appended): the items the kernel collects for each
+  // list object, appended to it when the kernel returns (a list is held by `vals`).
+  std::vector<std::pair<PyObject*, std::unique_ptr<backends::cpu::AppendBuffer>>> appends;
+  std::unordered_map<PyObject*, backends::cpu::AppendBuffer*> append_of;
   // Buffer-protocol objects, held until the kernel is done.
   std::vector<std::unique_ptr<HeldBuffer>> buffers;
   std::unordered_map<PyObject*, HeldBuffer*> buffer_of;
@@ -830,7 +835,17 @@ PyObject* dispatch(NestState& s) {
       vals[v] = PyRef();
       val = nullptr;
     }
-    if (val && PyList_CheckExact(val)) {
+    if (val && PyList_CheckExact(val) && vars[v].appended) {
+      backends::cpu::AppendBuffer*& ab = append_of[val];
+      if (!ab) {
+        appends.emplace_back(val, std::make_unique<backends::cpu::AppendBuffer>());
+        ab = appends.back().second.get();
+        ab->base_len = (int64_t)PyList_GET_SIZE(val);
+      }
+      descs[v].type = types::appended();
+      descs[v].k1 = (uint64_t)(uintptr_t)&PyList_Type;
+      descs[v].k2 = 1ULL << 40;  // no dtype or rank: not a list read into a buffer
+    } else if (val && PyList_CheckExact(val)) {
       double t0 = now_s();
       ListBuffer*& lb = list_of[val];
       if (!lb) {
@@ -905,6 +920,14 @@ PyObject* dispatch(NestState& s) {
     key.push_back(descs[v].k2);
     key.insert(key.end(), descs[v].extra.begin(), descs[v].extra.end());
   }
+
+  // A list the nest appends to must be no list it reads (`A[0]` of a list of lists holding
+  // it): the kernel reads the buffers as they were at entry.
+  for (auto& [obj, buf] : appends)
+    if (list_of.count(obj) || seen_lists.count(obj))
+      for (size_t v = 0; v < nv; v++)
+        if (vals[v].get() == obj && vars[v].appended)
+          return decline(s, "appends to `" + vars[v].name + "`, a list the nest also reads");
 
   // Which arrays share memory is part of the key: kernels compiled for disjoint arrays
   // may assume it (the same buffer, or views such as a[1:] passed beside a).
@@ -1066,6 +1089,7 @@ PyObject* dispatch(NestState& s) {
             break;
           }
           case Type::Kind::NpScalar: slot = np::unbox_scalar(v, t->dtype); break;
+          case Type::Kind::Appended: slot = (uint64_t)(uintptr_t)append_of.at(v); break;
           default: return decline(s, "internal error: scalar parameter of type " + t->str());
         }
         break;
@@ -1109,9 +1133,22 @@ PyObject* dispatch(NestState& s) {
   // (also when it stopped for CPython: the writes before that statement are done).
   for (auto& lb : lists)
     if (lb->write_back() < 0) return nullptr;
+  // And the lists it appended to get their new items, in order.
+  for (auto& [obj, buf] : appends) {
+    if (buf->out_of_memory) return PyErr_NoMemory();
+    for (size_t k = 0; k + 1 < buf->items.size(); k += 2) {
+      const uint64_t tag = buf->items[k];
+      if (tag == 0 || tag > sp->kernel.typed.tags.size()) {
+        PyErr_Format(PyExc_SystemError, "stagepy: an appended item without a type (tag %llu)", (unsigned long long)tag);
+        return nullptr;
+      }
+      PyRef item = PyRef::steal(box(sp->kernel.typed.tags[(size_t)tag - 1], buf->items[k + 1]));
+      if (!item || PyList_Append(obj, item.get()) < 0) return nullptr;
+    }
+  }
   const double t2 = now_s();
   // Reading and writing back lists is part of what running the nest natively costs.
-  if (!lists.empty()) convert_s += t2 - t1;
+  if (!lists.empty() || !appends.empty()) convert_s += t2 - t1;
   s.convert_s += convert_s;
   s.native_s += (t1 - t0) + convert_s;
   s.win_convert_s += convert_s;

@@ -49,6 +49,9 @@ struct Var {
   // (min()/max()'s answer, read only once its generator gave an item in that statement):
   // never carried from one iteration of an enclosing loop to the next.
   bool scratch = false;
+  // The nest only appends to it (`v.append(x)` statements; no other read, never assigned):
+  // a list it holds is not read into a buffer, the items are collected (Type::Appended).
+  bool appended = false;
 };
 
 // ---------------------------------------------------------------- expressions
@@ -149,12 +152,13 @@ Expr with_type(const Expr& e, TypeRef type);
 struct StmtNode;
 using Stmt = std::shared_ptr<const StmtNode>;
 
-// One effect of a Seg: a variable assignment, a subscript store, or an expression
-// statement evaluated for its errors only (its value is discarded).
+// One effect of a Seg: a variable assignment, a subscript store, an expression
+// statement evaluated for its errors only (its value is discarded), or `base.append(value)`
+// of a list the nest only appends to (analysis/append_targets.h).
 struct Effect {
-  enum class Kind : uint8_t { Assign, Store, Eval } kind = Kind::Assign;
+  enum class Kind : uint8_t { Assign, Store, Eval, Append } kind = Kind::Assign;
   int var = -1;    // Assign: the Python variable
-  Expr base;       // Store: the container ...
+  Expr base;       // Store: the container ...; Append: the list variable's Load
   Expr index;      // ... and the subscript
   Expr value;
   int origin = -1; // bytecode offset of the STORE_* instruction

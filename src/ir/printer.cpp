@@ -108,6 +108,10 @@ std::string to_string(const Stmt& s, const Nest& n, int indent) {
           o << "eval " << to_string(f.value, n);
           continue;
         }
+        if (f.kind == Effect::Kind::Append) {
+          o << to_string(f.base, n) << ".append(" << to_string(f.value, n) << ")";
+          continue;
+        }
         if (f.kind == Effect::Kind::Assign) o << var_name(n, f.var);
         else o << to_string(f.base, n) << "[" << to_string(f.index, n) << "]" << (f.part == 0 ? ".real" : f.part == 1 ? ".imag" : "");
         o << " = " << to_string(f.value, n);

@@ -85,6 +85,7 @@ std::string Type::str() const {
     }
     case Kind::View: return "row (" + elems[0]->str() + ")";
     case Kind::Slice: return "slice";
+    case Kind::Appended: return "list (appended to)";
   }
   return "?";
 }
@@ -170,6 +171,7 @@ Repr repr_of(const Type& t) {
       return Repr::None;
     }
     case Type::Kind::View: return Repr::I64;
+    case Type::Kind::Appended: return Repr::I64;  // the buffer's address
     case Type::Kind::Array: return t.local ? Repr::I64 : Repr::None;  // the pointer to its memory
     default: return Repr::None;
   }
@@ -242,6 +244,11 @@ TypeRef slice(std::vector<TypeRef> parts) {
   auto t = std::make_shared<Type>();
   t->kind = Type::Kind::Slice;
   t->elems = std::move(parts);
+  return t;
+}
+TypeRef appended() {
+  auto t = std::make_shared<Type>();
+  t->kind = Type::Kind::Appended;
   return t;
 }
 TypeRef py_list(DType d, int ndim) {

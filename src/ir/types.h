@@ -89,6 +89,9 @@ struct Type {
                // every use; boxed as `A[i]` again when written back
     Slice,     // a slice object `a:b:c` of a subscript; elems: the types of a, b, c (None
                // where omitted)
+    Appended,  // a Python list the nest only appends to (`out.append(x)`, Var::appended):
+               // kernels hold the address of a buffer collecting the items (append_buffer.h),
+               // which the dispatcher appends to the list when the kernel returns
   };
   Kind kind = Kind::Unknown;
   DType dtype = DType::Float64;  // NpScalar, Array
@@ -150,6 +153,7 @@ TypeRef function(const std::string& qualname);
 // taken by the subscript at bytecode offset `origin`.
 TypeRef view(int base, TypeRef row, int origin);
 TypeRef slice(std::vector<TypeRef> parts);  // start, stop, step
+TypeRef appended();  // Type::Kind::Appended
 // The array an elementwise NumPy operation gives: `ndim` dimensions of `d`, C-ordered, new.
 TypeRef array_temp(DType d, int ndim);
 // The array a variable holds after `v = <operation on arrays>` (Type::local).

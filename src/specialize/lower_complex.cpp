@@ -556,6 +556,12 @@ class Lower {
         out.push_back(g);
         return;
       }
+      case ir::Effect::Kind::Append: {  // of numbers and bools only (type_infer)
+        ir::Effect g = f;
+        g.value = real(f.value);
+        out.push_back(g);
+        return;
+      }
       case ir::Effect::Kind::Eval: {
         ir::Effect g = f;
         if (!cplx) {

@@ -145,6 +145,7 @@ class Planner {
     std::map<int, TypeRef> divisors;           // scalars the loop divides by
     bool breaks_self = false;
     bool exits = false;  // a return or raise inside it
+    int appends = -1;    // a list it appends to (the first)
     std::string bad_index;                     // a subscript whose facts are missing
     int line = 0;
   };
@@ -278,7 +279,7 @@ class Planner {
     ir::for_each_stmt(body, [&](const Stmt& x) {
       if (x->kind == SK::Seg)
         for (auto& f : x->effects)
-          if (f.kind == ir::Effect::Kind::Store) stores = true;
+          if (f.kind == ir::Effect::Kind::Store || f.kind == ir::Effect::Kind::Append) stores = true;
     });
     return !stores;
   }
@@ -401,6 +402,7 @@ class Planner {
           note_expr(f.index, D, in);
           note_expr(f.value, D, in);
           if (f.kind == ir::Effect::Kind::Store) subscript(f.base, f.index, f.origin, true, in);
+          if (f.kind == ir::Effect::Kind::Append && in.appends < 0) in.appends = f.base->var;
         }
         for (size_t k = 0; k < s->effects.size(); k++) {
           const ir::Effect& f = s->effects[k];
@@ -511,6 +513,7 @@ class Planner {
   std::string arrays_forbid(const Stmt& s, const Info& in) const {
     if (in.breaks_self) return "it may stop early (break)";
     if (in.exits) return "it may stop early (return or raise)";
+    if (in.appends >= 0) return "it appends to " + name(in.appends) + ", in order";
     if (!in.bad_index.empty()) return in.bad_index;
     if (!facts_.no_carried(s->loop)) return carried_arrays(s->loop);
     if (std::string why = call_items_forbid(s); !why.empty()) return why;

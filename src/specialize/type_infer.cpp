@@ -218,6 +218,10 @@ class Infer {
             if (TypeRef r = types::join(rs)) return typed(e, {obj}, r);
         }
         if (ot.kind == Type::Kind::Module) fail("uses `" + ot.name + "." + e->name + "`", ln);
+        if (ot.pylist && (e->name == "append" || e->name == "extend" || e->name == "pop" || e->name == "insert"))
+          fail("changes the length of a list it also reads (`." + e->name + "()`); appending to a list the nest "
+               "does nothing else with runs natively",
+               ln);
         fail("uses the attribute `." + e->name + "` of a " + ot.str(), ln);
       }
       case K::Subscript: {
@@ -902,7 +906,7 @@ class Infer {
           if (at[0]->ndim == 0) fail("calls len() on a 0-d array", ln);
           return typed(e, args, types::py_int());
         }
-        if (at[0]->kind == Type::Kind::Tuple) return typed(e, args, types::py_int());
+        if (at[0]->kind == Type::Kind::Tuple || at[0]->kind == Type::Kind::Appended) return typed(e, args, types::py_int());
         fail("calls len() on a " + at[0]->str(), ln);
       }
       case Builtin::Complex: {
@@ -1207,6 +1211,22 @@ class Infer {
           f.value = expr(f.value, env);
           if (f.value->type->temp) fail("computes an operation on arrays whose result it drops", s->line);
           break;
+        case ir::Effect::Kind::Append: {
+          // `out.append(x)` of a list the nest only appends to: the kernel collects x's bits
+          // and type tag, the dispatcher boxes and appends them.
+          f.base = expr(f.base, env);
+          const TypeRef& lt = f.base->type;
+          if (unbound(lt)) fail("appends to " + vname(f.base->var) + ", which holds nothing", s->line);
+          if (lt->kind != Type::Kind::Appended)
+            fail("calls " + vname(f.base->var) + ".append(), and " + vname(f.base->var) + " is a " + lt->str(), s->line);
+          f.value = expr(f.value, env);
+          const TypeRef& vt = f.value->type;
+          for (auto& m : members(vt))
+            if (!unbound(m) && (!m->is_scalar() || m->is_complex()))
+              fail("appends a " + vt->str() + " to " + vname(f.base->var) + " (numbers and bools only)", s->line);
+          note_tag(vt);
+          break;
+        }
       }
     }
     for (auto& [v, t] : assigns) {

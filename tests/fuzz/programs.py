@@ -3,7 +3,7 @@
 program(draw) returns (source, make_args): a function `f` whose loop nest reads and writes
 NumPy arrays, Python lists (of lists) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
 bounds from outer variables), affine and non-affine subscripts (some out of bounds, some
-negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, return/raise inside the loops, min/max/abs, math.sqrt/log, np.float32(x) and the other scalar types, mixed
+negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, return/raise inside the loops, appends to a list, min/max/abs, math.sqrt/log, np.float32(x) and the other scalar types, mixed
 int/float/bool arithmetic, sum/min/max/any/all of generator expressions, stores of elementwise
 operations into slices, rows, columns and whole arrays, a complex flavour
 (complex scalars, arrays and lists, with the operations complex numbers have), and ending
@@ -423,7 +423,11 @@ class Gen:
             else:
                 self.emit(indent, f"t, s = {self.expr()}, {self.expr()}")
         elif form <= 2:
-            self.emit(indent, f"{self.pick(SCALARS)} = {self.expr()}")
+            if self.int_(0, 3) == 0:
+                # A list the nest only appends to (its items are compared by `return locals()`).
+                self.emit(indent, f"L0.append({self.expr()})")
+            else:
+                self.emit(indent, f"{self.pick(SCALARS)} = {self.expr()}")
         elif form <= 4:
             self.emit(indent, f"{self.pick(SCALARS)} {self.pick(['+=', '-=', '*='])} {self.expr()}")
         elif form <= 6:
@@ -493,6 +497,7 @@ def programs(draw):
     g = Gen(draw, n, cplx)
     g.lines += HELPERS.splitlines()
     g.emit(0, "def f(A, B, M, n, k, s, t, u):")
+    g.emit(1, "L0 = []")
     g.loop_vars = ["v0"]
     body_start = len(g.lines)
     if not cplx and draw(st.integers(0, 3)) == 0:

@@ -1,6 +1,7 @@
 // See codegen.h.
 #include "backends/cpu/codegen.h"
 
+#include "backends/cpu/append_buffer.h"
 #include "backends/cpu/exits_removed.h"
 #include "backends/cpu/jit.h"
 #include "backends/cpu/parallel_runtime.h"
@@ -540,7 +541,7 @@ class Gen {
     if (!t || t->is_complex()) return false;  // complex values enter as their parts
     switch (t->kind) {
       case Type::Kind::PyBool: case Type::Kind::PyInt: case Type::Kind::PyFloat: case Type::Kind::NpScalar:
-      case Type::Kind::Array:
+      case Type::Kind::Array: case Type::Kind::Appended:
         return true;
       default:
         return false;
@@ -1229,7 +1230,7 @@ class Gen {
       return x;
     }
     if (t->kind == Type::Kind::Array) return array_value(var, t);
-    if (t->kind == Type::Kind::View) {  // the index of the row it holds
+    if (t->kind == Type::Kind::View || t->kind == Type::Kind::Appended) {  // the row's index; the buffer's address
       V x;
       x.t = t;
       x.v = B.CreateLoad(i64(), bits_[var]);
@@ -1960,6 +1961,12 @@ class Gen {
       case Builtin::Len: {
         const V& a = args[0];
         if (a.t->kind == Type::Kind::Array) return scalar(types::py_int(), a.shape[0]);
+        if (a.t->kind == Type::Kind::Appended) {
+          auto* fty = llvm::FunctionType::get(i64(), {ptr()}, false);
+          Value* n = B.CreateCall(fty, runtime_address("stagepy_list_len", reinterpret_cast<void*>(&stagepy_list_len)),
+                                  {B.CreateIntToPtr(a.v, ptr())});
+          return scalar(types::py_int(), n);
+        }
         return scalar(types::py_int(), c64((int64_t)a.elems.size()));
       }
       case Builtin::Min:
@@ -2485,6 +2492,7 @@ class Gen {
           break;
         }
         case ir::Effect::Kind::Eval:
+        case ir::Effect::Kind::Append:  // the item now, the append with the other effects
           p.value = gen(f.value);
           break;
       }
@@ -2494,7 +2502,16 @@ class Gen {
     // ... then apply the effects in order.
     for (auto& p : ps) {
       const ir::Effect& f = *p.e;
-      if (f.kind == ir::Effect::Kind::Assign) {
+      if (f.kind == ir::Effect::Kind::Append) {
+        if (p.value.t->kind == Type::Kind::Unbound) continue;  // unreachable: it bailed
+        if (gpu_body_) gpu_refuse("it appends to a list");
+        Value* bits = hetero(p.value.t) ? p.value.v : to_bits(p.value);
+        Value* tag = B.CreateZExt(p.value.tag ? p.value.tag : c8(tag_of(p.value.t)), i64());
+        auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), i64()}, false);
+        Value* buf = B.CreateIntToPtr(B.CreateLoad(i64(), bits_[(size_t)f.base->var]), ptr());
+        B.CreateCall(fty, runtime_address("stagepy_list_append", reinterpret_cast<void*>(&stagepy_list_append)),
+                     {buf, tag, bits});
+      } else if (f.kind == ir::Effect::Kind::Assign) {
         if (p.value.t->kind == Type::Kind::Unbound) continue;  // unreachable: it bailed
         assign(f.var, p.value);
         if (p.flip) B.CreateStore(B.CreateXor(B.CreateLoad(i64(), p.flip), c64(1)), p.flip);

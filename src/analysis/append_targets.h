@@ -1,0 +1,14 @@
+// append_targets: in, a lifted nest; out, the same nest where each variable used only as
+// `v.append(x)` statements and in `len(v)` (no other read of it anywhere in the nest, never
+// assigned) is marked Var::appended, and those statements are Append effects instead of evaluated
+// method calls. At run time such a variable holding a list is not read into a buffer: the
+// kernel collects the items, and the dispatcher appends them to the list object when the
+// kernel returns (also when it stops for CPython), in the order the statements ran.
+#pragma once
+#include "ir/ir.h"
+
+namespace stagepy::analysis {
+
+ir::Nest append_targets(ir::Nest nest);
+
+}  // namespace stagepy::analysis
