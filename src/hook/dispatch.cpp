@@ -1136,13 +1136,31 @@ PyObject* dispatch(NestState& s) {
   // And the lists it appended to get their new items, in order.
   for (auto& [obj, buf] : appends) {
     if (buf->out_of_memory) return PyErr_NoMemory();
-    for (size_t k = 0; k + 1 < buf->items.size(); k += 2) {
-      const uint64_t tag = buf->items[k];
+    const std::vector<uint64_t>& w = buf->words;
+    auto number = [&](size_t k) -> PyObject* {  // the (tag, bits) pair at w[k]
+      const uint64_t tag = w[k];
       if (tag == 0 || tag > sp->kernel.typed.tags.size()) {
         PyErr_Format(PyExc_SystemError, "stagepy: an appended item without a type (tag %llu)", (unsigned long long)tag);
         return nullptr;
       }
-      PyRef item = PyRef::steal(box(sp->kernel.typed.tags[(size_t)tag - 1], buf->items[k + 1]));
+      return box(sp->kernel.typed.tags[(size_t)tag - 1], w[k + 1]);
+    };
+    for (size_t k = 0; k < w.size();) {
+      PyRef item;
+      if (w[k] & backends::cpu::AppendBuffer::kTupleItem) {
+        const size_t n = (size_t)(w[k] & 0xffffffffu);
+        item = PyRef::steal(PyTuple_New((Py_ssize_t)n));
+        if (!item) return nullptr;
+        for (size_t j = 0; j < n; j++) {
+          PyObject* x = number(k + 1 + 2 * j);
+          if (!x) return nullptr;
+          PyTuple_SET_ITEM(item.get(), (Py_ssize_t)j, x);
+        }
+        k += 1 + 2 * n;
+      } else {
+        item = PyRef::steal(number(k));
+        k += 2;
+      }
       if (!item || PyList_Append(obj, item.get()) < 0) return nullptr;
     }
   }

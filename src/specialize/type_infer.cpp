@@ -1221,10 +1221,15 @@ class Infer {
             fail("calls " + vname(f.base->var) + ".append(), and " + vname(f.base->var) + " is a " + lt->str(), s->line);
           f.value = expr(f.value, env);
           const TypeRef& vt = f.value->type;
-          for (auto& m : members(vt))
-            if (!unbound(m) && (!m->is_scalar() || m->is_complex()))
-              fail("appends a " + vt->str() + " to " + vname(f.base->var) + " (numbers and bools only)", s->line);
-          note_tag(vt);
+          // Numbers and bools, or a tuple of them.
+          const std::vector<TypeRef> items = vt->kind == Type::Kind::Tuple ? vt->elems : std::vector<TypeRef>{vt};
+          for (auto& item : items) {
+            for (auto& m : members(item))
+              if (!unbound(m) && (!m->is_scalar() || m->is_complex()))
+                fail("appends a " + vt->str() + " to " + vname(f.base->var) + " (numbers, bools and tuples of them only)",
+                     s->line);
+            note_tag(item);
+          }
           break;
         }
       }

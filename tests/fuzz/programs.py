@@ -425,7 +425,8 @@ class Gen:
         elif form <= 2:
             if self.int_(0, 3) == 0:
                 # A list the nest only appends to (its items are compared by `return locals()`).
-                self.emit(indent, f"L0.append({self.expr()})")
+                item = self.expr() if self.int_(0, 2) else f"({self.expr()}, {self.expr()})"
+                self.emit(indent, f"L0.append({item})")
             else:
                 self.emit(indent, f"{self.pick(SCALARS)} = {self.expr()}")
         elif form <= 4:

@@ -92,6 +92,18 @@ NATIVE = [
             out.append(len(out))
         return out
     """, lambda: (["x", "y"], np.arange(10.0))),
+    ("tuples of numbers", """
+    def f(A):
+        pairs = []
+        n, m = A.shape
+        for i in range(n):
+            for j in range(m):
+                if A[i, j] > 0.9:
+                    pairs.append((i, j, A[i, j], A[i, j] > 0.95))
+        pairs.append(())
+        pairs.append((len(pairs),))
+        return pairs
+    """, lambda: (np.random.default_rng(4).random((30, 20)),)),
     ("appends from a nest of loops", """
     def f(A):
         pairs = []
@@ -164,13 +176,13 @@ INTERPRETED = [
             out.append(out[-1] + a[i])
         return out
     """, lambda: (np.arange(5.0),), "changes the length of a list it also reads"),
-    ("a tuple item", """
+    ("a complex item", """
     def f(a):
         out = []
         for i in range(len(a)):
-            out.append((i, a[i]))
+            out.append(a[i] * 1j)
         return out
-    """, lambda: (np.arange(5.0),), "appends a (int, np.float64) to `out`"),
+    """, lambda: (np.arange(5.0),), "appends a np.complex128"),
     ("a deque", """
     def f(a, out):
         for i in range(len(a)):

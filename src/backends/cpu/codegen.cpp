@@ -2505,12 +2505,29 @@ class Gen {
       if (f.kind == ir::Effect::Kind::Append) {
         if (p.value.t->kind == Type::Kind::Unbound) continue;  // unreachable: it bailed
         if (gpu_body_) gpu_refuse("it appends to a list");
-        Value* bits = hetero(p.value.t) ? p.value.v : to_bits(p.value);
-        Value* tag = B.CreateZExt(p.value.tag ? p.value.tag : c8(tag_of(p.value.t)), i64());
-        auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), i64()}, false);
+        auto tag_bits = [&](const V& x) {
+          Value* bits = hetero(x.t) ? x.v : to_bits(x);
+          return std::make_pair(B.CreateZExt(x.tag ? x.tag : c8(tag_of(x.t)), i64()), bits);
+        };
         Value* buf = B.CreateIntToPtr(B.CreateLoad(i64(), bits_[(size_t)f.base->var]), ptr());
-        B.CreateCall(fty, runtime_address("stagepy_list_append", reinterpret_cast<void*>(&stagepy_list_append)),
-                     {buf, tag, bits});
+        if (p.value.t->kind == Type::Kind::Tuple) {
+          const size_t n = p.value.elems.size();
+          llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+          Value* pairs = entry.CreateAlloca(i64(), c64((int64_t)(2 * std::max<size_t>(n, 1))), "tuple.items");
+          for (size_t k = 0; k < n; k++) {
+            auto [tag, bits] = tag_bits(p.value.elems[k]);
+            B.CreateStore(tag, B.CreateConstGEP1_64(i64(), pairs, 2 * k));
+            B.CreateStore(bits, B.CreateConstGEP1_64(i64(), pairs, 2 * k + 1));
+          }
+          auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), ptr()}, false);
+          B.CreateCall(fty, runtime_address("stagepy_list_append_tuple", reinterpret_cast<void*>(&stagepy_list_append_tuple)),
+                       {buf, c64((int64_t)n), pairs});
+        } else {
+          auto [tag, bits] = tag_bits(p.value);
+          auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), i64()}, false);
+          B.CreateCall(fty, runtime_address("stagepy_list_append", reinterpret_cast<void*>(&stagepy_list_append)),
+                       {buf, tag, bits});
+        }
       } else if (f.kind == ir::Effect::Kind::Assign) {
         if (p.value.t->kind == Type::Kind::Unbound) continue;  // unreachable: it bailed
         assign(f.var, p.value);
