@@ -42,6 +42,7 @@ struct NestState {
   // Counters for the report.
   unsigned long long calls = 0, native_calls = 0, bailouts = 0, declined = 0;
   unsigned long long exits = 0;   // native runs that ended at a return or raise inside the loops
+  unsigned long long bailouts_checked = 0;  // bailouts at the last probe checkpoint (dispatch.cpp)
   double compile_s = 0, native_s = 0, dispatch_s = 0;
   double convert_s = 0;            // of native_s: reading Python lists and writing them back
   std::string status_reason;       // why the last call stayed interpreted

@@ -130,3 +130,38 @@ def test_a_binary_search_in_a_big_list_is_left_to_cpython():
     r = [r for r in stagepy.report() if r["file"] == code.co_filename][0]
     assert "reading and writing back its lists" in r["reason"], r["reason"]
     assert 8 <= r["native_calls"] < 200, r
+
+
+MATMUL_ROW = """
+def dot_row(A, B, i, j, k):
+    s = 0
+    for p in range(k):
+        s += A[i][p] * B[p][j]
+    return s
+"""
+
+
+def test_a_nest_whose_first_calls_overflowed_is_still_measured_later():
+    # Found by a survey of unseen programs: the first calls multiply ints that outgrow 64 bits
+    # (each hands its statement to CPython), then thousands of calls multiply floats. Those
+    # hand-overs are no measure of the kernel, but they must not exempt it from the probe
+    # for good: reading both 60x60 lists at every call costs far more than 60 iterations.
+    big = [[(i * 5 + j * 3) % 9 + 2 ** 40 for j in range(6)] for i in range(6)]
+    F = [[(i * 7 + j * 3) % 11 / 10.0 for j in range(60)] for i in range(60)]
+    want_ns, got_ns = {}, {}
+    exec(compile_module(MATMUL_ROW), want_ns)
+
+    def drive(ns):
+        out = [ns["dot_row"](big, big, i, j, 6) for i in range(6) for j in range(6)]
+        out += [ns["dot_row"](F, F, i, j, 60) for _ in range(2) for i in range(60) for j in range(60)]
+        return out
+    want = drive(want_ns)
+    with stagepy.enable():
+        code = compile_module(MATMUL_ROW)
+        exec(code, got_ns)
+        got = drive(got_ns)
+    assert got == want
+    r = [r for r in stagepy.report() if r["file"] == code.co_filename][0]
+    assert r["bailouts"] > 0, r
+    assert "reading and writing back its lists" in r["reason"], r["reason"]
+    assert r["native_calls"] < 1000, r  # of 7236 calls
