@@ -148,8 +148,27 @@ struct Session {
   // The records of the last run of a loop with reductions (stagepy_gpu_records).
   std::vector<int64_t> records;
   int64_t record_count = 0;
+  // The GPU loops that ran in this nest execution, and how often (GpuLoop::runs_per_session).
+  std::map<GpuLoop*, int> runs;
 };
 thread_local Session t_session;
+
+// Measured copy bandwidths so far (bytes per second), or a PCIe-like guess before any.
+double h2d_bandwidth() {
+  std::lock_guard<std::mutex> g(g_stats_mu);
+  return g_stats.h2d_s > 0 && g_stats.h2d_bytes > (1u << 20) ? (double)g_stats.h2d_bytes / g_stats.h2d_s : 10e9;
+}
+double d2h_bandwidth() {
+  std::lock_guard<std::mutex> g(g_stats_mu);
+  return g_stats.d2h_s > 0 && g_stats.d2h_bytes > (1u << 20) ? (double)g_stats.d2h_bytes / g_stats.d2h_s : 10e9;
+}
+// Bytes the host would copy back before the CPU's threads could run the loop.
+size_t dirty_bytes(const Session& S) {
+  size_t n = 0;
+  for (auto& m : S.mirrors)
+    if (m.dirty) n += m.hi - m.lo;
+  return n;
+}
 
 bool copy_back(Mirror& m, std::string* err) {
   if (!m.dirty) return true;
@@ -461,6 +480,11 @@ std::string device_arch() {
 
 std::string end_session() {
   Session& S = t_session;
+  for (auto& [loop, n] : S.runs) {
+    std::lock_guard<std::mutex> g(loop->mu);
+    loop->runs_per_session = n;
+  }
+  S.runs.clear();
   if (!S.mirrors.empty()) {
     std::string err;
     if (!flush(S, &err) && S.fatal.empty()) S.fatal = err;
@@ -490,6 +514,7 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
   };
   const int64_t n = trip - k0;
   if (n <= 0) return on_cpu("no iterations");
+  S.runs[L]++;
   if (!S.fatal.empty()) return on_cpu("an earlier GPU failure");
   if (emulating()) {
     // The emulation runs the CPU body, but the PTX must have been built all the same.
@@ -510,24 +535,32 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
     const double est_gpu = 2 * 10e-6 + bytes / 10e9 + work / 1e12;
     const double est_cpu = work / ((double)std::max<int64_t>(threads, 1) * 1e9);
     double gpu_iter, cpu_iter;
+    int reuse;
     {
       std::lock_guard<std::mutex> g(L->mu);
       L->est_gpu_s = est_gpu;
       L->est_cpu_s = est_cpu;
       gpu_iter = L->gpu_iter_s;
       cpu_iter = L->cpu_iter_s;
+      reuse = std::max(1, L->runs_per_session);
     }
     if (target() == Target::Cpu) return on_cpu("STAGEPY_TARGET=cpu");
     if (target() == Target::Auto && !emulating()) {
       bool gpu;
       std::string why = "the cost model expects the CPU to be faster";
       if (gpu_iter > 0 && cpu_iter > 0) {
-        gpu = gpu_iter < cpu_iter;
+        // Measured on both: the device's run plus copying there what is not there yet
+        // (shared by the runs of a time loop that reuse that copy: as many as last time),
+        // against the threads' run plus copying back what the device wrote.
+        const double gpu_cost = gpu_iter * (double)n + bytes / h2d_bandwidth() / (double)reuse;
+        const double cpu_cost = cpu_iter * (double)n + (double)dirty_bytes(S) / d2h_bandwidth();
+        gpu = gpu_cost < cpu_cost;
         why = "measured faster on the CPU";
       } else if (gpu_iter == 0) {
         gpu = est_cpu >= 50e-6 || est_gpu < est_cpu;
       } else {
-        gpu = gpu_iter * (double)n < est_cpu;  // measured on the GPU only: the CPU if it may win
+        // Measured on the GPU only: the CPU (to be measured) if it may win.
+        gpu = gpu_iter * (double)n + bytes / h2d_bandwidth() / (double)reuse < est_cpu;
       }
       if (!gpu) {
         const int answer = on_cpu(why);
@@ -541,6 +574,7 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
   const double t0 = now_s();
   std::vector<int64_t> dctx(ctx, ctx + L->ctx_size);
   if (!prepare(S, *L, ctx, dctx.data(), &err)) return on_cpu("device memory: " + err);
+  const double t_copied = now_s();  // the arrays are on the device
   // The context and the records: record 0 for the last iteration; then, for a loop with
   // reductions one per GPU thread, else one that the other iterations share (warnings).
   const bool red = L->reductions > 0;
@@ -628,10 +662,10 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
   }
   {
     std::lock_guard<std::mutex> g(L->mu);
-    const double dt = now_s() - t0;
+    const double t_end = now_s();
     L->launches += (unsigned long long)launches;
-    L->gpu_s += dt;
-    L->gpu_iter_s = dt / (double)n;
+    L->gpu_s += t_end - t0;
+    L->gpu_iter_s = (t_end - t_copied) / (double)n;
   }
   {
     std::lock_guard<std::mutex> g(g_stats_mu);

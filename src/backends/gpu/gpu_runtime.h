@@ -99,7 +99,10 @@ struct GpuLoop {
   unsigned long long launches = 0, cpu_runs = 0;
   double gpu_s = 0;           // time of its device runs, copies included
   double est_gpu_s = 0, est_cpu_s = 0;  // the cost model's last estimates
-  double gpu_iter_s = 0, cpu_iter_s = 0;  // measured seconds per iteration (0: not yet)
+  double gpu_iter_s = 0, cpu_iter_s = 0;  // measured seconds per iteration (0: not yet);
+                                          // the GPU's without copying the arrays there
+  int runs_per_session = 0;   // times it ran in the last nest execution that ran it (the
+                              // launches that share one copy of the arrays to the device)
   std::string why_cpu;        // the last reason it ran on the CPU
 };
 
