@@ -104,6 +104,9 @@ def helper_info(fn):
     if code.co_flags & (_CO_VARARGS | _CO_VARKEYWORDS) or code.co_kwonlyargcount:
         return "it takes *args, **kwargs or keyword-only arguments"
     if code.co_freevars or code.co_cellvars:
+        nested = [c.co_name for c in code.co_consts if hasattr(c, "co_code")]
+        if any(n in ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>") for n in nested):
+            return "it has a comprehension or generator expression reading its variables (a closure)"
         return "it uses a closure"
     core = _hook.core()
     return _code_info(core, code, B.decode(code)), code.co_argcount

@@ -1408,7 +1408,7 @@ LiftResult lift_nest(const CodeInfo& code, const LoopSpec& spec) {
   LiftResult r;
   try {
     Lifter lifter(code, spec);
-    r.nest = bind_module_attributes(append_targets(lifter.run()));
+    r.nest = append_targets(bind_module_attributes(lifter.run()));
     r.ok = true;
   } catch (const LiftError& e) {
     r.ok = false;

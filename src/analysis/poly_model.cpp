@@ -8,6 +8,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "analysis/append_targets.h"
 #include "ir/mutate.h"
 
 namespace stagepy::analysis {
@@ -178,7 +179,8 @@ class Builder {
         if (e->args.size() == 2 && e->kwnames.empty() && e->args[0]->kind == K::Load &&
             n_.vars[(size_t)e->args[0]->var].name == "len") {
           // Of a list the nest appends to: it grows while the nest runs.
-          if (e->args[1]->kind == K::Load && n_.vars[(size_t)e->args[1]->var].appended) return std::nullopt;
+          const int lv = appended_list_var(e->args[1]);
+          if (lv >= 0 && n_.vars[(size_t)lv].appended) return std::nullopt;
           auto r = extent_of(e->args[1], 0);
           if (!r) return std::nullopt;
           if (builtin_vars_.insert(e->args[0]->var).second) m_.assumptions.builtins.push_back({e->args[0]->var, "len"});

@@ -139,7 +139,9 @@ int read_attribute(PyObject* base, const ir::Var& v, PyObject* name, PyObject** 
   // are read without running code.
   PyObject* descr = _PyType_Lookup(Py_TYPE(base), name);
   if (descr && Py_TYPE(descr)->tp_descr_get && Py_TYPE(descr) != &PyMemberDescr_Type && !PyFunction_Check(descr)) {
-    *why = "`" + v.name + "` is a property or another descriptor";
+    *why = Py_TYPE(descr) == &PyMethodDescr_Type || Py_TYPE(descr) == &PyClassMethodDescr_Type
+               ? "`" + v.name + "` is a method"
+               : "`" + v.name + "` is a property or another descriptor";
     return 0;
   }
   *out = PyObject_GenericGetAttr(base, name);

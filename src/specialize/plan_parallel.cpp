@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/append_targets.h"
 #include "ir/mutate.h"
 
 namespace stagepy::specialize {
@@ -402,7 +403,7 @@ class Planner {
           note_expr(f.index, D, in);
           note_expr(f.value, D, in);
           if (f.kind == ir::Effect::Kind::Store) subscript(f.base, f.index, f.origin, true, in);
-          if (f.kind == ir::Effect::Kind::Append && in.appends < 0) in.appends = f.base->var;
+          if (f.kind == ir::Effect::Kind::Append && in.appends < 0) in.appends = analysis::appended_list_var(f.base);
         }
         for (size_t k = 0; k < s->effects.size(); k++) {
           const ir::Effect& f = s->effects[k];

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 
+#include "analysis/append_targets.h"
 #include "ir/mutate.h"
 
 namespace stagepy::specialize {
@@ -634,7 +635,8 @@ class Infer {
   void check_truth(const Expr& a, int ln) {
     auto k = a->type->kind;
     if (a->type->is_scalar() || k == Type::Kind::None) return;
-    if (k == Type::Kind::Array) fail("tests the truth of a whole array", ln);
+    if (k == Type::Kind::Array && a->type->pylist) fail("tests whether a list is empty (`while stack:`)", ln);
+    if (k == Type::Kind::Array && !a->type->py_items()) fail("tests the truth of a whole array", ln);
     fail("tests the truth of a " + a->type->str(), ln);
   }
 
@@ -1214,11 +1216,12 @@ class Infer {
         case ir::Effect::Kind::Append: {
           // `out.append(x)` of a list the nest only appends to: the kernel collects x's bits
           // and type tag, the dispatcher boxes and appends them.
+          const int lv = analysis::appended_list_var(f.base);
           f.base = expr(f.base, env);
           const TypeRef& lt = f.base->type;
-          if (unbound(lt)) fail("appends to " + vname(f.base->var) + ", which holds nothing", s->line);
+          if (unbound(lt)) fail("appends to " + vname(lv) + ", which holds nothing", s->line);
           if (lt->kind != Type::Kind::Appended)
-            fail("calls " + vname(f.base->var) + ".append(), and " + vname(f.base->var) + " is a " + lt->str(), s->line);
+            fail("calls " + vname(lv) + ".append(), and " + vname(lv) + " is a " + lt->str(), s->line);
           f.value = expr(f.value, env);
           const TypeRef& vt = f.value->type;
           // Numbers and bools, or a tuple of them.
@@ -1226,7 +1229,7 @@ class Infer {
           for (auto& item : items) {
             for (auto& m : members(item))
               if (!unbound(m) && (!m->is_scalar() || m->is_complex()))
-                fail("appends a " + vt->str() + " to " + vname(f.base->var) + " (numbers, bools and tuples of them only)",
+                fail("appends a " + vt->str() + " to " + vname(lv) + " (numbers, bools and tuples of them only)",
                      s->line);
             note_tag(item);
           }

@@ -213,3 +213,30 @@ def test_the_report_says_the_loop_appends_in_order():
         return out
     """, "f", lambda: (np.arange(3000.0),))
     assert "it appends to `out`, in order" in difftest.loops(recs)["i"]["why"]
+
+
+def test_appends_to_an_attribute_list_in_a_method():
+    # `self.trace.append(...)`: the attribute is read at entry like `self.n`; the list object
+    # it holds gets the items.
+    src = """
+    class Sim:
+        def __init__(self, n):
+            self.n = n
+            self.trace = []
+            self.x = 1.0
+        def run(self):
+            x = self.x
+            for i in range(self.n):
+                x = x * 0.5 + 1.0 / (i + 1)
+                if i % 7 == 0:
+                    self.trace.append((i, x))
+            self.x = x
+            return len(self.trace)
+    def f(n):
+        s = Sim(n)
+        s.run()
+        s.run()
+        return s.trace, s.x
+    """
+    recs = difftest.run(src, "f", lambda: (100,))
+    assert [r["native_calls"] for r in recs if r["function"] == "Sim.run"] == [2 * difftest.CALLS]

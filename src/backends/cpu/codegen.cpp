@@ -1,6 +1,7 @@
 // See codegen.h.
 #include "backends/cpu/codegen.h"
 
+#include "analysis/append_targets.h"
 #include "backends/cpu/append_buffer.h"
 #include "backends/cpu/exits_removed.h"
 #include "backends/cpu/jit.h"
@@ -2509,7 +2510,7 @@ class Gen {
           Value* bits = hetero(x.t) ? x.v : to_bits(x);
           return std::make_pair(B.CreateZExt(x.tag ? x.tag : c8(tag_of(x.t)), i64()), bits);
         };
-        Value* buf = B.CreateIntToPtr(B.CreateLoad(i64(), bits_[(size_t)f.base->var]), ptr());
+        Value* buf = B.CreateIntToPtr(B.CreateLoad(i64(), bits_[(size_t)analysis::appended_list_var(f.base)]), ptr());
         if (p.value.t->kind == Type::Kind::Tuple) {
           const size_t n = p.value.elems.size();
           llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
