@@ -55,6 +55,8 @@ enum class Builtin : uint16_t {
   NpWhere, NpClip,
   // np.dot(x, y) of one-dimensional float arrays (also `x @ y`): NumPy's own dot function
   NpDot,
+  // divmod(a, b) of numbers: typed as the tuple (a // b, a % b), which is what it computes
+  Divmod,
   Count_
 };
 const char* builtin_name(Builtin b);

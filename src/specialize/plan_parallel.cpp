@@ -536,7 +536,9 @@ class Planner {
     ir::for_each_stmt(s->body[0], [&](const Stmt& x) {
       auto check = [&](const Expr& e) {
         ir::walk_expr(e, [&](const Expr& y) {
-          if (why.empty() && y->kind == EK::Subscript && y->unpack > 0 && origins.count(y->origin))
+          // (An item of a tuple display, as divmod() is typed, is a value too.)
+          if (why.empty() && y->kind == EK::Subscript && y->unpack > 0 && origins.count(y->origin) &&
+              y->args[0]->kind != EK::Tuple)
             why = "it unpacks what a call returned at line " + std::to_string(x->line) +
                   " (the analysis sees only the items of a tuple an inlined helper builds)";
         });

@@ -899,6 +899,21 @@ class Infer {
         return elementwise(e, args, ln);
       }
     switch (f) {
+      case Builtin::Divmod: {
+        // (a // b, a % b): CPython's divmod of Python ints and floats computes both parts as
+        // those operators do. Any error hands the statement to CPython, which raises divmod's
+        // own. (Of NumPy scalars it is np.divmod, whose warnings name divmod: not here.)
+        if (at.size() != 2) fail("calls divmod() with " + std::to_string(at.size()) + " arguments", ln);
+        for (auto& t : at)
+          for (auto& m : members(t))
+            if (m->kind != Type::Kind::PyInt && m->kind != Type::Kind::PyFloat && m->kind != Type::Kind::PyBool)
+              fail("calls divmod() on a " + t->str() + " (Python ints and floats only)", ln);
+        const int o = ir::kInlinedOrigin;  // (no fact of the analysis is about these operators)
+        return expr(ir::make_tuple({ir::make_binary(ir::BinOp::FloorDiv, e->args[1], e->args[2], false, o),
+                                    ir::make_binary(ir::BinOp::Mod, e->args[1], e->args[2], false, o)},
+                                   o),
+                    env);
+      }
       case Builtin::Range: fail("uses range() outside a for statement", ln);
       case Builtin::Enumerate: case Builtin::Zip: case Builtin::Reversed:
         fail("uses " + fname + " outside a for statement", ln);

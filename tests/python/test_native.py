@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import difftest
 from difftest import run, run_module
 
 DTYPES = ["float64", "float32", "int64", "int32", "int16", "int8", "uint8", "bool"]
@@ -609,3 +610,43 @@ def f(A, n):
     return locals()
 """, "f", lambda: (np.arange(10.0), 10))
     assert all(r["reason"] == "" for r in recs), recs
+
+
+DIVMOD = """
+def f(a, b, n):
+    out = []
+    s = 0
+    for i in range(n):
+        q, r = divmod(a + i, b)
+        out.append((q, r))
+        s += q * 3 + r
+    return out, s
+"""
+
+
+@pytest.mark.parametrize("args", [
+    (17, 5, 40), (-17, 5, 40), (17, -5, 40), (10 ** 15, 7, 30),
+    (7.5, 2.0, 20), (-7.5, 2.25, 20), (1.0, -0.5, 10), (5, 0, 3), (5.0, 0.0, 3), (2.0, float("inf"), 3),
+    (float("nan"), 2.0, 3), (True, 3, 5),
+], ids=str)
+def test_divmod_of_python_numbers_is_cpythons(args):
+    recs = difftest.run(DIVMOD, "f", lambda: args, expect=None)
+    assert sum(r["native_calls"] for r in recs) > 0, recs
+
+
+def test_divmod_of_numpy_scalars_stays_in_cpython():
+    recs = difftest.run(DIVMOD, "f", lambda: (np.float64(7.5), np.float64(2.0), 5), expect="interpreted")
+    difftest.assert_reason(recs, "calls divmod() on a np.float64")
+
+
+def test_a_function_of_ones_own_named_divmod_is_not_the_builtin():
+    difftest.run("""
+    def divmod(a, b):
+        return a, b
+    def f(n):
+        s = 0
+        for i in range(n):
+            q, r = divmod(i, 3)
+            s += q - r
+        return s
+    """, "f", lambda: (20,), expect=None)
