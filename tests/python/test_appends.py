@@ -188,7 +188,7 @@ INTERPRETED = [
         for i in range(len(a)):
             out.append(a[i])
         return out
-    """, lambda: (np.arange(5.0), collections.deque()), "deque"),
+    """, lambda: (np.arange(5.0), collections.deque()), ("deque", "`out.append` is a method")),  # 3.12+: a heap type
     ("a list inside a list the nest reads", """
     def f(M, out):
         for i in range(3):
@@ -201,7 +201,8 @@ INTERPRETED = [
 @pytest.mark.parametrize("src, make, reason", [c[1:] for c in INTERPRETED], ids=[c[0] for c in INTERPRETED])
 def test_appends_that_stay_in_cpython_say_why(src, make, reason):
     recs = difftest.run(src, "f", make, expect="interpreted", globals_={"collections": collections})
-    difftest.assert_reason(recs, reason)
+    reasons = reason if isinstance(reason, tuple) else (reason,)
+    assert any(why in (r["reason"] or "") for r in recs for why in reasons), [r["reason"] for r in recs]
 
 
 def test_the_report_says_the_loop_appends_in_order():

@@ -309,3 +309,15 @@ def test_report_names_elements_as_written():
     """, "f", lambda: (matrix(6, 6, 3, int), 6))
     why = recs[0]["loops"][0]["why"]
     assert "A[i - 1][j]" in why and "A[i][j]" in why, why
+
+
+def test_a_list_tested_for_emptiness_says_so():
+    recs = run("""
+    def f(stack):
+        n = 0
+        while stack:
+            stack.pop()
+            n += 1
+        return n
+    """, "f", lambda: ([1, 2, 3],), expect="interpreted")
+    assert_reason(recs, "tests whether a list is empty")
