@@ -2,6 +2,7 @@
 #include "analysis/lift.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -730,6 +731,28 @@ class Lifter {
       case Op::IS_OP: {
         Expr b = pop_expr(st, in), a = pop_expr(st, in);
         st.stack.push_back(of(ir::make_compare(in.iarg ? ir::CmpOp::IsNot : ir::CmpOp::Is, a, b, o)));
+        break;
+      }
+      case Op::CONTAINS_OP: {
+        // `x in (1, 2, 3)` of a tuple constant of numbers: `x == 1 or x == 2 or x == 3` as a
+        // Python bool (what `in` compares with, after identity; a number that is identical
+        // to one of the constants is also equal to it, NaN apart, which is refused).
+        Expr b = pop_expr(st, in), a = pop_expr(st, in);
+        if (b->kind != ir::ExprNode::Kind::Tuple) fail(friendly(in), in.line);
+        if (b->args.empty()) fail("uses `in` on an empty tuple", in.line);
+        for (auto& c : b->args) {
+          const bool number = c->kind == ir::ExprNode::Kind::Const && c->value.kind != ir::ConstValue::Kind::None;
+          if (!number) fail("uses `in` on a tuple of other things than numbers", in.line);
+          if (std::isnan(c->value.f) || (c->value.kind == ir::ConstValue::Kind::Complex && std::isnan(c->value.f2)))
+            fail("uses `in` on a tuple holding a NaN", in.line);
+        }
+        Expr r = bool_const(false, o);
+        for (size_t k = b->args.size(); k-- > 0;) {
+          Expr eq = ir::make_truth(ir::make_compare(ir::CmpOp::EQ, a, b->args[k], o), o);
+          r = k + 1 == b->args.size() ? eq : ir::make_cond(eq, bool_const(true, o), r, o);
+        }
+        if (in.iarg) r = ir::make_unary(ir::UnOp::Not, r, o);
+        st.stack.push_back(of(r));
         break;
       }
       case Op::UNARY_NEGATIVE: st.stack.push_back(of(ir::make_unary(ir::UnOp::Neg, pop_expr(st, in), o))); break;

@@ -650,3 +650,52 @@ def test_a_function_of_ones_own_named_divmod_is_not_the_builtin():
             s += q - r
         return s
     """, "f", lambda: (20,), expect=None)
+
+
+IN_TUPLE = """
+def f(a, out):
+    c = 0
+    for i in range(len(a)):
+        if a[i] in (1, 2.5, 3):
+            c += 1
+        out[i] = a[i] not in [0, -1]
+        c += (a[i] * 2 in (4, 5)) + (i in (7,))
+    return c, out
+"""
+
+
+@pytest.mark.parametrize("make", [
+    lambda: (np.array([0, 1, 2, 3, -1, 5, 2, 2]), np.zeros(8, dtype=bool)),
+    lambda: (np.array([0.0, 2.5, 1.0, float("nan"), -1.0, 3.0, 2.0, 2.5]), np.zeros(8, dtype=bool)),
+    lambda: ([0, 1, 2, 3, -1, 5, 2, 0], np.zeros(8, dtype=bool)),
+], ids=["int64", "float64", "list"])
+def test_in_a_tuple_of_numbers_is_cpythons(make):
+    recs = run(IN_TUPLE, "f", make)
+    assert all(r["native_calls"] == r["calls"] for r in recs), recs
+
+
+def test_in_a_tuple_holding_a_nan_stays_in_cpython():
+    # (CPython folds 1e999 - 1e999 into a NaN constant of the tuple. `in` tries identity
+    # first: the item that is that very NaN object is in the tuple, an equal NaN is not.)
+    recs = run("""
+    def f(a):
+        c = 0
+        t = (1.0, 1e999 - 1e999)
+        for i in range(len(a)):
+            c += a[i] in (1.0, 1e999 - 1e999)
+        return c, t[1] in t
+    """, "f", lambda: (np.array([1.0, np.nan]),), expect="interpreted")
+    assert_reason = [r["reason"] for r in recs]
+    assert any("a tuple holding a NaN" in r for r in assert_reason), assert_reason
+
+
+def test_in_an_empty_tuple_or_a_set_stays_in_cpython():
+    for container in ("()", "{1, 2}"):
+        recs = run(f"""
+        def f(a):
+            c = 0
+            for i in range(len(a)):
+                c += a[i] in {container}
+            return c
+        """, "f", lambda: (np.array([1, 2, 3]),), expect="interpreted")
+        assert recs
