@@ -1,6 +1,8 @@
 // See append_targets.h.
 #include "analysis/append_targets.h"
 
+#include <algorithm>
+
 #include "ir/mutate.h"
 
 namespace stagepy::analysis {
@@ -74,7 +76,6 @@ ir::Nest append_targets(ir::Nest nest) {
     }
   });
   std::vector<bool> target(nv, false);
-  bool any = false;
   for (size_t v = 0; v < nv; v++) {
     const ir::Var& var = nest.vars[v];
     if (calls[v] == 0 || allowed[v] != uses[v] || var.assigned) continue;
@@ -83,11 +84,9 @@ ir::Nest append_targets(ir::Nest nest) {
         var.storage != ir::Var::Storage::Attr)
       continue;
     target[v] = true;
-    any = true;
+    nest.vars[v].appended = true;
   }
-  if (!any) return nest;
-  for (size_t v = 0; v < nv; v++)
-    if (target[v]) nest.vars[v].appended = true;
+  if (std::find(target.begin(), target.end(), true) == target.end()) return nest;
   nest.root = rewrite(nest.root, target);
   return nest;
 }

@@ -158,7 +158,7 @@ using Stmt = std::shared_ptr<const StmtNode>;
 struct Effect {
   enum class Kind : uint8_t { Assign, Store, Eval, Append } kind = Kind::Assign;
   int var = -1;    // Assign: the Python variable
-  Expr base;       // Store: the container ...; Append: the list variable's Load
+  Expr base;       // Store: the container ...; Append: the list (a Load, or `self.out`: appended_list_var)
   Expr index;      // ... and the subscript
   Expr value;
   int origin = -1; // bytecode offset of the STORE_* instruction

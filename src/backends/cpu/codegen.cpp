@@ -238,6 +238,14 @@ class Gen {
     if (t->getIntegerBitWidth() == 64) return v;
     return B.CreateZExt(v, i64());
   }
+  // A scalar as a state slot holds it: its value bits and its type tag (i8).
+  struct Tagged {
+    Value* bits;
+    Value* tag;
+  };
+  Tagged tagged(const V& x) {
+    return {hetero(x.t) ? x.v : to_bits(x), x.tag ? x.tag : c8(tag_of(x.t))};
+  }
   Value* from_bits(Value* bits, const TypeRef& t) {
     llvm::Type* target = ty(t);
     if (target->isDoubleTy()) return B.CreateBitCast(bits, f64());
@@ -922,8 +930,9 @@ class Gen {
       }
       V y;
       y.t = to;
-      y.v = to_bits(x);
-      y.tag = x.tag ? x.tag : c8(tag_of(x.t));
+      const Tagged tb = tagged(x);
+      y.v = tb.bits;
+      y.tag = tb.tag;
       return y;
     }
     return coerce_union(x, to);
@@ -2506,28 +2515,24 @@ class Gen {
       if (f.kind == ir::Effect::Kind::Append) {
         if (p.value.t->kind == Type::Kind::Unbound) continue;  // unreachable: it bailed
         if (gpu_body_) gpu_refuse("it appends to a list");
-        auto tag_bits = [&](const V& x) {
-          Value* bits = hetero(x.t) ? x.v : to_bits(x);
-          return std::make_pair(B.CreateZExt(x.tag ? x.tag : c8(tag_of(x.t)), i64()), bits);
-        };
         Value* buf = B.CreateIntToPtr(B.CreateLoad(i64(), bits_[(size_t)analysis::appended_list_var(f.base)]), ptr());
         if (p.value.t->kind == Type::Kind::Tuple) {
           const size_t n = p.value.elems.size();
           llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
           Value* pairs = entry.CreateAlloca(i64(), c64((int64_t)(2 * std::max<size_t>(n, 1))), "tuple.items");
           for (size_t k = 0; k < n; k++) {
-            auto [tag, bits] = tag_bits(p.value.elems[k]);
-            B.CreateStore(tag, B.CreateConstGEP1_64(i64(), pairs, 2 * k));
-            B.CreateStore(bits, B.CreateConstGEP1_64(i64(), pairs, 2 * k + 1));
+            const Tagged tb = tagged(p.value.elems[k]);
+            B.CreateStore(B.CreateZExt(tb.tag, i64()), B.CreateConstGEP1_64(i64(), pairs, 2 * k));
+            B.CreateStore(tb.bits, B.CreateConstGEP1_64(i64(), pairs, 2 * k + 1));
           }
           auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), ptr()}, false);
           B.CreateCall(fty, runtime_address("stagepy_list_append_tuple", reinterpret_cast<void*>(&stagepy_list_append_tuple)),
                        {buf, c64((int64_t)n), pairs});
         } else {
-          auto [tag, bits] = tag_bits(p.value);
+          const Tagged tb = tagged(p.value);
           auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), i64()}, false);
           B.CreateCall(fty, runtime_address("stagepy_list_append", reinterpret_cast<void*>(&stagepy_list_append)),
-                       {buf, tag, bits});
+                       {buf, B.CreateZExt(tb.tag, i64()), tb.bits});
         }
       } else if (f.kind == ir::Effect::Kind::Assign) {
         if (p.value.t->kind == Type::Kind::Unbound) continue;  // unreachable: it bailed
@@ -2928,13 +2933,9 @@ class Gen {
       return;
     }
     if (!x.t->is_scalar()) fail("internal error: assignment of " + x.t->str());
-    if (hetero(x.t)) {
-      B.CreateStore(x.v, bits_[var]);
-      B.CreateStore(x.tag, tags_[var]);
-      return;
-    }
-    B.CreateStore(to_bits(x), bits_[var]);
-    B.CreateStore(x.tag ? x.tag : c8(tag_of(x.t)), tags_[var]);
+    const Tagged tb = tagged(x);
+    B.CreateStore(tb.bits, bits_[var]);
+    B.CreateStore(tb.tag, tags_[var]);
   }
 
   void range(const Stmt& s) {

@@ -154,13 +154,14 @@ struct Session {
 thread_local Session t_session;
 
 // Measured copy bandwidths so far (bytes per second), or a PCIe-like guess before any.
+double bandwidth(double bytes, double seconds) { return seconds > 0 && bytes > (1u << 20) ? bytes / seconds : 10e9; }
 double h2d_bandwidth() {
-  std::lock_guard<std::mutex> g(g_stats_mu);
-  return g_stats.h2d_s > 0 && g_stats.h2d_bytes > (1u << 20) ? (double)g_stats.h2d_bytes / g_stats.h2d_s : 10e9;
+  const GpuStats st = stats();
+  return bandwidth((double)st.h2d_bytes, st.h2d_s);
 }
 double d2h_bandwidth() {
-  std::lock_guard<std::mutex> g(g_stats_mu);
-  return g_stats.d2h_s > 0 && g_stats.d2h_bytes > (1u << 20) ? (double)g_stats.d2h_bytes / g_stats.d2h_s : 10e9;
+  const GpuStats st = stats();
+  return bandwidth((double)st.d2h_bytes, st.d2h_s);
 }
 // Bytes the host would copy back before the CPU's threads could run the loop.
 size_t dirty_bytes(const Session& S) {
