@@ -34,16 +34,6 @@ bool dtype_of_num(int num, DType* d) {
   return false;
 }
 
-// Whether stagepy._types.<fn>() (a self-test against the installed NumPy) returns True;
-// false, with nothing raised, if it raises.
-bool self_test_passes(const char* fn) {
-  SavedError keep;
-  PyRef m = PyRef::steal(PyImport_ImportModule("stagepy._types"));
-  PyRef ok = m ? PyRef::steal(PyObject_CallMethod(m.get(), fn, nullptr)) : PyRef();
-  if (!ok) PyErr_Clear();
-  return ok && PyObject_IsTrue(ok.get()) == 1;
-}
-
 bool load() {
   if (g_state != 0) return g_state > 0;
   PyObject* modules = PyImport_GetModuleDict();

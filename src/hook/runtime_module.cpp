@@ -127,6 +127,21 @@ PyObject* py_run_dot(PyObject*, PyObject* args) {
   return np::run_dot(x, y);
 }
 
+// _cfunc("sqrt", a, b): stagepy_cfunc as kernels call it, of complex numbers a and b (for
+// _types.verify_cfunc): the complex result, or None where the kernel hands over to CPython.
+PyObject* py_cfunc(PyObject*, PyObject* args) {
+  const char* name;
+  Py_complex a, b;
+  if (!PyArg_ParseTuple(args, "sDD", &name, &a, &b)) return nullptr;
+  for (int f = 0; f < backends::cpu::kCFnCount; f++)
+    if (std::string(name) == backends::cpu::cfn_name(static_cast<backends::cpu::CFn>(f))) {
+      double out[2];
+      if (!stagepy_cfunc(f, a.real, a.imag, b.real, b.imag, out)) Py_RETURN_NONE;
+      return PyComplex_FromDoubles(out[0], out[1]);
+    }
+  return PyErr_Format(PyExc_ValueError, "unknown complex function %s", name);
+}
+
 PyObject* py_set_debug_bail(PyObject*, PyObject* n) {
   long long v = PyLong_AsLongLong(n);
   if (v == -1 && PyErr_Occurred()) return nullptr;
@@ -187,6 +202,7 @@ PyMethodDef methods[] = {
     {"set_oracle_entries", py_set_oracle_entries, METH_VARARGS, "Types of NumPy operations, probed."},
     {"register_callable", py_register_callable, METH_VARARGS, "A function stagepy knows by identity."},
     {"_oracle_lookup", py_oracle_lookup, METH_VARARGS, "Tests only: the oracle's answer."},
+    {"_cfunc", py_cfunc, METH_VARARGS, "Tests only: a complex function as kernels compute it."},
     {"_set_debug_bail", py_set_debug_bail, METH_O, "Tests only: force hand-overs to CPython (see support/debug.h)."},
     {"_ufunc_loop", py_ufunc_loop, METH_VARARGS, "Register, run or drop NumPy's inner loop of a ufunc."},
     {"_resume_iters", resume_iters, METH_NOARGS, "Iterators for the resume just requested (bytecode only)."},

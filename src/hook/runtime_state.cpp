@@ -3,6 +3,8 @@
 
 #include <unordered_map>
 
+#include "hook/py_ref.h"
+
 namespace stagepy::runtime {
 namespace {
 specialize::Oracle* g_oracle = nullptr;
@@ -11,7 +13,14 @@ unsigned long long g_kernel_id = 0;
 }  // namespace
 
 specialize::Oracle& mutable_oracle() {
-  if (!g_oracle) g_oracle = new specialize::Oracle();  // lives for the process
+  if (!g_oracle) {
+    g_oracle = new specialize::Oracle();  // lives for the process
+    // complex ** and cmath's functions: each checked the first time a kernel needs it.
+    for (int f = 0; f < backends::cpu::kCFnCount; f++)
+      g_oracle->cfunc_tests[(size_t)f].run = [f] {
+        return self_test_passes("verify_cfunc", backends::cpu::cfn_name(static_cast<backends::cpu::CFn>(f)));
+      };
+  }
   return *g_oracle;
 }
 const specialize::Oracle& oracle() { return mutable_oracle(); }
@@ -30,6 +39,16 @@ void register_callable(PyObject* o, Builtin b) {
 }
 
 unsigned long long next_kernel_id() { return ++g_kernel_id; }
+
+bool self_test_passes(const char* fn, const char* arg) {
+  SavedError keep;
+  PyRef m = PyRef::steal(PyImport_ImportModule("stagepy._types"));
+  PyRef ok = !m ? PyRef()
+             : arg ? PyRef::steal(PyObject_CallMethod(m.get(), fn, "s", arg))
+                   : PyRef::steal(PyObject_CallMethod(m.get(), fn, nullptr));
+  if (!ok) PyErr_Clear();
+  return ok && PyObject_IsTrue(ok.get()) == 1;
+}
 
 namespace {
 PyObject* g_helper_info = nullptr;  // strong reference

@@ -15,6 +15,9 @@ Builtin known_callable(PyObject* o);
 // Registers `o` as builtin `b` (from Python, where the objects are looked up by name).
 void register_callable(PyObject* o, Builtin b);
 unsigned long long next_kernel_id();
+// Whether stagepy._types.<fn>([arg]) (a self-test against the running CPython or the
+// installed NumPy) returns True; false, with nothing raised, if it raises.
+bool self_test_passes(const char* fn, const char* arg = nullptr);
 // The Python function that gives a helper function's CodeInfo and parameter count, or a
 // str saying why it cannot be inlined (stagepy._rewrite.helper_info). Borrowed; may be null.
 PyObject* helper_info_fn();

@@ -57,6 +57,18 @@ enum class Builtin : uint16_t {
   NpDot,
   // divmod(a, b) of numbers: typed as the tuple (a // b, a % b), which is what it computes
   Divmod,
+  // cmath functions of a number (complex, or real converted to x + 0j): computed as CPython's
+  // cmathmodule.c computes them (backends/cpu/complex_functions.h). cmath.polar(z) is typed as
+  // the tuple (CmathPolar(z), CmathPhase(z)): CmathPolar alone is its modulus.
+  CmathSqrt, CmathExp, CmathLog, CmathLog10, CmathSin, CmathCos, CmathTan, CmathSinh, CmathCosh,
+  CmathTanh, CmathPhase, CmathPolar, CmathRect, CmathIsnan, CmathIsinf, CmathIsfinite,
+  // only in lowered IR (lower_complex.h): CFunc(fn, part, ar, ai, br, bi), a part of
+  // stagepy_cfunc's result (complex_functions.h); where that is not CPython's result the
+  // statement goes to CPython
+  CFunc,
+  // only in lowered IR: Round32(x), a double rounded to float32 (the part of a complex64
+  // result), as a double, or as a numpy.float32 where the call's type is that
+  Round32,
   Count_
 };
 const char* builtin_name(Builtin b);

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "ir/mutate.h"
 
@@ -15,6 +16,7 @@ using ir::Stmt;
 using ir::StmtNode;
 using EK = ExprNode::Kind;
 using Pair = std::pair<Expr, Expr>;
+using backends::cpu::CFn;
 
 struct LowerError {
   std::string reason;
@@ -35,17 +37,14 @@ bool is_np(const TypeRef& t) { return t && t->kind == Type::Kind::NpScalar; }
 
 class Lower {
  public:
-  Lower(const TypedNest& tn, std::vector<TypeRef>* entry, FpMode fp)
-      : out_(tn), entry_(*entry), entry_out_(entry), fp_(fp) {}
+  Lower(const TypedNest& tn, std::vector<TypeRef>* entry, const Oracle& oracle, FpMode fp)
+      : out_(tn), entry_(*entry), entry_out_(entry), oracle_(oracle), fp_(fp) {}
 
   TypedNest run() {
     try {
       entry_.resize(out_.nest.vars.size(), types::unbound());
       for (size_t v = 0; v < entry_.size(); v++)
-        if (entry_[v] && entry_[v]->is_complex()) {
-          check_width(entry_[v], out_.nest.line);
-          parts((int)v);
-        }
+        if (entry_[v] && entry_[v]->is_complex()) parts((int)v);
       out_.nest.root = stmt(out_.nest.root);
       *entry_out_ = entry_;
     } catch (const LowerError& e) {
@@ -60,6 +59,7 @@ class Lower {
   TypedNest out_;
   std::vector<TypeRef> entry_;
   std::vector<TypeRef>* entry_out_;
+  const Oracle& oracle_;
   FpMode fp_;
   std::map<int, std::pair<int, int>> parts_;
   int temps_ = 0;
@@ -68,13 +68,6 @@ class Lower {
   int resume_ = -1, line_ = 0;
 
   [[noreturn]] void fail(const std::string& why) { throw LowerError{why, line_}; }
-
-  void check_width(const TypeRef& t, int line) {
-    if (t->kind == Type::Kind::NpScalar && t->dtype == DType::Complex64) {
-      line_ = line;
-      fail("computes on numpy.complex64 numbers (only complex and numpy.complex128 are supported)");
-    }
-  }
 
   void note_tag(const TypeRef& t) {
     for (auto& x : out_.tags)
@@ -119,13 +112,22 @@ class Lower {
     e->args = std::move(args);
     return e;
   }
+  static Expr constant(const ir::ConstValue& c, TypeRef t) {
+    auto e = std::make_shared<ExprNode>(*ir::make_const(c));
+    e->type = std::move(t);
+    return e;
+  }
   static Expr fconst(double v) {
     ir::ConstValue c;
     c.kind = ir::ConstValue::Kind::Float;
     c.f = v;
-    auto e = std::make_shared<ExprNode>(*ir::make_const(c));
-    e->type = types::py_float();
-    return e;
+    return constant(c, types::py_float());
+  }
+  static Expr iconst(int64_t v) {
+    ir::ConstValue c;
+    c.kind = ir::ConstValue::Kind::Int;
+    c.i = v;
+    return constant(c, types::py_int());
   }
   static Expr bin(ir::BinOp op, Expr a, Expr b) {
     auto e = node(EK::Binary, op == ir::BinOp::And || op == ir::BinOp::Or ? types::py_bool() : types::py_float(),
@@ -133,10 +135,60 @@ class Lower {
     std::const_pointer_cast<ExprNode>(e)->binop = op;
     return e;
   }
-  static Expr add(Expr a, Expr b) { return bin(ir::BinOp::Add, std::move(a), std::move(b)); }
-  static Expr sub(Expr a, Expr b) { return bin(ir::BinOp::Sub, std::move(a), std::move(b)); }
-  static Expr mul(Expr a, Expr b) { return bin(ir::BinOp::Mul, std::move(a), std::move(b)); }
-  static Expr div(Expr a, Expr b) { return bin(ir::BinOp::TrueDiv, std::move(a), std::move(b)); }
+  // Arithmetic on parts: on doubles, or, while computing a numpy.complex64 result
+  // (single_), each operation rounded to float32 as NumPy's float arithmetic rounds it
+  // (a double result of + - * / of two float32 values, rounded to float32, is the float32
+  // result: 53 >= 2 * 24 + 2 bits).
+  Expr arith(ir::BinOp op, Expr a, Expr b) const {
+    Expr r = bin(op, std::move(a), std::move(b));
+    return single_ ? round32(r) : r;
+  }
+  Expr add(Expr a, Expr b) const { return arith(ir::BinOp::Add, std::move(a), std::move(b)); }
+  Expr sub(Expr a, Expr b) const { return arith(ir::BinOp::Sub, std::move(a), std::move(b)); }
+  Expr mul(Expr a, Expr b) const { return arith(ir::BinOp::Mul, std::move(a), std::move(b)); }
+  Expr div(Expr a, Expr b) const { return arith(ir::BinOp::TrueDiv, std::move(a), std::move(b)); }
+  // x (a double) rounded to float32, as a double, or as a numpy.float32 if `t` is one.
+  static Expr round32(Expr x, TypeRef t = types::py_float()) { return call(Builtin::Round32, std::move(t), {std::move(x)}); }
+
+  bool single_ = false;  // computing a numpy.complex64 result
+  struct Precision {
+    Lower* l;
+    bool old;
+    Precision(Lower* l, bool single) : l(l), old(l->single_) { l->single_ = single; }
+    ~Precision() { l->single_ = old; }
+  };
+  static bool is_c64(const TypeRef& t) { return t && t->kind == Type::Kind::NpScalar && t->dtype == DType::Complex64; }
+  // Whether every value of type `t` is exactly a float32 (NumPy converts it to complex64
+  // without rounding).
+  static bool single_exact(const TypeRef& t) {
+    if (t->kind == Type::Kind::PyBool) return true;
+    if (t->kind != Type::Kind::NpScalar) return false;
+    switch (t->dtype) {
+      case DType::Bool: case DType::Int8: case DType::UInt8: case DType::Int16: case DType::UInt16:
+      case DType::Float32: case DType::Complex64:
+        return true;
+      default: return false;
+    }
+  }
+  // Python ints become doubles first (float(x)): exact below 2**53, beyond which NumPy's
+  // own conversion to float32 could round differently, so CPython takes those.
+  Pair int_exact(const Expr& e, const Pair& p) {
+    bool ints = false;
+    for (auto& m : e->type->kind == Type::Kind::Union ? e->type->elems : std::vector<TypeRef>{e->type})
+      ints = ints || m->kind == Type::Kind::PyInt;
+    if (!ints) return p;
+    Pair q = spill(p);
+    Expr ok = cmp(ir::CmpOp::LT, fabs(q.first), fconst(9007199254740992.0));
+    return {ir::make_guard(ok, q.first), q.second};
+  }
+  // An operand of an operation whose result is numpy.complex64: converted to complex64
+  // first (NumPy casts a Python number, and a float32 or a small integer exactly).
+  Pair single_operand(const Expr& e) {
+    Pair p = operand(e);
+    if (single_exact(e->type)) return p;
+    p = int_exact(e, p);
+    return {round32(p.first), round32(p.second)};
+  }
   static Expr neg(Expr a) {
     auto e = node(EK::Unary, types::py_float(), {std::move(a)});
     std::const_pointer_cast<ExprNode>(e)->unop = ir::UnOp::Neg;
@@ -163,6 +215,7 @@ class Lower {
   static Expr fabs(Expr x) { return call(Builtin::MathFabs, types::py_float(), {std::move(x)}); }
   static Expr isfinite(Expr x) { return call(Builtin::MathIsfinite, types::py_bool(), {std::move(x)}); }
   static Expr isinf(Expr x) { return call(Builtin::MathIsinf, types::py_bool(), {std::move(x)}); }
+  static Expr isnan(Expr x) { return call(Builtin::MathIsnan, types::py_bool(), {std::move(x)}); }
   Expr load(int v, bool check_bound) {
     auto e = std::make_shared<ExprNode>(*ir::make_load(v, ir::kInlinedOrigin));
     e->type = types::py_float();
@@ -219,9 +272,9 @@ class Lower {
   }
 
   Pair cx(const Expr& e) {
+    Precision wide(this, false);  // (a complex64 operation sets it for its own arithmetic)
     const TypeRef& t = e->type;
     if (t->kind == Type::Kind::Union) fail("holds complex numbers and other values (" + t->str() + ") in one variable");
-    check_width(t, line_);
     const bool np = is_np(t);
     switch (e->kind) {
       case EK::Const: {
@@ -246,18 +299,21 @@ class Lower {
         return {part("real"), part("imag")};
       }
       case EK::Binary: {
-        Pair a = operand(e->args[0]);
-        if (e->binop == ir::BinOp::Pow) return power(e, a);
-        Pair b = operand(e->args[1]);
-        Pair r;
-        switch (e->binop) {
-          case ir::BinOp::Add: r = {add(a.first, b.first), add(a.second, b.second)}; break;
-          case ir::BinOp::Sub: r = {sub(a.first, b.first), sub(a.second, b.second)}; break;
-          case ir::BinOp::Mul: r = prod(a, b); break;
-          case ir::BinOp::TrueDiv: r = np ? quot_numpy(a, b) : quot(a, b); break;
-          default: fail(std::string("computes `") + ir::binop_name(e->binop) + "` on complex numbers");
+        if (is_c64(t)) {
+          Pair a = single_operand(e->args[0]);
+          if (e->binop == ir::BinOp::Pow) {
+            Precision single(this, true);
+            return power_numpy(e, a);
+          }
+          Pair b = single_operand(e->args[1]);
+          Precision single(this, true);
+          return binary(e, a, b, np);
         }
-        return np ? finite_or_cpython(r) : r;
+        Pair a = operand(e->args[0]);
+        if (e->binop == ir::BinOp::Pow) return np ? power_numpy(e, a) : power(e, a);
+        Pair b = operand(e->args[1]);
+        Precision wide(this, false);
+        return binary(e, a, b, np);
       }
       case EK::Unary: {
         if (e->unop == ir::UnOp::Neg) {
@@ -277,6 +333,12 @@ class Lower {
           if (e->args.size() == 2) return operand(e->args[1]);
           return {to_float(real(e->args[1])), to_float(real(e->args[2]))};
         }
+        const Pair zero = {fconst(0.0), fconst(0.0)};
+        if (f == Builtin::CmathRect)  // rect(r, phi): float(r), float(phi)
+          return cfunc(CFn::Rect, {to_float(real(e->args[1])), to_float(real(e->args[2]))}, zero, f);
+        if (f == Builtin::CmathLog && e->args.size() == 3)
+          return cfunc(CFn::LogBase, operand(e->args[1]), operand(e->args[2]), f);
+        if (auto fn = cmath_function(f)) return cfunc(*fn, operand(e->args[1]), zero, f);
         if (f != Builtin::None_) fail(std::string("calls ") + builtin_name(f) + "() on complex numbers");
         break;
       }
@@ -301,8 +363,21 @@ class Lower {
     fail("computes on complex numbers in a way stagepy does not support");
   }
 
+  // + - * / of complex operands (converted already).
+  Pair binary(const Expr& e, const Pair& a, const Pair& b, bool np) {
+    Pair r;
+    switch (e->binop) {
+      case ir::BinOp::Add: r = {add(a.first, b.first), add(a.second, b.second)}; break;
+      case ir::BinOp::Sub: r = {sub(a.first, b.first), sub(a.second, b.second)}; break;
+      case ir::BinOp::Mul: r = prod(a, b); break;
+      case ir::BinOp::TrueDiv: r = np ? quot_numpy(a, b) : quot(a, b); break;
+      default: fail(std::string("computes `") + ir::binop_name(e->binop) + "` on complex numbers");
+    }
+    return np ? finite_or_cpython(r) : r;
+  }
+
   // _Py_c_prod (NumPy's is the same).
-  static Pair prod(const Pair& a, const Pair& b) {
+  Pair prod(const Pair& a, const Pair& b) const {
     return {sub(mul(a.first, b.first), mul(a.second, b.second)), add(mul(a.first, b.second), mul(a.second, b.first))};
   }
 
@@ -334,7 +409,8 @@ class Lower {
       TypeRef f64 = types::np_scalar(DType::Float64);
       auto e = node(EK::Binary, f64, {ir::make_as_type(x, f64), ir::make_as_type(y, f64)});
       std::const_pointer_cast<ExprNode>(e)->binop = ir::BinOp::TrueDiv;
-      return ir::make_as_type(e, types::py_float());
+      Expr r = ir::make_as_type(e, types::py_float());
+      return single_ ? round32(r) : r;
     };
     Expr abr = fabs(b.first), abi = fabs(b.second);
     Expr c1 = cmp(ir::CmpOp::GE, abr, abi);
@@ -353,19 +429,67 @@ class Lower {
   // complex_pow with an exponent CPython takes as a small integer: c_powi, by repeated
   // squaring (c_powu), and the quotient 1 / x**-n for a negative one. An infinite part is
   // CPython's OverflowError.
-  Pair power(const Expr& e, const Pair& base) {
-    if (is_np(e->type)) fail("raises a NumPy complex number to a power");
-    const Expr& x = e->args[1];
-    double n = NAN;
-    if (x->kind == EK::Const) {
-      const auto& c = x->value;
-      if (c.kind == ir::ConstValue::Kind::Int) n = (double)c.i;
-      else if (c.kind == ir::ConstValue::Kind::Bool) n = c.b ? 1 : 0;
-      else if (c.kind == ir::ConstValue::Kind::Float) n = c.f;
-      else if (c.kind == ir::ConstValue::Kind::Complex && c.f2 == 0.0) n = c.f;
+  // The value of a constant exponent with no imaginary part; NaN for any other.
+  static double real_constant(const Expr& x) {
+    if (x->kind != EK::Const) return NAN;
+    const auto& c = x->value;
+    if (c.kind == ir::ConstValue::Kind::Int) return (double)c.i;
+    if (c.kind == ir::ConstValue::Kind::Bool) return c.b ? 1 : 0;
+    if (c.kind == ir::ConstValue::Kind::Float) return c.f;
+    if (c.kind == ir::ConstValue::Kind::Complex && c.f2 == 0.0) return c.f;
+    return NAN;
+  }
+
+  // NumPy's npy_cpow for a constant integer exponent |n| < 100: x ** 0 is 1, 0 ** n is 0
+  // (n > 0) or NaN with an "invalid" warning (n < 0), n = 1, 2, 3 unrolled, others (the
+  // negative ones too) by repeated squaring from 1 + 0j, and 1 / x**-n by NumPy's complex
+  // division. Where NumPy could warn,
+  // any intermediate or result that is not finite goes to CPython (one that is finite came
+  // from finite operations, which raise no flag NumPy reports). Other exponents call the
+  // C library's cpow: not here.
+  Pair power_numpy(const Expr& e, const Pair& base) {
+    const double n = real_constant(e->args[1]);
+    if (!(n == std::floor(n) && std::fabs(n) < 100.0))
+      fail("raises a NumPy complex number to a power other than a constant integer below 100");
+    if (n == 0) return {fconst(1.0), fconst(0.0)};
+    const Pair a = spill(base);
+    std::vector<Pair> steps;
+    auto step = [&](Pair p) {
+      p = spill(p);
+      steps.push_back(p);
+      return p;
+    };
+    const long k = (long)std::fabs(n);
+    Pair r;
+    if (n == 1) r = a;  // (unrolled for positive exponents only)
+    else if (n == 2) r = step(prod(a, a));
+    else if (n == 3) r = step(prod(a, step(prod(a, a))));
+    else {
+      Pair aa = {fconst(1.0), fconst(0.0)}, p = a;
+      for (long mask = 1;; mask <<= 1) {
+        if (k & mask) aa = step(prod(aa, p));
+        if (k < (mask << 1)) break;
+        p = step(prod(p, p));
+      }
+      r = aa;
     }
-    if (!(n == std::floor(n) && std::fabs(n) <= 100.0))
-      fail("raises a complex number to a power other than a constant integer up to 100");
+    if (n < 0) r = step(quot_numpy({fconst(1.0), fconst(0.0)}, r));
+    // The zero base: 0 (n > 0) or NaN + NaN j.
+    Expr zero = bin(ir::BinOp::And, cmp(ir::CmpOp::EQ, a.first, fconst(0.0)), cmp(ir::CmpOp::EQ, a.second, fconst(0.0)));
+    const double z = n > 0 ? 0.0 : NAN;
+    r = {cond(zero, fconst(z), r.first), cond(zero, fconst(z), r.second)};
+    if (fp_ == FpMode::Ignore) return r;
+    Expr ok = bin(ir::BinOp::And, isfinite(r.first), isfinite(r.second));
+    for (auto& q : steps) ok = bin(ir::BinOp::And, ok, bin(ir::BinOp::And, isfinite(q.first), isfinite(q.second)));
+    r = spill(r);
+    return {ir::make_guard(ok, r.first), ir::make_guard(ok, r.second)};
+  }
+
+  Pair power(const Expr& e, const Pair& base) {
+    const Expr& x = e->args[1];
+    const double n = real_constant(x);
+    if (!(n == std::floor(n) && std::fabs(n) <= 100.0))  // any other exponent: complex_pow itself
+      return cfunc(CFn::Pow, base, operand(x), Builtin::None_);
     long k = (long)n;
     long m = k > 0 ? k : -k;
     Pair r = {fconst(1.0), fconst(0.0)};
@@ -377,6 +501,56 @@ class Lower {
     if (k <= 0) r = spill(quot({fconst(1.0), fconst(0.0)}, r));
     Expr ok = bin(ir::BinOp::And, lnot(isinf(r.first)), lnot(isinf(r.second)));
     return {ir::make_guard(ok, r.first), ir::make_guard(ok, r.second)};
+  }
+
+  static std::optional<CFn> cmath_function(Builtin f) {
+    switch (f) {
+      case Builtin::CmathSqrt: return CFn::Sqrt;
+      case Builtin::CmathExp: return CFn::Exp;
+      case Builtin::CmathLog: return CFn::Log;
+      case Builtin::CmathLog10: return CFn::Log10;
+      case Builtin::CmathSin: return CFn::Sin;
+      case Builtin::CmathCos: return CFn::Cos;
+      case Builtin::CmathTan: return CFn::Tan;
+      case Builtin::CmathSinh: return CFn::Sinh;
+      case Builtin::CmathCosh: return CFn::Cosh;
+      case Builtin::CmathTanh: return CFn::Tanh;
+      default: return std::nullopt;
+    }
+  }
+
+  // f(a, b) computed by stagepy_cfunc (complex_functions.h), once for both parts; where
+  // that is not CPython's result (an error, a special value), CPython redoes the statement.
+  // Used only once the function passed its self-test against the running CPython.
+  Pair cfunc(CFn f, const Pair& a0, const Pair& b0, Builtin which) {
+    if (!oracle_.cfunc_verified(f)) {
+      std::string what = which == Builtin::None_ ? std::string("`**`") : std::string(builtin_name(which)) + "()";
+      fail("computes " + what + " on complex numbers, and stagepy's " + what +
+           " did not give CPython's results on this machine (self-test)");
+    }
+    Pair a = spill(a0), b = spill(b0);
+    auto part = [&](int k) {
+      return call(Builtin::CFunc, types::py_float(),
+                  {iconst(static_cast<int>(f)), iconst(k), a.first, a.second, b.first, b.second});
+    };
+    return spill({part(0), part(1)});
+  }
+
+  // cmath functions with a real result, of a number (complex or real).
+  Expr cmath_real(const Expr& e, Builtin f) {
+    Pair p = spill(operand(e->args[1]));
+    switch (f) {
+      case Builtin::CmathPhase: {  // c_atan2: the C library's atan2 for finite parts
+        Expr ok = bin(ir::BinOp::And, isfinite(p.first), isfinite(p.second));
+        return ir::make_guard(ok, call(Builtin::MathAtan2, types::py_float(), {p.second, p.first}));
+      }
+      case Builtin::CmathPolar:  // the modulus: _Py_c_abs, hypot (not finite: CPython redoes it)
+        return call(Builtin::CHypot, types::py_float(), {p.first, p.second});
+      case Builtin::CmathIsnan: return bin(ir::BinOp::Or, isnan(p.first), isnan(p.second));
+      case Builtin::CmathIsinf: return bin(ir::BinOp::Or, isinf(p.first), isinf(p.second));
+      case Builtin::CmathIsfinite: return bin(ir::BinOp::And, isfinite(p.first), isfinite(p.second));
+      default: fail(std::string("calls ") + builtin_name(f) + "()");
+    }
   }
 
   // ------------------------------------------------------------ real values
@@ -392,11 +566,15 @@ class Lower {
         if (arg_complex(0) && (e->name == "real" || e->name == "imag")) {
           Pair p = cx(e->args[0]);
           Expr r = e->name == "real" ? p.first : p.second;
+          if (is_np(e->type) && e->type->dtype == DType::Float32) return round32(r, e->type);  // exact
           return is_np(e->type) ? ir::make_as_type(r, e->type) : r;
         }
         break;
       case EK::Call: {
         Builtin f = e->args[0]->type->kind == Type::Kind::Callable ? e->args[0]->type->builtin : Builtin::None_;
+        if (f == Builtin::CmathPhase || f == Builtin::CmathPolar || f == Builtin::CmathIsnan ||
+            f == Builtin::CmathIsinf || f == Builtin::CmathIsfinite)
+          return cmath_real(e, f);
         bool any = false;
         for (size_t i = 1; i < e->args.size(); i++) any = any || arg_complex(i);
         if (!any) break;
@@ -445,7 +623,10 @@ class Lower {
   // imaginary part must be 0) or NumPy's equal (both converted to complex).
   Expr equality(const Expr& e) {
     const bool np = is_np(e->type);
+    // Compared as NumPy compares: both converted to the common type (complex64 rounds).
+    const TypeRef common = np ? oracle_.binary(ir::BinOp::Add, e->args[0]->type, e->args[1]->type) : nullptr;
     auto side = [&](const Expr& x) -> Pair {
+      if (is_c64(common)) return spill(single_operand(x));
       if (any_complex(x->type)) return spill(cx(x));
       Expr r = real(x);
       if (np) return {to_float(r), fconst(0.0)};
@@ -535,9 +716,9 @@ class Lower {
       case ir::Effect::Kind::Store: {
         const TypeRef& bt = f.base ? f.base->type : nullptr;
         if (bt && bt->kind == Type::Kind::Array && dtype_is_complex(bt->dtype)) {
-          check_width(types::np_scalar(bt->dtype), line_);
           if (bt->pybuf) fail("stores into a buffer of complex numbers");
-          Pair p = operand(f.value);
+          // (Into complex64 elements, codegen rounds each part as NumPy's cast does.)
+          Pair p = bt->dtype == DType::Complex64 ? int_exact(f.value, operand(f.value)) : operand(f.value);
           ir::Effect a = f, b = f;
           a.base = b.base = real(f.base);
           a.index = b.index = real(f.index);
@@ -586,12 +767,17 @@ bool mentions_complex(const TypedNest& tn, const std::vector<TypeRef>& entry) {
   for (auto& t : entry)
     if (any_complex(t)) return true;
   bool found = false;
-  ir::for_each_expr(tn.nest.root, [&](const Expr& e) { found = found || any_complex(e->type); });
+  ir::for_each_expr(tn.nest.root, [&](const Expr& e) {
+    // cmath's functions of real numbers (cmath.phase(x)) compute on x + 0j.
+    const bool cmath = e->kind == EK::Call && e->args[0]->type && e->args[0]->type->kind == Type::Kind::Callable &&
+                       e->args[0]->type->builtin >= Builtin::CmathSqrt && e->args[0]->type->builtin <= Builtin::CmathIsfinite;
+    found = found || cmath || any_complex(e->type);
+  });
   return found;
 }
 
-TypedNest lower_complex(const TypedNest& tn, std::vector<TypeRef>* entry, FpMode fp) {
-  return Lower(tn, entry, fp).run();
+TypedNest lower_complex(const TypedNest& tn, std::vector<TypeRef>* entry, const Oracle& oracle, FpMode fp) {
+  return Lower(tn, entry, oracle, fp).run();
 }
 
 }  // namespace stagepy::specialize

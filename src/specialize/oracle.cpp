@@ -91,13 +91,13 @@ int builtin_arity(Builtin b) {
     case Builtin::MathAtan2: case Builtin::MathPow: case Builtin::MathHypot: case Builtin::MathCopysign:
     case Builtin::MathFmod: case Builtin::NpArctan2: case Builtin::NpHypot: case Builtin::NpMinimum:
     case Builtin::NpMaximum: case Builtin::NpPower: case Builtin::CHypot: case Builtin::NpCopysign:
-    case Builtin::NpFmin: case Builtin::NpFmax:
+    case Builtin::NpFmin: case Builtin::NpFmax: case Builtin::CmathRect:
       return 2;
     case Builtin::NpWhere: case Builtin::NpClip:
       return 3;
     case Builtin::Range: case Builtin::Min: case Builtin::Max: case Builtin::Round: case Builtin::Complex:
     case Builtin::Enumerate: case Builtin::Zip: case Builtin::Reversed: case Builtin::Sum: case Builtin::Any:
-    case Builtin::All:
+    case Builtin::All: case Builtin::CmathLog: case Builtin::CFunc:
       return -1;
     default:
       return 1;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cpu/complex_functions.h"
 #include "ir/ir.h"
 #include "ir/types.h"
 
@@ -93,6 +94,11 @@ struct Oracle {
   std::array<void*, 2> dot_fn{};
   SelfTest dot_test;
   bool dot_verified() const { return dot_fn[0] && dot_fn[1] && dot_test.passed(); }
+
+  // complex ** and the cmath functions as kernels compute them (complex_functions.h),
+  // checked against the running CPython on sample values (_types.verify_cfunc).
+  std::array<SelfTest, backends::cpu::kCFnCount> cfunc_tests;
+  bool cfunc_verified(backends::cpu::CFn f) const { return cfunc_tests[static_cast<size_t>(f)].passed(); }
 
   bool numpy = false;             // NumPy entries present
   bool numpy_weak_scalars = true; // NEP 50 (NumPy 2): Python scalars do not decide types by value

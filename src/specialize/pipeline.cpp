@@ -79,7 +79,7 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
   std::vector<TypeRef> entry = rq.entry;
   entry.resize(in.nest->vars.size(), types::unbound());  // inline_helpers' Temps: no value at entry
   if (mentions_complex(k.typed, entry)) {
-    k.typed = lower_complex(k.typed, &entry, rq.fp);
+    k.typed = lower_complex(k.typed, &entry, *rq.oracle, rq.fp);
     if (!passed("lower_complex")) return k;
   }
 

@@ -914,6 +914,30 @@ class Infer {
                                    o),
                     env);
       }
+      case Builtin::CmathSqrt: case Builtin::CmathExp: case Builtin::CmathLog: case Builtin::CmathLog10:
+      case Builtin::CmathSin: case Builtin::CmathCos: case Builtin::CmathTan: case Builtin::CmathSinh:
+      case Builtin::CmathCosh: case Builtin::CmathTanh: case Builtin::CmathPhase: case Builtin::CmathPolar:
+      case Builtin::CmathRect: case Builtin::CmathIsnan: case Builtin::CmathIsinf: case Builtin::CmathIsfinite: {
+        // cmath converts each argument as complex(x) would (rect's as float(x)): numbers only.
+        const size_t want = f == Builtin::CmathRect ? 2 : 1;
+        if (at.size() != want && !(f == Builtin::CmathLog && at.size() == 2))
+          fail("calls " + fname + " with " + std::to_string(at.size()) + " arguments", ln);
+        for (auto& t : at)
+          for (auto& m : members(t)) {
+            if (!m->is_scalar()) fail("calls " + fname + " on a " + m->str(), ln);
+            if (f == Builtin::CmathRect && m->is_complex()) fail("calls " + fname + " on a complex number", ln);
+          }
+        if (f == Builtin::CmathPhase) return typed(e, args, types::py_float());
+        if (f == Builtin::CmathIsnan || f == Builtin::CmathIsinf || f == Builtin::CmathIsfinite)
+          return typed(e, args, types::py_bool());
+        if (f == Builtin::CmathPolar) {
+          // (r, phi): the modulus (this call) and the phase, both floats.
+          Expr modulus = typed(e, args, types::py_float());
+          Expr phase = typed(e, {typed(args[0], args[0]->args, types::callable(Builtin::CmathPhase)), args[1]}, types::py_float());
+          return ir::with_type(ir::make_tuple({modulus, phase}, e->origin), types::tuple({types::py_float(), types::py_float()}));
+        }
+        return typed(e, args, types::py_complex());
+      }
       case Builtin::Range: fail("uses range() outside a for statement", ln);
       case Builtin::Enumerate: case Builtin::Zip: case Builtin::Reversed:
         fail("uses " + fname + " outside a for statement", ln);

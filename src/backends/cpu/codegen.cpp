@@ -3,6 +3,7 @@
 
 #include "analysis/append_targets.h"
 #include "backends/cpu/append_buffer.h"
+#include "backends/cpu/complex_functions.h"
 #include "backends/cpu/exits_removed.h"
 #include "backends/cpu/jit.h"
 #include "backends/cpu/parallel_runtime.h"
@@ -1202,13 +1203,16 @@ class Gen {
   Value* complex_element(const Expr& base_e, const Expr& index_e, int origin, bool imag) {
     V base = gen(base_e);
     V idx = gen(index_e);
-    if (base.t->kind != Type::Kind::Array || base.t->dtype != DType::Complex128)
+    if (base.t->kind != Type::Kind::Array || !dtype_is_complex(base.t->dtype))
       fail("internal error: a part of an element of " + base.t->str());
     Value* at = index_array(base, index_list(idx), origin).v;
-    return imag ? B.CreateConstGEP1_64(i8(), at, 8) : at;
+    return imag ? B.CreateConstGEP1_64(i8(), at, dtype_size(base.t->dtype) / 2) : at;
   }
+  // A part of a complex element, as a double (a complex64's float32 part, widened: exact).
   V complex_part(const Expr& sub, bool imag) {
     Value* at = complex_element(sub->args[0], sub->args[1], sub->origin, imag);
+    if (sub->args[0]->type->dtype == DType::Complex64)
+      return scalar(types::py_float(), B.CreateFPExt(B.CreateAlignedLoad(B.getFloatTy(), at, llvm::Align(4)), f64()));
     return scalar(types::py_float(), B.CreateAlignedLoad(f64(), at, llvm::Align(8)));
   }
 
@@ -1940,9 +1944,19 @@ class Gen {
     Builtin f = e->args[0]->type->builtin;
     if (f == Builtin::NpSum || f == Builtin::NpMax || f == Builtin::NpMin || f == Builtin::NpMean) return np_reduce(e);
     if (f == Builtin::NpDot) return np_dot(e, e->args[1], e->args[2], false);
+    if (f == Builtin::CFunc) return complex_function(e);
+    if (f == Builtin::Round32) {  // lowered complex64 arithmetic: a double rounded to float32
+      Value* r = B.CreateFPTrunc(as_double(gen(e->args[1])), B.getFloatTy());
+      if (is_np(e->type) && e->type->dtype == DType::Float32) return scalar(e->type, r);
+      return scalar(e->type, B.CreateFPExt(r, f64()));
+    }
     if (f == Builtin::CHypot) {  // |z| of a lowered complex number: the C library's hypot
       Value* x = as_double(gen(e->args[1]));
       Value* y = as_double(gen(e->args[2]));
+      if (is_np(e->type) && e->type->dtype == DType::Float32) {  // of a complex64: hypotf (exact parts)
+        x = B.CreateFPTrunc(x, B.getFloatTy());
+        y = B.CreateFPTrunc(y, B.getFloatTy());
+      }
       Value* r = libm2("hypot", x, y);
       defer(isfinite(r));  // CPython raises OverflowError, NumPy warns: CPython redoes it
       return scalar(e->type, r);
@@ -1958,6 +1972,41 @@ class Gen {
     });
     in_domain_ = false;
     return out;
+  }
+
+  // CFunc(fn, part, ar, ai, br, bi): a part of stagepy_cfunc's result. lower_complex asks
+  // for both parts of one result in one statement (seg), whose values are all computed
+  // from the state at its start: the second part reuses the call made for the first, for
+  // the same operand expressions in the same block. Where the call says the result is not
+  // CPython's, the statement goes to CPython.
+  struct CFuncCall {
+    BasicBlock* block;
+    int64_t fn;
+    std::array<const ir::ExprNode*, 4> operands;
+    llvm::AllocaInst* out;
+  };
+  std::vector<CFuncCall> cfunc_calls_;  // made while seg() evaluates a statement's values
+  bool cfunc_memo_ = false;
+  V complex_function(const Expr& e) {
+    const int64_t fn = e->args[1]->value.i, part = e->args[2]->value.i;
+    const std::array<const ir::ExprNode*, 4> operands = {e->args[3].get(), e->args[4].get(), e->args[5].get(),
+                                                         e->args[6].get()};
+    for (auto& c : cfunc_calls_)
+      if (c.block == B.GetInsertBlock() && c.fn == fn && c.operands == operands) return cfunc_part(e, c.out, part);
+    std::array<Value*, 4> x;
+    for (size_t i = 0; i < 4; i++) x[i] = as_double(gen(e->args[3 + i]));
+    llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+    llvm::AllocaInst* out = entry.CreateAlloca(llvm::ArrayType::get(f64(), 2), nullptr, "cfunc.out");
+    auto* fty = llvm::FunctionType::get(B.getInt32Ty(), {B.getInt32Ty(), f64(), f64(), f64(), f64(), ptr()}, false);
+    Value* ok = B.CreateCall(fty, runtime_address("stagepy_cfunc", reinterpret_cast<void*>(&stagepy_cfunc)),
+                             {B.getInt32((uint32_t)fn), x[0], x[1], x[2], x[3], out});
+    defer(B.CreateICmpNE(ok, B.getInt32(0)));
+    if (cfunc_memo_) cfunc_calls_.push_back({B.GetInsertBlock(), fn, operands, out});
+    return cfunc_part(e, out, part);
+  }
+  V cfunc_part(const Expr& e, llvm::AllocaInst* out, int64_t part) {
+    Value* p = B.CreateConstInBoundsGEP2_32(llvm::ArrayType::get(f64(), 2), out, 0, (unsigned)part);
+    return scalar(e->type, B.CreateLoad(f64(), p));
   }
 
   V call_values(Builtin f, const std::vector<V>& args, const TypeRef& rt) {
@@ -2434,6 +2483,8 @@ class Gen {
 
   void seg(const Stmt& s) {
     resume_ = s->resume;
+    cfunc_calls_.clear();
+    cfunc_memo_ = true;
     // Evaluate everything first (any failure leaves the statement untouched) ...
     struct Pending {
       const ir::Effect* e;
@@ -2474,8 +2525,16 @@ class Gen {
           if (f.part >= 0) {  // a part of a complex element (lower_complex)
             p.addr = complex_element(f.base, f.index, f.origin, f.part == 1);
             p.value = gen(f.value);
-            if (p.value.t->kind == Type::Kind::Unbound) p.addr = nullptr;
-            else p.stored = as_double(p.value);
+            if (p.value.t->kind == Type::Kind::Unbound) {
+              p.addr = nullptr;
+            } else {
+              p.stored = as_double(p.value);
+              if (f.base->type->dtype == DType::Complex64) {  // NumPy's cast, part by part
+                Value* r = B.CreateFPTrunc(p.stored, B.getFloatTy());
+                defer(B.CreateOr(isfinite(r), B.CreateNot(isfinite(p.stored))));  // "overflow encountered in cast"
+                p.stored = r;
+              }
+            }
             break;
           }
           V base = gen(f.base);
@@ -2509,6 +2568,8 @@ class Gen {
       ps.push_back(std::move(p));
     }
     flush_deferred();
+    cfunc_memo_ = false;
+    cfunc_calls_.clear();
     // ... then apply the effects in order.
     for (auto& p : ps) {
       const ir::Effect& f = *p.e;
@@ -2542,7 +2603,7 @@ class Gen {
         store_section(p.section, f.base->type->dtype, p.buf, p.shape, p.stored);
       } else if (f.kind == ir::Effect::Kind::Store && p.addr) {
         DType d = f.base->type->dtype;
-        const int nb = f.part >= 0 ? 8 : dtype_size(d);
+        const int nb = f.part >= 0 ? dtype_size(d) / 2 : dtype_size(d);
         if (undo_ && undo_->next < undo_->ptr.size()) {  // fast pass of a chunk: keep the old value
           size_t st = undo_->next++;
           undo_->bytes[st] = nb;
