@@ -18,6 +18,7 @@ DTYPES = ["float64", "float32", "int64", "int32", "int16", "int8", "uint8", "boo
 SCALARS = ["s", "t", "u"]
 # Helper functions the nests may call (inlined when their arguments are Python numbers).
 HELPERS = """
+import cmath
 import math
 import numpy as np
 
@@ -38,8 +39,9 @@ def h4(x, y, z=2):
     a, b = y, x * z
     return a - b, b, h2(a)
 """
-CDTYPES = ["complex128", "complex128", "float64", "int64"]
-CSCALARS = [1j, 2 - 1j, np.complex128(0.5 + 1j), 2.5, 3, 0j, np.float64(1.5), complex(-0.0, 0.0)]
+CDTYPES = ["complex128", "complex128", "complex64", "float64", "int64", "float32"]
+CSCALARS = [1j, 2 - 1j, np.complex128(0.5 + 1j), 2.5, 3, 0j, np.float64(1.5), complex(-0.0, 0.0),
+            np.complex64(0.1 - 1.5j)]
 ARRAY_CODES = {"float64": "d", "float32": "f", "int64": "q", "int32": "i", "int16": "h", "int8": "b", "uint8": "B"}
 
 
@@ -193,6 +195,10 @@ class Gen:
             return f"({a} if {self.cond(depth + 1)} else {b})"
         if form == 11 and self.int_(0, 1):
             return f"h3({a}, {b})"
+        if self.int_(0, 2) == 0:  # cmath (of a NumPy complex too: it converts), a Python complex
+            f = self.pick(["sqrt", "exp", "log", "sin", "cos", "tanh", "log10"])
+            return self.pick([f"cmath.{f}(complex({a}))", f"cmath.{f}({a} * 0.125)", f"cmath.phase({a})",
+                              f"cmath.rect(abs({a}), 0.5)", f"(complex({a}) ** {self.pick(['0.5', 'k', '1.5j', '(-0.25)'])})"])
         return f"({a} ** {self.pick(['2', '0', '3', '-1', '-2', '5'])})"
 
     def cond(self, depth=0):
@@ -548,10 +554,11 @@ def programs(draw):
         rng = np.random.default_rng(seed)
         arrs = []
         for d, shape in zip(dtypes, [(n + 2,), (n + 2,), (n + 1, n + 1)]):
-            if d == "complex128":
-                a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)) * 4
+            if d.startswith("complex"):
+                a = ((rng.standard_normal(shape) + 1j * rng.standard_normal(shape)) * 4).astype(d)
                 if special is not None:
-                    a.flat[int(rng.integers(0, a.size))] = complex(special, rng.standard_normal())
+                    with np.errstate(over="ignore"):
+                        a.flat[int(rng.integers(0, a.size))] = complex(special, rng.standard_normal())
             elif d == "bool":
                 a = rng.random(shape) > 0.5
             elif d.startswith("float"):
