@@ -795,6 +795,7 @@ class Lifter {
           inline_generator(n, kw, st, out, in);
           break;
         }
+        if (n >= 1 && n <= 2 && inline_sequence_reduction(n, kw, st, out, in)) break;
         std::vector<Expr> args(n);
         for (int i = n - 1; i >= 0; i--) args[i] = pop_expr(st, in);
         SVal b = pop(st, in), a = pop(st, in);
@@ -1084,14 +1085,67 @@ class Lifter {
   // on hidden variables: wherever the kernel stops in it, CPython runs the whole statement
   // consuming it again.
   void inline_generator(int n, const std::vector<std::string>& kw, State& st, std::vector<Stmt>& out, const Instr& in) {
-    const int o = org(in);
-    if (!kw.empty() && !(n == 2 && kw.size() == 1 && kw[0] == "start"))
-      fail(std::string(kNotReduced) + " (a call with keyword arguments)", in.line);
     Expr start;
     if (n == 2) start = pop_expr(st, in);
     SVal g = pop(st, in);
+    Reduction red = begin_reduction(n, kw, start, "calls a method on a generator expression", st, out, in);
+    red.iter = *g.inner;
+    const Reduction r = red;
+    const Const& c = code_.consts[(size_t)g.cidx];
+    Lifter child(*c.code, c.spec, this, std::move(red));
+    out.push_back(child.lift_generator(in.line));
+    st.stack.push_back(of(reduction_result(r, org(in))));
+  }
+
+  // The same reductions of a sequence: `sum(S[, start])`, `min(S)`, `max(S)`, `any(S)`,
+  // `all(S)` of a list, tuple or array (typing decides which `S` may be), as the loop
+  // `for k in range(len(S)): <step on S[k]>`. CPython's builtins iterate such a sequence
+  // in that order, item by item; the loop's statements are the consuming statement's.
+  bool inline_sequence_reduction(int n, const std::vector<std::string>& kw, State& st, std::vector<Stmt>& out,
+                                 const Instr& in) {
+    if ((int)st.stack.size() < n + 2) return false;
+    // The callee and the NULL beside it (its order depends on the Python version).
+    const SVal& a = st.stack[st.stack.size() - (size_t)n - 2];
+    const SVal& b = st.stack[st.stack.size() - (size_t)n - 1];
+    const SVal& f = b.k == SVal::K::Null ? a : b;
+    if ((a.k != SVal::K::Null && b.k != SVal::K::Null) || f.k != SVal::K::Expr || !f.e ||
+        f.e->kind != ir::ExprNode::Kind::Load)
+      return false;
+    for (int i = 1; i <= n; i++)
+      if (st.stack[st.stack.size() - (size_t)i].k != SVal::K::Expr) return false;
+    const std::string& name = nest_.vars[(size_t)f.e->var].name;
+    const bool one = n == 1 && kw.empty();
+    if (!(name == "sum" || (one && (name == "min" || name == "max" || name == "any" || name == "all")))) return false;
+    const int o = org(in);
+    Expr start;
+    if (n == 2) start = pop_expr(st, in);
+    Expr seq = pop_expr(st, in);
+    const Reduction red = begin_reduction(n, kw, start, "calls a method on a sequence", st, out, in);
+    // The loop: its position a hidden variable; the item S[k], in range by construction.
+    const int ir_loop = (int)nest_.loops.size();
+    ir::LoopInfo info;
+    info.header_offset = in.offset;
+    info.line = in.line;
+    nest_.loops.push_back(info);
+    const int pos = hidden_state("$" + name + "(...).position" + std::to_string(ir_loop));
+    auto item = std::make_shared<ir::ExprNode>(*ir::make_subscript(seq, ir::make_load(pos, o), o));
+    item->in_domain = true;
+    Stmt body = ir::make_block(reduction_step(red, item, ir_loop, in.line, o));
+    Expr range = ir::make_load(hidden_var(ir::Var::Storage::Builtin, "range"), o);
+    out.push_back(ir::make_for(pos, range, {builtin_call("len", {seq}, o)}, body, ir_loop, red.resume, in.line));
+    st.stack.push_back(of(reduction_result(red, o)));
+    return true;
+  }
+
+  // The callee (popped from the stack), the hidden variables and their initial values
+  // (a statement put in `out`) of the reduction a call of sum, min, max, any or all makes.
+  Reduction begin_reduction(int n, const std::vector<std::string>& kw, const Expr& start, const char* method,
+                            State& st, std::vector<Stmt>& out, const Instr& in) {
+    const int o = org(in);
+    if (!kw.empty() && !(n == 2 && kw.size() == 1 && kw[0] == "start"))
+      fail(std::string(kNotReduced) + " (a call with keyword arguments)", in.line);
     SVal b = pop(st, in), a = pop(st, in);
-    Expr callee = callee_of(a, b, "calls a method on a generator expression", in.line);
+    Expr callee = callee_of(a, b, method, in.line);
     std::string name = callee->kind == ir::ExprNode::Kind::Load ? nest_.vars[(size_t)callee->var].name : "";
     Reduction red;
     if (name == "sum") red.kind = Builtin::Sum;
@@ -1100,17 +1154,15 @@ class Lifter {
     else if (name == "max" && n == 1 && kw.empty()) red.kind = Builtin::Max;
     else if (name == "min" && n == 1 && kw.empty()) red.kind = Builtin::Min;
     else fail(kNotReduced, in.line);
-    if (!st.pending.empty()) fail("assigns before a generator expression in the same statement", in.line);
-    const Const& c = code_.consts[(size_t)g.cidx];
+    if (!st.pending.empty()) fail("assigns before a reduction (sum, min, max, any, all) in the same statement", in.line);
     red.callee = callee;
-    red.iter = *g.inner;
     red.resume = resume(st);
     red.id = ++root().generators_;
     const std::string base = name + "(...)" + (red.id > 1 ? "#" + std::to_string(red.id) : "");
     red.acc = hidden_state(base);
     std::vector<ir::Effect> inits;
     if (red.kind == Builtin::Max || red.kind == Builtin::Min) {
-      // No item yet: the first one becomes the answer (an empty generator leaves `seen`
+      // No item yet: the first one becomes the answer (an empty sequence leaves `seen`
       // false, and the result's step hands the statement to CPython, which raises).
       red.seen = hidden_state(base + ".seen");
       red.item = hidden_state(base + ".item");
@@ -1130,15 +1182,16 @@ class Lifter {
       inits.push_back(assignment(red.comp, ir::make_const(zero, o), o));
     }
     out.push_back(ir::make_seg(std::move(inits), red.resume, st.stmt_line));
-    const Reduction r = red;
-    Lifter child(*c.code, c.spec, this, std::move(red));
-    out.push_back(child.lift_generator(in.line));
+    return red;
+  }
+
+  // The value of a reduction once its loop is done.
+  Expr reduction_result(const Reduction& r, int o) {
     Expr result = ir::make_load(r.acc, o);
-    if (r.kind == Builtin::Sum)
-      result = step_call(r.callee, {result, ir::make_load(r.comp, o)}, "result", o);
+    if (r.kind == Builtin::Sum) result = step_call(r.callee, {result, ir::make_load(r.comp, o)}, "result", o);
     if (r.kind == Builtin::Max || r.kind == Builtin::Min)
       result = step_call(r.callee, {result, ir::make_load(r.seen, o)}, "result", o);
-    st.stack.push_back(of(result));
+    return result;
   }
 
   // A hidden variable of a reduction, which the nest assigns.
@@ -1155,45 +1208,56 @@ class Lifter {
     return e;
   }
 
-  // One yield of a child: sum adds (the steps typing turns into sum()'s addition); min
-  // and max keep the first item or a better one; any and all set their answer and leave
-  // the loop at the first item that decides it.
+  // One yield of a child: a step of its reduction.
   void reduce(Expr x, State& st, std::vector<Stmt>& out, const Instr& in) {
-    const int o = org(in);
-    const int line = in.line;
-    if (red_.kind == Builtin::Any || red_.kind == Builtin::All) {
-      if (active_.size() != 1) fail("calls any() or all() on a generator expression with nested loops", line);
-      flush(st, out);
+    if ((red_.kind == Builtin::Any || red_.kind == Builtin::All) && active_.size() != 1)
+      fail("calls any() or all() on a generator expression with nested loops", in.line);
+    flush(st, out);
+    for (auto& s : reduction_step(red_, std::move(x), active_.back().ir_loop, in.line, org(in))) out.push_back(s);
+  }
+
+  // The statements of one step of reduction `red` on item `x`, in loop `ir_loop`: sum adds
+  // (the steps typing turns into sum()'s addition); min and max keep the first item or a
+  // better one; any and all set their answer and leave the loop at the first item that
+  // decides it. Each is a statement of the consuming one (red.resume).
+  std::vector<Stmt> reduction_step(const Reduction& red, Expr x, int ir_loop, int line, int o) {
+    auto load = [&](int v) {
+      nest_.vars[(size_t)v].read = true;
+      return ir::make_load(v, o);
+    };
+    std::vector<Stmt> out;
+    if (red.kind == Builtin::Any || red.kind == Builtin::All) {
       Expr cond = ir::make_truth(x, o);
-      if (red_.kind == Builtin::All) cond = ir::make_unary(ir::UnOp::Not, cond, o);
-      Stmt then_s = ir::make_block({ir::make_seg({assignment(red_.acc, bool_const(red_.kind == Builtin::Any, o), o)},
-                                                 red_.resume, line),
-                                    ir::make_break(active_.back().ir_loop, line)});
-      out.push_back(ir::make_if(cond, then_s, ir::make_block({}), red_.resume, line));
-      return;
+      if (red.kind == Builtin::All) cond = ir::make_unary(ir::UnOp::Not, cond, o);
+      Stmt then_s = ir::make_block({ir::make_seg({assignment(red.acc, bool_const(red.kind == Builtin::Any, o), o)},
+                                                 red.resume, line),
+                                    ir::make_break(ir_loop, line)});
+      out.push_back(ir::make_if(cond, then_s, ir::make_block({}), red.resume, line));
+      return out;
     }
     // item = x, in a statement of its own: the steps below read it twice or more.
-    add_effect(st, assignment(red_.item, x, o), line);
-    flush(st, out);
-    const Expr item = load(red_.item, st, o), acc = load(red_.acc, st, o);
-    if (red_.kind == Builtin::Sum) {
+    out.push_back(ir::make_seg({assignment(red.item, std::move(x), o)}, red.resume, line));
+    const Expr item = load(red.item), acc = load(red.acc);
+    if (red.kind == Builtin::Sum) {
       // Both from the old values: compensation = sum(total, compensation, item) and
       // total = sum(total, compensation, item), steps "compensation" and "total".
-      std::vector<Expr> args{acc, load(red_.comp, st, o), item};
-      add_effect(st, assignment(red_.comp, step_call(red_.callee, args, "compensation", o), o), line);
-      add_effect(st, assignment(red_.acc, step_call(red_.callee, args, "total", o), o), line);
-      return;
+      std::vector<Expr> args{acc, load(red.comp), item};
+      out.push_back(ir::make_seg({assignment(red.comp, step_call(red.callee, args, "compensation", o), o),
+                                  assignment(red.acc, step_call(red.callee, args, "total", o), o)},
+                                 red.resume, line));
+      return out;
     }
     // min/max: the first item is the answer so far; a later one replaces it only if it
     // compares greater (max) or less (min) than it, as CPython's min_max does: ties and
     // NaNs keep the earlier one.
-    const ir::Effect take = assignment(red_.acc, item, o);
-    Expr better = ir::make_compare(red_.kind == Builtin::Max ? ir::CmpOp::GT : ir::CmpOp::LT, item, acc, o);
-    Stmt replace = ir::make_if(ir::make_truth(better, o), ir::make_block({ir::make_seg({take}, red_.resume, line)}),
-                               ir::make_block({}), red_.resume, line);
-    Stmt first = ir::make_seg({take, assignment(red_.seen, bool_const(true, o), o)}, red_.resume, line);
-    out.push_back(ir::make_if(ir::make_truth(load(red_.seen, st, o), o), ir::make_block({replace}),
-                              ir::make_block({first}), red_.resume, line));
+    const ir::Effect take = assignment(red.acc, item, o);
+    Expr better = ir::make_compare(red.kind == Builtin::Max ? ir::CmpOp::GT : ir::CmpOp::LT, item, acc, o);
+    Stmt replace = ir::make_if(ir::make_truth(better, o), ir::make_block({ir::make_seg({take}, red.resume, line)}),
+                               ir::make_block({}), red.resume, line);
+    Stmt first = ir::make_seg({take, assignment(red.seen, bool_const(true, o), o)}, red.resume, line);
+    out.push_back(ir::make_if(ir::make_truth(load(red.seen), o), ir::make_block({replace}), ir::make_block({first}),
+                              red.resume, line));
+    return out;
   }
 
   // A variable that is not the frame's: the hidden position of a for loop, or a builtin.

@@ -306,7 +306,7 @@ def test_what_stays_interpreted(src, reason):
 
 
 def test_sum_any_all_of_other_things_stay_with_cpython():
-    # Only generator expressions are lifted: sum() of a number raises TypeError in CPython.
+    # sum() of a number raises TypeError in CPython: the nest stays with it.
     recs = run("""
     def f(x, n):
         t = 0.0
@@ -321,4 +321,63 @@ def test_sum_any_all_of_other_things_stay_with_cpython():
             r = str(e)
         return locals()
     """, "f", lambda: (np.arange(4.0), 4), expect=None)
-    difftest.assert_reason(recs, "other than a generator expression")
+    difftest.assert_reason(recs, "calls len() on a np.float64")
+
+
+# ---------------------------------------------------------------- reductions of sequences
+# sum(S), min(S), max(S), any(S), all(S) of a list, a tuple or an array: the same loop as
+# the generator `(x for x in S)` would give, item by item in CPython's order.
+
+def test_sum_min_max_any_all_of_rows():
+    rng = np.random.default_rng(61)
+    L = np.round(rng.standard_normal((40, 17)), 1).tolist()
+    A = np.round(rng.standard_normal((40, 17)), 1)
+    A[3, 5] = np.nan
+    L[7][2] = float("nan")
+    M = [[int(x) for x in row] for row in rng.standard_normal((40, 17)) * 1e6]
+    natively(run("""
+    def f(L, A, M, T, n):
+        t = 0.0
+        k = 0
+        out = []
+        for i in range(n):
+            t += sum(L[i]) + max(L[i]) - min(A[i]) + sum(A[i], 0.5) + any(L[i]) + all(A[i])
+            k += sum(M[i]) * 2 ** 40 + max(M[i]) + sum(T) + min(T) + sum(M[i], start=3)
+            out.append(sum(A[i]))
+        return locals()
+    """, "f", lambda: (L, A, M, (3, -1, 4, 1, -5), 40)))
+
+
+@pytest.mark.parametrize("xs", [[0.1] * 10 + [1e16, -1e16], [1e100, 1.0, -1e100, 1e-100], [1.0, 2.5, 3.0, 1e20, -1e20]])
+def test_sum_of_a_list_of_floats_is_the_builtins(xs):
+    # From Python 3.12 on, sum() of floats compensates (Neumaier): the same as CPython's.
+    natively(run("""
+    def f(rows, n):
+        t = 0.0
+        for i in range(n):
+            t += sum(rows[i])
+        return locals()
+    """, "f", lambda: ([xs[i:] + xs[:i] for i in range(len(xs))], len(xs))))
+
+
+def test_reductions_of_empty_sequences():
+    # sum() of nothing is its start; min()/max() of nothing raise ValueError at that
+    # statement, after the earlier iterations' effects; any()/all() are False/True.
+    run("""
+    def f(R, n):
+        s = 0
+        a = None
+        for i in range(n):
+            s += sum(R[i]) + any(R[i]) + all(R[i])
+            a = max(R[i])
+        return locals()
+    """, "f", lambda: ([[1.0, 2.0], [3.0], [], [4.0]], 4), expect=None)
+
+
+def test_a_reduction_of_a_sequence_that_is_not_the_builtin():
+    recs = run_module("""
+    total = 0
+    for i in range(n):
+        total += max(L[i])
+    """, lambda: {"n": 3, "L": [[1, 2], [3, 4], [5, 6]], "max": not_the_builtin_sum}, expect="interpreted")
+    difftest.assert_reason(recs, "calls `max`")
