@@ -41,7 +41,8 @@ const char* builtin_name(Builtin b) {
       "numpy.float64", "numpy.float32", "numpy.int64", "numpy.int32", "numpy.int16", "numpy.int8",
       "numpy.uint8", "numpy.bool", "enumerate", "zip", "reversed", "sum", "any", "all", "numpy.sum", "numpy.max", "numpy.min", "numpy.mean", "numpy.where", "numpy.clip", "numpy.dot", "divmod",
       "cmath.sqrt", "cmath.exp", "cmath.log", "cmath.log10", "cmath.sin", "cmath.cos", "cmath.tan", "cmath.sinh",
-      "cmath.cosh", "cmath.tanh", "cmath.phase", "cmath.polar", "cmath.rect", "cmath.isnan", "cmath.isinf",
+      "cmath.cosh", "cmath.tanh", "cmath.asin", "cmath.acos", "cmath.atan", "cmath.asinh",
+      "cmath.acosh", "cmath.atanh", "cmath.phase", "cmath.polar", "cmath.rect", "cmath.isnan", "cmath.isinf",
       "cmath.isfinite", "<complex function>", "<float32 rounding>"};
   static_assert(sizeof(n) / sizeof(n[0]) == static_cast<size_t>(Builtin::Count_), "builtin names");
   return n[static_cast<int>(b)];

@@ -61,7 +61,7 @@ enum class Builtin : uint16_t {
   // cmathmodule.c computes them (backends/cpu/complex_functions.h). cmath.polar(z) is typed as
   // the tuple (CmathPolar(z), CmathPhase(z)): CmathPolar alone is its modulus.
   CmathSqrt, CmathExp, CmathLog, CmathLog10, CmathSin, CmathCos, CmathTan, CmathSinh, CmathCosh,
-  CmathTanh, CmathPhase, CmathPolar, CmathRect, CmathIsnan, CmathIsinf, CmathIsfinite,
+  CmathTanh, CmathAsin, CmathAcos, CmathAtan, CmathAsinh, CmathAcosh, CmathAtanh, CmathPhase, CmathPolar, CmathRect, CmathIsnan, CmathIsinf, CmathIsfinite,
   // only in lowered IR (lower_complex.h): CFunc(fn, part, ar, ai, br, bi), a part of
   // stagepy_cfunc's result (complex_functions.h); where that is not CPython's result the
   // statement goes to CPython

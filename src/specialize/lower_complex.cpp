@@ -515,6 +515,12 @@ class Lower {
       case Builtin::CmathSinh: return CFn::Sinh;
       case Builtin::CmathCosh: return CFn::Cosh;
       case Builtin::CmathTanh: return CFn::Tanh;
+      case Builtin::CmathAsin: return CFn::Asin;
+      case Builtin::CmathAcos: return CFn::Acos;
+      case Builtin::CmathAtan: return CFn::Atan;
+      case Builtin::CmathAsinh: return CFn::Asinh;
+      case Builtin::CmathAcosh: return CFn::Acosh;
+      case Builtin::CmathAtanh: return CFn::Atanh;
       default: return std::nullopt;
     }
   }

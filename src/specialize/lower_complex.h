@@ -14,7 +14,8 @@
 //     a zero divisor goes to CPython (ZeroDivisionError, or NumPy's warnings);
 //   * ** with a constant integer exponent |n| <= 100 (CPython's repeated squaring); an
 //     infinite result goes to CPython (OverflowError); ** with any other exponent, and
-//     cmath.sqrt exp log log10 sin cos tan sinh cosh tanh rect: a call of stagepy_cfunc
+//     cmath.sqrt exp log log10 sin cos tan sinh cosh tanh asin acos atan asinh acosh
+//     atanh rect: a call of stagepy_cfunc
 //     (backends/cpu/complex_functions.h), CPython's own arithmetic, for both parts at once;
 //     where that is not CPython's result (an error, a special value) CPython redoes it;
 //   * abs() and cmath.polar's modulus: the C library's hypot, as both compute it; an

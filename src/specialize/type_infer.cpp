@@ -916,7 +916,9 @@ class Infer {
       }
       case Builtin::CmathSqrt: case Builtin::CmathExp: case Builtin::CmathLog: case Builtin::CmathLog10:
       case Builtin::CmathSin: case Builtin::CmathCos: case Builtin::CmathTan: case Builtin::CmathSinh:
-      case Builtin::CmathCosh: case Builtin::CmathTanh: case Builtin::CmathPhase: case Builtin::CmathPolar:
+      case Builtin::CmathCosh: case Builtin::CmathTanh: case Builtin::CmathAsin: case Builtin::CmathAcos:
+      case Builtin::CmathAtan: case Builtin::CmathAsinh: case Builtin::CmathAcosh: case Builtin::CmathAtanh:
+      case Builtin::CmathPhase: case Builtin::CmathPolar:
       case Builtin::CmathRect: case Builtin::CmathIsnan: case Builtin::CmathIsinf: case Builtin::CmathIsfinite: {
         // cmath converts each argument as complex(x) would (rect's as float(x)): numbers only.
         const size_t want = f == Builtin::CmathRect ? 2 : 1;

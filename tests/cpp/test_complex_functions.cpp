@@ -49,6 +49,9 @@ TEST(ComplexFunctions, CPythonsErrorsGoToCPython) {
   EXPECT_FALSE(cf(CFn::Log, 0, -0.0).ok);        // ValueError
   EXPECT_FALSE(cf(CFn::Exp, 1000, 1).ok);        // OverflowError
   EXPECT_FALSE(cf(CFn::LogBase, 2, 0, 1, 0).ok); // log(1) is a zero divisor
+  EXPECT_FALSE(cf(CFn::Atanh, 1, 0).ok);         // ValueError
+  EXPECT_FALSE(cf(CFn::Atanh, -1, -0.0).ok);
+  EXPECT_TRUE(cf(CFn::Atanh, 1, 1e-300).ok);     // near the pole: its own formula
 }
 
 TEST(ComplexFunctions, SpecialValuesGoToCPython) {
@@ -69,6 +72,9 @@ TEST(ComplexFunctions, CmathValues) {
   expect_bits(cf(CFn::Log, -1, 0), 0, std::atan2(0.0, -1.0));
   expect_bits(cf(CFn::Sinh, 0, 0), 0, 0);
   expect_bits(cf(CFn::Cos, 0, 0), 1, -0.0);      // cosh(i * 0) = cosh(-0 + 0j)
+  expect_bits(cf(CFn::Asin, 0, 0), 0, 0);
+  expect_bits(cf(CFn::Atanh, 0, -0.0), 0, -0.0);
+  expect_bits(cf(CFn::Acos, 1, 0), 0, -0.0);     // cmath.acos(1+0j) == (0-0j)
   expect_bits(cf(CFn::Rect, 2, 0), 2, 0);        // phi == 0: (r, r * phi)
   expect_bits(cf(CFn::Rect, 2, -0.0), 2, -0.0);
 }

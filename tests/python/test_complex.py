@@ -312,9 +312,9 @@ def test_module_level_complex_loop():
     def f(A, n):
         s = 0j
         for i in range(n):
-            s += cmath.acos(A[i])
+            s += cmath.isclose(A[i], 1j)
         return locals()
-    """, "cmath.acos"),
+    """, "isclose"),
     ("""
     def f(A, n):
         s = 0j
@@ -485,7 +485,8 @@ def test_powers_of_special_values_are_cpythons():
     """, "f", lambda: (sp, sp[::-1], len(sp)), expect=None)
 
 
-CMATH_FUNCTIONS = ["sqrt", "exp", "log", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh"]
+CMATH_FUNCTIONS = ["sqrt", "exp", "log", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan",
+                   "asinh", "acosh", "atanh"]
 
 
 @pytest.mark.parametrize("name", CMATH_FUNCTIONS)
@@ -595,7 +596,7 @@ def test_a_rebound_cmath_function_is_not_stagepys():
 def test_complex_functions_pass_their_self_test():
     from stagepy import _types
     for name in ["pow", "sqrt", "exp", "log", "log_base", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh",
-                 "rect"]:
+                 "asin", "acos", "atan", "asinh", "acosh", "atanh", "rect"]:
         assert _types.verify_cfunc(name), name
 
 

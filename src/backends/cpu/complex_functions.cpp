@@ -13,6 +13,7 @@ struct Cx {
 };
 
 constexpr double kE = 2.7182818284590452354;     // Py_MATH_E
+constexpr double kPi = 3.14159265358979323846;   // Py_MATH_PI
 constexpr double kLn2 = 0.6931471805599453094;   // M_LN2
 constexpr double kLn10 = 2.302585092994045684;   // M_LN10
 constexpr int kScaleUp = 2 * (DBL_MANT_DIG / 2) + 1;  // turns a subnormal into a normal
@@ -170,7 +171,61 @@ bool log_(Cx z, Cx* r) {
   return true;
 }
 
-// Through i: sin(z) = -i sinh(iz), cos(z) = cosh(iz), tan(z) = -i tanh(iz).
+// The inverse functions of a finite z: past DBL_MAX / 4 (sqrt(DBL_MAX / 4) for atanh) from
+// the logarithm of |z| / 2, else from square roots of 1 -+ z (cmathmodule.c's formulas).
+double log_half_abs_plus(Cx z) { return std::log(std::hypot(z.re / 2.0, z.im / 2.0)) + kLn2 * 2.0; }
+bool large(Cx z) { return std::fabs(z.re) > large_double() || std::fabs(z.im) > large_double(); }
+
+Cx acos_(Cx z) {
+  if (large(z)) {
+    const double re = std::atan2(std::fabs(z.im), z.re);
+    if (z.re < 0.0) return {re, -std::copysign(log_half_abs_plus(z), z.im)};
+    return {re, std::copysign(log_half_abs_plus(z), -z.im)};
+  }
+  const Cx s1 = sqrt_({1.0 - z.re, -z.im}), s2 = sqrt_({1.0 + z.re, z.im});
+  return {2.0 * std::atan2(s1.re, s2.re), std::asinh(s2.re * s1.im - s2.im * s1.re)};
+}
+
+Cx acosh_(Cx z) {
+  if (large(z)) return {log_half_abs_plus(z), std::atan2(z.im, z.re)};
+  const Cx s1 = sqrt_({z.re - 1.0, z.im}), s2 = sqrt_({z.re + 1.0, z.im});
+  return {std::asinh(s1.re * s2.re + s1.im * s2.im), 2.0 * std::atan2(s1.im, s2.re)};
+}
+
+Cx asinh_(Cx z) {
+  if (large(z)) {
+    const double re = z.im >= 0.0 ? std::copysign(log_half_abs_plus(z), z.re) : -std::copysign(log_half_abs_plus(z), -z.re);
+    return {re, std::atan2(z.im, std::fabs(z.re))};
+  }
+  const Cx s1 = sqrt_({1.0 + z.im, -z.re}), s2 = sqrt_({1.0 - z.im, z.re});
+  return {std::asinh(s1.re * s2.im - s2.re * s1.im), std::atan2(z.im, s1.re * s2.re - s1.im * s2.im)};
+}
+
+// false for atanh(1 +- 0j) (CPython's EDOM).
+bool atanh_(Cx z, Cx* r) {
+  if (z.re < 0.0) {  // atanh(-z) = -atanh(z)
+    Cx m;
+    if (!atanh_({-z.re, -z.im}, &m)) return false;
+    *r = {-m.re, -m.im};
+    return true;
+  }
+  static const double sqrt_large = std::sqrt(large_double()), sqrt_dbl_min = std::sqrt(DBL_MIN);
+  const double ay = std::fabs(z.im);
+  if (z.re > sqrt_large || ay > sqrt_large) {  // ~ 1/z +- i pi/2
+    const double h = std::hypot(z.re / 2.0, z.im / 2.0);
+    *r = {z.re / 4.0 / h / h, -std::copysign(kPi / 2.0, -z.im)};
+  } else if (z.re == 1.0 && ay < sqrt_dbl_min) {
+    if (ay == 0.0) return false;
+    *r = {-std::log(std::sqrt(ay) / std::sqrt(std::hypot(ay, 2.0))), std::copysign(std::atan2(2.0, -ay) / 2, z.im)};
+  } else {
+    *r = {std::log1p(4.0 * z.re / ((1 - z.re) * (1 - z.re) + ay * ay)) / 4.0,
+          -std::atan2(-2.0 * z.im, (1 - z.re) * (1 + z.re) - ay * ay) / 2.0};
+  }
+  return true;
+}
+
+// Through i: sin(z) = -i sinh(iz), cos(z) = cosh(iz), tan(z) = -i tanh(iz), and the same
+// for asin, atan.
 Cx times_i(Cx z) { return {-z.im, z.re}; }
 Cx times_minus_i(Cx z) { return {z.im, -z.re}; }
 
@@ -196,6 +251,17 @@ bool compute(CFn f, Cx a, Cx b, Cx* r) {
     case CFn::Sinh: *r = sinh_(a); return true;
     case CFn::Cosh: *r = cosh_(a); return true;
     case CFn::Tanh: *r = tanh_(a); return true;
+    case CFn::Asin: *r = times_minus_i(asinh_(times_i(a))); return true;
+    case CFn::Acos: *r = acos_(a); return true;
+    case CFn::Atan: {
+      Cx t;
+      if (!atanh_(times_i(a), &t)) return false;
+      *r = times_minus_i(t);
+      return true;
+    }
+    case CFn::Asinh: *r = asinh_(a); return true;
+    case CFn::Acosh: *r = acosh_(a); return true;
+    case CFn::Atanh: return atanh_(a, r);
     case CFn::Rect: {  // (r, phi) in a's parts
       if (a.im == 0.0) *r = {a.re, a.re * a.im};
       else *r = {a.re * std::cos(a.im), a.re * std::sin(a.im)};
@@ -209,8 +275,9 @@ bool compute(CFn f, Cx a, Cx b, Cx* r) {
 }  // namespace
 
 const char* cfn_name(CFn f) {
-  static const char* names[] = {"pow", "sqrt", "exp", "log", "log_base", "log10", "sin",
-                                "cos", "tan", "sinh", "cosh", "tanh", "rect"};
+  static const char* names[] = {"pow",  "sqrt", "exp",  "log",   "log_base", "log10", "sin",
+                                "cos",  "tan",  "sinh", "cosh",  "tanh",     "asin",  "acos",
+                                "atan", "asinh", "acosh", "atanh", "rect"};
   static_assert(sizeof(names) / sizeof(names[0]) == kCFnCount, "complex function names");
   int i = static_cast<int>(f);
   return i >= 0 && i < kCFnCount ? names[i] : "?";

@@ -1,5 +1,6 @@
 // complex_functions: what CPython computes for `z ** w` (Objects/complexobject.c) and for
-// the cmath functions (Modules/cmathmodule.c) on finite operands, for kernels to call.
+// the cmath functions (Modules/cmathmodule.c: the direct, hyperbolic and inverse ones, log,
+// sqrt, rect) on finite operands, for kernels to call.
 // In: the function, the operand's parts (and a second operand's: the exponent, the base of
 // cmath.log, or rect's (r, phi) as the first "complex"); out: the result's two parts, and
 // whether that is what CPython returns. Where CPython would raise (a zero to a negative
@@ -14,7 +15,10 @@
 
 namespace stagepy::backends::cpu {
 
-enum class CFn : int { Pow, Sqrt, Exp, Log, LogBase, Log10, Sin, Cos, Tan, Sinh, Cosh, Tanh, Rect, Count };
+enum class CFn : int {
+  Pow, Sqrt, Exp, Log, LogBase, Log10, Sin, Cos, Tan, Sinh, Cosh, Tanh, Asin, Acos, Atan, Asinh, Acosh, Atanh, Rect,
+  Count
+};
 constexpr int kCFnCount = static_cast<int>(CFn::Count);
 const char* cfn_name(CFn f);  // "pow", "sqrt", ..., "log_base", "rect"
 
