@@ -716,3 +716,28 @@ def test_numpy_complex_constant_integer_powers(dtype, ignore):
     finally:
         if old is not None:
             np.seterr(**old)
+
+
+def test_overflowing_stores_into_float32_and_complex64_under_errstate_ignore():
+    # NumPy warns "overflow encountered in cast" unless np.errstate ignores it: then the
+    # stores are native (no hand-over), infinities included.
+    old = np.seterr(all="ignore")
+    try:
+        recs = run("""
+        def f(X, Z, F, C, n):
+            for i in range(n):
+                F[i] = X[i] * 1e300
+                C[i] = Z[i] * 1e300
+            return locals()
+        """, "f", lambda: (np.linspace(-2, 2, 9), [complex(x, -x) for x in np.linspace(-2, 2, 9)],
+                          np.zeros(9, np.float32), np.zeros(9, np.complex64), 9))
+        assert sum(r["bailouts"] for r in recs) == 0
+    finally:
+        np.seterr(**old)
+    run("""
+    def f(X, F, C, n):
+        for i in range(n):
+            F[i] = X[i] * 1e300
+            C[i] = X[i] * 1e300
+        return locals()
+    """, "f", lambda: (np.linspace(-2, 2, 9), np.zeros(9, np.float32), np.zeros(9, np.complex64), 9), expect="bail")

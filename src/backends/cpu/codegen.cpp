@@ -2305,6 +2305,12 @@ class Gen {
   }
 
   // ------------------------------------------------------------ stores
+  // A double `f` narrowed to float32 `r`: where that overflows NumPy warns "overflow
+  // encountered in cast" (CPython redoes the statement), unless np.errstate ignores it.
+  void cast_overflow_check(Value* r, Value* f) {
+    if (options_.fp == FpMode::Ignore) return;
+    defer(B.CreateOr(isfinite(r), B.CreateNot(isfinite(f))));
+  }
   // The value NumPy stores into an element of dtype `d` (checked as NumPy would raise or
   // warn); computed before any effect of the statement.
   Value* to_dtype(const V& x, DType d) {
@@ -2327,7 +2333,7 @@ class Gen {
       if (f->getType() == mt) return f;
       if (mt->isFloatTy()) {
         Value* r = B.CreateFPTrunc(f, mt);
-        defer(B.CreateOr(isfinite(r), B.CreateNot(isfinite(f))));  // "overflow encountered in cast"
+        cast_overflow_check(r, f);
         return r;
       }
       return B.CreateFPExt(f, mt);
@@ -2531,7 +2537,7 @@ class Gen {
               p.stored = as_double(p.value);
               if (f.base->type->dtype == DType::Complex64) {  // NumPy's cast, part by part
                 Value* r = B.CreateFPTrunc(p.stored, B.getFloatTy());
-                defer(B.CreateOr(isfinite(r), B.CreateNot(isfinite(p.stored))));  // "overflow encountered in cast"
+                cast_overflow_check(r, p.stored);
                 p.stored = r;
               }
             }
