@@ -176,6 +176,8 @@ class Gen:
         self.loop_vars.pop()
         red = self.pick(["sum", "any", "all"] if self.cplx else ["sum", "sum", "min", "max", "any", "all"])
         start = f", {self.pick(['0.5', '1', 'k'])}" if red == "sum" and self.int_(0, 3) == 0 else ""
+        if self.int_(0, 3) == 0:  # of a sequence itself: a list or array, or a row of M
+            return f"{red}({self.pick(['A', 'B', f'M[{self.index()}]'])}{start})"
         return f"{red}(({body} for {g} in {it}{filt}){start})"
 
     def complex_expr(self, form, a, b, depth):
