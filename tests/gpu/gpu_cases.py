@@ -313,6 +313,19 @@ def f(A, B):
     return locals()
 """, "f", lambda: (rng.random(N) * 10, np.zeros(N)), expect_gpu=False)
 
+for _dt in ("complex128", "complex64"):
+    # Complex elements read and written part by part (complex64: float32 parts, each
+    # operation rounded to float32); under errstate "ignore" nothing needs CPython.
+    case(f"{_dt}_arithmetic", """
+def f(A, B, C):
+    with np.errstate(all="ignore"):
+        for i in range(A.shape[0]):
+            C[i] = A[i] * B[i] + A[i] / (B[i] + 1) - 0.5 * A[i].conjugate() + A[i] ** 3
+    return locals()
+""", "f", (lambda d: lambda: ((rng.standard_normal(N) + 1j * rng.standard_normal(N)).astype(d),
+                             (rng.standard_normal(N) + 1j * rng.standard_normal(N)).astype(d),
+                             np.zeros(N, d)))(_dt))
+
 
 def same(a, b):
     if isinstance(a, np.ndarray):
