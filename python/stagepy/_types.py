@@ -195,9 +195,12 @@ def _same_floats(xs, ys):
 
 def verify_ufunc_loop(qualified, dtype):
     """Registers NumPy's loop of `qualified` ("numpy.exp") for `dtype` ("float64" or
-    "float32") if it computes exactly what the ufunc computes on sample values."""
+    "float32"; "complex128" or "complex64" for those in _LOOPED_COMPLEX) if it computes
+    exactly what the ufunc computes on sample values."""
     name = qualified.removeprefix("numpy.")
     np = sys.modules.get("numpy")
+    if np is not None and dtype in ("complex128", "complex64") and name in _LOOPED_COMPLEX:
+        return _verify_complex_loop(np, name, qualified, dtype)
     if np is None or name not in _LOOPED or dtype not in ("float64", "float32"):
         return False
     core = _hook.core()
@@ -262,6 +265,36 @@ def verify_ufunc_loop(qualified, dtype):
 
 
 _verified = []  # NumPy loops kernels call, verified so far (for tests and the curious)
+
+# NumPy functions of one complex number kernels compute with NumPy's loop for the dtype.
+_LOOPED_COMPLEX = ["sqrt", "exp", "log", "log10", "log2", "expm1", "log1p", "sin", "cos", "tan", "sinh", "cosh",
+                   "tanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "square"]
+
+
+def _verify_complex_loop(np, name, qualified, dtype):
+    """The loop of np.<name> for a complex dtype, called on one number as kernels call it,
+    against the ufunc on the same scalar, part by part (scalars only: kernels do not use it
+    for arrays). Results that are not finite go to CPython in kernels: only finite ones
+    must match, and each must be the ufunc's."""
+    core = _hook.core()
+    fn = getattr(np, name)
+    t = np.dtype(dtype).type
+    parts = [0.0, -0.0, 0.5, 1.0, -1.0, 2.0, -3.5, 1e-300, 1e-8, 0.999999, 20.0, 300.0, -700.0, 1e300, 3.14159]
+    rng = np.random.default_rng(4321)
+    extra = list(rng.standard_normal(60) * 10.0 ** rng.integers(-3, 4, 60))
+    with np.errstate(all="ignore"):
+        values = [complex(t(complex(a, b))) for a in parts + extra[:30] for b in parts + extra[30:]]
+    if not core._ufunc_loop(fn, qualified, dtype, "register"):
+        return False
+    got = core._ufunc_loop(fn, qualified, dtype, "run", values)
+    with np.errstate(all="ignore"):
+        for v, g in zip(values, got):
+            w = complex(fn(t(v)))
+            if not (_same_float(g.real, w.real) and _same_float(g.imag, w.imag)):
+                core._ufunc_loop(fn, qualified, dtype, "unregister")
+                return False
+    _verified.append(f"{qualified}[{dtype}]")
+    return True
 
 
 def _cfunc_samples():

@@ -309,6 +309,21 @@ PyObject* run_ufunc_loop(Builtin b, DType d, PyObject* values) {
   int nin = specialize::builtin_arity(b) == 2 ? 2 : 1;
   PyRef out = PyRef::steal(PyList_New(0));
   auto fn = (PyUFuncGenericFunction)loop->fn;
+  if (dtype_is_complex(d)) {  // one complex argument, as kernels call it (NpCLoop)
+    for (Py_ssize_t i = 0; i < n; i++) {
+      Py_complex c = PyComplex_AsCComplex(PySequence_Fast_GET_ITEM(seq.get(), i));
+      if (PyErr_Occurred()) return nullptr;
+      double in[2] = {c.real, c.imag}, res[2] = {0, 0};
+      float inf[2] = {(float)c.real, (float)c.imag}, resf[2] = {0, 0};
+      const bool single = d == DType::Complex64;
+      char* args[2] = {single ? (char*)inf : (char*)in, single ? (char*)resf : (char*)res};
+      npy_intp dims[1] = {1}, steps[2] = {0, 0};
+      fn(args, dims, steps, loop->data);
+      PyRef v = PyRef::steal(single ? PyComplex_FromDoubles(resf[0], resf[1]) : PyComplex_FromDoubles(res[0], res[1]));
+      if (!v || PyList_Append(out.get(), v.get()) < 0) return nullptr;
+    }
+    return out.release();
+  }
   for (Py_ssize_t i = 0; i + nin <= n; i += nin) {
     double in[2] = {}, res = 0;
     float inf[2] = {}, resf = 0;

@@ -104,7 +104,9 @@ PyObject* py_ufunc_loop(PyObject*, PyObject* args) {
   const char *name, *dtype, *action;
   if (!PyArg_ParseTuple(args, "Osss|O", &ufunc, &name, &dtype, &action, &values)) return nullptr;
   Builtin b = specialize::builtin_from_name(name);
-  DType d = std::string(dtype) == "float32" ? DType::Float32 : DType::Float64;
+  const std::string dt = dtype;
+  DType d = dt == "float32" ? DType::Float32 : dt == "complex128" ? DType::Complex128
+          : dt == "complex64" ? DType::Complex64 : DType::Float64;
   if (b == Builtin::None_) return PyErr_Format(PyExc_ValueError, "unknown builtin %s", name);
   std::string a = action;
   if (a == "register") return PyBool_FromLong(np::register_ufunc_loop(ufunc, b, d));

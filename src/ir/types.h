@@ -69,6 +69,9 @@ enum class Builtin : uint16_t {
   // only in lowered IR: Round32(x), a double rounded to float32 (the part of a complex64
   // result), as a double, or as a numpy.float32 where the call's type is that
   Round32,
+  // only in lowered IR: NpCLoop(f, dtype, part, re, im), a part of what NumPy's own loop of
+  // ufunc `f` (np.exp...) for complex dtype `dtype` gives for the number (re, im)
+  NpCLoop,
   Count_
 };
 const char* builtin_name(Builtin b);

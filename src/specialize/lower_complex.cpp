@@ -339,6 +339,7 @@ class Lower {
         if (f == Builtin::CmathLog && e->args.size() == 3)
           return cfunc(CFn::LogBase, operand(e->args[1]), operand(e->args[2]), f);
         if (auto fn = cmath_function(f)) return cfunc(*fn, operand(e->args[1]), zero, f);
+        if (numpy_complex_function(f) && e->args.size() == 2 && np) return numpy_loop(f, t->dtype, e->args[1]);
         if (f != Builtin::None_) fail(std::string("calls ") + builtin_name(f) + "() on complex numbers");
         break;
       }
@@ -538,6 +539,35 @@ class Lower {
     auto part = [&](int k) {
       return call(Builtin::CFunc, types::py_float(),
                   {iconst(static_cast<int>(f)), iconst(k), a.first, a.second, b.first, b.second});
+    };
+    return spill({part(0), part(1)});
+  }
+
+  // NumPy's functions of one complex number that kernels compute by calling NumPy's own
+  // loop for the dtype (verified against the ufunc on sample values first).
+  static bool numpy_complex_function(Builtin f) {
+    switch (f) {
+      case Builtin::NpSqrt: case Builtin::NpExp: case Builtin::NpLog: case Builtin::NpLog10: case Builtin::NpLog2:
+      case Builtin::NpExpm1: case Builtin::NpLog1p: case Builtin::NpSin: case Builtin::NpCos: case Builtin::NpTan:
+      case Builtin::NpSinh: case Builtin::NpCosh: case Builtin::NpTanh: case Builtin::NpArcsin: case Builtin::NpArccos:
+      case Builtin::NpArctan: case Builtin::NpArcsinh: case Builtin::NpArccosh: case Builtin::NpArctanh:
+      case Builtin::NpSquare:
+        return true;
+      default: return false;
+    }
+  }
+
+  // f(x) of complex dtype `d` (NumPy converts x to it first: exactly, as x is of that
+  // dtype or narrower): NumPy's loop, called once for both parts (NpCLoop); a result that
+  // is not finite goes to CPython, which warns as NumPy does.
+  Pair numpy_loop(Builtin f, DType d, const Expr& x) {
+    if (!oracle_.ufunc_loop(f, d))
+      fail(std::string("calls ") + builtin_name(f) + "() on " + dtype_name(d) +
+           " numbers (no NumPy loop for it gave the ufunc's values in stagepy's self-test)");
+    Pair a = spill(d == DType::Complex64 ? single_operand(x) : operand(x));
+    auto part = [&](int k) {
+      return call(Builtin::NpCLoop, types::py_float(),
+                  {iconst(static_cast<int>(f)), iconst(static_cast<int>(d)), iconst(k), a.first, a.second});
     };
     return spill({part(0), part(1)});
   }

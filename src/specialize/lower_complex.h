@@ -20,13 +20,16 @@
 //     where that is not CPython's result (an error, a special value) CPython redoes it;
 //   * abs() and cmath.polar's modulus: the C library's hypot, as both compute it; an
 //     infinite result goes to CPython. cmath.phase: atan2 of finite parts; cmath.isnan,
-//     isinf, isfinite of the parts.
+//     isinf, isfinite of the parts;
+//   * np.exp, np.sqrt... of one complex number (oracle: numpy_complex_function): NumPy's
+//     own loop for the dtype (NpCLoop), once verified against the ufunc.
 // NumPy operations whose result is not finite go to CPython, which warns exactly.
 // Intermediate results that later operations read twice are computed once into Temp
 // variables, in statements of their own before the statement that uses them (with its
 // resume point: a failure there hands the whole statement to CPython).
-// Anything else on complex numbers (NumPy functions, NumPy complex **, a variable holding
-// complex numbers or other values) is refused, with a reason.
+// Anything else on complex numbers (other NumPy functions, NumPy complex ** other than by
+// a constant integer, a variable holding complex numbers or other values) is refused, with
+// a reason.
 #pragma once
 #include <vector>
 

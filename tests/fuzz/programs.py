@@ -200,6 +200,7 @@ class Gen:
         if self.int_(0, 2) == 0:  # cmath (of a NumPy complex too: it converts), a Python complex
             f = self.pick(["sqrt", "exp", "log", "sin", "cos", "tanh", "log10"])
             return self.pick([f"cmath.{f}(complex({a}))", f"cmath.{f}({a} * 0.125)", f"cmath.phase({a})",
+                              f"np.{self.pick(['exp', 'sqrt', 'log', 'sin', 'tanh', 'square'])}({a})",
                               f"cmath.rect(abs({a}), 0.5)", f"(complex({a}) ** {self.pick(['0.5', 'k', '1.5j', '(-0.25)'])})"])
         return f"({a} ** {self.pick(['2', '0', '3', '-1', '-2', '5'])})"
 

@@ -741,3 +741,27 @@ def test_overflowing_stores_into_float32_and_complex64_under_errstate_ignore():
             C[i] = X[i] * 1e300
         return locals()
     """, "f", lambda: (np.linspace(-2, 2, 9), np.zeros(9, np.float32), np.zeros(9, np.complex64), 9), expect="bail")
+
+
+NP_COMPLEX_FUNCTIONS = ["sqrt", "exp", "log", "log10", "log2", "expm1", "log1p", "sin", "cos", "tan", "sinh", "cosh",
+                        "tanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "square"]
+
+
+@pytest.mark.parametrize("name", NP_COMPLEX_FUNCTIONS)
+def test_numpy_functions_of_complex_numbers_are_numpys(name):
+    # NumPy's own loop for the dtype, one number at a time: NumPy's values bit for bit;
+    # special values (not finite results) go to CPython, which warns as NumPy does.
+    def args():
+        A = cvals(30, 62)
+        A[3], A[7] = 0, complex(np.inf, 1.0)
+        return (A, A.astype(np.complex64), [complex(x) for x in cvals(30, 63)], np.zeros(30, np.complex128),
+                np.zeros(30, np.complex64), 30)
+    recs = run(f"""
+    import numpy as np
+    def f(A, A32, Z, C, C32, n):
+        for i in range(n):
+            C[i] = np.{name}(A[i]) + np.{name}(Z[i])
+            C32[i] = np.{name}(A32[i]) * 2
+        return locals()
+    """, "f", args, expect=None)
+    assert recs[0]["status"] == "cpu" and recs[0]["native_calls"] > 0

@@ -1945,6 +1945,7 @@ class Gen {
     if (f == Builtin::NpSum || f == Builtin::NpMax || f == Builtin::NpMin || f == Builtin::NpMean) return np_reduce(e);
     if (f == Builtin::NpDot) return np_dot(e, e->args[1], e->args[2], false);
     if (f == Builtin::CFunc) return complex_function(e);
+    if (f == Builtin::NpCLoop) return numpy_complex_loop(e);
     if (f == Builtin::Round32) {  // lowered complex64 arithmetic: a double rounded to float32
       Value* r = B.CreateFPTrunc(as_double(gen(e->args[1])), B.getFloatTy());
       if (is_np(e->type) && e->type->dtype == DType::Float32) return scalar(e->type, r);
@@ -2007,6 +2008,58 @@ class Gen {
   V cfunc_part(const Expr& e, llvm::AllocaInst* out, int64_t part) {
     Value* p = B.CreateConstInBoundsGEP2_32(llvm::ArrayType::get(f64(), 2), out, 0, (unsigned)part);
     return scalar(e->type, B.CreateLoad(f64(), p));
+  }
+
+  // NpCLoop(f, dtype, part, re, im): a part of NumPy's loop of ufunc f for complex dtype
+  // `dtype` (the oracle's, verified) on the number (re, im), called once for both parts as
+  // CFunc is; a result that is not finite goes to CPython.
+  V numpy_complex_loop(const Expr& e) {
+    const auto f = static_cast<Builtin>(e->args[1]->value.i);
+    const auto d = static_cast<DType>(e->args[2]->value.i);
+    const int64_t part = e->args[3]->value.i;
+    const int64_t key_fn = -1 - (e->args[1]->value.i * 64 + e->args[2]->value.i);  // (CFunc's are >= 0)
+    const std::array<const ir::ExprNode*, 4> operands = {e->args[4].get(), e->args[5].get(), nullptr, nullptr};
+    llvm::AllocaInst* out = nullptr;
+    for (auto& c : cfunc_calls_)
+      if (c.block == B.GetInsertBlock() && c.fn == key_fn && c.operands == operands) out = c.out;
+    if (!out) {
+      const auto* loop = oracle_.ufunc_loop(f, d);
+      if (!loop) fail(std::string("internal error: no loop of ") + builtin_name(f) + " for " + dtype_name(d));
+      if (gpu_body_) gpu_refuse("it calls one of NumPy's ufunc loops, which run on the host");
+      const bool single = d == DType::Complex64;
+      llvm::Type* pt = single ? B.getFloatTy() : f64();
+      llvm::Type* pair = llvm::ArrayType::get(pt, 2);
+      Value* re = as_double(gen(e->args[4]));
+      Value* im = as_double(gen(e->args[5]));
+      llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+      auto* in = entry.CreateAlloca(pair, nullptr, "cloop.in");
+      auto* res = entry.CreateAlloca(pair, nullptr, "cloop.out");
+      auto* args = entry.CreateAlloca(llvm::ArrayType::get(ptr(), 2));
+      auto* steps = entry.CreateAlloca(llvm::ArrayType::get(i64(), 2));
+      auto* dims = entry.CreateAlloca(i64());
+      B.CreateStore(single ? B.CreateFPTrunc(re, pt) : re, B.CreateConstInBoundsGEP2_32(pair, in, 0, 0));
+      B.CreateStore(single ? B.CreateFPTrunc(im, pt) : im, B.CreateConstInBoundsGEP2_32(pair, in, 0, 1));
+      B.CreateStore(in, B.CreateConstGEP2_32(args->getAllocatedType(), args, 0, 0));
+      B.CreateStore(res, B.CreateConstGEP2_32(args->getAllocatedType(), args, 0, 1));
+      for (unsigned k = 0; k < 2; k++) B.CreateStore(c64(0), B.CreateConstGEP2_32(steps->getAllocatedType(), steps, 0, k));
+      B.CreateStore(c64(1), dims);
+      auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), ptr(), ptr(), ptr()}, false);
+      const std::string loop_name = std::string("stagepy.ufunc.") + builtin_name(f) + "." + dtype_name(d);
+      B.CreateCall(fty, runtime_address(loop_name + ".fn", loop->fn),
+                   {args, dims, steps, runtime_address(loop_name + ".data", loop->data)});
+      // The parts as doubles (a complex64's widened: exact), in an array CFunc's reader takes.
+      out = entry.CreateAlloca(llvm::ArrayType::get(f64(), 2), nullptr, "cloop.parts");
+      Value* ok = B.getTrue();
+      for (unsigned k = 0; k < 2; k++) {
+        Value* v = B.CreateLoad(pt, B.CreateConstInBoundsGEP2_32(pair, res, 0, k));
+        ok = B.CreateAnd(ok, isfinite(v));
+        B.CreateStore(single ? B.CreateFPExt(v, f64()) : v,
+                      B.CreateConstInBoundsGEP2_32(llvm::ArrayType::get(f64(), 2), out, 0, k));
+      }
+      defer(ok);
+      if (cfunc_memo_) cfunc_calls_.push_back({B.GetInsertBlock(), key_fn, operands, out});
+    }
+    return cfunc_part(e, out, part);
   }
 
   V call_values(Builtin f, const std::vector<V>& args, const TypeRef& rt) {
