@@ -214,7 +214,8 @@ def normalize(code, instrs=None):
 
 def normalize_consts(consts):
     """Constants as (kind, value) pairs the lifter understands: kind is one of
-    'none', 'bool', 'int', 'float', 'complex', 'tuple' (value: list of pairs), 'names' (a tuple
+    'none', 'bool', 'int', 'float', 'complex', 'tuple' or 'frozenset' (of numbers; value: list of
+    pairs), 'names' (a tuple
     of strings: a call's keyword names), or 'other' (value: what the nest does with it, for
     the report)."""
     def one(c):
@@ -233,6 +234,9 @@ def normalize_consts(consts):
             return ("names", list(c))  # a call's keyword names (KW_NAMES, CALL_KW)
         if t is tuple:
             return ("tuple", [one(x) for x in c])
+        if t is frozenset and c and all(type(x) in (bool, int, float, complex) for x in c):
+            # `x in {1, 2, 3}`: its items (in no order the nest may depend on).
+            return ("frozenset", [one(x) for x in c])
         return ("other", _unhandled_constant(c))
     return [one(c) for c in consts]
 

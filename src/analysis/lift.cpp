@@ -36,6 +36,7 @@ struct SVal {
     // first iterable (`inner`, a RangeIter).
     Code, Closure, GenFunc, Generator,
     KwNames,    // 3.13: the keyword names CALL_KW takes (`names`)
+    SetConst,   // a frozenset constant of numbers (`cidx`), for `in` only
   } k = K::Expr;
   Expr e;
   int loop = -1;
@@ -414,6 +415,7 @@ class Lifter {
       fail("uses a for loop's item other than by assigning it to names", in.line);
     if (v.k == SVal::K::Generator || v.k == SVal::K::GenFunc || v.k == SVal::K::Code || v.k == SVal::K::Closure)
       fail(kNotReduced, in.line);
+    if (v.k == SVal::K::SetConst) fail("uses a set constant other than as the right side of `in`", in.line);
     if (v.k != SVal::K::Expr) fail("unexpected stack value for " + in.opname, in.line);
     return v.e;
   }
@@ -623,8 +625,9 @@ class Lifter {
           st.stack.push_back(n);
           break;
         }
-        if (code_.consts[(size_t)in.iarg].kind == Const::Kind::Code) {
-          SVal c = special(SVal::K::Code);
+        if (code_.consts[(size_t)in.iarg].kind == Const::Kind::Code ||
+            code_.consts[(size_t)in.iarg].kind == Const::Kind::FrozenSet) {
+          SVal c = special(code_.consts[(size_t)in.iarg].kind == Const::Kind::Code ? SVal::K::Code : SVal::K::SetConst);
           c.cidx = in.iarg;
           st.stack.push_back(c);
           break;
@@ -737,6 +740,10 @@ class Lifter {
         // `x in (1, 2, 3)` of a tuple constant of numbers: `x == 1 or x == 2 or x == 3` as a
         // Python bool (what `in` compares with, after identity; a number that is identical
         // to one of the constants is also equal to it, NaN apart, which is refused).
+        if (!st.stack.empty() && st.stack.back().k == SVal::K::SetConst) {
+          contains_set_constant(st, in);
+          break;
+        }
         Expr b = pop_expr(st, in), a = pop_expr(st, in);
         if (b->kind != ir::ExprNode::Kind::Tuple) fail(friendly(in), in.line);
         if (b->args.empty()) fail("uses `in` on an empty tuple", in.line);
@@ -1075,6 +1082,26 @@ class Lifter {
     st.shadow.clear();
     if (m < 0) return std::nullopt;
     return m;
+  }
+
+  // `x in {1, 2.5, 3}` of a set of numbers (a frozenset constant): a number is in it when
+  // it is one of its objects or equals one of them (numbers that compare equal hash
+  // equal), which is `x == c1 or x == c2 ...` in any order as long as no item is a NaN
+  // (the only number not equal to itself: such a set is refused).
+  void contains_set_constant(State& st, const Instr& in) {
+    const int o = org(in);
+    const Const& set = code_.consts[(size_t)pop(st, in).cidx];
+    for (auto& c : set.elems)
+      if (std::isnan(c.f) || (c.kind == Const::Kind::Complex && std::isnan(c.f2)))
+        fail("uses `in` on a set holding a NaN", in.line);
+    Expr a = pop_expr(st, in);
+    Expr r = bool_const(false, o);
+    for (size_t k = set.elems.size(); k-- > 0;) {
+      Expr eq = ir::make_truth(ir::make_compare(ir::CmpOp::EQ, a, const_expr(set.elems[k], o, in.line), o), o);
+      r = k + 1 == set.elems.size() ? eq : ir::make_cond(eq, bool_const(true, o), r, o);
+    }
+    if (in.iarg) r = ir::make_unary(ir::UnOp::Not, r, o);
+    st.stack.push_back(of(r));
   }
 
   // ------------------------------------------------------------ generator expressions
@@ -1481,7 +1508,7 @@ ir::Expr constant_expr(const Const& c, int origin) {
       }
       return ir::make_tuple(std::move(elems), origin);
     }
-    case Const::Kind::Code: case Const::Kind::Names: case Const::Kind::Other: return nullptr;
+    case Const::Kind::FrozenSet: case Const::Kind::Code: case Const::Kind::Names: case Const::Kind::Other: return nullptr;
   }
   return ir::make_const(v, origin);
 }

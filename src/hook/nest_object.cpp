@@ -44,8 +44,8 @@ bool to_const(PyObject* pair, analysis::Const& c) {
     c.kind = K::Complex;
     c.f = PyComplex_RealAsDouble(v);
     c.f2 = PyComplex_ImagAsDouble(v);
-  } else if (kind == "tuple") {
-    c.kind = K::Tuple;
+  } else if (kind == "tuple" || kind == "frozenset") {
+    c.kind = kind == "tuple" ? K::Tuple : K::FrozenSet;
     PyRef seq = PyRef::steal(PySequence_Fast(v, "tuple constant"));
     if (!seq) return false;
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq.get()); i++) {
