@@ -753,13 +753,7 @@ class Lifter {
           if (std::isnan(c->value.f) || (c->value.kind == ir::ConstValue::Kind::Complex && std::isnan(c->value.f2)))
             fail("uses `in` on a tuple holding a NaN", in.line);
         }
-        Expr r = bool_const(false, o);
-        for (size_t k = b->args.size(); k-- > 0;) {
-          Expr eq = ir::make_truth(ir::make_compare(ir::CmpOp::EQ, a, b->args[k], o), o);
-          r = k + 1 == b->args.size() ? eq : ir::make_cond(eq, bool_const(true, o), r, o);
-        }
-        if (in.iarg) r = ir::make_unary(ir::UnOp::Not, r, o);
-        st.stack.push_back(of(r));
+        st.stack.push_back(of(membership(a, b->args, in.iarg != 0, o)));
         break;
       }
       case Op::UNARY_NEGATIVE: st.stack.push_back(of(ir::make_unary(ir::UnOp::Neg, pop_expr(st, in), o))); break;
@@ -1095,13 +1089,20 @@ class Lifter {
       if (std::isnan(c.f) || (c.kind == Const::Kind::Complex && std::isnan(c.f2)))
         fail("uses `in` on a set holding a NaN", in.line);
     Expr a = pop_expr(st, in);
-    Expr r = bool_const(false, o);
-    for (size_t k = set.elems.size(); k-- > 0;) {
-      Expr eq = ir::make_truth(ir::make_compare(ir::CmpOp::EQ, a, const_expr(set.elems[k], o, in.line), o), o);
-      r = k + 1 == set.elems.size() ? eq : ir::make_cond(eq, bool_const(true, o), r, o);
+    std::vector<Expr> items;
+    for (auto& c : set.elems) items.push_back(const_expr(c, o, in.line));
+    st.stack.push_back(of(membership(a, items, in.iarg != 0, o)));
+  }
+
+  // `a in items` (`not in` with `negate`) of number constants: `a == c1 or a == c2 ...` as a
+  // Python bool (items non-empty).
+  Expr membership(const Expr& a, const std::vector<Expr>& items, bool negate, int o) {
+    Expr r;
+    for (size_t k = items.size(); k-- > 0;) {
+      Expr eq = ir::make_truth(ir::make_compare(ir::CmpOp::EQ, a, items[k], o), o);
+      r = k + 1 == items.size() ? eq : ir::make_cond(eq, bool_const(true, o), r, o);
     }
-    if (in.iarg) r = ir::make_unary(ir::UnOp::Not, r, o);
-    st.stack.push_back(of(r));
+    return negate ? ir::make_unary(ir::UnOp::Not, r, o) : r;
   }
 
   // ------------------------------------------------------------ generator expressions
