@@ -747,13 +747,7 @@ class Lifter {
         Expr b = pop_expr(st, in), a = pop_expr(st, in);
         if (b->kind != ir::ExprNode::Kind::Tuple) fail(friendly(in), in.line);
         if (b->args.empty()) fail("uses `in` on an empty tuple", in.line);
-        for (auto& c : b->args) {
-          const bool number = c->kind == ir::ExprNode::Kind::Const && c->value.kind != ir::ConstValue::Kind::None;
-          if (!number) fail("uses `in` on a tuple of other things than numbers", in.line);
-          if (std::isnan(c->value.f) || (c->value.kind == ir::ConstValue::Kind::Complex && std::isnan(c->value.f2)))
-            fail("uses `in` on a tuple holding a NaN", in.line);
-        }
-        st.stack.push_back(of(membership(a, b->args, in.iarg != 0, o)));
+        st.stack.push_back(of(membership(a, b->args, "tuple", in)));
         break;
       }
       case Op::UNARY_NEGATIVE: st.stack.push_back(of(ir::make_unary(ir::UnOp::Neg, pop_expr(st, in), o))); break;
@@ -1083,26 +1077,30 @@ class Lifter {
   // equal), which is `x == c1 or x == c2 ...` in any order as long as no item is a NaN
   // (the only number not equal to itself: such a set is refused).
   void contains_set_constant(State& st, const Instr& in) {
-    const int o = org(in);
     const Const& set = code_.consts[(size_t)pop(st, in).cidx];
-    for (auto& c : set.elems)
-      if (std::isnan(c.f) || (c.kind == Const::Kind::Complex && std::isnan(c.f2)))
-        fail("uses `in` on a set holding a NaN", in.line);
     Expr a = pop_expr(st, in);
     std::vector<Expr> items;
-    for (auto& c : set.elems) items.push_back(const_expr(c, o, in.line));
-    st.stack.push_back(of(membership(a, items, in.iarg != 0, o)));
+    for (auto& c : set.elems) items.push_back(const_expr(c, org(in), in.line));
+    st.stack.push_back(of(membership(a, items, "set", in)));
   }
 
-  // `a in items` (`not in` with `negate`) of number constants: `a == c1 or a == c2 ...` as a
-  // Python bool (items non-empty).
-  Expr membership(const Expr& a, const std::vector<Expr>& items, bool negate, int o) {
+  // `a in items` (`not in` for CONTAINS_OP's argument 1) of the items of a tuple or set
+  // constant (non-empty), which must be numbers other than NaN: `a == c1 or a == c2 ...` as
+  // a Python bool.
+  Expr membership(const Expr& a, const std::vector<Expr>& items, const std::string& container, const Instr& in) {
+    const int o = org(in);
+    for (auto& c : items) {
+      const bool number = c->kind == ir::ExprNode::Kind::Const && c->value.kind != ir::ConstValue::Kind::None;
+      if (!number) fail("uses `in` on a " + container + " of other things than numbers", in.line);
+      if (std::isnan(c->value.f) || (c->value.kind == ir::ConstValue::Kind::Complex && std::isnan(c->value.f2)))
+        fail("uses `in` on a " + container + " holding a NaN", in.line);
+    }
     Expr r;
     for (size_t k = items.size(); k-- > 0;) {
       Expr eq = ir::make_truth(ir::make_compare(ir::CmpOp::EQ, a, items[k], o), o);
       r = k + 1 == items.size() ? eq : ir::make_cond(eq, bool_const(true, o), r, o);
     }
-    return negate ? ir::make_unary(ir::UnOp::Not, r, o) : r;
+    return in.iarg ? ir::make_unary(ir::UnOp::Not, r, o) : r;
   }
 
   // ------------------------------------------------------------ generator expressions

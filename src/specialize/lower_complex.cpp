@@ -427,9 +427,6 @@ class Lower {
     return {cond(c1, cond(zero, q(a.first, abr), re1), re2), cond(c1, cond(zero, q(a.second, abr), im1), im2)};
   }
 
-  // complex_pow with an exponent CPython takes as a small integer: c_powi, by repeated
-  // squaring (c_powu), and the quotient 1 / x**-n for a negative one. An infinite part is
-  // CPython's OverflowError.
   // The value of a constant exponent with no imaginary part; NaN for any other.
   static double real_constant(const Expr& x) {
     if (x->kind != EK::Const) return NAN;
@@ -444,10 +441,9 @@ class Lower {
   // NumPy's npy_cpow for a constant integer exponent |n| < 100: x ** 0 is 1, 0 ** n is 0
   // (n > 0) or NaN with an "invalid" warning (n < 0), n = 1, 2, 3 unrolled, others (the
   // negative ones too) by repeated squaring from 1 + 0j, and 1 / x**-n by NumPy's complex
-  // division. Where NumPy could warn,
-  // any intermediate or result that is not finite goes to CPython (one that is finite came
-  // from finite operations, which raise no flag NumPy reports). Other exponents call the
-  // C library's cpow: not here.
+  // division. Where NumPy could warn, any intermediate or result that is not finite goes to
+  // CPython (one that is finite came from finite operations, which raise no flag NumPy
+  // reports). Other exponents call the C library's cpow: not here.
   Pair power_numpy(const Expr& e, const Pair& base) {
     const double n = real_constant(e->args[1]);
     if (!(n == std::floor(n) && std::fabs(n) < 100.0))
@@ -486,6 +482,9 @@ class Lower {
     return {ir::make_guard(ok, r.first), ir::make_guard(ok, r.second)};
   }
 
+  // complex_pow: an exponent CPython takes as a small integer by c_powi, repeated squaring
+  // (c_powu) and the quotient 1 / x**-n for a negative one, unrolled here (an infinite part
+  // is CPython's OverflowError); any other exponent by stagepy_cfunc.
   Pair power(const Expr& e, const Pair& base) {
     const Expr& x = e->args[1];
     const double n = real_constant(x);
@@ -536,9 +535,18 @@ class Lower {
            " did not give CPython's results on this machine (self-test)");
     }
     Pair a = spill(a0), b = spill(b0);
+    return both_parts(Builtin::CFunc, {iconst(static_cast<int>(f))}, {a.first, a.second, b.first, b.second});
+  }
+
+  // The two parts of a lowered call `b` (CFunc, NpCLoop) that computes a complex number:
+  // b(head..., part, operands...) for part 0 and 1, into Temps of one statement (codegen
+  // makes the call once for both).
+  Pair both_parts(Builtin b, const std::vector<Expr>& head, const std::vector<Expr>& operands) {
     auto part = [&](int k) {
-      return call(Builtin::CFunc, types::py_float(),
-                  {iconst(static_cast<int>(f)), iconst(k), a.first, a.second, b.first, b.second});
+      std::vector<Expr> args = head;
+      args.push_back(iconst(k));
+      args.insert(args.end(), operands.begin(), operands.end());
+      return call(b, types::py_float(), std::move(args));
     };
     return spill({part(0), part(1)});
   }
@@ -565,11 +573,7 @@ class Lower {
       fail(std::string("calls ") + builtin_name(f) + "() on " + dtype_name(d) +
            " numbers (no NumPy loop for it gave the ufunc's values in stagepy's self-test)");
     Pair a = spill(d == DType::Complex64 ? single_operand(x) : operand(x));
-    auto part = [&](int k) {
-      return call(Builtin::NpCLoop, types::py_float(),
-                  {iconst(static_cast<int>(f)), iconst(static_cast<int>(d)), iconst(k), a.first, a.second});
-    };
-    return spill({part(0), part(1)});
+    return both_parts(Builtin::NpCLoop, {iconst(static_cast<int>(f)), iconst(static_cast<int>(d))}, {a.first, a.second});
   }
 
   // cmath functions with a real result, of a number (complex or real).

@@ -1988,12 +1988,20 @@ class Gen {
   };
   std::vector<CFuncCall> cfunc_calls_;  // made while seg() evaluates a statement's values
   bool cfunc_memo_ = false;
+  // The result of such a call made before in this block, or null.
+  llvm::AllocaInst* earlier_call(int64_t fn, const std::array<const ir::ExprNode*, 4>& operands) {
+    for (auto& c : cfunc_calls_)
+      if (c.block == B.GetInsertBlock() && c.fn == fn && c.operands == operands) return c.out;
+    return nullptr;
+  }
+  void remember_call(int64_t fn, const std::array<const ir::ExprNode*, 4>& operands, llvm::AllocaInst* out) {
+    if (cfunc_memo_) cfunc_calls_.push_back({B.GetInsertBlock(), fn, operands, out});
+  }
   V complex_function(const Expr& e) {
     const int64_t fn = e->args[1]->value.i, part = e->args[2]->value.i;
     const std::array<const ir::ExprNode*, 4> operands = {e->args[3].get(), e->args[4].get(), e->args[5].get(),
                                                          e->args[6].get()};
-    for (auto& c : cfunc_calls_)
-      if (c.block == B.GetInsertBlock() && c.fn == fn && c.operands == operands) return cfunc_part(e, c.out, part);
+    if (llvm::AllocaInst* out = earlier_call(fn, operands)) return cfunc_part(e, out, part);
     std::array<Value*, 4> x;
     for (size_t i = 0; i < 4; i++) x[i] = as_double(gen(e->args[3 + i]));
     llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
@@ -2002,7 +2010,7 @@ class Gen {
     Value* ok = B.CreateCall(fty, runtime_address("stagepy_cfunc", reinterpret_cast<void*>(&stagepy_cfunc)),
                              {B.getInt32((uint32_t)fn), x[0], x[1], x[2], x[3], out});
     defer(B.CreateICmpNE(ok, B.getInt32(0)));
-    if (cfunc_memo_) cfunc_calls_.push_back({B.GetInsertBlock(), fn, operands, out});
+    remember_call(fn, operands, out);
     return cfunc_part(e, out, part);
   }
   V cfunc_part(const Expr& e, llvm::AllocaInst* out, int64_t part) {
@@ -2019,46 +2027,31 @@ class Gen {
     const int64_t part = e->args[3]->value.i;
     const int64_t key_fn = -1 - (e->args[1]->value.i * 64 + e->args[2]->value.i);  // (CFunc's are >= 0)
     const std::array<const ir::ExprNode*, 4> operands = {e->args[4].get(), e->args[5].get(), nullptr, nullptr};
-    llvm::AllocaInst* out = nullptr;
-    for (auto& c : cfunc_calls_)
-      if (c.block == B.GetInsertBlock() && c.fn == key_fn && c.operands == operands) out = c.out;
-    if (!out) {
-      const auto* loop = oracle_.ufunc_loop(f, d);
-      if (!loop) fail(std::string("internal error: no loop of ") + builtin_name(f) + " for " + dtype_name(d));
-      if (gpu_body_) gpu_refuse("it calls one of NumPy's ufunc loops, which run on the host");
-      const bool single = d == DType::Complex64;
-      llvm::Type* pt = single ? B.getFloatTy() : f64();
-      llvm::Type* pair = llvm::ArrayType::get(pt, 2);
-      Value* re = as_double(gen(e->args[4]));
-      Value* im = as_double(gen(e->args[5]));
-      llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
-      auto* in = entry.CreateAlloca(pair, nullptr, "cloop.in");
-      auto* res = entry.CreateAlloca(pair, nullptr, "cloop.out");
-      auto* args = entry.CreateAlloca(llvm::ArrayType::get(ptr(), 2));
-      auto* steps = entry.CreateAlloca(llvm::ArrayType::get(i64(), 2));
-      auto* dims = entry.CreateAlloca(i64());
-      B.CreateStore(single ? B.CreateFPTrunc(re, pt) : re, B.CreateConstInBoundsGEP2_32(pair, in, 0, 0));
-      B.CreateStore(single ? B.CreateFPTrunc(im, pt) : im, B.CreateConstInBoundsGEP2_32(pair, in, 0, 1));
-      B.CreateStore(in, B.CreateConstGEP2_32(args->getAllocatedType(), args, 0, 0));
-      B.CreateStore(res, B.CreateConstGEP2_32(args->getAllocatedType(), args, 0, 1));
-      for (unsigned k = 0; k < 2; k++) B.CreateStore(c64(0), B.CreateConstGEP2_32(steps->getAllocatedType(), steps, 0, k));
-      B.CreateStore(c64(1), dims);
-      auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), ptr(), ptr(), ptr()}, false);
-      const std::string loop_name = std::string("stagepy.ufunc.") + builtin_name(f) + "." + dtype_name(d);
-      B.CreateCall(fty, runtime_address(loop_name + ".fn", loop->fn),
-                   {args, dims, steps, runtime_address(loop_name + ".data", loop->data)});
-      // The parts as doubles (a complex64's widened: exact), in an array CFunc's reader takes.
-      out = entry.CreateAlloca(llvm::ArrayType::get(f64(), 2), nullptr, "cloop.parts");
-      Value* ok = B.getTrue();
-      for (unsigned k = 0; k < 2; k++) {
-        Value* v = B.CreateLoad(pt, B.CreateConstInBoundsGEP2_32(pair, res, 0, k));
-        ok = B.CreateAnd(ok, isfinite(v));
-        B.CreateStore(single ? B.CreateFPExt(v, f64()) : v,
-                      B.CreateConstInBoundsGEP2_32(llvm::ArrayType::get(f64(), 2), out, 0, k));
-      }
-      defer(ok);
-      if (cfunc_memo_) cfunc_calls_.push_back({B.GetInsertBlock(), key_fn, operands, out});
+    if (llvm::AllocaInst* out = earlier_call(key_fn, operands)) return cfunc_part(e, out, part);
+    const auto* loop = oracle_.ufunc_loop(f, d);
+    if (!loop) fail(std::string("internal error: no loop of ") + builtin_name(f) + " for " + dtype_name(d));
+    const bool single = d == DType::Complex64;
+    llvm::Type* pt = single ? B.getFloatTy() : f64();
+    llvm::Type* pair = llvm::ArrayType::get(pt, 2);
+    llvm::Type* doubles = llvm::ArrayType::get(f64(), 2);
+    Value* re = as_double(gen(e->args[4]));
+    Value* im = as_double(gen(e->args[5]));
+    llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+    auto* in = entry.CreateAlloca(pair, nullptr, "cloop.in");
+    auto* res = entry.CreateAlloca(pair, nullptr, "cloop.out");
+    B.CreateStore(single ? B.CreateFPTrunc(re, pt) : re, B.CreateConstInBoundsGEP2_32(pair, in, 0, 0));
+    B.CreateStore(single ? B.CreateFPTrunc(im, pt) : im, B.CreateConstInBoundsGEP2_32(pair, in, 0, 1));
+    call_ufunc_loop(*loop, f, d, {in, res});
+    // The parts as doubles (a complex64's widened: exact), in the array cfunc_part reads.
+    auto* out = entry.CreateAlloca(doubles, nullptr, "cloop.parts");
+    Value* ok = B.getTrue();
+    for (unsigned k = 0; k < 2; k++) {
+      Value* v = B.CreateLoad(pt, B.CreateConstInBoundsGEP2_32(pair, res, 0, k));
+      ok = B.CreateAnd(ok, isfinite(v));
+      B.CreateStore(single ? B.CreateFPExt(v, f64()) : v, B.CreateConstInBoundsGEP2_32(doubles, out, 0, k));
     }
+    defer(ok);
+    remember_call(key_fn, operands, out);
     return cfunc_part(e, out, part);
   }
 
@@ -2330,22 +2323,29 @@ class Gen {
     fail(std::string("calls ") + builtin_name(f) + "() for " + r->str() + " (no verified NumPy loop for it)");
   }
 
-  // Calls NumPy's inner loop for one element: loop(args, dimensions, steps, data).
+  // Calls NumPy's inner loop for one element of real numbers x (and y).
   Value* ufunc_call(const specialize::Oracle::UfuncLoop& loop, Builtin f, DType d, Value* x, Value* y) {
-    if (gpu_body_) gpu_refuse("it calls one of NumPy's ufunc loops, which run on the host");
     llvm::Type* t = x->getType();
     llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
-    int nargs = y ? 3 : 2;
     std::vector<Value*> slots;
-    for (int k = 0; k < nargs; k++) slots.push_back(entry.CreateAlloca(t));
-    auto* args = entry.CreateAlloca(llvm::ArrayType::get(ptr(), (uint64_t)nargs));
-    auto* steps = entry.CreateAlloca(llvm::ArrayType::get(i64(), (uint64_t)nargs));
-    auto* dims = entry.CreateAlloca(i64());
+    for (int k = 0; k < (y ? 3 : 2); k++) slots.push_back(entry.CreateAlloca(t));
     B.CreateStore(x, slots[0]);
     if (y) B.CreateStore(y, slots[1]);
-    for (int k = 0; k < nargs; k++) {
-      B.CreateStore(slots[(size_t)k], B.CreateConstGEP2_32(args->getAllocatedType(), args, 0, (unsigned)k));
-      B.CreateStore(c64(0), B.CreateConstGEP2_32(steps->getAllocatedType(), steps, 0, (unsigned)k));
+    call_ufunc_loop(loop, f, d, slots);
+    return B.CreateLoad(t, slots.back());
+  }
+  // loop(args, dimensions, steps, data) for one element: `slots` hold the operands and
+  // receive the result (the last).
+  void call_ufunc_loop(const specialize::Oracle::UfuncLoop& loop, Builtin f, DType d, const std::vector<Value*>& slots) {
+    if (gpu_body_) gpu_refuse("it calls one of NumPy's ufunc loops, which run on the host");
+    llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+    const unsigned nargs = (unsigned)slots.size();
+    auto* args = entry.CreateAlloca(llvm::ArrayType::get(ptr(), nargs));
+    auto* steps = entry.CreateAlloca(llvm::ArrayType::get(i64(), nargs));
+    auto* dims = entry.CreateAlloca(i64());
+    for (unsigned k = 0; k < nargs; k++) {
+      B.CreateStore(slots[k], B.CreateConstGEP2_32(args->getAllocatedType(), args, 0, k));
+      B.CreateStore(c64(0), B.CreateConstGEP2_32(steps->getAllocatedType(), steps, 0, k));
     }
     B.CreateStore(c64(1), dims);
     auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), ptr(), ptr(), ptr()}, false);
@@ -2354,7 +2354,6 @@ class Gen {
     Value* fn = runtime_address(loop_name + ".fn", loop.fn);
     Value* data = runtime_address(loop_name + ".data", loop.data);
     B.CreateCall(fty, fn, {args, dims, steps, data});
-    return B.CreateLoad(t, slots[(size_t)nargs - 1]);
   }
 
   // ------------------------------------------------------------ stores
