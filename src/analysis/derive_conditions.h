@@ -74,9 +74,14 @@ struct NestConditions {
   std::vector<Condition> conds;
   bool unknown_base = false;
   double seconds = 0;
+  int without_isl = 0;  // sets found from the bounds alone (box_conditions.h), not by isl
+  int by_isl = 0;       // sets and dependence tests isl computed
 };
 
-NestConditions derive_conditions(const PolyModel& m, const ir::Nest& nest);
+// `shortcuts`: answer without isl where a statement's domain is a box or one subscript
+// rules a dependence out (box_conditions.h); the sets are the same either way (off: only
+// for tests that compare the two).
+NestConditions derive_conditions(const PolyModel& m, const ir::Nest& nest, bool shortcuts = true);
 
 std::string to_string(const NestConditions& c, const ir::Nest& nest);
 

@@ -69,6 +69,25 @@ ParamSet ParamSet::universe() {
   return p;
 }
 
+ParamSet ParamSet::from_pieces(const std::vector<std::vector<Constraint>>& pieces, const std::vector<std::string>& names,
+                               std::string text) {
+  ParamSet p;
+  p.names_ = names;
+  p.text_ = std::move(text);
+  p.involved_.assign(names.size(), 0);
+  for (auto& cs : pieces) {
+    Piece piece;
+    piece.cs = cs;
+    for (auto& c : cs)
+      for (size_t k = 0; k < c.coef.size() && k < names.size(); k++)
+        if (c.coef[k]) p.involved_[k] = 1;
+    if (cs.empty()) p.universe_ = true;
+    p.pieces_.push_back(std::move(piece));
+  }
+  p.empty_ = p.pieces_.empty();
+  return p;
+}
+
 ParamSet ParamSet::from_isl(isl_set* raw, const std::vector<std::string>& names) {
   ParamSet p;
   p.names_ = names;

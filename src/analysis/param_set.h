@@ -15,11 +15,22 @@ namespace stagepy::analysis {
 
 class ParamSet {
  public:
+  // sum(coef[k] * params[k]) + constant >= 0 (or == 0).
+  struct Constraint {
+    std::vector<int64_t> coef;  // per parameter (in `names` order)
+    __int128 constant = 0;     // (conditions of 64-bit overflow have constants beyond 2^63)
+    bool eq = false;            // == 0, else >= 0
+  };
+
   ParamSet();  // the empty set
   // Takes ownership of `s`, whose parameters must be named as in `names` (any order;
   // parameters of `s` not in `names` make every test fall back to "unknown").
   static ParamSet from_isl(isl_set* s, const std::vector<std::string>& names);
   static ParamSet universe();
+  // The union of the pieces, each the conjunction of its constraints (derive_conditions'
+  // shortcuts, which build such sets without isl). `text` is the set in isl syntax.
+  static ParamSet from_pieces(const std::vector<std::vector<Constraint>>& pieces, const std::vector<std::string>& names,
+                              std::string text);
 
   // Whether `params` (values in the order of `names`) lie in the set. Never wrong: where
   // the fast path cannot decide, isl decides.
@@ -39,11 +50,6 @@ class ParamSet {
   const std::string& str() const { return text_; }
 
  private:
-  struct Constraint {
-    std::vector<int64_t> coef;  // per parameter (in `names` order)
-    __int128 constant = 0;     // (conditions of 64-bit overflow have constants beyond 2^63)
-    bool eq = false;            // == 0, else >= 0
-  };
   struct Piece {
     std::vector<Constraint> cs;
     bool exact = true;          // false: decide with isl
