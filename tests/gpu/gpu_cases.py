@@ -68,6 +68,14 @@ def f(A, B, T):
     return locals()
 """, "f", lambda: (rng.random((96, 96)), np.zeros((96, 96)), 6))
 
+case("large_arrays_staged_copies", """
+def f(x, y, T):
+    for t in range(T):
+        for i in range(x.shape[0]):
+            y[i] = y[i] * 0.5 + x[i] * t
+    return locals()
+""", "f", lambda: (rng.random(2_500_003), rng.random(2_500_003), 2))  # 20 MB each: copies in chunks
+
 case("while_time_loop", """
 def f(A, B, T):
     n = A.shape[0]

@@ -63,6 +63,14 @@ Loaded* load() {
             bind(lib, "cuMemcpyDtoH_v2", d.cuMemcpyDtoH, w) && bind(lib, "cuLaunchKernel", d.cuLaunchKernel, w) &&
             bind(lib, "cuGetErrorString", d.cuGetErrorString, w);
   if (!ok) return L;
+  std::string optional;  // (a missing one only turns staged copies off)
+  bind(lib, "cuMemAllocHost_v2", d.cuMemAllocHost, optional) && bind(lib, "cuMemFreeHost", d.cuMemFreeHost, optional) &&
+      bind(lib, "cuMemcpyHtoDAsync_v2", d.cuMemcpyHtoDAsync, optional) &&
+      bind(lib, "cuMemcpyDtoHAsync_v2", d.cuMemcpyDtoHAsync, optional) &&
+      bind(lib, "cuStreamCreate", d.cuStreamCreate, optional) &&
+      bind(lib, "cuStreamSynchronize", d.cuStreamSynchronize, optional) &&
+      bind(lib, "cuEventCreate", d.cuEventCreate, optional) && bind(lib, "cuEventRecord", d.cuEventRecord, optional) &&
+      bind(lib, "cuEventSynchronize", d.cuEventSynchronize, optional);
   CUresult r = d.cuInit(0);
   if (r != 0) {
     L->why = "cuInit failed: " + text_of(d, r);

@@ -20,10 +20,12 @@ struct CUctx_st;
 struct CUmod_st;
 struct CUfunc_st;
 struct CUstream_st;
+struct CUevent_st;
 using CUcontext = CUctx_st*;
 using CUmodule = CUmod_st*;
 using CUfunction = CUfunc_st*;
 using CUstream = CUstream_st*;
+using CUevent = CUevent_st*;
 
 struct Driver {
   CUresult (*cuInit)(unsigned);
@@ -44,6 +46,21 @@ struct Driver {
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                              CUstream, void**, void**);
   CUresult (*cuGetErrorString)(CUresult, const char**);
+  // For copies staged through pinned buffers (gpu_runtime.cpp); null where the driver
+  // lacks one (then copies take the driver's own pageable path).
+  CUresult (*cuMemAllocHost)(void**, size_t) = nullptr;
+  CUresult (*cuMemFreeHost)(void*) = nullptr;
+  CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void*, size_t, CUstream) = nullptr;
+  CUresult (*cuMemcpyDtoHAsync)(void*, CUdeviceptr, size_t, CUstream) = nullptr;
+  CUresult (*cuStreamCreate)(CUstream*, unsigned) = nullptr;
+  CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
+  CUresult (*cuEventCreate)(CUevent*, unsigned) = nullptr;
+  CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
+  CUresult (*cuEventSynchronize)(CUevent) = nullptr;
+  bool can_stage() const {
+    return cuMemAllocHost && cuMemFreeHost && cuMemcpyHtoDAsync && cuMemcpyDtoHAsync && cuStreamCreate &&
+           cuStreamSynchronize && cuEventCreate && cuEventRecord && cuEventSynchronize;
+  }
 };
 
 struct Device {
