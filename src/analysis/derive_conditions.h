@@ -1,5 +1,6 @@
 // derive_conditions: in, a nest's polyhedral model (build_poly_model); out, the static
-// half of every run-time decision, as sets of parameter values computed with isl:
+// half of every run-time decision, as sets of parameter values (computed with isl, or
+// without it where the loop bounds alone give isl's answer: box_conditions.h):
 //   * for each affine subscript position: where it may leave the array, where it may be
 //     negative, where it may be non-negative (so the kernel checks an index once per call
 //     instead of at every access, and drops the wrap-around of negative indices);
