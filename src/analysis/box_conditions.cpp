@@ -16,56 +16,6 @@ const LinearForm* BoxConditions::linear(const std::string& text) {
   return it->second ? &*it->second : nullptr;
 }
 
-const BoxConditions::Box* BoxConditions::box_of(const PolyStmt& s) {
-  return s.guards.empty() ? box_of_loops(s.loops) : nullptr;
-}
-
-const BoxConditions::Box* BoxConditions::box_of_loops(const std::vector<int>& loops) {
-  auto it = boxes_.find(loops);
-  if (it != boxes_.end()) return it->second.get();
-  std::unique_ptr<Box> box = std::make_unique<Box>();
-  for (int l : loops) {
-    const PolyLoop& P = m_.loops[(size_t)l];
-    auto cs = P.is_for ? parse_constraints(P.constraints) : std::nullopt;
-    std::optional<LinearForm> lo, hi;
-    bool ok = cs.has_value();
-    for (size_t k = 0; ok && cs && k < cs->size(); k++) {
-      LinearForm rest = (*cs)[k];  // c * dim + rest >= 0
-      const __int128 c = rest.of(P.dim);
-      rest.coef.erase(P.dim);
-      for (auto& [name, v] : rest.coef) ok = ok && is_param(name);
-      if (!ok || (c != 1 && c != -1)) {
-        ok = false;
-        break;
-      }
-      if (c == 1) {  // dim >= -rest
-        LinearForm b;
-        ok = !lo && b.add(rest, -1);
-        lo = b;
-      } else {  // dim <= rest
-        ok = !hi;
-        hi = rest;
-      }
-    }
-    if (!ok || !lo || !hi) {
-      box.reset();
-      break;
-    }
-    box->push_back(Loop{P.dim, *lo, *hi});
-  }
-  return boxes_.emplace(loops, std::move(box)).first->second.get();
-}
-
-std::vector<LinearForm> BoxConditions::nonempty(const Box& box) const {
-  std::vector<LinearForm> out;
-  for (auto& L : box) {
-    LinearForm f = L.hi;  // hi - lo >= 0 (both fit 2^100 / 2: they came from the parser)
-    f.add(L.lo, -1);
-    out.push_back(std::move(f));
-  }
-  return out;
-}
-
 const BoxConditions::Domain* BoxConditions::domain_of(const PolyStmt& s) { return domain_of(s.loops, s.guards); }
 const BoxConditions::Domain* BoxConditions::domain_of(const std::vector<int>& loops) { return domain_of(loops, {}); }
 
@@ -218,10 +168,13 @@ bool BoxConditions::ordered(const Domain& s, const Domain& t, size_t at, Pieces&
   return project(std::move(cs), dims, out);
 }
 
-Pieces BoxConditions::at_least(const Box& box, int64_t k) const {
-  std::vector<LinearForm> piece = nonempty(box);
-  if (!box.empty()) piece.back().constant -= k - 1;  // hi - lo >= k - 1
-  return {piece};
+bool BoxConditions::is_product(const Domain& d) {
+  for (auto& f : d.cs) {
+    int dims = 0;
+    for (auto& [name, c] : f.coef) dims += std::find(d.dims.begin(), d.dims.end(), name) != d.dims.end();
+    if (dims > 1) return false;
+  }
+  return true;
 }
 
 void BoxConditions::simplify(Pieces& pieces) {

@@ -8,8 +8,8 @@
 // the others are, so the projection is exact over the integers: the set isl would compute,
 // in microseconds instead of a millisecond. Elsewhere (a coefficient of 2, a stride, a
 // guard with `or`) the answer is "not of this form" and derive_conditions asks isl.
-// A box (each loop bounded by linear forms of the parameters only) also tells where a loop
-// could carry a dependence at all (derive_conditions' carry_cover).
+// The same eliminations tell where a loop could carry a dependence at all
+// (derive_conditions' carry_cover).
 #pragma once
 #include <map>
 #include <memory>
@@ -31,19 +31,12 @@ class BoxConditions {
  public:
   explicit BoxConditions(const PolyModel& m);
 
-  struct Loop {
-    std::string dim;
-    LinearForm lo, hi;  // lo <= dim <= hi, over the parameters
-  };
-  using Box = std::vector<Loop>;
   // Constraints (each form >= 0) over the dimensions, outermost first, and the parameters.
   struct Domain {
     std::vector<std::string> dims;
     std::vector<LinearForm> cs;
   };
 
-  // The box of statement s's domain (no guards, bounds of parameters only), or null.
-  const Box* box_of(const PolyStmt& s);
   // Statement s's domain, or the domain of loops (outermost first, without guards), or
   // null where a constraint is not linear.
   const Domain* domain_of(const PolyStmt& s);
@@ -65,8 +58,9 @@ class BoxConditions {
   // position `at` of both, before some iteration of domain `t` under the same iteration of
   // the loops around it (s and t share the loops up to `at`); false where not exact.
   bool ordered(const Domain& s, const Domain& t, size_t at, Pieces& out);
-  // Box versions: the box is not empty, and its last loop has k iterations or more.
-  Pieces at_least(const Box& box, int64_t k) const;
+  // Whether no constraint of `d` relates two of its dimensions (a product of intervals,
+  // whose bounds are parameters).
+  static bool is_product(const Domain& d);
 
   // The parsed form of an expression (memoized), or null.
   const LinearForm* linear(const std::string& text);
@@ -85,13 +79,10 @@ class BoxConditions {
   const PolyModel& m_;
   std::set<std::string> params_;
   std::map<std::string, std::optional<LinearForm>> parsed_;
-  std::map<std::vector<int>, std::unique_ptr<Box>> boxes_;  // by loops; null: not a box
   std::map<std::pair<std::vector<int>, std::vector<std::string>>, std::unique_ptr<Domain>> domains_;  // by loops and guards
-  const Box* box_of_loops(const std::vector<int>& loops);
   const Domain* domain_of(const std::vector<int>& loops, const std::vector<std::string>& guards);
-  std::vector<LinearForm> nonempty(const Box& box) const;
-  // Eliminates `d.dims` and `extra` (eliminated first) from `cs`; appends the piece left
-  // (nothing if it is never met) to `out`. False where not exact.
+  // Eliminates `dims` (the last first) from `cs`; appends the piece left (nothing if it is
+  // never met) to `out`. False where not exact.
   bool project(std::vector<LinearForm> cs, const std::vector<std::string>& dims, Pieces& out) const;
 };
 

@@ -451,45 +451,35 @@ class Deriver {
   // The parameter values where loop L could carry a dependence at all: two of its
   // iterations (under one iteration of the loops around it) in each of which a statement
   // touching one of the `written` arrays runs. Every conflict's set lies inside; once their
-  // union covers it, it is the exact answer. Where those statements' domains are boxes,
-  // "s runs in iteration i of L" does not depend on i (one piece per statement); else one
-  // per ordered pair of their domains, where the eliminations are exact; else none.
+  // union covers it, it is the exact answer. One piece per ordered pair of those
+  // statements' domains (an iteration of one in an earlier iteration of L than one of the
+  // other), where the eliminations are exact; else none. Where no statement is guarded and
+  // every domain is a product of intervals, they share L's interval and each runs in all
+  // of its iterations or in none: the pairs of a domain with itself give the same union.
   std::optional<isl::set> carry_cover(const PolyLoop& L, const std::set<int>& written) {
     if (!shortcuts_) return std::nullopt;
-    std::vector<const PolyStmt*> touching;
+    std::vector<const PolyStmt*> reps;  // one statement per domain
     for (int sid : L.stmts) {
       const PolyStmt& s = m_.stmts[(size_t)sid];
       bool touches = false;
       for (auto& a : s.accesses) touches = touches || written.count(a.var);
-      if (touches) touching.push_back(&s);
+      if (touches && std::none_of(reps.begin(), reps.end(), [&](const PolyStmt* r) { return rep_[(size_t)r->id] == rep_[(size_t)s.id]; }))
+        reps.push_back(&s);
     }
-    bool boxes = true;
-    for (const PolyStmt* s : touching) boxes = boxes && boxes_.box_of(*s);
+    bool products = true;
+    for (const PolyStmt* s : reps) {
+      const BoxConditions::Domain* d = boxes_.domain_of(*s);
+      if (!d) return std::nullopt;
+      products = products && s->guards.empty() && BoxConditions::is_product(*d);
+    }
+    if (!products && reps.size() > 12) return std::nullopt;
     Pieces pieces;
-    if (boxes) {
-      for (const PolyStmt* s : touching) {
-        const BoxConditions::Box* box = boxes_.box_of(*s);
+    for (const PolyStmt* s : reps)
+      for (const PolyStmt* t : reps) {
+        if (products && s != t) continue;
         const size_t at = (size_t)(std::find(s->loops.begin(), s->loops.end(), L.id) - s->loops.begin());
-        std::vector<LinearForm> piece = boxes_.at_least(BoxConditions::Box(box->begin(), box->begin() + (long)at + 1), 2)[0];
-        std::vector<LinearForm> all = boxes_.at_least(*box, 1)[0];  // and the loops inside L not empty
-        piece.insert(piece.end(), all.begin() + (long)at + 1, all.end());
-        pieces.push_back(std::move(piece));
+        if (!boxes_.ordered(*boxes_.domain_of(*s), *boxes_.domain_of(*t), at, pieces)) return std::nullopt;
       }
-    } else {
-      // Every ordered pair of their domains (each once): an iteration of one in an earlier
-      // iteration of L than an iteration of the other.
-      std::vector<const PolyStmt*> reps;
-      for (const PolyStmt* s : touching)
-        if (std::none_of(reps.begin(), reps.end(), [&](const PolyStmt* r) { return rep_[(size_t)r->id] == rep_[(size_t)s->id]; }))
-          reps.push_back(s);
-      if (reps.size() > 12) return std::nullopt;
-      for (const PolyStmt* s : reps)
-        for (const PolyStmt* t : reps) {
-          const BoxConditions::Domain *ds = boxes_.domain_of(*s), *dt = boxes_.domain_of(*t);
-          const size_t at = (size_t)(std::find(s->loops.begin(), s->loops.end(), L.id) - s->loops.begin());
-          if (!ds || !dt || !boxes_.ordered(*ds, *dt, at, pieces)) return std::nullopt;
-        }
-    }
     if (pieces.empty()) return std::nullopt;
     BoxConditions::simplify(pieces);
     return isl::set(ctx_.get(), text(": " + BoxConditions::isl_text(pieces))).intersect(context_);

@@ -274,3 +274,27 @@ TEST(BoxConditions, ConflictsAreSoughtUntilTheyCoverATriangularLoop) {
   std::mt19937_64 rng(5);
   EXPECT_GT(expect_same(b.nest, rng, "triangular, two distances", 400), 5);
 }
+
+// for i in range(n): (if i >= 1: C[i + 1] = C[i] + A[i]); (if i < 1: A[i + 1] = 7). The first
+// conflict (C, from i = 1 to 2) needs n >= 3; A's (written at i = 0, read at i = 1) needs only
+// n >= 2. The guards give the two statements different ranges of i, so the cover must come
+// from the pair of them, not from each statement with itself.
+TEST(BoxConditions, ConflictsAreSoughtAcrossDifferentlyGuardedStatements) {
+  NestBuilder b;
+  b.root(b.loop(0, "i", {b.ld("n")},
+                {b.when(b.cmp(ir::CmpOp::GE, b.ld("i"), b.c(1)),
+                        {b.store("C", {b.add(b.ld("i"), b.c(1))}, b.add(b.idx("C", {b.ld("i")}), b.idx("A", {b.ld("i")})))}),
+                 b.when(b.cmp(ir::CmpOp::LT, b.ld("i"), b.c(1)), {b.store("A", {b.add(b.ld("i"), b.c(1))}, b.c(7))})}));
+  PolyModel m = build_poly_model(b.nest);
+  NestConditions c = derive_conditions(m, b.nest);
+  ASSERT_TRUE(c.ok) << c.error;
+  for (auto& k : c.conds) {
+    if (k.fact.kind != FactKind::NoCarried) continue;
+    std::vector<int64_t> v(c.params.size(), 100);  // extents
+    for (size_t p = 0; p < c.params.size(); p++)
+      if (c.params[p].name.rfind("p_n", 0) == 0) v[p] = 2;
+    EXPECT_TRUE(k.violated.contains(v.data())) << k.violated.str();
+  }
+  std::mt19937_64 rng(11);
+  expect_same(b.nest, rng, "differently guarded", 300);
+}
