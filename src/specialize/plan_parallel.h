@@ -99,6 +99,8 @@ struct LoopPlan {
   // overflow check), it may still run on threads, speculatively: should any iteration stop,
   // the threads' results are dropped and the loop runs again sequentially, which stops at
   // the same iteration CPython does. (The scalars it assigns are only combined afterwards.)
+  // A loop that writes elements runs speculatively too, its stores logged and undone
+  // (backends/cpu/undo_log.h), but not with checked integer sums, which need this.
   bool store_free = false;
   std::vector<std::pair<int, int>> alias_pairs;  // array variables that must not share memory
                                                  // (parallel or independent loops)

@@ -92,6 +92,41 @@ def test_ctrl_c_interrupts_a_nest_running_on_threads(tmp_path):
     assert waited < 10, waited
 
 
+LOGGED = textwrap.dedent("""
+    import math, stagepy
+    import numpy as np
+    stagepy.enable()
+    stagepy.set_threads(2)
+    stagepy.set_target("cpu")
+
+    def forever(A, out):
+        for r in range(len(out)):      # writes elements and may stop: stores logged
+            s = 0.0
+            k = 0
+            while k < 10 ** 15:
+                s += math.sqrt(A[k % len(A)])
+                k += 1
+            out[r] = s
+        return out
+
+    out = np.zeros(8)
+    print("ready", flush=True)
+    try:
+        forever(np.ones(1000), out)
+    except KeyboardInterrupt:
+        rec = [r for r in stagepy.report() if r["function"] == "forever"][0]
+        print("KeyboardInterrupt", rec["native_calls"], rec["loops"][0]["parallel"], out.sum(), flush=True)
+""")
+
+
+def test_ctrl_c_interrupts_a_logged_nest_running_on_threads(tmp_path):
+    # The threads stop at their next poll; their stores are undone (none happened: no
+    # iteration got that far) and the sequential version hands the signal to CPython.
+    out, waited = interrupted(tmp_path, LOGGED)
+    assert out.split() == ["KeyboardInterrupt", "1", "True", "0.0"], out
+    assert waited < 10, waited
+
+
 HANDLER = textwrap.dedent("""
     import signal, stagepy
     stagepy.enable()

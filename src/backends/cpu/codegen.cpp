@@ -6,9 +6,10 @@
 #include "backends/cpu/complex_functions.h"
 #include "backends/cpu/exits_removed.h"
 #include "backends/cpu/jit.h"
-#include "backends/cpu/parallel_runtime.h"
 #include "backends/cpu/pairwise_sum.h"
+#include "backends/cpu/parallel_runtime.h"
 #include "backends/cpu/scratch.h"
+#include "backends/cpu/undo_log.h"
 #include "backends/cpu/warn_functions.h"
 #include "backends/gpu/gpu_runtime.h"
 #include "backends/gpu/ptx.h"
@@ -2460,7 +2461,7 @@ class Gen {
     Checking checking(this, "a signal may arrive");
     const volatile int* flag = interrupt_flag();
     int r = first_resume(body);
-    if (!flag || (par_iter_ && !spec_bad_) || r < 0) return;
+    if (!flag || (par_iter_ && !spec_bad_ && !log_) || r < 0) return;
     resume_ = r;
     Value* addr = runtime_address("stagepy.interrupt_flag", const_cast<int*>(flag));
     auto* ld = B.CreateAlignedLoad(B.getInt32Ty(), addr, llvm::Align(4), /*isVolatile=*/true);
@@ -2669,6 +2670,7 @@ class Gen {
           B.CreateStore(p.addr, B.CreateGEP(ptr(), undo_->ptr[st], undo_->kk));
           B.CreateStore(B.CreateZExt(old, i64()), B.CreateGEP(i64(), undo_->old[st], undo_->kk));
         }
+        log_store(p.addr, nb);
         B.CreateAlignedStore(p.stored, p.addr, llvm::Align(nb));
       }
     }
@@ -2701,7 +2703,52 @@ class Gen {
   }
   // An array item of dtype `d` at `addr`, as memory holds it (aligned to its size).
   Value* load_item(DType d, Value* addr) { return B.CreateAlignedLoad(mem_ty(d), addr, llvm::Align(dtype_size(d))); }
-  void store_item(DType d, Value* x, Value* addr) { B.CreateAlignedStore(x, addr, llvm::Align(dtype_size(d))); }
+  void store_item(DType d, Value* x, Value* addr) {
+    log_store(addr, dtype_size(d));
+    B.CreateAlignedStore(x, addr, llvm::Align(dtype_size(d)));
+  }
+  // Where the body logs its stores (outline_body's `logging`): the `nb` bytes at `addr`,
+  // before a store overwrites them, as an entry of the thread's undo log (undo_log.h). A
+  // full log grows; one that may not grow more ends the thread's run (status 1).
+  struct StoreLog {
+    llvm::AllocaInst* cur;  // the next entry
+    llvm::AllocaInst* end;  // the end of the buffer
+    Value* slots;           // the record's log slots
+  };
+  std::optional<StoreLog> log_;
+  void log_store(Value* addr, int nb) {
+    if (!log_) return;
+    if (nb == 16) {  // complex128: its two halves
+      log_store(addr, 8);
+      log_store(B.CreateConstGEP1_64(i8(), addr, 8), 8);
+      return;
+    }
+    Value* old = B.CreateZExt(B.CreateAlignedLoad(B.getIntNTy((unsigned)nb * 8), addr, llvm::Align(nb)), i64());
+    BasicBlock* grow = BasicBlock::Create(C, "log.grow", F);
+    BasicBlock* grown = BasicBlock::Create(C, "log.grown", F);
+    BasicBlock* full = BasicBlock::Create(C, "log.full", F);
+    BasicBlock* put = BasicBlock::Create(C, "log.put", F);
+    Value* cur = B.CreateLoad(ptr(), log_->cur);
+    cold_branch(B.CreateICmpUGT(B.CreateConstGEP1_64(i8(), cur, 16), B.CreateLoad(ptr(), log_->end)), grow, put);
+    B.SetInsertPoint(grow);
+    B.CreateStore(B.CreatePtrToInt(cur, i64()), log_->slots);
+    auto* gty = llvm::FunctionType::get(B.getInt32Ty(), {ptr()}, false);
+    Value* ok = B.CreateCall(gty, runtime_address("stagepy_undo_grow", reinterpret_cast<void*>(&stagepy_undo_grow)),
+                             {log_->slots});
+    cold_branch(B.CreateICmpEQ(ok, B.getInt32(0)), full, grown);
+    B.SetInsertPoint(full);
+    exit_with(B.getInt32(1));
+    B.SetInsertPoint(grown);
+    B.CreateStore(B.CreateIntToPtr(B.CreateLoad(i64(), log_->slots), ptr()), log_->cur);
+    B.CreateStore(B.CreateIntToPtr(B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), log_->slots, 1)), ptr()), log_->end);
+    B.CreateBr(put);
+    B.SetInsertPoint(put);
+    cur = B.CreateLoad(ptr(), log_->cur);
+    const int64_t width = nb == 1 ? 0 : nb == 2 ? 1 : nb == 4 ? 2 : 3;
+    B.CreateStore(B.CreateOr(B.CreatePtrToInt(addr, i64()), c64(width << kUndoSizeShift)), cur);
+    B.CreateStore(old, B.CreateConstGEP1_64(i64(), cur, 1));
+    B.CreateStore(B.CreateConstGEP1_64(i8(), cur, 16), log_->cur);
+  }
 
   // The new elements an operation on arrays `e` (or an array) gives a store into section
   // `target` of an array of dtype `d`: computed, cast to `d`, into scratch buffer `slot`
@@ -3362,8 +3409,9 @@ class Gen {
   struct ParRecord {
     // Offsets in a record: the reductions' bits, their tags (float | np.float64), their
     // companions' bits and tags (comp[r]: reduction r's first), the privates' last values,
-    // the warnings; the record's size.
-    int red = 0, tag = 0, last = 0, warn = 0, size = 0;
+    // the warnings; the record's size. A body that logs its stores (undo_log.h) has its log
+    // first: log = 0, else -1.
+    int log = -1, red = 0, tag = 0, last = 0, warn = 0, size = 0;
     std::vector<int> comp;
   };
 
@@ -3423,7 +3471,11 @@ class Gen {
   // (gpu_body_) uses record 0 for every thread: only tid 0 records the privates, and
   // warnings go in with atomic min. Leaves the generator's state as it found it, the
   // body's warning sites appended to layout_.warn_sites.
-  Outlined outline_body(const Stmt& s, const specialize::LoopPlan& lp, const CtxLayout& cx, const std::string& fname) {
+  //
+  // `logging`: the body appends every array store to its record's undo log (undo_log.h), so
+  // that a run in which a thread stopped for CPython can be undone (parallel_loop).
+  Outlined outline_body(const Stmt& s, const specialize::LoopPlan& lp, const CtxLayout& cx, const std::string& fname,
+                        bool logging = false) {
     const size_t nv = nest_.vars.size();
     const std::vector<int>& last_vars = lp.privates;
     Outlined out;
@@ -3442,6 +3494,7 @@ class Gen {
     body->addFnAttr(llvm::Attribute::NoUnwind);
     auto restore = [&] {
       restore_fn(std::move(parent));
+      log_.reset();
       loops_ = parent_loops;
       nonzero_vars_ = parent_nonzero;
       par_loop_ = parent_par_loop;
@@ -3516,7 +3569,13 @@ class Gen {
       Value* rec = gpu_body_ && !gpu_red ? results : B.CreateGEP(i64(), results, B.CreateMul(tid, rec_size));
       ParRecord& pr = out.pr;
       const int64_t nred = (int64_t)lp.reductions.size();
-      pr.red = 0;
+      if (logging) {
+        pr.log = 0;
+        log_ = StoreLog{B.CreateAlloca(ptr(), nullptr, "log.cur"), B.CreateAlloca(ptr(), nullptr, "log.end"), rec};
+        B.CreateStore(B.CreateIntToPtr(B.CreateLoad(i64(), rec), ptr()), log_->cur);
+        B.CreateStore(B.CreateIntToPtr(B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), rec, 1)), ptr()), log_->end);
+      }
+      pr.red = logging ? kUndoSlots : 0;
       pr.tag = pr.red + (int)nred;
       int at = pr.tag + (int)nred;
       for (auto& r : lp.reductions) {
@@ -3565,6 +3624,8 @@ class Gen {
       {
         llvm::IRBuilder<> eb(exit_);
         exit_status_ = eb.CreatePHI(B.getInt32Ty(), 2, "status");
+        // However the run ends, the log's entries so far are the record's.
+        if (log_) eb.CreateStore(eb.CreatePtrToInt(eb.CreateLoad(ptr(), log_->cur), i64()), log_->slots);
         eb.CreateRet(exit_status_);
       }
       // The iterations: with nothing to track per iteration, the ordinary loop (speculative
@@ -4070,15 +4131,26 @@ class Gen {
     return gl;
   }
 
+  // Whether `body` appends to a list anywhere.
+  static bool appends_in(const Stmt& body) {
+    bool any = false;
+    ir::for_each_stmt(body, [&](const Stmt& x) {
+      if (x->kind == StmtNode::Kind::Seg)
+        for (auto& f : x->effects) any = any || f.kind == ir::Effect::Kind::Append;
+    });
+    return any;
+  }
+
   // Outlines the steady iterations [k0, trip) of loop `s` into a function run on several
   // threads (parallel_runtime.h) or, where this kernel has GPU versions, on the GPU
   // (gpu_runtime.h), with a sequential version for when the conditions checked here (at
-  // least two iterations, arrays that share no memory) fail. Returns false, having
-  // generated nothing, if the body could need to stop for CPython (a check the facts do
-  // not remove): then the loop stays sequential. Unless it writes nothing but scalars
-  // (LoopPlan::store_free): then its threads run speculatively, and should one of them
-  // need CPython, or a checked sum's parts overflow where they combine, their results
-  // are dropped and the sequential version runs.
+  // least two iterations, arrays that share no memory) fail. A body that could need to
+  // stop for CPython (a check the facts do not remove) runs speculatively: if it writes
+  // nothing but scalars (LoopPlan::store_free), should a thread need CPython, or a checked
+  // sum's parts overflow where they combine, the threads' results are dropped and the
+  // sequential version runs; if it writes elements, its stores are logged and undone
+  // (undo_log.h, windows below). Returns false, having generated nothing, where neither
+  // applies (a checked sum or an ordered reduction beside stores): the loop stays sequential.
   bool parallel_loop(const Stmt& s, const specialize::LoopPlan& lp, Value* k0, Value* trip, BasicBlock* exit) {
     const size_t nv = nest_.vars.size();
     const int threads = options_.plan->threads;
@@ -4093,13 +4165,28 @@ class Gen {
     if (ob.gave_up && exits_removed(*ob.fn, &statuses)) ob.gave_up = false;
     bool checked = false;
     for (auto& r : lp.reductions) checked = checked || r.checked;
-    const bool speculative = (ob.gave_up || checked) && lp.store_free && threads >= 2;
-    if (speculative) reset_bails(bails0);  // the body's ways out end the threads' run, not the kernel
     auto discard = [&] {  // the outlined body, and the sites and checks it recorded
       ob.fn->eraseFromParent();
       layout_.warn_sites.resize(sites0);
       reset_bails(bails0);
     };
+    // A body that writes array elements and may stop for CPython: generated again with its
+    // stores logged, so that a run in which a thread stopped can be undone (undo_log.h).
+    // Not for reductions that combine only in order or an interchanged loop (whose runs
+    // are in order: the window loop below would reorder them), nor where it appends.
+    bool logged = false;
+    if (ob.gave_up && !lp.store_free && !checked && threads >= 2 && !lp.ordered && !lp.interchange &&
+        !appends_in(s->body[0])) {
+      discard();
+      ob = outline_body(s, lp, cx, name_ + ".par" + std::to_string(par_bodies_++), /*logging=*/true);
+      logged = ob.gave_up;
+      if (!logged) {  // nothing to stop for after all: without the log
+        discard();
+        ob = outline_body(s, lp, cx, name_ + ".par" + std::to_string(par_bodies_++));
+      }
+    }
+    const bool speculative = (((ob.gave_up || checked) && lp.store_free) || logged) && threads >= 2;
+    if (speculative) reset_bails(bails0);  // the body's ways out end the threads' run, not the kernel
     if ((ob.gave_up || checked) && !speculative) {
       std::string where = ob.gave_up ? checks_at(statuses, bails0) : "";
       discard();
@@ -4204,6 +4291,13 @@ class Gen {
     BasicBlock* decide = B.GetInsertBlock();
     B.CreateCondBr(ok, fill, seq);
     B.SetInsertPoint(seq);
+    // A logged run stopped in a later window (below) goes on in order from that window's
+    // first iteration; any other way here starts at k0.
+    llvm::PHINode* seq_from = nullptr;
+    if (logged) {
+      seq_from = B.CreatePHI(i64(), 3, "seq.from");
+      seq_from->addIncoming(k0, decide);
+    }
     // Where running the outlined body on this thread is the sequential loop (no reductions,
     // which it would start from their identities and reassociate; no invariant divisor,
     // which it takes to be non-zero; no GPU version), that is the sequential version: one
@@ -4231,7 +4325,7 @@ class Gen {
       B.CreateBr(fill);
     } else {
       if (gpu_mode_) gpu_flush();
-      for_iterations(s, k0, trip, exit);
+      for_iterations(s, seq_from ? (Value*)seq_from : k0, trip, exit);
     }
     BasicBlock* host_done_bb = host ? B.GetInsertBlock() : nullptr;
     BasicBlock* finish_bb = nullptr;
@@ -4275,6 +4369,8 @@ class Gen {
       BasicBlock* inited = BasicBlock::Create(C, "par.records.done", F);
       counted_loop("par.records", c64(0), c64(threads), true, inited, [&](Value* t, BasicBlock*) {
         Value* rec0 = B.CreateGEP(i64(), resa, B.CreateMul(t, c64(pr.size)));
+        if (pr.log >= 0)  // an empty log
+          for (int k = 0; k < kUndoSlots; k++) B.CreateStore(c64(0), B.CreateConstGEP1_64(i64(), rec0, pr.log + k));
         for (size_t r = 0; r < lp.reductions.size(); r++) {
           // The identity, with the variable's tag now (the part keeps it unless assigned).
           const int var = lp.reductions[r].var;
@@ -4293,7 +4389,9 @@ class Gen {
     // After the iterations ran, from `records` records at `base` (or, for the GPU's
     // records of a loop with reductions, `count` of them, the last iteration's first): the
     // reductions, the privates, the loop variable, the warnings; then on to `exit`.
-    auto finish = [&](Value* base, Value* records, Value* count, bool timed_cpu_run) {
+    // `whole` false: only the records' reductions, privates and warnings (windows of a
+    // logged run that stopped later), staying in the current block.
+    auto finish = [&](Value* base, Value* records, Value* count, bool timed_cpu_run, bool whole = true) {
       if (timed_cpu_run) {
         auto* dty = llvm::FunctionType::get(B.getVoidTy(), {ptr()}, false);
         B.CreateCall(dty, runtime_address("stagepy_gpu_cpu_done", reinterpret_cast<void*>(&stagepy_gpu_cpu_done)),
@@ -4418,7 +4516,7 @@ class Gen {
         B.SetInsertPoint(chosen);
       }
       // The loop variable ends on the last iteration.
-      enter_iteration(s, B.CreateSub(trip, c64(1)));
+      if (whole) enter_iteration(s, B.CreateSub(trip, c64(1)));
       // Warnings: ordered by the iteration they first occurred in.
       if (body_sites) {
         llvm::IRBuilder<> eb(&F->getEntryBlock(), F->getEntryBlock().begin());
@@ -4442,7 +4540,7 @@ class Gen {
           }
         B.CreateStore(B.CreateAdd(wcount, seen), warn_counter_);
       }
-      B.CreateBr(exit);
+      if (whole) B.CreateBr(exit);
     };
     if (gl) {
       // The GPU first; it answers 1 (run on the CPU), 2 (only the last iteration ran:
@@ -4520,8 +4618,65 @@ class Gen {
     Value* pf = runtime_address("stagepy_parallel_for", reinterpret_cast<void*>(&stagepy_parallel_for));
     // Reductions that combine exactly only in iteration order ask for contiguous runs, and so
     // does an interchanged loop (each run sweeps every row of the inner loop once).
-    Value* par_status = B.CreateCall(pfty, pf, {body, ctxa, k0, trip, c64(lp.ordered || lp.interchange ? -(int64_t)threads : threads)});
-    if (speculative) {
+    if (logged) {
+      // Windows of iterations, each on the threads, its stores logged: a window that ran
+      // to the end is committed (its logs emptied, the records backed up); one in which a
+      // thread stopped is undone, and the loop goes on in order from its first iteration,
+      // after the earlier windows' reductions, privates and warnings are applied. A window
+      // is sized so that its logs stay near kUndoWindowEntries per thread, from the store
+      // sites and the inner loops' iterations where they are known.
+      auto* resb = entry.CreateAlloca(i64(), c64((int64_t)pr.size * threads), "par.backup");
+      auto* uty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), ptr(), i64(), i64()}, false);
+      Value* commit_fn = runtime_address("stagepy_undo_commit", reinterpret_cast<void*>(&stagepy_undo_commit));
+      Value* abort_fn = runtime_address("stagepy_undo_abort", reinterpret_cast<void*>(&stagepy_undo_abort));
+      auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), i64()}, false);
+      Value* free_fn = runtime_address("stagepy_undo_free", reinterpret_cast<void*>(&stagepy_undo_free));
+      const std::vector<Value*> recs = {resa, resb, c64(threads), c64(pr.size)};
+      B.CreateCall(uty, commit_fn, recs);
+      int64_t sites = 0;
+      ir::for_each_stmt(s->body[0], [&](const Stmt& x) {
+        if (x->kind == StmtNode::Kind::Seg)
+          for (auto& f : x->effects) sites += f.kind == ir::Effect::Kind::Store ? 2 : 0;  // complex: two entries
+      });
+      std::set<int> varying;
+      ir::collect_assigned(s->body[0], &varying);
+      varying.insert(s->var);
+      Value* per_it = c64(std::max<int64_t>(sites, 1));
+      if (Value* inner = work_estimate(s->body[0], varying))
+        per_it = B.CreateMul(per_it, B.CreateBinaryIntrinsic(llvm::Intrinsic::umax, inner, c64(1)));
+      Value* window = B.CreateBinaryIntrinsic(
+          llvm::Intrinsic::smax, B.CreateSDiv(c64(kUndoWindowEntries * threads), per_it), c64(2 * threads));
+      BasicBlock* before = B.GetInsertBlock();
+      BasicBlock* wloop = BasicBlock::Create(C, "par.window", F);
+      BasicBlock* wok = BasicBlock::Create(C, "par.window.ok", F);
+      BasicBlock* wfail = BasicBlock::Create(C, "par.window.failed", F);
+      BasicBlock* wsettle = BasicBlock::Create(C, "par.window.settle", F);
+      BasicBlock* wdone = BasicBlock::Create(C, "par.windows.done", F);
+      B.CreateBr(wloop);
+      B.SetInsertPoint(wloop);
+      llvm::PHINode* wlo = B.CreatePHI(i64(), 2, "window.lo");
+      wlo->addIncoming(k0, before);
+      Value* whi = B.CreateSelect(B.CreateICmpSLT(B.CreateSub(trip, wlo), window), trip, B.CreateAdd(wlo, window));
+      Value* wst = B.CreateCall(pfty, pf, {body, ctxa, wlo, whi, c64(threads)});
+      cold_branch(B.CreateICmpNE(wst, B.getInt32(0)), wfail, wok);
+      B.SetInsertPoint(wok);
+      B.CreateCall(uty, commit_fn, recs);
+      wlo->addIncoming(whi, wok);
+      B.CreateCondBr(B.CreateICmpSLT(whi, trip), wloop, wdone);
+      B.SetInsertPoint(wfail);
+      B.CreateCall(uty, abort_fn, recs);
+      seq_from->addIncoming(k0, wfail);
+      B.CreateCondBr(B.CreateICmpEQ(wlo, k0), seq, wsettle);
+      B.SetInsertPoint(wsettle);
+      finish(resa, c64(threads), nullptr, false, /*whole=*/false);
+      seq_from->addIncoming(wlo, B.GetInsertBlock());
+      B.CreateBr(seq);
+      B.SetInsertPoint(wdone);
+      B.CreateCall(fty, free_fn, {resa, c64(threads), c64(pr.size)});
+    }
+    Value* par_status = logged ? nullptr
+                               : B.CreateCall(pfty, pf, {body, ctxa, k0, trip, c64(lp.ordered || lp.interchange ? -(int64_t)threads : threads)});
+    if (speculative && !logged) {
       // A thread that needed CPython: nothing but the records changed; run sequentially.
       BasicBlock* ran = BasicBlock::Create(C, "par.spec.ran", F);
       cold_branch(B.CreateICmpNE(par_status, B.getInt32(0)), seq, ran);

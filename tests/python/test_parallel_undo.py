@@ -1,0 +1,162 @@
+"""Parallel loops that write array elements and may stop for CPython (a math function's
+domain error, `abs()` of a complex overflowing, an int leaving 64 bits): they run on
+threads with their stores logged, and when a thread needs CPython the run is undone and
+the loop runs again in order (docs/architecture.md, "Undo logs"). Differential against
+CPython: the exception comes at the same iteration with exactly the earlier elements
+written, and nothing after it; calls without a stop run on threads."""
+import functools
+import itertools
+
+import numpy as np
+import pytest
+
+import stagepy
+import difftest
+
+run = functools.partial(difftest.run, warn_filter="default")
+loops, ran_parallel = difftest.loops, difftest.ran_parallel
+
+N = 4000
+
+
+@pytest.fixture(autouse=True)
+def two_threads(cpu_only):
+    stagepy.set_threads(2)
+    yield
+    stagepy.set_threads(0)
+
+
+def alternating(clean, failing):
+    """make_args for difftest.run: clean and failing arguments in turn (each version of the
+    function sees the same sequence)."""
+    calls = itertools.count()
+    return lambda: (clean if next(calls) % 2 == 0 else failing)()
+
+
+@pytest.mark.parametrize("bad", [0, 3, N // 2 - 1, N // 2, N // 2 + 3, N - 1])
+def test_a_domain_error_leaves_exactly_the_earlier_elements_written(bad):
+    def args(neg):
+        def make():
+            a = np.linspace(1.0, 2.0, N)
+            if neg:
+                a[bad] = -1.0
+            return a, np.full(N, 7.0)
+        return make
+    recs = run("""
+    import math
+    def f(A, out):
+        for i in range(A.shape[0]):
+            x = math.sqrt(A[i])
+            out[i] = x + math.exp(-A[i])
+        return locals()
+    """, "f", alternating(args(False), args(True)), expect="bail")
+    assert loops(recs)["i"]["parallel"]
+    assert ran_parallel(recs, "i")
+
+
+def test_several_stores_per_iteration_and_narrow_dtypes_are_undone():
+    # int8, float32 and complex128 elements, two stores to one element in an iteration:
+    # each comes back to the value from before the loop.
+    def make(bad):
+        def m():
+            a = np.linspace(0.5, 3.0, N)
+            if bad is not None:
+                a[bad] = -2.0
+            return (a, np.full(N, 9, dtype=np.int8), np.full(N, 5.0, dtype=np.float32),
+                    np.full(N, 1 + 2j))
+        return m
+    src = """
+    import math
+    def f(A, small, single, z):
+        for i in range(A.shape[0]):
+            small[i] = 1
+            single[i] = A[i]
+            z[i] = complex(A[i], 1.0)
+            small[i] = int(math.log(A[i]) > 0.0)
+        return locals()
+    """
+    for bad in (None, 17, N - 30):
+        recs = run(src, "f", make(bad), expect="bail" if bad is not None else "native")
+        assert loops(recs)["i"]["parallel"]
+
+
+def test_complex_abs_overflow_in_a_nest_like_mandelbrot():
+    def make(huge):
+        def m():
+            re = np.linspace(-1.0, 1.0, 60 * 80).reshape(60, 80)
+            im = re.T.copy().reshape(60, 80)
+            if huge:
+                re[41, 7] = im[41, 7] = 1.5e308
+            return re, im, np.zeros((60, 80), dtype=np.int64)
+        return m
+    recs = run("""
+    def f(re, im, out):
+        h, w = out.shape
+        for y in range(h):
+            for x in range(w):
+                z = complex(re[y, x], im[y, x])
+                k = 0
+                while k < 20 and abs(z) <= 2.0:
+                    z = z * z + 0.25
+                    k += 1
+                out[y, x] = k
+        return locals()
+    """, "f", alternating(make(False), make(True)), expect="bail")
+    assert loops(recs)["y"]["parallel"]
+    assert ran_parallel(recs, "y")
+
+
+def test_python_ints_leaving_64_bits_in_a_list_go_on_in_cpython():
+    def make(big):
+        def m():
+            a = list(range(1, N + 1))
+            if big:
+                a[N - 100] = 2**40
+            return a, list(range(N)), [0] * N
+        return m
+    recs = run("""
+    def f(a, b, out):
+        for i in range(len(a)):
+            out[i] = a[i] * a[i] * a[i] + b[i]
+        return locals()
+    """, "f", alternating(make(False), make(True)), expect="bail")
+    assert loops(recs)["i"]["parallel"]
+
+
+@pytest.mark.parametrize("stop", ["raise", "go_on"])
+def test_windows_of_a_long_run_keep_reductions_privates_and_warnings(stop):
+    # 2**14 columns: the run goes in windows of a few rows (each window's logs stay near a
+    # million entries per thread). A stop in a later window finds the earlier windows'
+    # stores kept, their sum and last values applied, and their NumPy warning emitted
+    # before CPython raises (a negative square root), or goes on with the rest of the loop
+    # (an int leaving 64 bits: the sum must count each earlier window once).
+    rows, cols = 24, 1 << 14
+
+    def make(bad_row):
+        def m():
+            a = np.ones((rows, cols))
+            a[2, 5] = 0.0          # divide by zero in the first window: a warning
+            a[3, 9] = 4.0          # `seen`, from the first window
+            a[rows - 3, 9] = 5.0
+            if bad_row is not None:
+                a[bad_row, 11] = -1.0 if stop == "raise" else 2.0**40
+            return a, np.zeros((rows, cols)), np.zeros((rows, cols), dtype=np.int64)
+        return m
+    src = """
+    import math
+    def f(A, out, out2):
+        tot = 0.0
+        for i in range(A.shape[0]):
+            for j in range(A.shape[1]):
+                v = A[i, j]
+                if v > 2.0:
+                    seen = v
+                out[i, j] = math.sqrt(v) + 1.0 / v
+                k = int(v)
+                out2[i, j] = k * k * k % 7
+                tot += v
+        return locals()
+    """
+    for bad in (None, 15):
+        recs = run(src, "f", make(bad), calls=2, expect="bail" if bad is not None else "native")
+        assert loops(recs)["i"]["parallel"]
