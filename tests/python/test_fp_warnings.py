@@ -51,6 +51,37 @@ def test_stencil_with_infinities_already_in_the_data():
     run(STENCIL, "f", grid(60, {(30, 30): np.nan}), expect=None, warn_filter="default")
 
 
+@pytest.mark.parametrize("poke", [None, {(20, 30): 1e308}])
+def test_stencil_on_one_array_passed_twice(poke):
+    # A chunk whose stores go to an array it does not read runs without an undo log, its
+    # re-run storing the same values again; with u and v the same array, the reads see the
+    # stores, and every chunk runs exactly instead.
+    def make():
+        u, _, n = grid(50, poke)()
+        return u, u, n
+    run(STENCIL, "f", make, expect=None, warn_filter="default")
+
+
+def test_a_chunk_whose_exact_rerun_hands_over_keeps_its_undo_log():
+    # The helper's operation warns at the helper's line: the re-run hands that statement
+    # to CPython, so the fast pass's stores after it must be undone first.
+    src = """
+    def h(x):
+        return x * 4.0
+
+    def f(u, v, n):
+        for j in range(n):
+            v[j] = u[j] * 0.5 + h(u[j])
+        return locals()
+    """
+
+    def make():
+        u = np.linspace(0.0, 1.0, 1000)
+        u[300] = 1e308
+        return u, np.zeros(1000), 1000
+    run(src, "f", make, expect=None, warn_filter="default")
+
+
 def test_in_place_update_that_overflows_is_undone_and_redone():
     src = """
     def f(A, n, m):

@@ -4915,11 +4915,80 @@ class Gen {
     B.SetInsertPoint(udone);
   }
 
-  bool chunked_loop(const Stmt& s, Value* k0, Value* trip, BasicBlock* exit) {
+  // Where a chunk's exact re-run needs no undo log: the arrays `body` stores into are not
+  // arrays it reads, so the re-run reads what the fast pass read and stores the same values
+  // over the fast pass's (it never hands over: a body that may is not chunked). Each array
+  // must be a variable holding an array at entry (not a row, nor memory the kernel made);
+  // then the pairs (stored, read) that must share no memory, checked where the loop
+  // starts. nullopt: the log stays.
+  std::optional<std::vector<std::pair<int, int>>> log_free_pairs(const Stmt& body) {
+    std::set<int> unsure = ir::subscript_assigned(nest_.root);
+    for (int v : ir::computed_assigned(nest_.root)) unsure.insert(v);
+    std::set<int> stored, read;
+    bool ok = true;
+    auto array_var = [&](const Expr& e) {
+      if (e && e->kind == ExprNode::Kind::Load && e->type && e->type->kind == Type::Kind::Array && !unsure.count(e->var))
+        return e->var;
+      return -1;
+    };
+    auto reads = [&](const Expr& e) {
+      ir::walk_expr(e, [&](const Expr& x) {
+        if (x->kind != ExprNode::Kind::Load || !x->type) return;
+        if (x->type->kind == Type::Kind::View || x->type->kind == Type::Kind::Union) ok = false;
+        if (x->type->kind != Type::Kind::Array) return;
+        const int v = array_var(x);
+        if (v < 0) ok = false;
+        read.insert(v);
+      });
+    };
+    std::set<int> assigned;  // an array variable the body reassigns holds another array later
+    ir::collect_assigned(body, &assigned);
+    ir::for_each_stmt(body, [&](const Stmt& x) {
+      if (x->kind != StmtNode::Kind::Seg && x->kind != StmtNode::Kind::Block && x->kind != StmtNode::Kind::Continue) {
+        ok = false;
+        return;
+      }
+      for (auto& f : x->effects) {
+        if (f.kind == ir::Effect::Kind::Store) {
+          const int v = array_var(f.base);
+          if (v < 0) ok = false;
+          stored.insert(v);
+        } else {
+          reads(f.base);
+        }
+        reads(f.index);
+        reads(f.value);
+      }
+    });
+    for (int v : stored) ok = ok && !assigned.count(v);
+    for (int v : read) ok = ok && !assigned.count(v);
+    if (!ok) return std::nullopt;
+    std::vector<std::pair<int, int>> pairs;
+    for (int w : stored) {
+      if (read.count(w)) return std::nullopt;
+      for (int r : read) pairs.push_back({w, r});
+    }
+    return pairs;
+  }
+
+  bool chunked_loop(const Stmt& s, Value* k0, Value* trip, BasicBlock* exit, bool log_free_ok = true) {
     // What to discard if the fast pass cannot do without a hand-over.
     const GenMark mark = gen_mark();
     BasicBlock* pre = B.GetInsertBlock();
     Undo u = new_undo(s->body[0]);
+    // Without a log where the re-run needs none; where the arrays then share memory (a
+    // call with the same array twice), every chunk runs exactly, as a re-run would. (Not
+    // where the re-run may hand over to CPython, below: the fast pass's later stores
+    // would stay.)
+    Value* shares = nullptr;
+    auto pairs = log_free_ok ? log_free_pairs(s->body[0]) : std::nullopt;
+    if (pairs) {
+      u.ptr.clear();
+      u.old.clear();
+      u.bytes.clear();
+      shares = B.getFalse();
+      for (auto& [w, r] : *pairs) shares = B.CreateOr(shares, may_share(w, r));
+    }
 
     BasicBlock* chead = BasicBlock::Create(C, "chunk.head", F);
     BasicBlock* cbody = BasicBlock::Create(C, "chunk.body", F);
@@ -4945,7 +5014,8 @@ class Gen {
     auto& L = loops_[s->loop];
     Value* saved_cur = B.CreateLoad(i64(), L.cur);
     B.CreateStore(B.getFalse(), fast_bad_);
-    B.CreateBr(fhead);
+    if (shares) cold_branch(shares, redo, fhead);
+    else B.CreateBr(fhead);
     // Fast pass.
     B.SetInsertPoint(fhead);
     auto* k = B.CreatePHI(i64(), 2, "kf");
@@ -4969,15 +5039,20 @@ class Gen {
     // Something may have warned: undo the chunk's stores (last first), restore the
     // variables, and run the chunk again with exact warning flags.
     B.SetInsertPoint(redo);
-    undo_stores(u, B.CreateSub(kend, kc));
+    if (!shares) undo_stores(u, B.CreateSub(kend, kc));
     for (size_t v = 0; v < bits_.size(); v++) {
       B.CreateStore(saved_bits[v], bits_[v]);
       B.CreateStore(saved_tags[v], tags_[v]);
     }
     B.CreateStore(saved_cur, L.cur);
     warn_gen_ = WarnGen::Classify;
+    const int bails_before_redo = bails_emitted();
     plain_loop(s, s->body[0], kc, kend, cnext);
     warn_gen_ = WarnGen::Normal;
+    if (shares && bails_emitted() != bails_before_redo) {
+      rollback(mark);
+      return chunked_loop(s, k0, trip, exit, /*log_free_ok=*/false);
+    }
     B.SetInsertPoint(cnext);
     kc->addIncoming(kend, cnext);
     B.CreateBr(chead);
