@@ -14,6 +14,15 @@ from helpers import core
 from programs import programs
 
 EXAMPLES = int(os.environ.get("STAGEPY_FUZZ_EXAMPLES", "150"))
+# STAGEPY_FUZZ_LAST=path: each program is written there before it runs, so that one that
+# crashes the process (no report from hypothesis then) is left behind.
+LAST = os.environ.get("STAGEPY_FUZZ_LAST")
+
+
+def keep_last(src, make_args):
+    if LAST:
+        with open(LAST, "w") as f:
+            f.write(f"{src}\n# arguments: {make_args()!r}\n")
 
 
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=os.environ.get("CI") == "true",
@@ -23,6 +32,7 @@ def test_random_nests_match_cpython(prog, warn_filter):
     """Under "always" kernels hand NumPy's warnings to CPython; under "default" they
     compute on and emit them afterwards."""
     src, make_args = prog
+    keep_last(src, make_args)
     try:
         run(src, "f", make_args, calls=2, expect=None, warn_filter=warn_filter)
     except (AssertionError, Hang) as e:
@@ -36,6 +46,7 @@ def test_random_nests_match_cpython_with_forced_handovers(prog, period):
     """Every statement start is a legal place for native code to hand over to CPython:
     stopping at random ones must not change anything."""
     src, make_args = prog
+    keep_last(src, make_args)
     core._set_debug_bail(period)
     try:
         run(src, "f", make_args, calls=2, expect=None)

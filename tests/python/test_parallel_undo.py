@@ -117,10 +117,31 @@ def test_python_ints_leaving_64_bits_in_a_list_go_on_in_cpython():
     recs = run("""
     def f(a, b, out):
         for i in range(len(a)):
-            out[i] = a[i] * a[i] * a[i] + b[i]
+            out[i] = a[i] ** 3 + b[i]
         return locals()
     """, "f", alternating(make(False), make(True)), expect="bail")
     assert loops(recs)["i"]["parallel"]
+
+
+def test_a_body_that_computes_little_per_element_stays_in_order():
+    # Conversions and plain arithmetic are bound by memory, which the log would take: such
+    # a body that may stop keeps its loop sequential, and the report says why.
+    def make(bad):
+        def m():
+            a = np.linspace(0.0, 100.0, N)
+            if bad:
+                a[N - 10] = np.nan
+            return a, np.zeros(N, dtype=np.int64)
+        return m
+    recs = run("""
+    def f(A, out):
+        for i in range(A.shape[0]):
+            out[i] = int(A[i]) + 1
+        return locals()
+    """, "f", alternating(make(False), make(True)), expect="bail")
+    loop = loops(recs)["i"]
+    assert not loop["parallel"]
+    assert "too little per element" in loop["why"]
 
 
 @pytest.mark.parametrize("stop", ["raise", "go_on"])

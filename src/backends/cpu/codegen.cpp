@@ -4131,6 +4131,33 @@ class Gen {
     return gl;
   }
 
+  // Whether `body` does enough per store for its stores to be logged (undo_log.h): it holds
+  // a loop, a power, or a call of a function costlier than a few instructions (math.exp,
+  // math.sqrt, cmath.*, abs() of a complex). A body of plain arithmetic and conversions
+  // (`C[j] = A[j] * B[j] + A[j]` of complex numbers, `out[i] = int(A[i])`) is bound by
+  // memory, which the log's traffic would take: on threads it was no faster than in order.
+  static bool worth_logging(const Stmt& body) {
+    using BI = Builtin;
+    static const std::set<BI> cheap = {
+        BI::Range, BI::Len, BI::Abs, BI::Min, BI::Max, BI::Int, BI::Float, BI::Bool, BI::Round,
+        BI::MathFabs, BI::MathFloor, BI::MathCeil, BI::MathTrunc, BI::MathCopysign, BI::MathIsnan,
+        BI::MathIsinf, BI::MathIsfinite, BI::NpAbs, BI::NpFloor, BI::NpCeil, BI::NpMinimum, BI::NpMaximum,
+        BI::NpFabs, BI::NpIsnan, BI::NpIsinf, BI::NpIsfinite, BI::NpSign, BI::NpSquare, BI::NpTrunc,
+        BI::NpRint, BI::NpCopysign, BI::NpFmin, BI::NpFmax, BI::NpDeg2rad, BI::NpRad2deg, BI::NpRadians,
+        BI::NpDegrees, BI::Complex, BI::Conjugate, BI::NpFloat64Type, BI::NpFloat32Type, BI::NpInt64Type,
+        BI::NpInt32Type, BI::NpInt16Type, BI::NpInt8Type, BI::NpUInt8Type, BI::NpBoolType, BI::Round32,
+        BI::CmathIsnan, BI::CmathIsinf, BI::CmathIsfinite, BI::Divmod};
+    if (ir::contains_loop(body)) return true;
+    bool costly = false;
+    ir::for_each_expr(body, [&](const Expr& e) {
+      if (e->kind == ExprNode::Kind::Binary && e->binop == ir::BinOp::Pow) costly = true;
+      if (e->kind == ExprNode::Kind::Call && !e->args.empty() && e->args[0]->type &&
+          e->args[0]->type->kind == Type::Kind::Callable && !cheap.count(e->args[0]->type->builtin))
+        costly = true;
+    });
+    return costly;
+  }
+
   // Whether `body` appends to a list anywhere.
   static bool appends_in(const Stmt& body) {
     bool any = false;
@@ -4175,8 +4202,17 @@ class Gen {
     // Not for reductions that combine only in order or an interchanged loop (whose runs
     // are in order: the window loop below would reorder them), nor where it appends.
     bool logged = false;
-    if (ob.gave_up && !lp.store_free && !checked && threads >= 2 && !lp.ordered && !lp.interchange &&
-        !appends_in(s->body[0])) {
+    const bool loggable = ob.gave_up && !lp.store_free && !checked && threads >= 2 && !lp.ordered &&
+                          !lp.interchange && !appends_in(s->body[0]);
+    if (loggable && !worth_logging(s->body[0])) {
+      std::string where = checks_at(statuses, bails0);
+      discard();
+      parallel_refused_[s->loop] = "its body may need to stop for CPython" + (where.empty() ? "" : " at " + where) +
+                                   " (a check the run-time values do not remove), and computes too little per "
+                                   "element it writes for a run on threads to pay for undoing it";
+      return false;
+    }
+    if (loggable) {
       discard();
       ob = outline_body(s, lp, cx, name_ + ".par" + std::to_string(par_bodies_++), /*logging=*/true);
       logged = ob.gave_up;
