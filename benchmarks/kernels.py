@@ -83,6 +83,10 @@ SOURCE = textwrap.dedent("""
         for j in range(A.shape[0]):
             C[j] = A[j] * B[j] + A[j]
 
+    def mathfn(x, out):
+        for k in range(x.shape[0]):
+            out[k] = math.sqrt(x[k]) * math.exp(-x[k]) + math.log(x[k] + 1.0)
+
     def rownorms(A, out):
         for i, row in enumerate(A):
             s = 0.0
@@ -223,6 +227,7 @@ PRANGE = (SOURCE.replace("for i in range(n):", "for i in prange(n):")
           .replace("for i in range(a.shape[0]):", "for i in prange(a.shape[0]):")
           .replace("for y in range(h):", "for y in prange(h):")
           .replace("for j in range(A.shape[0]):", "for j in prange(A.shape[0]):")
+          .replace("for k in range(x.shape[0]):", "for k in prange(x.shape[0]):")
           .replace("for r in range(A.shape[0]):", "for r in prange(A.shape[0]):")
           .replace("for i in range(a.size):", "for i in prange(a.size):")
           .replace("for c in range(A.shape[1]):", "for c in prange(A.shape[1]):")
@@ -285,6 +290,8 @@ def cases(scale):
         "mandelbrot_complex": (lambda f: f(np.zeros((h_m, int(1.5 * h_m)), np.int64), 100), None,
                                f"{h_m}x{int(1.5 * h_m)}, 100 it"),
         "cmul": (lambda f: f(ca, cb, np.zeros(n_c, np.complex128)), lambda: ca * cb + ca, f"n={n_c} complex128"),
+        "mathfn": (lambda f: f(a, np.zeros(n_d)), lambda: np.sqrt(a) * np.exp(-a) + np.log(a + 1.0),
+                   f"n={n_d}, math.sqrt/exp/log per element"),
         "rownorms": (lambda f: f(R, np.zeros(n_r)), lambda: np.einsum("ij,ij->i", R, R), f"{n_r}x{n_r}, for row in A"),
         "matsum": (lambda f: f(M), lambda: M.sum(), f"{M.shape[0]}x{M.shape[1]}, s = 0.0 then np.float64"),
         "colscale": (lambda f: f(R, np.empty_like(R)), lambda: R * 2.0 + 1.0, f"{n_r}x{n_r}, column by column"),

@@ -33,7 +33,7 @@ def alternating(clean, failing):
     return lambda: (clean if next(calls) % 2 == 0 else failing)()
 
 
-@pytest.mark.parametrize("bad", [0, 3, N // 2 - 1, N // 2, N // 2 + 3, N - 1])
+@pytest.mark.parametrize("bad", [0, N // 2 - 1, N // 2, N - 1])
 def test_a_domain_error_leaves_exactly_the_earlier_elements_written(bad):
     def args(neg):
         def make():
@@ -151,7 +151,7 @@ def test_windows_of_a_long_run_keep_reductions_privates_and_warnings(stop):
     # stores kept, their sum and last values applied, and their NumPy warning emitted
     # before CPython raises (a negative square root), or goes on with the rest of the loop
     # (an int leaving 64 bits: the sum must count each earlier window once).
-    rows, cols = 24, 1 << 14
+    rows, cols = 16, 1 << 14
 
     def make(bad_row):
         def m():
@@ -178,6 +178,6 @@ def test_windows_of_a_long_run_keep_reductions_privates_and_warnings(stop):
                 tot += v
         return locals()
     """
-    for bad in (None, 15):
+    for bad in (None, 10):
         recs = run(src, "f", make(bad), calls=2, expect="bail" if bad is not None else "native")
         assert loops(recs)["i"]["parallel"]
