@@ -4201,25 +4201,13 @@ class Gen {
     // stores logged, so that a run in which a thread stopped can be undone (undo_log.h).
     // Not for reductions that combine only in order or an interchanged loop (whose runs
     // are in order: the window loop below would reorder them), nor where it appends.
-    bool logged = false;
+    // Only where the body computes enough per element to pay for the log (worth_logging).
     const bool loggable = ob.gave_up && !lp.store_free && !checked && threads >= 2 && !lp.ordered &&
                           !lp.interchange && !appends_in(s->body[0]);
-    if (loggable && !worth_logging(s->body[0])) {
-      std::string where = checks_at(statuses, bails0);
-      discard();
-      parallel_refused_[s->loop] = "its body may need to stop for CPython" + (where.empty() ? "" : " at " + where) +
-                                   " (a check the run-time values do not remove), and computes too little per "
-                                   "element it writes for a run on threads to pay for undoing it";
-      return false;
-    }
-    if (loggable) {
+    const bool logged = loggable && worth_logging(s->body[0]);
+    if (logged) {
       discard();
       ob = outline_body(s, lp, cx, name_ + ".par" + std::to_string(par_bodies_++), /*logging=*/true);
-      logged = ob.gave_up;
-      if (!logged) {  // nothing to stop for after all: without the log
-        discard();
-        ob = outline_body(s, lp, cx, name_ + ".par" + std::to_string(par_bodies_++));
-      }
     }
     const bool speculative = (((ob.gave_up || checked) && lp.store_free) || logged) && threads >= 2;
     if (speculative) reset_bails(bails0);  // the body's ways out end the threads' run, not the kernel
@@ -4228,7 +4216,10 @@ class Gen {
       discard();
       parallel_refused_[s->loop] =
           ob.gave_up ? "its body may need to stop for CPython" + (where.empty() ? "" : " at " + where) +
-                           " (a check the run-time values do not remove)"
+                           " (a check the run-time values do not remove)" +
+                           (loggable ? ", and computes too little per element it writes for a run on threads "
+                                       "to pay for undoing it"
+                                     : "")
                      : "a reduction in it may need to stop for CPython (a check the run-time values do not remove)";
       return false;
     }
