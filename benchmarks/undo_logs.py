@@ -15,7 +15,6 @@ reported (the VM this runs on changes speed by about 1.5x from minute to minute)
 benchmark, not a test: figures go to docs/benchmarks.md.
 """
 import argparse
-import math
 import os
 import textwrap
 import time
@@ -24,6 +23,9 @@ import numpy as np
 
 import stagepy
 
+import kernels
+
+# mandelbrot_complex, cmul and stencil come from kernels.py (the same sources it measures).
 SOURCE = textwrap.dedent("""
     def sqrt_exp(A, out):
         for i in range(A.shape[0]):
@@ -38,34 +40,9 @@ SOURCE = textwrap.dedent("""
             for j in range(A.shape[1]):
                 out[i, j] = math.log(A[i, j])
 
-    def mandelbrot_complex(out, maxit):
-        h, w = out.shape
-        for y in range(h):
-            for x in range(w):
-                c = complex(-2.0 + 3.0 * x / w, -1.5 + 3.0 * y / h)
-                z = 0j
-                k = 0
-                while k < maxit and abs(z) <= 2.0:
-                    z = z * z + c
-                    k += 1
-                out[y, x] = k
-
-    def cmul(A, B, C):
-        for j in range(A.shape[0]):
-            C[j] = A[j] * B[j] + A[j]
-
     def toint(A, out):
         for i in range(A.shape[0]):
             out[i] = int(A[i])
-
-    def stencil(u, v, steps):
-        n = u.shape[0]
-        for t in range(steps):
-            for i in range(1, n - 1):
-                for j in range(1, n - 1):
-                    v[i, j] = u[i, j] + 0.2 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4.0 * u[i, j])
-            u, v = v, u
-        return u
 """)
 
 
@@ -73,9 +50,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=15)
     args = ap.parse_args()
-    ns = {"math": math}
-    stagepy.enable()  # for the definitions and every call after
-    exec(compile(SOURCE, "<undo_logs>", "exec"), ns)
+    stagepy.enable()  # for every call (define() enables it for the definitions only)
+    ns = kernels.define(True, kernels.SOURCE + SOURCE)
     rng = np.random.default_rng(0)
     n = 2_000_000
     a = rng.random(n) + 0.1
