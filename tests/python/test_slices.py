@@ -4,6 +4,7 @@ for element. The new elements are computed before any is stored (as NumPy comput
 temporary), so overlapping operands read the old values; shapes that do not broadcast,
 zero steps, and operations where NumPy would warn hand the statement to CPython, which
 raises or warns itself. Differential: every case runs under CPython and under stagepy."""
+import itertools
 import sys
 
 import numpy as np
@@ -335,6 +336,70 @@ def test_a_statement_whose_operands_overlap_its_target_reads_old_values():
     """
     recs = difftest.run(src, "f", lambda: (np.arange(10.0),))
     assert all(r["bailouts"] == 0 for r in recs)
+
+
+def _slice_pairs(seed, n, count):
+    """`count` pairs of slices of range(n) (negative steps too) selecting as many elements,
+    over and over (difftest.run makes `count` calls' arguments for each side in turn)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        ds, ss = (int(rng.choice([-3, -2, -1, 1, 2, 3])) for _ in range(2))
+        d0, s0 = int(rng.integers(0, n)), int(rng.integers(0, n))
+        d = range(n)[d0::ds]
+        s = range(n)[s0::ss]
+        m = int(rng.integers(1, 1 + min(len(d), len(s))))
+        d1 = d0 + m * ds
+        s1 = s0 + m * ss
+        out.append((d0, d1 if d1 >= 0 else None, ds, s0, s1 if s1 >= 0 else None, ss))
+    return itertools.cycle(out)
+
+
+def test_a_1d_view_assigned_over_itself_goes_as_numpy_goes():
+    # NumPy copies a view that overlaps its target first, except into a 1-d target with
+    # strides of one sign: it assigns element by element then, forward or backward by where
+    # the view starts (array_assign_array.c). `a[::2][:5] = a[0:5]` smears a[0] along;
+    # `M[1, :] = M[:, 4]` reads M[1, 4] after it is stored. The fuzzer found the second.
+    src = """
+    def f(a, d0, d1, ds, s0, s1, ss):
+        for k in range(2):
+            a[d0:d1:ds] = a[s0:s1:ss]
+        return locals()
+    """
+    for seed, dt in enumerate((np.float64, np.int16, np.uint8)):
+        pairs = _slice_pairs(seed, 24, 40)
+        recs = difftest.run(src, "f", lambda: (np.arange(24).astype(dt) * 3 + 1, *next(pairs)), calls=40)
+        assert all(r["bailouts"] == 0 for r in recs)
+
+
+def test_a_row_and_a_column_of_one_matrix_assigned_to_each_other():
+    src = """
+    def f(M, n):
+        for v in range(n):
+            M[v // 2, :10] = M[:10, (v * 2) % n]
+            M[(v * 3) % n, 1:] = M[1:, v // 3]
+            M[::-1, v % 3] = M[v % 5, ::-1]
+            M[1:-1, 2:5] = M[:-2, 3:6]
+        return locals()
+    """
+    recs = difftest.run(src, "f", lambda: (np.random.default_rng(1).random((8, 8)).astype(np.float32), 7))
+    assert all(r["bailouts"] == 0 for r in recs)
+
+
+def test_a_view_of_another_dtype_over_the_same_memory_goes_to_cpython_where_numpy_casts_in_place():
+    src = """
+    def f(a, b, d0, d1, ds, s0, s1, ss):
+        for k in range(2):
+            a[d0:d1:ds] = b[s0:s1:ss]
+        return locals()
+    """
+    pairs = _slice_pairs(7, 16, 40)
+
+    def make():
+        a = np.arange(16.0) - 5
+        return (a, a.view(np.int64), *next(pairs))
+    recs = difftest.run(src, "f", make, calls=40, expect="bail")
+    assert sum(r["native_calls"] for r in recs) > 0
 
 
 def test_slice_loops_run_in_order_and_say_why():

@@ -2551,7 +2551,9 @@ class Gen {
       Value* addr = nullptr;
       Value* stored = nullptr;
       V section;             // a store into a row or slice: its elements ...
-      Value* buf = nullptr;  // ... get these (an array value, of shape `shape`), or `stored`
+      Value* buf = nullptr;  // ... get these (an array value, of shape `shape`), or `stored`,
+      V view;                // ... or, where the value is a view of the target's dtype, its
+      std::vector<Value*> view_strides;  // elements, read as NumPy assigns them (assign_view)
       std::vector<Value*> shape;
       llvm::AllocaInst* flip = nullptr;  // an array kept in a variable: which of its site's two buffers is next
     };
@@ -2570,7 +2572,22 @@ class Gen {
             if (base.t->kind == Type::Kind::Unbound || idx.t->kind == Type::Kind::Unbound) break;
             p.section = index_array(base, index_list(idx), f.origin);
             const DType d = f.base->type->dtype;
-            if (f.value->type->kind == Type::Kind::Array) {
+            if (f.value->type->kind == Type::Kind::Array && !f.value->type->temp) {
+              // A view (no operation on it): NumPy's assignment reads it where it may
+              // overlap the target in its own way (assign_view).
+              p.view = gen(f.value);
+              if (p.view.t->kind == Type::Kind::Unbound) break;
+              p.view_strides = broadcast_view(p.view, p.section);
+              if (p.view.t->dtype != d) {
+                // A cast: through a buffer, as NumPy copies the view first where it
+                // overlaps the target, except a 1-d target it assigns in place (whose
+                // cast loop's order is NumPy's own): CPython takes that statement.
+                bail_unless(B.CreateNot(assigns_in_place(p.section, d, p.view)));
+                p.buf = elements_of(f.value, &p.section, d, c64(next_slot_++), &p.shape);
+                if (!p.buf) break;
+                p.view = V{};
+              }
+            } else if (f.value->type->kind == Type::Kind::Array) {
               p.buf = elements_of(f.value, &p.section, d, c64(next_slot_++), &p.shape);
               if (!p.buf) break;
             } else {
@@ -2658,6 +2675,8 @@ class Gen {
         if (p.value.t->kind == Type::Kind::Unbound) continue;  // unreachable: it bailed
         assign(f.var, p.value);
         if (p.flip) B.CreateStore(B.CreateXor(B.CreateLoad(i64(), p.flip), c64(1)), p.flip);
+      } else if (f.kind == ir::Effect::Kind::Store && p.addr && p.view.t) {
+        assign_view(p.section, p.view, p.view_strides, f.base->type->dtype);
       } else if (f.kind == ir::Effect::Kind::Store && p.addr && !p.section.shape.empty()) {
         store_section(p.section, f.base->type->dtype, p.buf, p.shape, p.stored);
       } else if (f.kind == ir::Effect::Kind::Store && p.addr) {
@@ -3062,6 +3081,110 @@ class Gen {
       }
       store_item(d, x, element_address(section, at, section.strides));
     });
+  }
+
+  // A view stored into a section `target` (`target = view`, NumPy's PyArray_AssignArray):
+  // the view's strides broadcast to the target's shape (0 along an extent of 1, or one it
+  // lacks); an extent neither 1 nor the target's makes NumPy raise: CPython takes the
+  // statement.
+  std::vector<Value*> broadcast_view(const V& view, const V& target) {
+    const size_t R = target.shape.size(), r = view.shape.size();
+    if (r > R) fail("internal error: a value of more dimensions than its target");
+    std::vector<Value*> st(R, c64(0));
+    for (size_t j = 0; j < r; j++) {
+      Value* ext = view.shape[j];
+      Value* one = B.CreateICmpEQ(ext, c64(1));
+      bail_unless(B.CreateOr(B.CreateICmpEQ(ext, target.shape[R - r + j]), one));
+      st[R - r + j] = B.CreateSelect(one, c64(0), view.strides[j]);
+    }
+    return st;
+  }
+  // Whether arrays `a` and `b` may share memory as NumPy's arrays_overlap decides it: by
+  // the bounds of their bytes (an empty array shares none).
+  Value* bounds_overlap(const V& a, DType ad, const V& b, DType bd) {
+    auto extent = [&](const V& x, DType d, Value*& lo, Value*& hi) {
+      Value* base = B.CreatePtrToInt(x.v, i64());
+      lo = base;
+      hi = B.CreateAdd(base, c64(dtype_size(d)));
+      Value* empty = B.getFalse();
+      for (size_t k = 0; k < x.shape.size(); k++) {
+        empty = B.CreateOr(empty, B.CreateICmpSLE(x.shape[k], c64(0)));
+        Value* span = B.CreateMul(B.CreateSub(x.shape[k], c64(1)), x.strides[k]);
+        Value* neg = B.CreateICmpSLT(span, c64(0));
+        lo = B.CreateAdd(lo, B.CreateSelect(neg, span, c64(0)));
+        hi = B.CreateAdd(hi, B.CreateSelect(neg, c64(0), span));
+      }
+      return empty;
+    };
+    Value *alo, *ahi, *blo, *bhi;
+    Value* empty = B.CreateOr(extent(a, ad, alo, ahi), extent(b, bd, blo, bhi));
+    Value* apart = B.CreateOr(B.CreateICmpULE(ahi, blo), B.CreateICmpULE(bhi, alo));
+    return B.CreateNot(B.CreateOr(empty, apart));
+  }
+  // Whether NumPy assigns `view` to `target` element by element without copying it first
+  // although they overlap: a 1-d target and strides of one sign (PyArray_AssignArray
+  // leaves such a copy to its inner loop).
+  Value* assigns_in_place(const V& target, DType d, const V& view) {
+    if (target.shape.size() != 1 || view.shape.empty()) return B.getFalse();
+    Value* same_sign = B.CreateICmpSGE(B.CreateMul(target.strides[0], view.strides.back()), c64(0));
+    return B.CreateAnd(same_sign, bounds_overlap(target, d, view, view.t->dtype));
+  }
+  // Applies `target = view` (same dtype; `strides`: the view's, broadcast by broadcast_view)
+  // in NumPy's order, which shows where they overlap:
+  //  - apart: element by element;
+  //  - overlapping, a 1-d target with strides of one sign: element by element, forward or
+  //    backward as raw_array_assign_array goes (it turns a negative target stride around,
+  //    then goes backward where the view starts below the target and reaches past its start);
+  //  - overlapping otherwise: the view is copied first.
+  void assign_view(const V& target, const V& view, const std::vector<Value*>& strides, DType d) {
+    Value* overlap = bounds_overlap(target, d, view, d);
+    Value* in_place = assigns_in_place(target, d, view);
+    Value* copy = B.CreateAnd(overlap, B.CreateNot(in_place));
+    BasicBlock* copying = BasicBlock::Create(C, "assign.copy", F);
+    BasicBlock* direct = BasicBlock::Create(C, "assign.direct", F);
+    BasicBlock* done = BasicBlock::Create(C, "assign.done", F);
+    B.CreateCondBr(copy, copying, direct);
+
+    B.SetInsertPoint(copying);
+    Value* count = c64(1);
+    for (auto* n : target.shape) count = B.CreateMul(count, n);
+    llvm::FunctionType* sty = llvm::FunctionType::get(ptr(), {i64(), i64()}, false);
+    Value* buf = B.CreateCall(sty, runtime_address("stagepy_scratch", reinterpret_cast<void*>(&stagepy_scratch)),
+                              {c64(next_slot_++), B.CreateMul(count, c64(dtype_size(d)))});
+    // No memory for the copy: the statement has made no effect yet, CPython takes it.
+    bail_unless(B.CreateICmpNE(buf, llvm::ConstantPointerNull::get(llvm::PointerType::get(C, 0))));
+    section_loops(target.shape, [&](const std::vector<Value*>& at, Value* lin) {
+      Value* x = load_item(d, element_address(view, at, strides));
+      B.CreateAlignedStore(x, B.CreateGEP(mem_ty(d), buf, lin), llvm::Align(dtype_size(d)));
+    });
+    section_loops(target.shape, [&](const std::vector<Value*>& at, Value* lin) {
+      store_item(d, load_item(d, B.CreateGEP(mem_ty(d), buf, lin)), element_address(target, at, target.strides));
+    });
+    B.CreateBr(done);
+
+    B.SetInsertPoint(direct);
+    Value* reverse = B.getFalse();
+    if (target.shape.size() == 1) {
+      Value* n = target.shape[0];
+      Value* sd = target.strides[0];
+      Value* ss = strides[0];
+      Value* flip = B.CreateICmpSLT(sd, c64(0));
+      Value* last = B.CreateSub(n, c64(1));
+      Value* dst = B.CreatePtrToInt(target.v, i64());
+      Value* src = B.CreatePtrToInt(view.v, i64());
+      dst = B.CreateSelect(flip, B.CreateAdd(dst, B.CreateMul(last, sd)), dst);
+      src = B.CreateSelect(flip, B.CreateAdd(src, B.CreateMul(last, ss)), src);
+      ss = B.CreateSelect(flip, B.CreateNeg(ss), ss);
+      Value* backward = B.CreateAnd(B.CreateICmpULT(src, dst), B.CreateICmpUGT(B.CreateAdd(src, B.CreateMul(n, ss)), dst));
+      reverse = B.CreateAnd(in_place, B.CreateXor(flip, backward));
+    }
+    section_loops(target.shape, [&](const std::vector<Value*>& at0, Value*) {
+      std::vector<Value*> at = at0;
+      if (at.size() == 1) at[0] = B.CreateSelect(reverse, B.CreateSub(B.CreateSub(target.shape[0], c64(1)), at[0]), at[0]);
+      store_item(d, load_item(d, element_address(view, at, strides)), element_address(target, at, target.strides));
+    });
+    B.CreateBr(done);
+    B.SetInsertPoint(done);
   }
 
   // The Python type of a list's items as kernels hold them.
