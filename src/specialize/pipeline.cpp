@@ -137,25 +137,30 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
   if (debug_level() > 1) debug_dump("codegen: " + name, backends::module_text(*cg.module));
   k.layout = cg.layout;
   k.gpu_refused = cg.gpu_refused;
+  std::optional<backends::gpu::PtxCompile> ptx;  // joined right after the CPU code
+  double ptx_s = 0;
   if (cg.gpu_module) {
-    // The GPU versions: PTX now (the module shares the CPU module's context); the driver
-    // loads it when a loop first runs there.
+    // The GPU versions: PTX on a thread of its own while the CPU code compiles; the driver
+    // loads it (preload) as soon as it exists.
     if (debug_level() > 1) debug_dump("codegen (GPU): " + name, backends::module_text(*cg.gpu_module));
     const std::string arch = backends::gpu::device_arch();
-    backends::gpu::PtxResult pr = backends::gpu::compile_ptx(std::move(cg.gpu_module), arch);
     backends::gpu::GpuModule* gm = cg.gpu_info;
     gm->arch = arch;
-    gm->ptx_s = pr.optimize_s + pr.emit_s;
-    k.ptx_s = gm->ptx_s;
-    if (pr.ok) gm->ptx = std::move(pr.ptx);
-    else gm->error = "PTX generation failed: " + pr.error;
-    if (preload) preload->give(gm);  // loaded while the CPU code compiles
+    ptx.emplace(std::move(cg.gpu_module), arch, [gm, &preload, &ptx_s](backends::gpu::PtxResult pr) {
+      gm->ptx_s = pr.optimize_s + pr.emit_s;
+      ptx_s = gm->ptx_s;
+      if (pr.ok) gm->ptx = std::move(pr.ptx);
+      else gm->error = "PTX generation failed: " + pr.error;
+      if (preload) preload->give(gm);
+    });
     k.gpu_loops = cg.gpu_loops;
   }
 
   std::string err;
   backends::cpu::JitTimes jt;
   k.code = backends::cpu::jit_compile(std::move(ctx), std::move(cg.module), cg.function, &err, &jt);
+  if (ptx) ptx->join();
+  k.ptx_s = ptx_s;
   k.fn = k.code.get();
   k.optimize_s = jt.optimize_s;
   k.jit_s = jt.codegen_s;

@@ -20,6 +20,10 @@ struct Loaded {
   Device dev;
   bool ok = false;
   std::string why;
+  // The primary context is retained by the first make_current (about 130 ms on an H100):
+  // the module preloader's thread asks first, while LLVM compiles the first kernel.
+  std::once_flag ctx_once;
+  CUresult ctx_error = 0;
 };
 
 std::string text_of(const Driver& d, CUresult r) {
@@ -82,8 +86,8 @@ Loaded* load() {
     return L;
   }
   Device& dev = L->dev;
-  if ((r = d.cuDeviceGet(&dev.dev, 0)) != 0 || (r = d.cuDevicePrimaryCtxRetain(&dev.ctx, dev.dev)) != 0) {
-    L->why = "no context on device 0: " + text_of(d, r);
+  if ((r = d.cuDeviceGet(&dev.dev, 0)) != 0) {
+    L->why = "no device 0: " + text_of(d, r);
     return L;
   }
   d.cuDeviceGetAttribute(&dev.cc_major, kAttrComputeCapabilityMajor, dev.dev);
@@ -124,9 +128,17 @@ bool available(std::string* why) { return driver(nullptr, why) != nullptr; }
 
 std::string error_text(CUresult r) { return text_of(loaded().d, r); }
 
-bool make_current() {
+bool make_current(std::string* why) {
   Loaded& L = loaded();
-  if (!L.ok) return false;
+  if (!L.ok) {
+    if (why) *why = L.why;
+    return false;
+  }
+  std::call_once(L.ctx_once, [&L] { L.ctx_error = L.d.cuDevicePrimaryCtxRetain(&L.dev.ctx, L.dev.dev); });
+  if (L.ctx_error != 0) {
+    if (why) *why = "no context on device 0: " + text_of(L.d, L.ctx_error);
+    return false;
+  }
   thread_local CUcontext current = nullptr;
   if (current == L.dev.ctx) return true;
   if (L.d.cuCtxSetCurrent(L.dev.ctx) != 0) return false;

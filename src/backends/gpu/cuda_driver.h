@@ -80,7 +80,8 @@ bool available(std::string* why = nullptr);
 // "CUDA_ERROR_OUT_OF_MEMORY (out of memory)"-style text for an error code.
 std::string error_text(CUresult r);
 
-// Makes the primary context current on the calling thread (cheap when it already is).
-bool make_current();
+// Makes the primary context current on the calling thread (cheap when it already is); the
+// first call in the process retains it. False, with *why, where there is none.
+bool make_current(std::string* why = nullptr);
 
 }  // namespace stagepy::backends::gpu

@@ -2,6 +2,7 @@
 #include "backends/gpu/gpu_runtime.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -9,6 +10,10 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 namespace stagepy::backends::gpu {
 namespace {
@@ -29,6 +34,103 @@ Target parse_target() {
   if (t == "cpu") return Target::Cpu;
   if (t == "gpu") return Target::Gpu;
   return Target::Auto;
+}
+
+// ---------------------------------------------------------------- host copies
+// Copies with non-temporal stores where the CPU has them (x86-64: SSE2's streaming
+// stores): the destination, a staging buffer or an array being sent back, is not read
+// again soon, and stores that bypass the cache do not first read each line they write.
+// `STAGEPY_GPU_STAGING_NT=0` copies with memcpy (to compare).
+void stream_copy(void* dst, const void* src, size_t n) {
+#if defined(__x86_64__)
+  static const bool nt = env("STAGEPY_GPU_STAGING_NT") != "0";
+  if (nt && n >= 4096) {
+    char* d = static_cast<char*>(dst);
+    const char* s = static_cast<const char*>(src);
+    const size_t head = (16 - (reinterpret_cast<uintptr_t>(d) & 15)) & 15;
+    std::memcpy(d, s, head);
+    d += head, s += head, n -= head;
+    size_t k = 0;
+    for (; k + 64 <= n; k += 64) {
+      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + k));
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + k + 16));
+      const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + k + 32));
+      const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + k + 48));
+      _mm_stream_si128(reinterpret_cast<__m128i*>(d + k), a);
+      _mm_stream_si128(reinterpret_cast<__m128i*>(d + k + 16), b);
+      _mm_stream_si128(reinterpret_cast<__m128i*>(d + k + 32), c);
+      _mm_stream_si128(reinterpret_cast<__m128i*>(d + k + 48), e);
+    }
+    std::memcpy(d + k, s + k, n - k);
+    _mm_sfence();  // the streamed stores are visible before the copy is said to be done
+    return;
+  }
+#endif
+  std::memcpy(dst, src, n);
+}
+
+// Helper threads for copy_on_threads, started on the first large copy and kept for the
+// process (each chunk of a staged copy used to start and join its own threads). A copy
+// gives each helper one part and does the first part itself.
+class Copiers {
+ public:
+  void copy(void* dst, const void* src, size_t n) {
+    std::lock_guard<std::mutex> one_at_a_time(busy_);
+    const size_t hw = std::max(1u, std::thread::hardware_concurrency());
+    const size_t parts = std::min<size_t>({hw, 16, n >> 20});  // at least 1 MB each
+    if (parts <= 1) {
+      stream_copy(dst, src, n);
+      return;
+    }
+    std::unique_lock<std::mutex> g(mu_);
+    while (helpers_.size() + 1 < parts) helpers_.emplace_back([this, id = helpers_.size()] { serve(id); });
+    const size_t step = (n / parts + 63) & ~size_t(63);
+    job_ = Job{static_cast<char*>(dst), static_cast<const char*>(src), n, step, parts};
+    pending_ = parts - 1;
+    generation_++;
+    g.unlock();
+    wake_.notify_all();
+    stream_copy(dst, src, std::min(step, n));
+    g.lock();
+    done_.wait(g, [this] { return pending_ == 0; });
+  }
+
+ private:
+  struct Job {
+    char* dst = nullptr;
+    const char* src = nullptr;
+    size_t n = 0, step = 0, parts = 0;
+  };
+  void serve(size_t id) {
+    uint64_t seen = 0;
+    std::unique_lock<std::mutex> g(mu_);
+    for (;;) {
+      wake_.wait(g, [&] { return generation_ != seen; });
+      seen = generation_;
+      const Job j = job_;
+      const size_t part = id + 1;
+      if (part >= j.parts) continue;  // a smaller copy: not this helper's turn
+      g.unlock();
+      const size_t off = part * j.step;
+      if (off < j.n) stream_copy(j.dst + off, j.src + off, std::min(j.step, j.n - off));
+      g.lock();
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+  std::mutex busy_, mu_;
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> helpers_;  // detached at exit with the process (never joined)
+  Job job_;
+  uint64_t generation_ = 0;
+  size_t pending_ = 0;
+
+ public:
+  ~Copiers() = delete;  // lives for the process
+};
+
+Copiers& copiers() {
+  static Copiers* c = new Copiers();
+  return *c;
 }
 
 // ---------------------------------------------------------------- staged copies
@@ -90,9 +192,12 @@ class Staging {
   CUevent ev_[kBuffers] = {};
   CUstream stream_ = nullptr;
 
-  // A quarter of the copy, in whole MB, within [4 MB, kBuffer].
+  // A quarter of the copy, in whole MB, within [4 MB, kBuffer]; or
+  // `STAGEPY_GPU_STAGING_CHUNK_MB` (for measuring).
   static size_t chunk_for(size_t n) {
     const size_t mb = size_t(1) << 20;
+    static const size_t forced = std::strtoull(env("STAGEPY_GPU_STAGING_CHUNK_MB").c_str(), nullptr, 10);
+    if (forced) return std::clamp(forced * mb, mb, kBuffer);
     return std::clamp((n / 4 + mb - 1) / mb * mb, 4 * mb, kBuffer);
   }
   // Sets up the buffers, the stream and the events once; false for good where it cannot.
@@ -139,22 +244,9 @@ class Staging {
   bool drain(std::string* err) {
     return emulating() || check(driver()->cuStreamSynchronize(stream_), "cuStreamSynchronize", err);
   }
-  // memcpy split over up to 16 threads (one host thread copies at a fraction of what the
-  // DMA engine moves).
-  static void copy_on_threads(void* dst, const void* src, size_t n) {
-    const size_t hw = std::max(1u, std::thread::hardware_concurrency());
-    const size_t parts = std::min<size_t>({hw, 16, n >> 20});  // at least 1 MB each
-    if (parts <= 1) {
-      std::memcpy(dst, src, n);
-      return;
-    }
-    const size_t step = (n / parts + 63) & ~size_t(63);
-    std::vector<std::thread> helpers;
-    for (size_t p = 1; p < parts && p * step < n; p++)
-      helpers.emplace_back([=] { std::memcpy((char*)dst + p * step, (const char*)src + p * step, std::min(step, n - p * step)); });
-    std::memcpy(dst, src, std::min(step, n));
-    for (auto& t : helpers) t.join();
-  }
+  // A copy split over up to 16 threads (one host thread copies at a fraction of what the
+  // DMA engine moves), the helpers kept between chunks (copiers()).
+  static void copy_on_threads(void* dst, const void* src, size_t n) { copiers().copy(dst, src, n); }
 };
 
 Staging& staging() {
@@ -665,7 +757,7 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
     if (L->module->ptx.empty()) return on_cpu(L->module->error.empty() ? "no PTX" : L->module->error);
   } else {
     if (!available(&err)) return on_cpu(err);
-    if (!make_current()) return on_cpu("the GPU context could not be made current");
+    if (std::string why; !make_current(&why)) return on_cpu(why);
     if (!ensure_function(*L, &err)) return on_cpu(err);
     if (n / 256 >= (int64_t)INT32_MAX) return on_cpu("too many iterations for one launch");
   }

@@ -1,6 +1,9 @@
 // See ptx.h.
 #include "backends/gpu/ptx.h"
 
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
@@ -139,6 +142,26 @@ PtxResult compile_ptx(std::unique_ptr<llvm::Module> module, const std::string& a
   if (debug_level() > 1) debug_dump("PTX (" + arch + ")", out.ptx);
   out.ok = true;
   return out;
+}
+
+PtxCompile::PtxCompile(std::unique_ptr<llvm::Module> module, std::string arch, std::function<void(PtxResult)> done) {
+  auto bitcode = std::make_shared<llvm::SmallVector<char, 0>>();
+  {
+    llvm::raw_svector_ostream os(*bitcode);
+    llvm::WriteBitcodeToFile(*module, os);
+  }
+  module.reset();  // (the caller's context may go on to other work)
+  t_ = std::thread([bitcode, arch = std::move(arch), done = std::move(done)] {
+    llvm::LLVMContext ctx;
+    auto parsed = llvm::parseBitcodeFile(llvm::MemoryBufferRef(llvm::StringRef(bitcode->data(), bitcode->size()), "stagepy.gpu"), ctx);
+    PtxResult r;
+    if (!parsed) {
+      r.error = "internal error: the GPU module did not read back: " + llvm::toString(parsed.takeError());
+    } else {
+      r = compile_ptx(std::move(*parsed), arch);
+    }
+    done(std::move(r));
+  });
 }
 
 }  // namespace stagepy::backends::gpu
