@@ -137,8 +137,8 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
   if (debug_level() > 1) debug_dump("codegen: " + name, backends::module_text(*cg.module));
   k.layout = cg.layout;
   k.gpu_refused = cg.gpu_refused;
+  double ptx_s = 0;                               // (set by the PTX thread: declared before it)
   std::optional<backends::gpu::PtxCompile> ptx;  // joined right after the CPU code
-  double ptx_s = 0;
   if (cg.gpu_module) {
     // The GPU versions: PTX on a thread of its own while the CPU code compiles; the driver
     // loads it (preload) as soon as it exists.

@@ -76,6 +76,14 @@ def f(x, y, T):
     return locals()
 """, "f", lambda: (rng.random(2_500_003), rng.random(2_500_003), 2))  # 20 MB each: copies in chunks
 
+case("unaligned_views_staged_copies", """
+def f(x, y):
+    for i in range(x.shape[0]):
+        y[i] = y[i] * 0.5 + x[i]
+    return locals()
+""", "f", lambda: (rng.random(2_600_007).astype(np.float32)[3:],  # 10 MB views at odd offsets:
+                   rng.random(2_600_006).astype(np.float32)[1:-1]))  # the staged copies' ragged ends
+
 case("while_time_loop", """
 def f(A, B, T):
     n = A.shape[0]
