@@ -381,7 +381,17 @@ class Gen:
     def section_stmt(self, indent):
         """A store into a slice or row: 1-d slices of A and B (same length), rows and
         columns of M, the whole of A (in place), values that broadcast or not."""
-        form = self.int_(0, 5)
+        form = self.int_(0, 6)
+        if form == 5:
+            # A view of A stored into another view of A, shifted or strided (same length
+            # mostly): NumPy's in-place 1-d assignment goes forward or backward by where
+            # the views start, a copy first where their strides have opposite signs.
+            length = self.int_(1, max(1, self.n // 3))
+            views = [f"A[{self.int_(0, self.n // 2)}::{self.pick(['1', '2', '-1', '-2', '3'])}][:{length}]",
+                     f"A[{self.int_(-self.n, self.n)}:][:{length}]", f"A[::-1][:{length}]"]
+            target, value = self.pick(views), self.pick(views)
+            self.emit(indent, f"{target} {self.pick(['=', '=', '+='])} {value}")
+            return
         if form <= 1:
             sl = self.slice_()
             target = f"{self.pick(['A', 'B'])}[{sl}]"
