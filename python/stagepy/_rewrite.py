@@ -19,6 +19,7 @@ The inserted code, before the loop's `range(...)` evaluation:
 Line numbers, exception-table entries and positions of the original instructions are kept,
 so tracebacks and coverage still point at the user's lines.
 """
+import functools
 import os
 from types import CodeType
 import sys
@@ -26,6 +27,7 @@ import sysconfig
 
 from . import _bytecode as B
 from . import _hook
+from . import _library_cache
 
 PY = sys.version_info[:2]
 
@@ -43,6 +45,7 @@ def _library_dirs():
 _LIB_DIRS = _library_dirs()
 
 
+@functools.lru_cache(maxsize=8192)
 def is_user_file(filename):
     """Whether loops in this file belong to the user (listed in the report even when they
     stay interpreted) rather than to the standard library or an installed package."""
@@ -54,16 +57,25 @@ def is_user_file(filename):
     return not any(real.startswith(d + os.sep) for d in _LIB_DIRS)
 
 
-def _code_info(core, code, instrs, depth=0):
+def _code_info(core, code, instrs, depth=0, parts=None):
+    """The lifter's CodeInfo for `code`; `parts`, a list, gets what it was made of
+    (normalized instructions, constants, flag, cell slots; a generator expression's as
+    ("genexpr-parts", its parts, offsets)) for _library_cache."""
     consts = B.normalize_consts(code.co_consts)
+    recorded = list(consts) if parts is not None else None
     for i, c in enumerate(code.co_consts):
         if type(c) is CodeType and c.co_name == "<genexpr>" and depth < 4:
-            g = _genexpr_info(core, c, depth)
+            sub = [] if recorded is not None else None
+            g = _genexpr_info(core, c, depth, sub)
             if g is not None:
                 consts[i] = ("genexpr", g)
-    return core.CodeInfo(
-        B.normalize(code, instrs), consts, bool(code.co_flags & 0x1),
-        code.co_filename, code.co_qualname, code.co_firstlineno, PY[0] * 100 + PY[1], _cell_slots(code))
+                if recorded is not None:
+                    recorded[i] = ("genexpr-parts", sub[0], g[1], g[2], g[3])
+    norm, flag, cells = B.normalize(code, instrs), bool(code.co_flags & 0x1), _cell_slots(code)
+    if parts is not None:
+        parts.append((tuple(norm), tuple(recorded), flag, cells))
+    return core.CodeInfo(norm, consts, flag, code.co_filename, code.co_qualname, code.co_firstlineno,
+                         PY[0] * 100 + PY[1], cells)
 
 
 def _cell_slots(code):
@@ -75,7 +87,7 @@ def _cell_slots(code):
                  [-1 - (len(own) + k) for k in range(len(code.co_freevars))])
 
 
-def _genexpr_info(core, code, depth):
+def _genexpr_info(core, code, depth, parts=None):
     """A generator expression's code, for a nest that consumes it (sum(x for x in ...)):
     (CodeInfo, its loop over `.0` as (entry, FOR_ITER, exit) offsets), or None."""
     from . import _compat
@@ -87,7 +99,7 @@ def _genexpr_info(core, code, depth):
     x = B.loop_exit(instrs, h)
     if x >= len(instrs):
         return None
-    return (_code_info(core, code, instrs, depth + 1), instrs[h - 1].offset, instrs[h].offset, instrs[x].offset)
+    return (_code_info(core, code, instrs, depth + 1, parts), instrs[h - 1].offset, instrs[h].offset, instrs[x].offset)
 
 
 _CO_VARARGS, _CO_VARKEYWORDS, _CO_GENERATOR, _CO_COROUTINE, _CO_ITERABLE_COROUTINE, _CO_ASYNC_GENERATOR = (
@@ -122,11 +134,22 @@ def rewrite(code):
         # LOAD_NAME of co_names would load: without decoding, the sweep at start-up stays
         # cheap for the thousands of library functions it sees.
         return None
+    # Library code an earlier process of this build rewrote, or found nothing to lift in.
+    cache_key = None if user else _library_cache.key(code)
+    known = _library_cache.lookup(cache_key)
+    if known is _library_cache.PLAIN:
+        return None
+    if known is not None:
+        rebuilt = _library_cache.rebuild(code, known, core, PY[0] * 100 + PY[1])
+        if rebuilt is not None:
+            return rebuilt
     instrs = B.decode(code)
     loops = B.candidate_loops(code, instrs)
     if not loops:
+        _library_cache.remember_plain(cache_key)
         return None
-    info = _code_info(core, code, instrs)
+    parts = []
+    info = _code_info(core, code, instrs, parts=parts if cache_key else None)
     plans = []
     for lp in loops:
         # Library code: only loops over range() (compiled once they have run often).
@@ -143,8 +166,15 @@ def rewrite(code):
         if nest.ok or (user and reported):
             plans.append((lp, nest))
     if not plans:
+        _library_cache.remember_plain(cache_key)
         return None
-    return _insert(code, instrs, plans, core)
+    new = _insert(code, instrs, plans, core)
+    if cache_key and parts:
+        nests = [(instrs[lp.entry].offset, instrs[lp.header].offset,
+                  instrs[lp.exit].offset if lp.exit < len(instrs) else -1, lp.depth, lp.is_while, nest)
+                 for lp, nest in plans]
+        _library_cache.remember(cache_key, _library_cache.record(code, new, parts[0], nests, core))
+    return new
 
 
 def _jump_if(kind):
