@@ -35,7 +35,8 @@ _state = {"loaded": False, "plain": set(), "records": {}, "dirty": False, "path"
           "hits": 0, "rebuilt": 0, "used": set()}  # (hits and rebuilt counted for tests)
 
 
-def _cache_dir():
+def cache_dir():
+    """The cache folder (the kernel cache's), or None when STAGEPY_CACHE=0."""
     if os.environ.get("STAGEPY_CACHE", "1").strip().lower() in ("0", "false", "no", "off"):
         return None
     d = os.environ.get("STAGEPY_CACHE_DIR")
@@ -48,7 +49,7 @@ def _cache_dir():
     return os.path.join(home, ".cache", "stagepy") if home else None
 
 
-def _build():
+def build():
     """This build of stagepy: the package's files with their sizes and modification times."""
     here = os.path.dirname(os.path.abspath(__file__))
     parts = [_PY, sys.implementation.cache_tag or "", sys.version]
@@ -61,11 +62,11 @@ def _build():
 
 def _load():
     _state["loaded"] = True
-    d = _cache_dir()
+    d = cache_dir()
     if not d:
         return
     try:
-        _state["build"] = _build()
+        _state["build"] = build()
     except OSError:
         return
     _state["path"] = os.path.join(d, "library", "%s.marshal" % _PY)
@@ -199,11 +200,16 @@ def _save():
         used = _state["used"]
         _state["plain"] = {k for k in _state["plain"] if k in used}
         _state["records"] = {k: r for k, r in _state["records"].items() if k in used}
-    path = _state["path"]
+    write(_state["path"], {"build": _state["build"], "plain": sorted(_state["plain"]), "records": _state["records"]})
+    _state["dirty"] = False
+
+
+def write(path, data):
+    """`data` marshalled into `path`, atomically (a reader sees the old file or the new one);
+    a failure leaves the old file (it is a cache)."""
     tmp = "%s.tmp%d" % (path, os.getpid())
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        data = {"build": _state["build"], "plain": sorted(_state["plain"]), "records": _state["records"]}
         with open(tmp, "wb") as f:
             f.write(marshal.dumps(data))
         os.replace(tmp, path)
@@ -212,4 +218,3 @@ def _save():
             os.unlink(tmp)
         except OSError:
             pass
-    _state["dirty"] = False

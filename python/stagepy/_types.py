@@ -11,7 +11,9 @@ native runtime:
 import builtins
 import cmath
 import contextlib
+import marshal
 import math
+import os
 import operator
 import sys
 import warnings
@@ -99,6 +101,35 @@ def oracle_entries(np):
         return _oracle_entries(np)
 
 
+def cached_oracle_entries(np):
+    """oracle_entries(np), kept in the cache folder (`oracle/<python>.marshal`) for this
+    build of stagepy and this NumPy (its version, its extension module's file, the
+    promotion state): the 6577 probes took about 30 ms of every process's first nest."""
+    from . import _library_cache
+    d = _library_cache.cache_dir()
+    if not d:
+        return oracle_entries(np)
+    try:
+        ext = np._core._multiarray_umath.__file__ if hasattr(np, "_core") else np.core._multiarray_umath.__file__
+        st = os.stat(ext)
+        state = np._get_promotion_state() if hasattr(np, "_get_promotion_state") else ""
+        key = "\n".join([_library_cache.build(), np.__version__, ext, str(st.st_size), str(st.st_mtime_ns),
+                         str(state), os.environ.get("NPY_PROMOTION_STATE", "")])
+    except (OSError, AttributeError):
+        return oracle_entries(np)
+    path = os.path.join(d, "oracle", "%d.%d.marshal" % sys.version_info[:2])
+    try:
+        with open(path, "rb") as f:
+            data = marshal.loads(f.read())
+        if type(data) is dict and data.get("key") == key and type(data.get("entries")) is list:
+            return [tuple(e) for e in data["entries"]]
+    except (OSError, EOFError, ValueError, TypeError):
+        pass
+    entries = oracle_entries(np)
+    _library_cache.write(path, {"key": key, "entries": entries})
+    return entries
+
+
 def _oracle_entries(np):
     samples_a = [True, 3, 2.5, np.bool_(True)] + [np.dtype(n[6:]).type(3) for n in _SCALARS[4:12]] + \
                 [np.float32(2.5), np.float64(2.5), np.complex64(2.5 + 1j), np.complex128(2.5 + 1j), 2.5 + 1j]
@@ -165,7 +196,7 @@ def register_numpy():
         if getattr(np, "a" + name, None) is not getattr(np, name) and hasattr(np, "a" + name):
             core.register_callable(getattr(np, "a" + name), "numpy." + name)
     major = int(np.__version__.split(".")[0])
-    entries = oracle_entries(np)
+    entries = cached_oracle_entries(np)
     if major < 2:
         # NumPy 1.x decides the types of mixed Python/NumPy operations by value: a probe
         # says nothing about other values, so leave those operations to CPython.

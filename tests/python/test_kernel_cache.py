@@ -44,8 +44,9 @@ print(json.dumps({"out": out, "native": sum(r["native_calls"] for r in recs),
 
 
 def kernel_files(cache):
-    """The kernel objects in the cache folder (the library cache has a folder of its own there)."""
-    return sorted(n for n in os.listdir(cache) if n != "library")
+    """The kernel objects in the cache folder (the library and oracle caches have folders of
+    their own there)."""
+    return sorted(n for n in os.listdir(cache) if not (cache / n).is_dir())
 
 
 def run_script(tmp_path, **env):

@@ -1,7 +1,8 @@
 """The rewriter's results for library code kept on disk (stagepy/_library_cache.py): a
 second process of the same build rebuilds exactly the code the first one rewrote (every
 byte, table and constant), skips the code it found nothing in, and the library functions
-give the same results; a cache file of another build or a damaged one is ignored."""
+give the same results; a cache file of another build or a damaged one is ignored. The NumPy
+type oracle's entries kept beside them read back equal to fresh probes."""
 import json
 import os
 
@@ -33,6 +34,11 @@ out["gradient"] = np.gradient(np.array([1.0, 4.0, 9.0, 16.0, 25.0])).tolist()
 out["pad"] = np.pad(np.arange(6).reshape(2, 3), 1, mode="reflect").tolist()
 out["einsum_path"] = np.einsum_path("ij,jk,kl->il", np.ones((2, 3)), np.ones((3, 4)), np.ones((4, 5)))[0]
 out["diff"] = np.diff(np.arange(10.0) ** 2, n=2).tolist()
+def one():
+    return 1
+for _ in range(5000):  # the hook's sweep of every live function (after 2000 quiet frames)
+    one()
+assert stagepy.hook_stats()["sweeps"] >= 1
 stagepy.disable()
 
 def desc(code):
@@ -42,10 +48,12 @@ def desc(code):
     return [code.co_filename.rsplit("/", 1)[-1], code.co_qualname, h, code.co_stacksize, consts]
 rewritten = sorted(desc(rep) for rep, orig in _compat._originals.values()
                    if not _rewrite.is_user_file(rep.co_filename))
+from stagepy import _types
+oracle_same = _types.cached_oracle_entries(np) == _types.oracle_entries(np)
 st = _library_cache._state
 print(json.dumps({"out": out, "rewritten": rewritten, "plain": len(st["plain"]),
                   "records": len(st["records"]), "hits": st["hits"], "rebuilt": st["rebuilt"],
-                  "rewrite_calls": calls["rewrite"]}))
+                  "rewrite_calls": calls["rewrite"], "oracle_same": oracle_same}))
 """
 
 
@@ -72,6 +80,9 @@ def test_a_second_process_rebuilds_the_same_library_code(tmp_path):
     # The same functions rewritten, byte for byte, with the same kinds of constants.
     assert second["rewritten"] == first["rewritten"]
     assert len(first["rewritten"]) >= first["records"] > 0
+    # The type oracle's entries read back equal those probed afresh.
+    assert (tmp_path / "cache" / "oracle").is_dir()
+    assert first["oracle_same"] and second["oracle_same"]
     # Without the cache, the same again (the cache changed nothing a user sees).
     off = _run(tmp_path, {"STAGEPY_CACHE": "0"})
     assert off["out"] == first["out"] and off["rewritten"] == first["rewritten"]
