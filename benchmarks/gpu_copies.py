@@ -4,7 +4,7 @@ copies to the device (x and y) and back (y). Run with STAGEPY_GPU_STAGING=0 for 
 own copies from pageable memory, and without it for stagepy's staged pinned copies.
 CuPy's copies from pinned memory (cupy.cuda.alloc_pinned_memory) give the device's figure.
 
-    PYTHONPATH=python python3 benchmarks/gpu_copies.py [--repeat 3]
+    PYTHONPATH=python python3 benchmarks/gpu_copies.py [--repeat 3] [--sizes 8,32,128,256]
 """
 import argparse
 import json
@@ -47,6 +47,7 @@ def pinned_bandwidth(nbytes, repeat):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--sizes", default="8,32,128,256", help="MB per array, comma-separated")
     args = ap.parse_args()
     ns = {}
     exec(compile(SRC, "<copies>", "exec"), ns)
@@ -56,7 +57,7 @@ def main():
     stagepy.set_target("gpu")
     try:
         f(np.ones(1024), np.ones(1024), 2.0)  # compile, and the device's start-up, outside the figures
-        for mb in (8, 32, 128, 256):
+        for mb in [int(v) for v in args.sizes.split(",")]:
             n = mb * (1 << 20) // 8
             x, y = np.random.default_rng(0).random(n), np.zeros(n)
             best_up = best_down = 0.0

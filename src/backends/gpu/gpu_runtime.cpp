@@ -77,7 +77,14 @@ class Copiers {
   void copy(void* dst, const void* src, size_t n) {
     std::lock_guard<std::mutex> one_at_a_time(busy_);
     const size_t hw = std::max(1u, std::thread::hardware_concurrency());
-    const size_t parts = std::min<size_t>({hw, 16, n >> 20});  // at least 1 MB each
+    // At least 256 KB each (or STAGEPY_GPU_STAGING_PART_KB, for measuring): an 8 MB copy's
+    // 2 MB chunks on 8 threads, not 2 (docs/benchmarks.md, stop 39: 1 MB parts left copies
+    // of 2-16 MB at 8-23 GB/s on an H200, 256 KB parts gave 15-31).
+    static const size_t part_min = [] {
+      const size_t kb = std::strtoull(env("STAGEPY_GPU_STAGING_PART_KB").c_str(), nullptr, 10);
+      return kb ? kb << 10 : size_t(256) << 10;
+    }();
+    const size_t parts = std::min<size_t>({hw, 16, n / part_min});
     if (parts <= 1) {
       stream_copy(dst, src, n);
       return;
@@ -145,7 +152,15 @@ Copiers& copiers() {
 // overlaps. 256 MB went up at 37 GB/s and back at 35 (the device's own pinned figure: 55).
 class Staging {
  public:
-  static constexpr size_t kMin = size_t(8) << 20;  // smaller copies take the driver's path
+  // Smaller copies take the driver's path (1 MB, or STAGEPY_GPU_STAGING_MIN_MB for
+  // measuring; from 2 MB on, staged copies were faster than the driver's 8-11 GB/s).
+  static size_t min_bytes() {
+    static const size_t mb = [] {
+      const size_t v = std::strtoull(env("STAGEPY_GPU_STAGING_MIN_MB").c_str(), nullptr, 10);
+      return v ? v : size_t(1);
+    }();
+    return mb << 20;
+  }
   static constexpr size_t kBuffer = size_t(64) << 20;
   static constexpr int kBuffers = 2;
 
@@ -278,7 +293,7 @@ struct Mem {
     if (const Driver* d = driver()) d->cuMemFree(p);
   }
   static bool h2d(CUdeviceptr d, const void* h, size_t n, std::string* err) {
-    if (n >= Staging::kMin)
+    if (n >= Staging::min_bytes())
       if (int r = staging().h2d(d, h, n, err)) return r > 0;
     if (emulating()) {
       std::memcpy((void*)(uintptr_t)d, h, n);
@@ -289,7 +304,7 @@ struct Mem {
     return r == 0;
   }
   static bool d2h(void* h, CUdeviceptr d, size_t n, std::string* err) {
-    if (n >= Staging::kMin)
+    if (n >= Staging::min_bytes())
       if (int r = staging().d2h(h, d, n, err)) return r > 0;
     if (emulating()) {
       std::memcpy(h, (void*)(uintptr_t)d, n);
