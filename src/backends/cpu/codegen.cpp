@@ -2582,7 +2582,8 @@ class Gen {
                 // A cast: through a buffer, as NumPy copies the view first where it
                 // overlaps the target, except a 1-d target it assigns in place (whose
                 // cast loop's order is NumPy's own): CPython takes that statement.
-                bail_unless(B.CreateNot(assigns_in_place(p.section, d, p.view)));
+                Value* overlap = bounds_overlap(p.section, d, p.view, p.view.t->dtype);
+                bail_unless(B.CreateNot(assigns_in_place(p.section, p.view, overlap)));
                 p.buf = elements_of(f.value, &p.section, d, c64(next_slot_++), &p.shape);
                 if (!p.buf) break;
                 p.view = V{};
@@ -2864,11 +2865,7 @@ class Gen {
     *shape = E;
     Value* count = c64(1);
     for (auto* n : E) count = B.CreateMul(count, n);
-    const int size = dtype_size(d);
-    llvm::FunctionType* sty = llvm::FunctionType::get(ptr(), {i64(), i64()}, false);
-    Value* buf = B.CreateCall(sty, runtime_address("stagepy_scratch", reinterpret_cast<void*>(&stagepy_scratch)),
-                              {slot, B.CreateAdd(B.CreateMul(count, c64(size)), c64(header))});
-    bail_unless(B.CreateICmpNE(buf, llvm::ConstantPointerNull::get(llvm::PointerType::get(C, 0))));
+    Value* buf = scratch_buffer(slot, B.CreateAdd(B.CreateMul(count, c64(dtype_size(d))), c64(header)));
     if (header) buf = B.CreateGEP(i8(), buf, c64(header));
     const bool was = elementwise_;
     elementwise_ = true;
@@ -3083,6 +3080,16 @@ class Gen {
     });
   }
 
+  // Scratch buffer `slot` of this kernel (scratch.h), at least `bytes` long; without the
+  // memory for it the statement, which has made no effect yet, goes to CPython.
+  Value* scratch_buffer(Value* slot, Value* bytes) {
+    llvm::FunctionType* sty = llvm::FunctionType::get(ptr(), {i64(), i64()}, false);
+    Value* buf = B.CreateCall(sty, runtime_address("stagepy_scratch", reinterpret_cast<void*>(&stagepy_scratch)),
+                              {slot, bytes});
+    bail_unless(B.CreateICmpNE(buf, llvm::ConstantPointerNull::get(llvm::PointerType::get(C, 0))));
+    return buf;
+  }
+
   // A view stored into a section `target` (`target = view`, NumPy's PyArray_AssignArray):
   // the view's strides broadcast to the target's shape (0 along an extent of 1, or one it
   // lacks); an extent neither 1 nor the target's makes NumPy raise: CPython takes the
@@ -3122,12 +3129,12 @@ class Gen {
     return B.CreateNot(B.CreateOr(empty, apart));
   }
   // Whether NumPy assigns `view` to `target` element by element without copying it first
-  // although they overlap: a 1-d target and strides of one sign (PyArray_AssignArray
-  // leaves such a copy to its inner loop).
-  Value* assigns_in_place(const V& target, DType d, const V& view) {
+  // although they overlap (`overlap`, bounds_overlap's): a 1-d target and strides of one
+  // sign (PyArray_AssignArray leaves such a copy to its inner loop).
+  Value* assigns_in_place(const V& target, const V& view, Value* overlap) {
     if (target.shape.size() != 1 || view.shape.empty()) return B.getFalse();
     Value* same_sign = B.CreateICmpSGE(B.CreateMul(target.strides[0], view.strides.back()), c64(0));
-    return B.CreateAnd(same_sign, bounds_overlap(target, d, view, view.t->dtype));
+    return B.CreateAnd(same_sign, overlap);
   }
   // Applies `target = view` (same dtype; `strides`: the view's, broadcast by broadcast_view)
   // in NumPy's order, which shows where they overlap:
@@ -3138,7 +3145,7 @@ class Gen {
   //  - overlapping otherwise: the view is copied first.
   void assign_view(const V& target, const V& view, const std::vector<Value*>& strides, DType d) {
     Value* overlap = bounds_overlap(target, d, view, d);
-    Value* in_place = assigns_in_place(target, d, view);
+    Value* in_place = assigns_in_place(target, view, overlap);
     Value* copy = B.CreateAnd(overlap, B.CreateNot(in_place));
     BasicBlock* copying = BasicBlock::Create(C, "assign.copy", F);
     BasicBlock* direct = BasicBlock::Create(C, "assign.direct", F);
@@ -3148,18 +3155,12 @@ class Gen {
     B.SetInsertPoint(copying);
     Value* count = c64(1);
     for (auto* n : target.shape) count = B.CreateMul(count, n);
-    llvm::FunctionType* sty = llvm::FunctionType::get(ptr(), {i64(), i64()}, false);
-    Value* buf = B.CreateCall(sty, runtime_address("stagepy_scratch", reinterpret_cast<void*>(&stagepy_scratch)),
-                              {c64(next_slot_++), B.CreateMul(count, c64(dtype_size(d)))});
-    // No memory for the copy: the statement has made no effect yet, CPython takes it.
-    bail_unless(B.CreateICmpNE(buf, llvm::ConstantPointerNull::get(llvm::PointerType::get(C, 0))));
+    Value* buf = scratch_buffer(c64(next_slot_++), B.CreateMul(count, c64(dtype_size(d))));
     section_loops(target.shape, [&](const std::vector<Value*>& at, Value* lin) {
       Value* x = load_item(d, element_address(view, at, strides));
       B.CreateAlignedStore(x, B.CreateGEP(mem_ty(d), buf, lin), llvm::Align(dtype_size(d)));
     });
-    section_loops(target.shape, [&](const std::vector<Value*>& at, Value* lin) {
-      store_item(d, load_item(d, B.CreateGEP(mem_ty(d), buf, lin)), element_address(target, at, target.strides));
-    });
+    store_section(target, d, buf, target.shape, nullptr);
     B.CreateBr(done);
 
     B.SetInsertPoint(direct);
