@@ -137,7 +137,6 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
   if (debug_level() > 1) debug_dump("codegen: " + name, backends::module_text(*cg.module));
   k.layout = cg.layout;
   k.gpu_refused = cg.gpu_refused;
-  double ptx_s = 0;                               // (set by the PTX thread: declared before it)
   std::optional<backends::gpu::PtxCompile> ptx;  // joined right after the CPU code
   if (cg.gpu_module) {
     // The GPU versions: PTX on a thread of its own while the CPU code compiles; the driver
@@ -146,9 +145,8 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
     const std::string arch = backends::gpu::device_arch();
     backends::gpu::GpuModule* gm = cg.gpu_info;
     gm->arch = arch;
-    ptx.emplace(std::move(cg.gpu_module), arch, [gm, &preload, &ptx_s](backends::gpu::PtxResult pr) {
+    ptx.emplace(std::move(cg.gpu_module), arch, [gm, &preload](backends::gpu::PtxResult pr) {
       gm->ptx_s = pr.optimize_s + pr.emit_s;
-      ptx_s = gm->ptx_s;
       if (pr.ok) gm->ptx = std::move(pr.ptx);
       else gm->error = "PTX generation failed: " + pr.error;
       if (preload) preload->give(gm);
@@ -159,8 +157,10 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
   std::string err;
   backends::cpu::JitTimes jt;
   k.code = backends::cpu::jit_compile(std::move(ctx), std::move(cg.module), cg.function, &err, &jt);
-  if (ptx) ptx->join();
-  k.ptx_s = ptx_s;
+  if (ptx) {
+    ptx->join();
+    k.ptx_s = cg.gpu_info->ptx_s;
+  }
   k.fn = k.code.get();
   k.optimize_s = jt.optimize_s;
   k.jit_s = jt.codegen_s;
