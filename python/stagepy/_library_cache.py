@@ -28,6 +28,8 @@ import marshal
 import os
 import sys
 
+from . import _hook
+
 PLAIN = "plain"  # lookup(): nothing to rewrite
 _MAX = 6000  # entries kept; past that, only those this process used (see _save)
 _PY = "%d.%d" % sys.version_info[:2]
@@ -36,17 +38,10 @@ _state = {"loaded": False, "plain": set(), "records": {}, "dirty": False, "path"
 
 
 def cache_dir():
-    """The cache folder (the kernel cache's), or None when STAGEPY_CACHE=0."""
-    if os.environ.get("STAGEPY_CACHE", "1").strip().lower() in ("0", "false", "no", "off"):
-        return None
-    d = os.environ.get("STAGEPY_CACHE_DIR")
-    if d:
-        return d
-    x = os.environ.get("XDG_CACHE_HOME")
-    if x:
-        return os.path.join(x, "stagepy")
-    home = os.environ.get("HOME")
-    return os.path.join(home, ".cache", "stagepy") if home else None
+    """The cache folder (the kernel cache's, as the runtime decides it), or None when it is
+    off (STAGEPY_CACHE=0)."""
+    core = _hook.core()
+    return core.cache_dir() if core is not None else None
 
 
 def build():
@@ -70,14 +65,11 @@ def _load():
     except OSError:
         return
     _state["path"] = os.path.join(d, "library", "%s.marshal" % _PY)
-    try:
-        with open(_state["path"], "rb") as f:
-            data = marshal.loads(f.read())
-        if type(data) is dict and data.get("build") == _state["build"]:
-            _state["plain"] = set(data["plain"])
-            _state["records"] = dict(data["records"])
-    except (OSError, EOFError, ValueError, TypeError, KeyError):
-        pass  # no file, or not one of this build: started afresh, and replaced at exit
+    # No file, or not one of this build: started afresh, and replaced at exit.
+    data = read(_state["path"], "build", _state["build"])
+    if data is not None and type(data.get("plain")) is list and type(data.get("records")) is dict:
+        _state["plain"] = set(data["plain"])
+        _state["records"] = data["records"]
     atexit.register(_save)
 
 
@@ -202,6 +194,17 @@ def _save():
         _state["records"] = {k: r for k, r in _state["records"].items() if k in used}
     write(_state["path"], {"build": _state["build"], "plain": sorted(_state["plain"]), "records": _state["records"]})
     _state["dirty"] = False
+
+
+def read(path, field, value):
+    """The dict marshalled in `path` (write) whose `field` is `value`, or None (no file, a
+    damaged one, or one written for something else)."""
+    try:
+        with open(path, "rb") as f:
+            data = marshal.loads(f.read())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    return data if type(data) is dict and data.get(field) == value else None
 
 
 def write(path, data):

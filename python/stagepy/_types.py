@@ -11,7 +11,6 @@ native runtime:
 import builtins
 import cmath
 import contextlib
-import marshal
 import math
 import os
 import operator
@@ -118,13 +117,9 @@ def cached_oracle_entries(np):
     except (OSError, AttributeError):
         return oracle_entries(np)
     path = os.path.join(d, "oracle", "%d.%d.marshal" % sys.version_info[:2])
-    try:
-        with open(path, "rb") as f:
-            data = marshal.loads(f.read())
-        if type(data) is dict and data.get("key") == key and type(data.get("entries")) is list:
-            return [tuple(e) for e in data["entries"]]
-    except (OSError, EOFError, ValueError, TypeError):
-        pass
+    data = _library_cache.read(path, "key", key)
+    if data is not None and type(data.get("entries")) is list:
+        return [tuple(e) for e in data["entries"]]
     entries = oracle_entries(np)
     _library_cache.write(path, {"key": key, "entries": entries})
     return entries

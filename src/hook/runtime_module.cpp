@@ -193,6 +193,12 @@ PyObject* py_wait_tier_ups(PyObject*, PyObject* args) {
   Py_END_ALLOW_THREADS return PyBool_FromLong(done);
 }
 
+PyObject* py_cache_dir(PyObject*, PyObject*) {
+  const std::string d = backends::cpu::cache_dir();
+  if (d.empty()) Py_RETURN_NONE;
+  return PyUnicode_DecodeFSDefault(d.c_str());
+}
+
 PyMethodDef methods[] = {
     {"wait_tier_ups", py_wait_tier_ups, METH_VARARGS,
      "wait_tier_ups([timeout, at_exit]): waits for the background compiles (tier-up); True if none is left."},
@@ -210,6 +216,7 @@ PyMethodDef methods[] = {
     {"_resume_iters", resume_iters, METH_NOARGS, "Iterators for the resume just requested (bytecode only)."},
     {"kernel_stats", kernel_stats, METH_NOARGS, "Kernels loaded now, evicted so far, and the limit."},
     {"set_helper_info", py_set_helper_info, METH_O, "The function giving a helper's bytecode for inlining."},
+    {"cache_dir", py_cache_dir, METH_NOARGS, "The disk cache's folder, or None when it is off (STAGEPY_CACHE=0)."},
     {"threads", py_threads, METH_VARARGS, "threads([n]): the threads parallel loops use (n: set; 0: default)."},
     {"isl_info", py_isl_info, METH_NOARGS, "Which isl the core is bound to."},
     {"gpu_info", py_gpu_info, METH_NOARGS, "The GPU: whether kernels use one, the device, transfers so far."},

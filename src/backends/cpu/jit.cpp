@@ -183,6 +183,14 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 std::string describe_host() { return host().description; }
 
+std::string cache_dir() {
+  if (!env_flag("STAGEPY_CACHE", true)) return "";
+  if (const char* d = std::getenv("STAGEPY_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/stagepy";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/stagepy";
+  return "";
+}
+
 void define_runtime_symbol(const std::string& name, const void* address) {
   std::lock_guard<std::mutex> lock(jit_mutex);
   host().runtime[name] = address;
@@ -234,14 +242,6 @@ const std::string& build_identity() {
   return id;
 }
 
-// The disk cache's folder, or "" when it is off.
-std::string cache_dir() {
-  if (!env_flag("STAGEPY_CACHE", true)) return "";
-  if (const char* d = std::getenv("STAGEPY_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/stagepy";
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/stagepy";
-  return "";
-}
 
 std::unique_ptr<llvm::MemoryBuffer> read_cached(const std::string& path) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);

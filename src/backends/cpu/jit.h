@@ -66,6 +66,10 @@ using KernelCode = std::shared_ptr<void>;
 KernelCode jit_compile(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::Module> module,
                        const std::string& function, std::string* error, JitTimes* times);
 
+// The disk cache's folder, or "" when it is off (STAGEPY_CACHE=0). The Python package keeps
+// its start-up results there too (stagepy/_library_cache.py).
+std::string cache_dir();
+
 // How many kernels are in use now (held by a handle).
 size_t loaded_kernels();
 
