@@ -27,6 +27,12 @@ std::string env(const char* name) {
   return v ? v : "";
 }
 
+// A positive whole number from the environment (a measuring knob), or `fallback`.
+size_t env_size(const char* name, size_t fallback) {
+  const size_t v = std::strtoull(env(name).c_str(), nullptr, 10);
+  return v ? v : fallback;
+}
+
 std::atomic<int> g_target{-1};
 
 Target parse_target() {
@@ -80,10 +86,7 @@ class Copiers {
     // At least 256 KB each (or STAGEPY_GPU_STAGING_PART_KB, for measuring): an 8 MB copy's
     // 2 MB chunks on 8 threads, not 2 (docs/benchmarks.md, stop 39: 1 MB parts left copies
     // of 2-16 MB at 8-23 GB/s on an H200, 256 KB parts gave 15-31).
-    static const size_t part_min = [] {
-      const size_t kb = std::strtoull(env("STAGEPY_GPU_STAGING_PART_KB").c_str(), nullptr, 10);
-      return kb ? kb << 10 : size_t(256) << 10;
-    }();
+    static const size_t part_min = env_size("STAGEPY_GPU_STAGING_PART_KB", 256) << 10;
     const size_t parts = std::min<size_t>({hw, 16, n / part_min});
     if (parts <= 1) {
       stream_copy(dst, src, n);
@@ -155,11 +158,8 @@ class Staging {
   // Smaller copies take the driver's path (1 MB, or STAGEPY_GPU_STAGING_MIN_MB for
   // measuring; from 2 MB on, staged copies were faster than the driver's 8-11 GB/s).
   static size_t min_bytes() {
-    static const size_t mb = [] {
-      const size_t v = std::strtoull(env("STAGEPY_GPU_STAGING_MIN_MB").c_str(), nullptr, 10);
-      return v ? v : size_t(1);
-    }();
-    return mb << 20;
+    static const size_t bytes = env_size("STAGEPY_GPU_STAGING_MIN_MB", 1) << 20;
+    return bytes;
   }
   static constexpr size_t kBuffer = size_t(64) << 20;
   static constexpr int kBuffers = 2;
@@ -211,7 +211,7 @@ class Staging {
   // `STAGEPY_GPU_STAGING_CHUNK_MB` (for measuring).
   static size_t chunk_for(size_t n) {
     const size_t mb = size_t(1) << 20;
-    static const size_t forced = std::strtoull(env("STAGEPY_GPU_STAGING_CHUNK_MB").c_str(), nullptr, 10);
+    static const size_t forced = env_size("STAGEPY_GPU_STAGING_CHUNK_MB", 0);
     if (forced) return std::clamp(forced * mb, mb, kBuffer);
     return std::clamp((n / 4 + mb - 1) / mb * mb, 4 * mb, kBuffer);
   }
