@@ -1139,7 +1139,7 @@ class Lifter {
       return false;
     for (int i = 1; i <= n; i++)
       if (st.stack[st.stack.size() - (size_t)i].k != SVal::K::Expr) return false;
-    const std::string& name = nest_.vars[(size_t)f.e->var].name;
+    const std::string name = nest_.vars[(size_t)f.e->var].name;  // a copy: hidden_state grows nest_.vars
     const bool one = n == 1 && kw.empty();
     if (!(name == "sum" || (one && (name == "min" || name == "max" || name == "any" || name == "all")))) return false;
     const int o = org(in);

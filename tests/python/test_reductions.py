@@ -7,6 +7,7 @@ a nest whose inner loops never run leaves the float 0.0, as CPython does. Every 
 differential (difftest.run); float sums on threads are reassociated (docs/semantics.md),
 so the data are whole numbers (or infinities), whose sums are exact in any order."""
 import functools
+import os
 
 import numpy as np
 import pytest
@@ -414,3 +415,46 @@ def test_a_sum_that_meets_an_infinity_warns_where_cpython_does(at):
             s += a[i]
         return locals()
     """, "f", lambda: (make()[0], np.zeros(6000)), globals_={"np": np})
+
+
+EVERY_SIZE = """
+import re, sys
+from stagepy import _rewrite
+for k in range(1, 37):
+    assigns = "\\n".join(f"        v{j} = A[i] + {j}" for j in range(k))
+    src = f'''
+def f(A, B, n):
+    s = 0.0
+    for i in range(n):
+{assigns}
+        s += sum(B) + max(B) + any(B) + v{k - 1}
+    return s
+'''
+    code = compile(src, f"<every size {k}>", "exec")
+    fn = next(c for c in code.co_consts if hasattr(c, "co_code"))
+    nests = [c for c in _rewrite.rewrite(fn).co_consts if type(c).__name__ == "Nest"]
+    positions = re.findall(r"\\$([a-z]*)\\(\\.\\.\\.\\)\\.position", nests[0].ir)
+    assert sorted(set(positions)) == ["any", "max", "sum"], (k, positions)
+print("lifted")
+"""
+
+
+def test_sequence_reductions_in_nests_of_every_size():
+    # sum/min/max/any/all of a sequence name their hidden loop variables after the callee;
+    # the lifter once read that name from its variable table while adding to the table (a
+    # use after free that aborted a fuzzer run). Nests with 1 to 36 other variables put the
+    # addition at every size of the table; glibc's MALLOC_PERTURB_ fills freed memory with
+    # garbage, so a read of it shows (the old code aborted on every run).
+    import subprocess
+    import sys
+    env = dict(os.environ, MALLOC_PERTURB_="165")
+    r = subprocess.run([sys.executable, "-c", EVERY_SIZE], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "lifted" in r.stdout, r.stderr[-2000:]
+    run("""
+    def f(A, B, n):
+        s = 0.0
+        for i in range(n):
+            v0 = A[i] * 2
+            s += sum(B) + max(B) + any(B) + v0
+        return s
+    """, "f", lambda: (np.arange(8.0), [1.0, 2.0, 3.0], 8))
