@@ -15,7 +15,7 @@ _messages = {}
 # Operands that make NumPy raise each condition, per operation.
 def _samples(op, dtype, kind):
     t = np.dtype(dtype).type
-    if np.dtype(dtype).kind == "f":
+    if np.dtype(dtype).kind in "fc":  # (complex: a part's operation raises it)
         big = np.finfo(dtype).max
         table = {
             ("add", "overflow"): (big, big), ("subtract", "overflow"): (big, -big),
@@ -41,6 +41,10 @@ _WORDS = {"divide": "divide by zero", "overflow": "overflow", "invalid": "invali
 def _as(type_name, v):
     """`v` as a value of the operand type the kernel names ("np.float64", "int", "bool"...),
     or None where that type cannot hold it exactly."""
+    if isinstance(v, (complex, np.complexfloating)) and type_name not in ("complex", "np.complex64", "np.complex128"):
+        if v.imag != 0:
+            return None
+        v = v.real  # (a real type of a complex operation's operand: its real part)
     try:
         if type_name in ("bool", "np.bool_"):
             if v not in (0, 1):
@@ -48,6 +52,8 @@ def _as(type_name, v):
             return bool(v) if type_name == "bool" else np.bool_(v)
         if type_name == "float":
             return float(v)
+        if type_name == "complex":
+            return complex(v)
         if type_name == "int":
             return int(v) if float(v).is_integer() else None
         if type_name.startswith("np."):

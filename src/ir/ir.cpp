@@ -192,6 +192,16 @@ Expr make_guard(Expr ok, Expr value) {
   e->args = {std::move(ok), std::move(value)};
   return e;
 }
+Expr make_complex_warn(BinOp op, bool single, std::vector<Expr> parts, std::vector<std::string> operand_types,
+                       int origin) {
+  auto e = node(ExprNode::Kind::ComplexWarn, origin);
+  e->type = types::none();
+  e->binop = op;
+  e->name = single ? "complex64" : "complex128";
+  e->args = std::move(parts);
+  e->kwnames = std::move(operand_types);
+  return e;
+}
 Expr make_as_type(Expr value, TypeRef type) {
   auto e = node(ExprNode::Kind::AsType, value->origin);
   e->type = std::move(type);

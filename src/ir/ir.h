@@ -99,6 +99,10 @@ struct ExprNode {
                    // goes to CPython
     AsType,        // args[0]'s value as `type`, a type with the same machine value
                    // (float <-> np.float64, bool <-> np.bool_)
+    ComplexWarn,   // records the warnings NumPy's complex operation `binop` (+, -, *) gave:
+                   // result parts args[0..1], operand parts args[2..5] (Python floats;
+                   // complex64 when `name` is "complex64"); `kwnames` holds the operands'
+                   // types (how NumPy words the warning); `origin`, the operation's. No value.
   };
   Kind kind;
   TypeRef type;        // Unknown until specialized
@@ -219,6 +223,8 @@ Stmt make_exit(int resume, int line);
 Stmt make_range(int loop, std::vector<Expr> args, int resume, int line);
 Expr make_loop_nonempty(int loop);
 Expr make_guard(Expr ok, Expr value);        // typed as `value`
+Expr make_complex_warn(BinOp op, bool single, std::vector<Expr> parts, std::vector<std::string> operand_types,
+                       int origin);
 Expr make_as_type(Expr value, TypeRef type);
 // The iterations of range(args...) where its arguments are int constants (of at most 2^40
 // in size), else nullopt.

@@ -82,6 +82,11 @@ std::string to_string(const Expr& e, const Nest& n) {
     case K::LoopNonEmpty: return "nonempty(L" + std::to_string(e->var) + ")";
     case K::Guard: return typed(e, "guard(" + a(0) + ", " + a(1) + ")");
     case K::AsType: return typed(e, "as(" + a(0) + ")");
+    case K::ComplexWarn: {
+      std::string s = std::string("numpy_warnings(") + binop_name(e->binop) + " " + e->name;
+      for (size_t i = 0; i < e->args.size(); i++) s += ", " + a((int)i);
+      return s + ")";
+    }
   }
   return "?";
 }

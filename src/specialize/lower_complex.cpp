@@ -239,9 +239,10 @@ class Lower {
     }
   }
 
-  // Computes both parts once, into Temp variables, before the statement.
-  Pair spill(const Pair& p) {
-    if (simple(p.first) && simple(p.second)) return p;
+  // Computes both parts once, into Temp variables, before the statement (where they are
+  // not simple already, unless `force`).
+  Pair spill(const Pair& p, bool force = false) {
+    if (!force && simple(p.first) && simple(p.second)) return p;
     int k = temps_++;
     int re = new_var("$c" + std::to_string(k) + ".real", ir::Var::Storage::Temp, -1, 0);
     int im = new_var("$c" + std::to_string(k) + ".imag", ir::Var::Storage::Temp, -1, 1);
@@ -261,6 +262,115 @@ class Lower {
     Pair p = spill(p0);
     Expr ok = bin(ir::BinOp::And, isfinite(p.first), isfinite(p.second));
     return {ir::make_guard(ok, p.first), ir::make_guard(ok, p.second)};
+  }
+
+  // NumPy's + - * of complex numbers whose warnings the kernel records itself (FpMode::
+  // Deferred): the operands and the result in Temps (the statement may assign the
+  // variables they came from), for finish_warnings to record after the statement.
+  struct DeferredOp {
+    ir::BinOp op;
+    bool single;
+    Pair a, b, r;
+    std::vector<std::string> types;  // the operands' ("np.complex128", "float"...)
+    int origin;
+    size_t at;  // the statement's Temp statements before it checks r (pre_'s size)
+  };
+  std::vector<DeferredOp> deferred_;  // the statement's, in CPython's order (post-order)
+  bool in_seg_ = false;               // lowering a Seg (only those defer warnings)
+
+  bool defers_warnings(const Expr& e) const {
+    return fp_ == FpMode::Deferred && in_seg_ && e->origin != ir::kInlinedOrigin &&
+           (e->binop == ir::BinOp::Add || e->binop == ir::BinOp::Sub || e->binop == ir::BinOp::Mul);
+  }
+  Pair defer_warnings(const Expr& e, const Pair& a, const Pair& b, const Pair& r) {
+    auto kept = [&](const Pair& p) {
+      auto once = [&](const Expr& x) {
+        return x->kind == EK::Const ||
+               (x->kind == EK::Load && out_.nest.vars[(size_t)x->var].storage == ir::Var::Storage::Temp);
+      };
+      return once(p.first) && once(p.second) ? p : spill(p, /*force=*/true);
+    };
+    DeferredOp d{e->binop, single_, kept(a), kept(b), kept(r), {e->args[0]->type->str(), e->args[1]->type->str()},
+                 e->origin, pre_->size()};
+    deferred_.push_back(d);
+    return d.r;
+  }
+
+  // Whether evaluating `e` cannot record a NumPy warning: it holds no NumPy operation of
+  // its own (the parts' arithmetic is on Python floats; NumPy's complex functions and
+  // Round32 hand a non-finite result to CPython or cannot warn).
+  static bool quiet(const Expr& e) {
+    if (!e) return true;
+    if (e->kind == EK::Binary || e->kind == EK::Unary || e->kind == EK::Call) {
+      auto numpy = [](const TypeRef& t) {
+        if (!t) return true;
+        auto one = [](const TypeRef& m) { return m->kind == Type::Kind::NpScalar || m->kind == Type::Kind::Array; };
+        if (t->kind != Type::Kind::Union) return one(t);
+        for (auto& m : t->elems)
+          if (one(m)) return true;
+        return false;
+      };
+      Builtin f = e->kind == EK::Call && e->args[0]->type && e->args[0]->type->kind == Type::Kind::Callable
+                      ? e->args[0]->type->builtin
+                      : Builtin::None_;
+      const bool own = f == Builtin::Round32 || f == Builtin::CFunc || f == Builtin::NpCLoop;
+      if (numpy(e->type) && !own) return false;
+    }
+    for (auto& a : e->args)
+      if (!quiet(a)) return false;
+    return true;
+  }
+  // ... and a store: of a part into a complex128 element, a float into a float64 one, or
+  // anything into a list (no conversion that could warn).
+  static bool quiet_store(const ir::Effect& f) {
+    const TypeRef& bt = f.base->type;
+    if (!bt || bt->kind != Type::Kind::Array) return false;
+    if (bt->pylist) return true;
+    if (f.part >= 0)  // (a float32 part into complex64: exact, above)
+      return bt->dtype == DType::Complex128 ||
+             (bt->dtype == DType::Complex64 && is_np(f.value->type) && f.value->type->dtype == DType::Float32);
+    const TypeRef& v = f.value->type;
+    return bt->dtype == DType::Float64 && v &&
+           (v->kind == Type::Kind::PyFloat || (v->kind == Type::Kind::NpScalar && v->dtype == DType::Float64));
+  }
+  static bool quiet_seg(const StmtNode& s) {
+    if (s.kind != StmtNode::Kind::Seg) return false;
+    for (auto& f : s.effects) {
+      if (!quiet(f.value) || !quiet(f.base) || !quiet(f.index)) return false;
+      if (f.kind == ir::Effect::Kind::Store && !quiet_store(f)) return false;
+    }
+    return true;
+  }
+
+  // The statement's deferred operations: where nothing else in the statement could warn,
+  // their warnings are recorded in a statement after it (ComplexWarn), in CPython's order
+  // among themselves, and only once the statement completed (one handed to CPython, which
+  // warns as it redoes it, records none). Otherwise each result must be finite, checked
+  // right after it is computed (as finite_or_cpython does).
+  void finish_warnings(std::vector<Stmt>& pre, const Stmt& c, std::vector<Stmt>* after) {
+    if (deferred_.empty()) return;
+    bool quiet = quiet_seg(*c);
+    for (auto& s : pre) quiet = quiet && quiet_seg(*s);
+    if (quiet) {
+      std::vector<ir::Effect> effects;
+      for (auto& d : deferred_) {
+        ir::Effect f;
+        f.kind = ir::Effect::Kind::Eval;
+        f.value = ir::make_complex_warn(d.op, d.single, {d.r.first, d.r.second, d.a.first, d.a.second, d.b.first, d.b.second},
+                                        d.types, d.origin);
+        effects.push_back(f);
+      }
+      after->push_back(ir::make_seg(std::move(effects), resume_, line_));
+    } else {
+      for (size_t k = deferred_.size(); k-- > 0;) {
+        const DeferredOp& d = deferred_[k];
+        ir::Effect f;
+        f.kind = ir::Effect::Kind::Eval;
+        f.value = ir::make_guard(bin(ir::BinOp::And, isfinite(d.r.first), isfinite(d.r.second)), fconst(0.0));
+        pre.insert(pre.begin() + (std::ptrdiff_t)d.at, ir::make_seg({f}, resume_, line_));
+      }
+    }
+    deferred_.clear();
   }
 
   // ------------------------------------------------------------ complex values
@@ -374,7 +484,8 @@ class Lower {
       case ir::BinOp::TrueDiv: r = np ? quot_numpy(a, b) : quot(a, b); break;
       default: fail(std::string("computes `") + ir::binop_name(e->binop) + "` on complex numbers");
     }
-    return np ? finite_or_cpython(r) : r;
+    if (!np) return r;
+    return defers_warnings(e) ? defer_warnings(e, a, b, r) : finite_or_cpython(r);
   }
 
   // _Py_c_prod (NumPy's is the same).
@@ -702,6 +813,7 @@ class Lower {
     std::vector<Stmt> pre;
     pre_ = &pre;
     auto c = std::make_shared<StmtNode>(*s);
+    in_seg_ = s->kind == StmtNode::Kind::Seg;
     switch (s->kind) {
       case StmtNode::Kind::Seg: {
         std::vector<ir::Effect> effects;
@@ -718,10 +830,14 @@ class Lower {
         break;
       default: break;
     }
+    std::vector<Stmt> after;
+    finish_warnings(pre, c, &after);
     pre_ = nullptr;
+    in_seg_ = false;
     for (auto& b : c->body) b = stmt(b);
     out.insert(out.end(), pre.begin(), pre.end());
     out.push_back(c);
+    out.insert(out.end(), after.begin(), after.end());
   }
 
   void effect(const ir::Effect& f, std::vector<ir::Effect>& out) {
@@ -759,6 +875,11 @@ class Lower {
           if (bt->pybuf) fail("stores into a buffer of complex numbers");
           // (Into complex64 elements, codegen rounds each part as NumPy's cast does.)
           Pair p = bt->dtype == DType::Complex64 ? int_exact(f.value, operand(f.value)) : operand(f.value);
+          if (bt->dtype == DType::Complex64 && single_exact(f.value->type)) {
+            // Parts that are float32 numbers already: stored as they are (no cast to check).
+            const TypeRef f32 = types::np_scalar(DType::Float32);
+            p = {round32(p.first, f32), round32(p.second, f32)};
+          }
           ir::Effect a = f, b = f;
           a.base = b.base = real(f.base);
           a.index = b.index = real(f.index);

@@ -356,7 +356,7 @@ class Infer {
         return typed(e, args, ub ? types::unbound() : types::slice(ts));
       }
       case K::LoopNonEmpty: return e;
-      case K::Guard: case K::AsType: break;  // lowered IR only
+      case K::Guard: case K::AsType: case K::ComplexWarn: break;  // lowered IR only
     }
     fail("an expression stagepy cannot type", ln);
   }

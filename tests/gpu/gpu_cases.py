@@ -356,6 +356,26 @@ def same(a, b):
     return type(a) is type(b) and a == b
 
 
+def _sprinkled_complex(d):
+    big = float(np.finfo(np.dtype(d).type(0).real.dtype).max)
+    a = (rng.standard_normal(N) + 1j * rng.standard_normal(N)).astype(d)
+    b = (rng.standard_normal(N) + 1j * rng.standard_normal(N)).astype(d)
+    a[[300, 1500, 1900]] = [complex(big * 0.75, 1), complex(big, 1), complex(np.inf, 0)]
+    b[[300, 1900]] = [complex(-big / 4, 0), 0j]  # subtract: overflow first; multiply: overflow, invalid
+    return a, b, np.zeros(N, d)
+
+
+for _dt in ("complex128", "complex64"):
+    # NumPy's warnings from complex + - * (default errstate), recorded on the device in
+    # the order CPython raises them (lower_complex: ComplexWarn).
+    case(f"{_dt}_warnings", """
+def f(A, B, C):
+    for i in range(A.shape[0]):
+        C[i] = (A[i] - B[i] * 2) * A[i]
+    return locals()
+""", "f", (lambda d: lambda: _sprinkled_complex(d))(_dt))
+
+
 def run(fn, args):
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("default")

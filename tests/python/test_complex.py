@@ -262,7 +262,7 @@ def test_complex_and_another_type_in_one_variable_stays_correct():
 
 
 def test_complex_reductions_and_elementwise_loops_run_on_threads():
-    # Python complex sums are two float reductions. NumPy complex arithmetic hands
+    # Python complex sums are two float reductions. NumPy complex division hands
     # non-finite results to CPython (NumPy would warn), which keeps a loop sequential;
     # where np.errstate ignores the warnings, nothing can warn and the loop runs on threads.
     # (Values whose sums are exact in any order: float reductions on threads reassociate.)
@@ -765,3 +765,82 @@ def test_numpy_functions_of_complex_numbers_are_numpys(name):
         return locals()
     """, "f", args, expect=None)
     assert recs[0]["status"] == "cpu" and recs[0]["native_calls"] > 0
+
+
+# ---------------------------------------------------------------- deferred warnings
+
+def sprinkled(n, seed, dtype, k=12):
+    """Normal complex values with k special ones (overflowing, infinite, NaN parts) at
+    random places, so that NumPy's warnings first arise at different iterations."""
+    rng = np.random.default_rng(seed)
+    z = cvals(n, seed).astype(dtype)
+    big = float(np.finfo(z.real.dtype).max)
+    specials = [complex(big, 1), complex(1, big), complex(big, big), complex(np.inf, 0), complex(0, -np.inf),
+                complex(np.nan, 1), 0j, complex(-big, 2)]
+    for i in rng.choice(n, k, replace=False):
+        z[i] = specials[rng.integers(len(specials))]
+    return z
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_numpy_complex_warnings_are_deferred_and_the_loop_runs_on_threads(dtype):
+    # NumPy's + - * of complex numbers warn (overflow, invalid value) from their parts'
+    # float operations; under the default warnings filter the kernel records which ones
+    # arose, at which iteration, and emits them in CPython's order afterwards: nothing
+    # goes back to CPython, and the elementwise loop runs on both threads.
+    n = 6000
+    stagepy.set_threads(2)
+    try:
+        for seed in (61, 62, 63):
+            recs = run("""
+            def f(A, B, C, D, n):
+                for i in range(n):
+                    C[i] = A[i] * B[i] + A[i]
+                for i in range(n):
+                    D[i] = (A[i] - B[i]) * 0.5 - B[i] * A[i]
+                return locals()
+            """, "f", lambda: (sprinkled(n, seed, dtype), sprinkled(n, seed + 100, dtype), np.zeros(n, dtype),
+                               np.zeros(n, dtype), n), warn_filter="default")
+            assert sum(r["bailouts"] for r in recs) == 0, recs
+            loops = [l for r in recs for l in r["loops"]]
+            assert loops and all(l["parallel_runs"] > 0 for l in loops), loops
+    finally:
+        stagepy.set_threads(0)
+
+
+def test_numpy_complex_warnings_with_other_warnings_or_errors_in_the_statement():
+    # A float operation that may warn beside the complex ones (their order in the
+    # statement is CPython's only if CPython warns them), an index that fails before or
+    # after the complex operation in CPython's order, a value stored into another dtype:
+    # the warnings and the IndexError come out as CPython gives them.
+    n = 300
+    def args():
+        rng = np.random.default_rng(64)
+        X = rng.standard_normal(n)
+        X[rng.choice(n, 6, replace=False)] = 1e308
+        K = np.arange(n)
+        K[250] = n + 5
+        return sprinkled(n, 65, np.complex128, 20), sprinkled(n, 66, np.complex128, 20), X, K, np.zeros(n, np.complex128), np.zeros(n, np.complex64), n
+    for body in ["C[i] = X[i] * X[i] + A[i] * B[i]",
+                 "C[i] = A[i] * B[i] + X[i] * X[i]",
+                 "C[i] = A[i] * B[i] + A[K[i]]",
+                 "C[i] = A[K[i]] + A[i] * B[i]",
+                 "C[K[i]] = A[i] * B[i]",
+                 "D[i] = A[i] * B[i] - A[i]",
+                 "C[i] = (A[i] * B[i]).real + A[i] * 1j"]:
+        run(f"""
+        def f(A, B, X, K, C, D, n):
+            for i in range(n):
+                {body}
+            return locals()
+        """, "f", args, expect=None, warn_filter="default")
+
+
+def test_python_complex_operands_of_numpy_complex_operations_warn_alike():
+    run("""
+    def f(A, C, n):
+        z = 1e308 + 1e308j
+        for i in range(n):
+            C[i] = z * A[i] - A[i] * 2.0 + (A[i] + 1j)
+        return locals()
+    """, "f", lambda: (sprinkled(500, 67, np.complex128, 30), np.zeros(500, np.complex128), 500), warn_filter="default")

@@ -503,6 +503,38 @@ class Gen {
     B.SetInsertPoint(cont);
   }
 
+  // The warnings of a NumPy complex + - * (ComplexWarn, recorded after its statement:
+  // lower_complex.h). Every one needs a part of the result that is not finite; which ones
+  // arose is worked out out of line from the operands (warn_functions.h).
+  void complex_warnings(const Expr& e) {
+    std::vector<Value*> x;
+    for (auto& a : e->args) x.push_back(as_double(gen(a)));
+    Value* finite = B.CreateAnd(isfinite(x[0]), isfinite(x[1]));
+    if (warn_gen_ == WarnGen::Fast) return mark_fast_bad(B.CreateNot(finite));
+    op_origin_ = e->origin;
+    switch (fp_mode()) {
+      case FpMode::Ignore: return;
+      case FpMode::Exact: fail("internal error: a complex operation's exact warnings after its statement");
+      case FpMode::Deferred: break;
+    }
+    const bool add = e->binop == ir::BinOp::Add, sub = e->binop == ir::BinOp::Sub;
+    const bool single = e->name == "complex64";
+    warn_operands_ = {};
+    WarnSlots slot = new_warn_site(add ? "add" : sub ? "subtract" : "multiply", single ? DType::Complex64 : DType::Complex128);
+    layout_.warn_sites.back().lhs = e->kwnames.at(0);
+    layout_.warn_sites.back().rhs = e->kwnames.at(1);
+    BasicBlock* cold = BasicBlock::Create(C, "warn.classify", F);
+    BasicBlock* cont = BasicBlock::Create(C, "warn.cont", F);
+    cold_branch(B.CreateAnd(B.CreateNot(finite), statement_goes_on()), cold, cont);
+    B.SetInsertPoint(cold);
+    const int op = add ? kComplexWarnAdd : sub ? kComplexWarnSubtract : kComplexWarnMultiply;
+    B.CreateCall(complex_warn_function(*F->getParent()),
+                 {c8(op), c8(single ? 1 : 0), x[2], x[3], x[4], x[5], slot.bits, slot.first[0], slot.first[1],
+                  slot.first[2], warn_counter_, warn_place()});
+    B.CreateBr(cont);
+    B.SetInsertPoint(cont);
+  }
+
   // Fast mode: the NumPy float operations whose results feed another such operation
   // (other than as a divisor) need no test of their own: +, -, * and a dividend carry an
   // infinity or a NaN on to the result, so testing the outermost result is enough.
@@ -1188,6 +1220,12 @@ class Gen {
       case K::Guard: {
         defer(truth(gen(e->args[0])));
         return gen(e->args[1]);
+      }
+      case K::ComplexWarn: {
+        complex_warnings(e);
+        V none;
+        none.t = types::none();
+        return none;
       }
       case K::AsType: {
         V x = gen(e->args[0]);
@@ -2606,7 +2644,9 @@ class Gen {
               p.addr = nullptr;
             } else {
               p.stored = as_double(p.value);
-              if (f.base->type->dtype == DType::Complex64) {  // NumPy's cast, part by part
+              if (is_np(p.value.t) && p.value.t->dtype == DType::Float32 && f.base->type->dtype == DType::Complex64) {
+                p.stored = B.CreateFPTrunc(p.stored, B.getFloatTy());  // a float32 already: exact
+              } else if (f.base->type->dtype == DType::Complex64) {  // NumPy's cast, part by part
                 Value* r = B.CreateFPTrunc(p.stored, B.getFloatTy());
                 cast_overflow_check(r, p.stored);
                 p.stored = r;
@@ -4258,8 +4298,9 @@ class Gen {
   // Whether `body` does enough per store for its stores to be logged (undo_log.h): it holds
   // a loop, a power, or a call of a function costlier than a few instructions (math.exp,
   // math.sqrt, cmath.*, abs() of a complex). A body of plain arithmetic and conversions
-  // (`C[j] = A[j] * B[j] + A[j]` of complex numbers, `out[i] = int(A[i])`) is bound by
-  // memory, which the log's traffic would take: on threads it was no faster than in order.
+  // (`out[i] = int(A[i])`, `C[j] = A[j] * B[j] + A[j]` of complex numbers where NumPy's
+  // warnings are not deferred) is bound by memory, which the log's traffic would take: on
+  // threads it was no faster than in order.
   static bool worth_logging(const Stmt& body) {
     using BI = Builtin;
     static const std::set<BI> cheap = {
@@ -4990,6 +5031,7 @@ class Gen {
       if (e->kind == ExprNode::Kind::Binary && e->type && e->type->kind == Type::Kind::NpScalar &&
           e->type->dtype != DType::Bool)
         found = true;
+      if (e->kind == ExprNode::Kind::ComplexWarn) found = true;
     });
     return found;
   }

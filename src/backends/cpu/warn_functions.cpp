@@ -56,6 +56,35 @@ llvm::Function* warn_record_function(llvm::Module& m) {
   return f;
 }
 
+namespace {
+
+// The kinds (bits as in warn_record) NumPy reports for r = x op y, from the values: an
+// infinite result of finite operands overflowed (unless it divided by zero), a NaN of
+// non-NaN operands is invalid, a finite non-zero number divided by zero divides by zero,
+// and so does zero to a finite negative power. `divide` and `power` are i1 values.
+llvm::Value* fp_kinds(llvm::IRBuilder<>& B, llvm::Value* x, llvm::Value* y, llvm::Value* r, llvm::Value* divide,
+                      llvm::Value* power) {
+  auto* d = x->getType();
+  auto* i8 = B.getInt8Ty();
+  auto isfinite = [&](llvm::Value* v) {
+    return B.CreateFCmpOLT(B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v), llvm::ConstantFP::getInfinity(d));
+  };
+  auto isnan = [&](llvm::Value* v) { return B.CreateFCmpUNO(v, v); };
+  llvm::Value* zero = llvm::ConstantFP::get(d, 0.0);
+  llvm::Value* fin = B.CreateAnd(isfinite(x), isfinite(y));
+  llvm::Value* inf = B.CreateAnd(B.CreateNot(isfinite(r)), B.CreateNot(isnan(r)));
+  llvm::Value* invalid = B.CreateAnd(isnan(r), B.CreateAnd(B.CreateNot(isnan(x)), B.CreateNot(isnan(y))));
+  llvm::Value* yzero = B.CreateAnd(divide, B.CreateFCmpOEQ(y, zero));
+  llvm::Value* by_zero = B.CreateAnd(yzero, B.CreateAnd(isfinite(x), B.CreateFCmpUNE(x, zero)));
+  llvm::Value* pole = B.CreateAnd(power, B.CreateAnd(fin, B.CreateAnd(B.CreateFCmpOEQ(x, zero), B.CreateFCmpOLT(y, zero))));
+  by_zero = B.CreateOr(by_zero, pole);
+  llvm::Value* overflow = B.CreateAnd(B.CreateAnd(inf, fin), B.CreateNot(B.CreateOr(yzero, pole)));
+  return B.CreateOr(B.CreateZExt(by_zero, i8), B.CreateOr(B.CreateShl(B.CreateZExt(overflow, i8), 1),
+                                                         B.CreateShl(B.CreateZExt(invalid, i8), 2)));
+}
+
+}  // namespace
+
 llvm::Function* fp_warn_function(llvm::Module& m) {
   if (auto* f = m.getFunction("stagepy.fp_warn")) return f;
   llvm::Function* record = warn_record_function(m);
@@ -67,30 +96,64 @@ llvm::Function* fp_warn_function(llvm::Module& m) {
   auto* ty = llvm::FunctionType::get(llvm::Type::getVoidTy(C), {d, d, d, i8, p, p, p, p, p, i64}, false);
   llvm::Function* f = declare_cold(m, "stagepy.fp_warn", ty, 4, 5);
   llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", f));
-  llvm::Value *x = f->getArg(0), *y = f->getArg(1), *r = f->getArg(2), *op = f->getArg(3);
-  llvm::Value* divide = B.CreateICmpEQ(op, llvm::ConstantInt::get(i8, kFpWarnDivide));
-  llvm::Value* power = B.CreateICmpEQ(op, llvm::ConstantInt::get(i8, kFpWarnPower));
-  auto isfinite = [&](llvm::Value* v) {
-    return B.CreateFCmpOLT(B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v), llvm::ConstantFP::getInfinity(d));
-  };
-  auto isnan = [&](llvm::Value* v) { return B.CreateFCmpUNO(v, v); };
-  // NumPy reports the IEEE flags of the operation; from the values: an infinite result of
-  // finite operands overflowed (unless it divided by zero), a NaN of non-NaN operands is
-  // invalid, a finite non-zero number divided by zero divides by zero, and so does zero
-  // to a finite negative power.
-  llvm::Value* zero = llvm::ConstantFP::get(d, 0.0);
-  llvm::Value* fin = B.CreateAnd(isfinite(x), isfinite(y));
-  llvm::Value* inf = B.CreateAnd(B.CreateNot(isfinite(r)), B.CreateNot(isnan(r)));
-  llvm::Value* invalid = B.CreateAnd(isnan(r), B.CreateAnd(B.CreateNot(isnan(x)), B.CreateNot(isnan(y))));
-  llvm::Value* yzero = B.CreateAnd(divide, B.CreateFCmpOEQ(y, zero));
-  llvm::Value* by_zero = B.CreateAnd(yzero, B.CreateAnd(isfinite(x), B.CreateFCmpUNE(x, zero)));
-  llvm::Value* pole = B.CreateAnd(power, B.CreateAnd(fin, B.CreateAnd(B.CreateFCmpOEQ(x, zero), B.CreateFCmpOLT(y, zero))));
-  by_zero = B.CreateOr(by_zero, pole);
-  llvm::Value* overflow = B.CreateAnd(B.CreateAnd(inf, fin), B.CreateNot(B.CreateOr(yzero, pole)));
-  llvm::Value* kinds = B.CreateOr(B.CreateZExt(by_zero, i8),
-                                  B.CreateOr(B.CreateShl(B.CreateZExt(overflow, i8), 1),
-                                             B.CreateShl(B.CreateZExt(invalid, i8), 2)));
+  llvm::Value* op = f->getArg(3);
+  llvm::Value* kinds = fp_kinds(B, f->getArg(0), f->getArg(1), f->getArg(2),
+                                B.CreateICmpEQ(op, llvm::ConstantInt::get(i8, kFpWarnDivide)),
+                                B.CreateICmpEQ(op, llvm::ConstantInt::get(i8, kFpWarnPower)));
   B.CreateCall(record, {kinds, f->getArg(4), f->getArg(5), f->getArg(6), f->getArg(7), f->getArg(8), f->getArg(9)});
+  B.CreateRetVoid();
+  return f;
+}
+
+llvm::Function* complex_warn_function(llvm::Module& m) {
+  if (auto* f = m.getFunction("stagepy.complex_warn")) return f;
+  llvm::Function* record = warn_record_function(m);
+  llvm::LLVMContext& C = m.getContext();
+  auto* d = llvm::Type::getDoubleTy(C);
+  auto* i8 = llvm::Type::getInt8Ty(C);
+  auto* i64 = llvm::Type::getInt64Ty(C);
+  auto* p = llvm::PointerType::getUnqual(C);
+  auto* ty = llvm::FunctionType::get(llvm::Type::getVoidTy(C), {i8, i8, d, d, d, d, p, p, p, p, p, i64}, false);
+  llvm::Function* f = declare_cold(m, "stagepy.complex_warn", ty, 6, 5);
+  llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", f));
+  llvm::Value *op = f->getArg(0), *single = B.CreateICmpNE(f->getArg(1), llvm::ConstantInt::get(i8, 0));
+  llvm::Value *ar = f->getArg(2), *ai = f->getArg(3), *br = f->getArg(4), *bi = f->getArg(5);
+  llvm::Value* no = B.getFalse();
+  // Each part's operation as the kernel computed it: on doubles, rounded to float32 for
+  // a complex64 result (exact operands, so that is the float32 operation's result).
+  auto round = [&](llvm::Value* v) {
+    return B.CreateSelect(single, B.CreateFPExt(B.CreateFPTrunc(v, B.getFloatTy()), d), v);
+  };
+  llvm::Value* kinds = B.getInt8(0);
+  auto part = [&](llvm::Value* r, llvm::Value* x, llvm::Value* y) {
+    kinds = B.CreateOr(kinds, fp_kinds(B, x, y, r, no, no));
+    return r;
+  };
+  auto add = [&](llvm::Value* x, llvm::Value* y) { return part(round(B.CreateFAdd(x, y)), x, y); };
+  auto sub = [&](llvm::Value* x, llvm::Value* y) { return part(round(B.CreateFSub(x, y)), x, y); };
+  auto mul = [&](llvm::Value* x, llvm::Value* y) { return part(round(B.CreateFMul(x, y)), x, y); };
+  llvm::BasicBlock* plus = llvm::BasicBlock::Create(C, "add", f);
+  llvm::BasicBlock* minus = llvm::BasicBlock::Create(C, "subtract", f);
+  llvm::BasicBlock* times = llvm::BasicBlock::Create(C, "multiply", f);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(C, "record", f);
+  auto* sw = B.CreateSwitch(op, times, 2);
+  sw->addCase(B.getInt8(kComplexWarnAdd), plus);
+  sw->addCase(B.getInt8(kComplexWarnSubtract), minus);
+  B.SetInsertPoint(done);
+  llvm::PHINode* got = B.CreatePHI(i8, 3);
+  auto branch = [&](llvm::BasicBlock* bb, auto&& compute) {
+    B.SetInsertPoint(bb);
+    kinds = B.getInt8(0);
+    compute();
+    got->addIncoming(kinds, B.GetInsertBlock());
+    B.CreateBr(done);
+  };
+  branch(plus, [&] { add(ar, br), add(ai, bi); });
+  branch(minus, [&] { sub(ar, br), sub(ai, bi); });
+  // NumPy's (and CPython's) product: (ar*br - ai*bi) + (ar*bi + ai*br)j.
+  branch(times, [&] { sub(mul(ar, br), mul(ai, bi)), add(mul(ar, bi), mul(ai, br)); });
+  B.SetInsertPoint(done);
+  B.CreateCall(record, {got, f->getArg(6), f->getArg(7), f->getArg(8), f->getArg(9), f->getArg(10), f->getArg(11)});
   B.CreateRetVoid();
   return f;
 }

@@ -1,6 +1,6 @@
 // warn_functions: in, a module; out, the module's shared, out-of-line functions that
-// record NumPy's floating-point and integer warnings at a warning site (created on first
-// request, then reused). Kernels reach them only from cold paths (an operation gave an
+// record NumPy's floating-point (real and complex) and integer warnings at a warning
+// site (created on first request, then reused). Kernels reach them only from cold paths (an operation gave an
 // infinity or a NaN, or a NumPy integer wrapped), so each site costs a test and a branch
 // instead of the recording's forty-odd instructions, which LLVM would otherwise optimize
 // and compile at every site of every copy of a loop body.
@@ -33,5 +33,14 @@ llvm::Function* warn_record_function(llvm::Module& m);
 // is kFpWarnDivide for /, kFpWarnPower for ** (finite operands only), else kFpWarnOther.
 constexpr int kFpWarnOther = 0, kFpWarnDivide = 1, kFpWarnPower = 2;
 llvm::Function* fp_warn_function(llvm::Module& m);
+
+// void (i8 op, i8 single, double ar, double ai, double br, double bi, ptr bits, ptr
+// first0, ptr first1, ptr first2, ptr count, i64 place): the warnings NumPy gives for
+// the complex operation (ar + ai j) op (br + bi j), op kComplexWarn*: each of its parts'
+// float operations classified as above and the kinds combined, as NumPy reports the
+// flags of the whole operation once; `single` for complex64 (each part's operation
+// rounded to float32).
+constexpr int kComplexWarnAdd = 0, kComplexWarnSubtract = 1, kComplexWarnMultiply = 2;
+llvm::Function* complex_warn_function(llvm::Module& m);
 
 }  // namespace stagepy::backends::cpu
