@@ -150,9 +150,11 @@ Copiers& copiers() {
 // (on several threads) overlaps the DMA engine's transfer of the previous one. Emulating,
 // the same pipeline runs with host buffers and plain copies (so CI runs its chunking).
 //
-// Sizes from a sweep on an H200 (16 cores; docs/benchmarks.md): two buffers of 64 MB, up to
-// 16 host threads, chunks of a quarter of the copy (4 to 64 MB) so that even an 8 MB copy
-// overlaps. 256 MB went up at 37 GB/s and back at 35 (the device's own pinned figure: 55).
+// Sizes from a sweep on an H200 (16 cores; docs/benchmarks.md): two buffers, up to 16 host
+// threads, chunks of a quarter of the copy (4 to 64 MB) so that even an 8 MB copy overlaps.
+// 256 MB went up at 37 GB/s and back at 35 (the device's own pinned figure: 55). Pinning
+// costs about 0.56 ms per MB (36 ms for 64 MB on the H200), so the buffers are only as
+// large as the chunks copied so far need: a first call copying 12 MB pins 8 MB, not 128.
 class Staging {
  public:
   // Smaller copies take the driver's path (1 MB, or STAGEPY_GPU_STAGING_MIN_MB for
@@ -169,6 +171,7 @@ class Staging {
     std::lock_guard<std::mutex> g(mu_);
     if (!ready()) return 0;
     const size_t chunk = chunk_for(n);
+    if (!buffers(chunk)) return 0;  // no pinned memory to spare: the driver's own copies
     const size_t chunks = (n + chunk - 1) / chunk;
     for (size_t c = 0; c < chunks; c++) {
       const int b = (int)(c % kBuffers);
@@ -183,6 +186,7 @@ class Staging {
     std::lock_guard<std::mutex> g(mu_);
     if (!ready()) return 0;
     const size_t chunk = chunk_for(n);
+    if (!buffers(chunk)) return 0;  // no pinned memory to spare: the driver's own copies
     const size_t chunks = (n + chunk - 1) / chunk;
     auto issue = [&](size_t c) {
       const size_t off = c * chunk;
@@ -204,6 +208,7 @@ class Staging {
   std::mutex mu_;
   bool tried_ = false, ok_ = false;
   void* buf_[kBuffers] = {};
+  size_t buf_bytes_ = 0;  // each buffer's size (0: none yet)
   CUevent ev_[kBuffers] = {};
   CUstream stream_ = nullptr;
 
@@ -215,21 +220,39 @@ class Staging {
     if (forced) return std::clamp(forced * mb, mb, kBuffer);
     return std::clamp((n / 4 + mb - 1) / mb * mb, 4 * mb, kBuffer);
   }
-  // Sets up the buffers, the stream and the events once; false for good where it cannot.
+  // Sets up the stream and the events once; false for good where it cannot.
   bool ready() {
     if (tried_) return ok_;
     tried_ = true;
     if (env("STAGEPY_GPU_STAGING") == "0") return false;  // the driver's own copies (to compare)
-    if (emulating()) {
-      for (auto& b : buf_)
-        if (!(b = std::malloc(kBuffer))) return false;
-      return ok_ = true;
-    }
+    if (emulating()) return ok_ = true;
     const Driver* d = driver();
     if (!d || !d->can_stage() || d->cuStreamCreate(&stream_, 0) != 0) return false;
     for (int b = 0; b < kBuffers; b++)
-      if (d->cuMemAllocHost(&buf_[b], kBuffer) != 0 || d->cuEventCreate(&ev_[b], 2 /* no timing */) != 0) return false;
+      if (d->cuEventCreate(&ev_[b], 2 /* no timing */) != 0) return false;
     return ok_ = true;
+  }
+  // Buffers of at least `chunk` bytes (a power of two from 4 MB): the old ones, idle
+  // between copies (each copy drains the stream), give way to larger ones.
+  bool buffers(size_t chunk) {
+    if (chunk <= buf_bytes_) return true;
+    size_t bytes = size_t(4) << 20;
+    while (bytes < chunk) bytes *= 2;
+    const Driver* d = emulating() ? nullptr : driver();
+    for (auto& b : buf_) {
+      if (b) d ? (void)d->cuMemFreeHost(b) : std::free(b);
+      b = nullptr;
+    }
+    buf_bytes_ = 0;
+    for (auto& b : buf_) {
+      const bool ok = d ? d->cuMemAllocHost(&b, bytes) == 0 : (b = std::malloc(bytes)) != nullptr;
+      if (!ok) {
+        b = nullptr;
+        return false;
+      }
+    }
+    buf_bytes_ = bytes;
+    return true;
   }
   bool check(CUresult r, const char* what, std::string* err) {
     if (r != 0) *err = std::string(what) + ": " + error_text(r);
