@@ -74,6 +74,11 @@ def dot(x, y, out):
         s += x[i] * y[i]
     out[0] = s
 
+def cmul_steps(A, B, C, T):
+    for t in range(T):
+        for j in range(A.shape[0]):
+            C[j] = A[j] * B[j] + C[j]
+
 def axpy_steps(x, y, a, T):
     for t in range(T):
         for i in range(x.shape[0]):
@@ -290,6 +295,47 @@ def main():
             sync()
             return time.perf_counter() - t0
         row["cupy"] = min(cupy_axpy() for _ in range(args.repeat))
+    rows.append(row)
+    print(json.dumps(row), flush=True)
+
+    # ---------------------------------------------------------------- NumPy complex, default warnings
+    # complex128 products under NumPy's default errstate: the kernel records NumPy's
+    # overflow/invalid warnings itself (none arise with these values).
+    n, T = (1 << 18, 10) if q else (1 << 22, 20)
+    A0 = (rng.random(n) + 1j * rng.random(n)) * 0.5
+    B0 = (rng.random(n) - 0.5 + 1j * (rng.random(n) - 0.5)) * 0.5
+    make = lambda: (A0, B0, np.zeros(n, np.complex128), T)  # noqa: E731
+    first, gpu_t, cpu_t, eq, auto_t = stagepy_times("cmul_steps", make, args.repeat)
+    row = dict(kernel=f"complex128 C = A*B + C {n}, {T} steps", first=first, stagepy_gpu=gpu_t, stagepy_cpu=cpu_t,
+               stagepy_auto=auto_t, equal=eq)
+    if cp is not None:
+        dA, dB = cp.asarray(A0), cp.asarray(B0)
+        def cupy_cmul():
+            C = cp.zeros(n, cp.complex128)
+            sync()
+            t0 = time.perf_counter()
+            for _ in range(T):
+                C = dA * dB + C
+            sync()
+            return time.perf_counter() - t0
+        row["cupy"] = min(cupy_cmul() for _ in range(args.repeat))
+    if cuda is not None:
+        @cuda.jit
+        def cm(A, B, C):
+            j = cuda.grid(1)
+            if j < C.shape[0]:
+                C[j] = A[j] * B[j] + C[j]
+
+        def numba_cmul():
+            dA, dB, dC = cuda.to_device(A0), cuda.to_device(B0), cuda.to_device(np.zeros(n, np.complex128))
+            cm[(n + 255) // 256, 256](dA, dB, dC)
+            cuda.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(T):
+                cm[(n + 255) // 256, 256](dA, dB, dC)
+            cuda.synchronize()
+            return time.perf_counter() - t0
+        row["numba_cuda"] = min(numba_cmul() for _ in range(args.repeat))
     rows.append(row)
     print(json.dumps(row), flush=True)
     print(json.dumps({"gpu_info": stagepy.gpu_info()}), flush=True)
