@@ -283,12 +283,8 @@ class Lower {
            (e->binop == ir::BinOp::Add || e->binop == ir::BinOp::Sub || e->binop == ir::BinOp::Mul);
   }
   Pair defer_warnings(const Expr& e, const Pair& a, const Pair& b, const Pair& r) {
-    auto kept = [&](const Pair& p) {
-      auto once = [&](const Expr& x) {
-        return x->kind == EK::Const ||
-               (x->kind == EK::Load && out_.nest.vars[(size_t)x->var].storage == ir::Var::Storage::Temp);
-      };
-      return once(p.first) && once(p.second) ? p : spill(p, /*force=*/true);
+    auto kept = [&](const Pair& p) {  // (a copy costs nothing once LLVM promotes the Temps)
+      return p.first->kind == EK::Const && p.second->kind == EK::Const ? p : spill(p, /*force=*/true);
     };
     DeferredOp d{e->binop, single_, kept(a), kept(b), kept(r), {e->args[0]->type->str(), e->args[1]->type->str()},
                  e->origin, pre_->size()};
