@@ -1,6 +1,8 @@
 // See warn_functions.h.
 #include "backends/cpu/warn_functions.h"
 
+#include <vector>
+
 #include <llvm/IR/Attributes.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Function.h>
@@ -85,36 +87,50 @@ llvm::Value* fp_kinds(llvm::IRBuilder<>& B, llvm::Value* x, llvm::Value* y, llvm
 
 }  // namespace
 
+namespace {
+
+// A classifying function: its own `head` parameters, then a site's state and the place
+// (bits, first0..2, count, place) that it hands on to warn_record.
+llvm::Function* declare_classifier(llvm::Module& m, const char* name, std::vector<llvm::Type*> head) {
+  llvm::LLVMContext& C = m.getContext();
+  auto* p = llvm::PointerType::getUnqual(C);
+  const unsigned first_ptr = (unsigned)head.size();
+  head.insert(head.end(), {p, p, p, p, p, llvm::Type::getInt64Ty(C)});
+  auto* ty = llvm::FunctionType::get(llvm::Type::getVoidTy(C), head, false);
+  return declare_cold(m, name, ty, first_ptr, 5);
+}
+
+// Records `kinds` at the site f's trailing parameters name, and returns.
+void record_and_return(llvm::IRBuilder<>& B, llvm::Function* f, llvm::Value* kinds) {
+  const unsigned k = f->arg_size() - 6;
+  B.CreateCall(warn_record_function(*f->getParent()), {kinds, f->getArg(k), f->getArg(k + 1), f->getArg(k + 2),
+                                                      f->getArg(k + 3), f->getArg(k + 4), f->getArg(k + 5)});
+  B.CreateRetVoid();
+}
+
+}  // namespace
+
 llvm::Function* fp_warn_function(llvm::Module& m) {
   if (auto* f = m.getFunction("stagepy.fp_warn")) return f;
-  llvm::Function* record = warn_record_function(m);
   llvm::LLVMContext& C = m.getContext();
   auto* d = llvm::Type::getDoubleTy(C);
   auto* i8 = llvm::Type::getInt8Ty(C);
-  auto* i64 = llvm::Type::getInt64Ty(C);
-  auto* p = llvm::PointerType::getUnqual(C);
-  auto* ty = llvm::FunctionType::get(llvm::Type::getVoidTy(C), {d, d, d, i8, p, p, p, p, p, i64}, false);
-  llvm::Function* f = declare_cold(m, "stagepy.fp_warn", ty, 4, 5);
+  llvm::Function* f = declare_classifier(m, "stagepy.fp_warn", {d, d, d, i8});
   llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", f));
   llvm::Value* op = f->getArg(3);
   llvm::Value* kinds = fp_kinds(B, f->getArg(0), f->getArg(1), f->getArg(2),
                                 B.CreateICmpEQ(op, llvm::ConstantInt::get(i8, kFpWarnDivide)),
                                 B.CreateICmpEQ(op, llvm::ConstantInt::get(i8, kFpWarnPower)));
-  B.CreateCall(record, {kinds, f->getArg(4), f->getArg(5), f->getArg(6), f->getArg(7), f->getArg(8), f->getArg(9)});
-  B.CreateRetVoid();
+  record_and_return(B, f, kinds);
   return f;
 }
 
 llvm::Function* complex_warn_function(llvm::Module& m) {
   if (auto* f = m.getFunction("stagepy.complex_warn")) return f;
-  llvm::Function* record = warn_record_function(m);
   llvm::LLVMContext& C = m.getContext();
   auto* d = llvm::Type::getDoubleTy(C);
   auto* i8 = llvm::Type::getInt8Ty(C);
-  auto* i64 = llvm::Type::getInt64Ty(C);
-  auto* p = llvm::PointerType::getUnqual(C);
-  auto* ty = llvm::FunctionType::get(llvm::Type::getVoidTy(C), {i8, i8, d, d, d, d, p, p, p, p, p, i64}, false);
-  llvm::Function* f = declare_cold(m, "stagepy.complex_warn", ty, 6, 5);
+  llvm::Function* f = declare_classifier(m, "stagepy.complex_warn", {i8, i8, d, d, d, d});
   llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", f));
   llvm::Value *op = f->getArg(0), *single = B.CreateICmpNE(f->getArg(1), llvm::ConstantInt::get(i8, 0));
   llvm::Value *ar = f->getArg(2), *ai = f->getArg(3), *br = f->getArg(4), *bi = f->getArg(5);
@@ -153,8 +169,7 @@ llvm::Function* complex_warn_function(llvm::Module& m) {
   // NumPy's (and CPython's) product: (ar*br - ai*bi) + (ar*bi + ai*br)j.
   branch(times, [&] { sub(mul(ar, br), mul(ai, bi)), add(mul(ar, bi), mul(ai, br)); });
   B.SetInsertPoint(done);
-  B.CreateCall(record, {got, f->getArg(6), f->getArg(7), f->getArg(8), f->getArg(9), f->getArg(10), f->getArg(11)});
-  B.CreateRetVoid();
+  record_and_return(B, f, got);
   return f;
 }
 
