@@ -25,12 +25,16 @@ struct Site {
 };
 using Record = void (*)(double, double, double, bool, int8_t*, int64_t*, int64_t*, int64_t*, int64_t*, int64_t);
 
-// An external function that calls the module's internal fp_warn with its arguments.
-Record compile_fp_warn() {
+using ComplexRecord = void (*)(int8_t, int8_t, double, double, double, double, int8_t*, int64_t*, int64_t*, int64_t*,
+                               int64_t*, int64_t);
+
+// An external function that calls the module's internal classifier (fp_warn, or
+// complex_warn) with its arguments.
+void* compile_classifier(llvm::Function* (*get)(llvm::Module&)) {
   setenv("STAGEPY_CACHE", "0", 1);
   auto ctx = std::make_unique<llvm::LLVMContext>();
   auto M = std::make_unique<llvm::Module>("warn_test", *ctx);
-  llvm::Function* fp = fp_warn_function(*M);
+  llvm::Function* fp = get(*M);
   auto* f = llvm::Function::Create(fp->getFunctionType(), llvm::Function::ExternalLinkage, "warn_test", M.get());
   llvm::IRBuilder<> B(llvm::BasicBlock::Create(*ctx, "entry", f));
   std::vector<llvm::Value*> args;
@@ -42,8 +46,9 @@ Record compile_fp_warn() {
   KernelCode code = jit_compile(std::move(ctx), std::move(M), "warn_test", &err, nullptr);
   EXPECT_NE(code, nullptr) << err;
   loaded.push_back(code);
-  return reinterpret_cast<Record>(code.get());
+  return reinterpret_cast<void*>(code.get());
 }
+Record compile_fp_warn() { return reinterpret_cast<Record>(compile_classifier(fp_warn_function)); }
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -91,4 +96,38 @@ TEST(WarnFunctions, DivisionByZeroIsNotAnOverflowAndParallelBodiesRecordKeys) {
   EXPECT_EQ(s.bits, 5);
   EXPECT_EQ(s.first[2], 3 * stride + 2);
   EXPECT_LT(s.first[0], s.first[2]);  // in the order they came within the iteration
+}
+
+TEST(WarnFunctions, ComplexOperationsReportTheirPartsFlagsOnce) {
+  auto rec = reinterpret_cast<ComplexRecord>(compile_classifier(complex_warn_function));
+  ASSERT_NE(rec, nullptr);
+  const double big = std::numeric_limits<double>::max();
+  auto kinds = [&](int op, bool single, double ar, double ai, double br, double bi) {
+    Site s;
+    int64_t count = 0;
+    rec((int8_t)op, single ? 1 : 0, ar, ai, br, bi, &s.bits, &s.first[0], &s.first[1], &s.first[2], &count,
+        kWarnPlaceCount);
+    return (int)s.bits;
+  };
+  EXPECT_EQ(kinds(kComplexWarnMultiply, false, big, 0, 2, 0), 2);          // big * 2 overflows
+  EXPECT_EQ(kinds(kComplexWarnMultiply, false, 0, 0, kInf, 0), 4);         // 0 * inf: invalid only
+  EXPECT_EQ(kinds(kComplexWarnMultiply, false, big, big, 1, 1), 2);        // real part 0, imaginary overflows
+  EXPECT_EQ(kinds(kComplexWarnMultiply, false, big, kInf, 2, 0), 6);       // both, reported once each
+  EXPECT_EQ(kinds(kComplexWarnMultiply, false, std::nan(""), 0, 1, 1), 0);  // a NaN operand raises nothing
+  EXPECT_EQ(kinds(kComplexWarnAdd, false, kInf, 0, -kInf, 0), 4);
+  EXPECT_EQ(kinds(kComplexWarnAdd, false, 1, big, 2, big), 2);
+  EXPECT_EQ(kinds(kComplexWarnSubtract, false, big, 0, -big, 0), 2);
+  EXPECT_EQ(kinds(kComplexWarnSubtract, false, kInf, 1, kInf, 1), 4);
+  EXPECT_EQ(kinds(kComplexWarnAdd, false, 1, 2, 3, 4), 0);
+  // complex64: each part's operation rounded to float32 overflows where the double does not.
+  EXPECT_EQ(kinds(kComplexWarnMultiply, true, 3e38, 0, 2, 0), 2);
+  EXPECT_EQ(kinds(kComplexWarnMultiply, false, 3e38, 0, 2, 0), 0);
+  // Overflow and invalid in one operation: overflow first, as NumPy reports them.
+  Site s;
+  int64_t count = 10;
+  rec((int8_t)kComplexWarnMultiply, 0, big, kInf, 2, 0, &s.bits, &s.first[0], &s.first[1], &s.first[2], &count,
+      kWarnPlaceCount);
+  EXPECT_EQ(s.first[1], 11);
+  EXPECT_EQ(s.first[2], 12);
+  EXPECT_EQ(count, 12);
 }
