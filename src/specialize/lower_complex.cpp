@@ -256,11 +256,13 @@ class Lower {
     return {load(re, false), load(im, false)};
   }
 
-  // NumPy warns where an operation's result is not finite: CPython redoes it.
-  Pair finite_or_cpython(const Pair& p0) {
+  // NumPy warns where an operation's result is not finite (and, for a division, where its
+  // scaled divisor overflowed: `also`): CPython redoes it.
+  Pair finite_or_cpython(const Pair& p0, Expr also = nullptr) {
     if (fp_ == FpMode::Ignore) return p0;
     Pair p = spill(p0);
     Expr ok = bin(ir::BinOp::And, isfinite(p.first), isfinite(p.second));
+    if (also) ok = bin(ir::BinOp::And, ok, also);
     return {ir::make_guard(ok, p.first), ir::make_guard(ok, p.second)};
   }
 
@@ -473,15 +475,16 @@ class Lower {
   // + - * / of complex operands (converted already).
   Pair binary(const Expr& e, const Pair& a, const Pair& b, bool np) {
     Pair r;
+    Expr scaled_ok;
     switch (e->binop) {
       case ir::BinOp::Add: r = {add(a.first, b.first), add(a.second, b.second)}; break;
       case ir::BinOp::Sub: r = {sub(a.first, b.first), sub(a.second, b.second)}; break;
       case ir::BinOp::Mul: r = prod(a, b); break;
-      case ir::BinOp::TrueDiv: r = np ? quot_numpy(a, b) : quot(a, b); break;
+      case ir::BinOp::TrueDiv: r = np ? quot_numpy(a, b, &scaled_ok) : quot(a, b); break;
       default: fail(std::string("computes `") + ir::binop_name(e->binop) + "` on complex numbers");
     }
     if (!np) return r;
-    return defers_warnings(e) ? defer_warnings(e, a, b, r) : finite_or_cpython(r);
+    return defers_warnings(e) ? defer_warnings(e, a, b, r) : finite_or_cpython(r, scaled_ok);
   }
 
   // _Py_c_prod (NumPy's is the same).
@@ -510,8 +513,11 @@ class Lower {
   // zero divisor divides each part by |b.real|. Where NumPy could warn, a non-finite
   // result goes to CPython (finite_or_cpython), so a zero divisor can stop at the first
   // Python float division; where np.errstate ignores everything, the divisions are
-  // NumPy's own, which give infinities and NaNs.
-  Pair quot_numpy(const Pair& a, const Pair& b) {
+  // NumPy's own, which give infinities and NaNs. The one overflow a finite quotient can
+  // hide is the scaled divisor's (b.real + b.imag * (b.imag / b.real) for 1e308 + 1e308j:
+  // its reciprocal is 0): `scaled_ok` says it is finite (also false for an infinite
+  // divisor, which CPython then computes without a warning).
+  Pair quot_numpy(const Pair& a, const Pair& b, Expr* scaled_ok) {
     auto q = [&](Expr x, Expr y) {
       if (fp_ != FpMode::Ignore) return div(std::move(x), std::move(y));
       TypeRef f64 = types::np_scalar(DType::Float64);
@@ -524,11 +530,14 @@ class Lower {
     Expr c1 = cmp(ir::CmpOp::GE, abr, abi);
     Expr zero = bin(ir::BinOp::And, cmp(ir::CmpOp::EQ, abr, fconst(0.0)), cmp(ir::CmpOp::EQ, abi, fconst(0.0)));
     Expr r1 = q(b.second, b.first);
-    Expr s1 = q(fconst(1.0), add(b.first, mul(b.second, r1)));
+    Expr d1 = add(b.first, mul(b.second, r1));
+    Expr s1 = q(fconst(1.0), d1);
     Expr re1 = mul(add(a.first, mul(a.second, r1)), s1);
     Expr im1 = mul(sub(a.second, mul(a.first, r1)), s1);
     Expr r2 = q(b.first, b.second);
-    Expr s2 = q(fconst(1.0), add(b.second, mul(b.first, r2)));
+    Expr d2 = add(b.second, mul(b.first, r2));
+    Expr s2 = q(fconst(1.0), d2);
+    *scaled_ok = bin(ir::BinOp::Or, bin(ir::BinOp::And, c1, zero), isfinite(cond(c1, d1, d2)));
     Expr re2 = mul(add(mul(a.first, r2), a.second), s2);
     Expr im2 = mul(sub(mul(a.second, r2), a.first), s2);
     return {cond(c1, cond(zero, q(a.first, abr), re1), re2), cond(c1, cond(zero, q(a.second, abr), im1), im2)};
@@ -577,7 +586,8 @@ class Lower {
       }
       r = aa;
     }
-    if (n < 0) r = step(quot_numpy({fconst(1.0), fconst(0.0)}, r));
+    Expr scaled_ok;
+    if (n < 0) r = step(quot_numpy({fconst(1.0), fconst(0.0)}, r, &scaled_ok));
     // The zero base: 0 (n > 0) or NaN + NaN j.
     Expr zero = bin(ir::BinOp::And, cmp(ir::CmpOp::EQ, a.first, fconst(0.0)), cmp(ir::CmpOp::EQ, a.second, fconst(0.0)));
     const double z = n > 0 ? 0.0 : NAN;
@@ -585,6 +595,7 @@ class Lower {
     if (fp_ == FpMode::Ignore) return r;
     Expr ok = bin(ir::BinOp::And, isfinite(r.first), isfinite(r.second));
     for (auto& q : steps) ok = bin(ir::BinOp::And, ok, bin(ir::BinOp::And, isfinite(q.first), isfinite(q.second)));
+    if (scaled_ok) ok = bin(ir::BinOp::And, ok, scaled_ok);
     r = spill(r);
     return {ir::make_guard(ok, r.first), ir::make_guard(ok, r.second)};
   }

@@ -844,3 +844,25 @@ def test_python_complex_operands_of_numpy_complex_operations_warn_alike():
             C[i] = z * A[i] - A[i] * 2.0 + (A[i] + 1j)
         return locals()
     """, "f", lambda: (sprinkled(500, 67, np.complex128, 30), np.zeros(500, np.complex128), 500), warn_filter="default")
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_numpy_complex_division_by_huge_numbers_warns_although_the_quotient_is_finite(dtype):
+    # NumPy divides by b.real + b.imag * (b.imag / b.real), which overflows for 1e308 + 1e308j:
+    # its reciprocal is 0, the quotient 0j is finite, and NumPy warns "overflow" (so does
+    # x ** -1, through the same division). A kernel that only checked the quotient missed it.
+    big = float(np.finfo(np.dtype(dtype).type(0).real.dtype).max)
+    def args():
+        B = cvals(64, 70).astype(dtype)
+        B[[9, 40]] = [complex(big, big), complex(big, big / 2)]
+        B[20] = complex(big / 2, big / 2)  # no overflow: a tiny finite quotient
+        return cvals(64, 71).astype(dtype), B, np.zeros(64, dtype), np.zeros(64, dtype), 64
+    for flt in ("always", "default"):
+        run("""
+        def f(A, B, C, D, n):
+            for i in range(n):
+                C[i] = A[i] / B[i]
+            for i in range(n):
+                D[i] = B[i] ** -1
+            return locals()
+        """, "f", args, expect=None, warn_filter=flt)
