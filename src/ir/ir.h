@@ -99,10 +99,11 @@ struct ExprNode {
                    // goes to CPython
     AsType,        // args[0]'s value as `type`, a type with the same machine value
                    // (float <-> np.float64, bool <-> np.bool_)
-    ComplexWarn,   // records the warnings NumPy's complex operation `binop` (+, -, *) gave:
+    ComplexWarn,   // records the warnings NumPy's complex operation `binop` (+, -, *, /) gave:
                    // result parts args[0..1], operand parts args[2..5] (Python floats;
-                   // complex64 when `name` is "complex64"); `kwnames` holds the operands'
-                   // types (how NumPy words the warning); `origin`, the operation's. No value.
+                   // complex64 when `name` is "complex64"), for / the scaled divisor args[6];
+                   // `kwnames` holds the operands' types (how NumPy words the warning);
+                   // `origin`, the operation's. No value.
   };
   Kind kind;
   TypeRef type;        // Unknown until specialized

@@ -266,7 +266,7 @@ class Lower {
     return {ir::make_guard(ok, p.first), ir::make_guard(ok, p.second)};
   }
 
-  // NumPy's + - * of complex numbers whose warnings the kernel records itself (FpMode::
+  // NumPy's + - * / of complex numbers whose warnings the kernel records itself (FpMode::
   // Deferred): the operands and the result in Temps (the statement may assign the
   // variables they came from), for finish_warnings to record after the statement.
   struct DeferredOp {
@@ -275,21 +275,24 @@ class Lower {
     Pair a, b, r;
     std::vector<std::string> types;  // the operands' ("np.complex128", "float"...)
     int origin;
-    size_t at;  // the statement's Temp statements before it checks r (pre_'s size)
+    size_t at;      // the statement's Temp statements before it checks r (pre_'s size)
+    Expr scaled;    // a division's scaled divisor (in a Temp), else null
   };
   std::vector<DeferredOp> deferred_;  // the statement's, in CPython's order (post-order)
   bool in_seg_ = false;               // lowering a Seg (only those defer warnings)
 
   bool defers_warnings(const Expr& e) const {
     return fp_ == FpMode::Deferred && in_seg_ && e->origin != ir::kInlinedOrigin &&
-           (e->binop == ir::BinOp::Add || e->binop == ir::BinOp::Sub || e->binop == ir::BinOp::Mul);
+           (e->binop == ir::BinOp::Add || e->binop == ir::BinOp::Sub || e->binop == ir::BinOp::Mul ||
+            e->binop == ir::BinOp::TrueDiv);
   }
-  Pair defer_warnings(const Expr& e, const Pair& a, const Pair& b, const Pair& r) {
+  // (`scaled`: a division's scaled divisor, whose overflow a finite quotient can hide.)
+  Pair defer_warnings(const Expr& e, const Pair& a, const Pair& b, const Pair& r, const Expr& scaled) {
     auto kept = [&](const Pair& p) {  // (a copy costs nothing once LLVM promotes the Temps)
       return p.first->kind == EK::Const && p.second->kind == EK::Const ? p : spill(p, /*force=*/true);
     };
     DeferredOp d{e->binop, single_, kept(a), kept(b), kept(r), {e->args[0]->type->str(), e->args[1]->type->str()},
-                 e->origin, pre_->size()};
+                 e->origin, pre_->size(), scaled ? spill({scaled, fconst(0.0)}, /*force=*/true).first : nullptr};
     deferred_.push_back(d);
     return d.r;
   }
@@ -354,8 +357,9 @@ class Lower {
       for (auto& d : deferred_) {
         ir::Effect f;
         f.kind = ir::Effect::Kind::Eval;
-        f.value = ir::make_complex_warn(d.op, d.single, {d.r.first, d.r.second, d.a.first, d.a.second, d.b.first, d.b.second},
-                                        d.types, d.origin);
+        std::vector<Expr> parts = {d.r.first, d.r.second, d.a.first, d.a.second, d.b.first, d.b.second};
+        if (d.scaled) parts.push_back(d.scaled);
+        f.value = ir::make_complex_warn(d.op, d.single, std::move(parts), d.types, d.origin);
         effects.push_back(f);
       }
       after->push_back(ir::make_seg(std::move(effects), resume_, line_));
@@ -364,7 +368,9 @@ class Lower {
         const DeferredOp& d = deferred_[k];
         ir::Effect f;
         f.kind = ir::Effect::Kind::Eval;
-        f.value = ir::make_guard(bin(ir::BinOp::And, isfinite(d.r.first), isfinite(d.r.second)), fconst(0.0));
+        Expr ok = bin(ir::BinOp::And, isfinite(d.r.first), isfinite(d.r.second));
+        if (d.scaled) ok = bin(ir::BinOp::And, ok, isfinite(d.scaled));  // (as finite_or_cpython's, conservatively)
+        f.value = ir::make_guard(ok, fconst(0.0));
         pre.insert(pre.begin() + (std::ptrdiff_t)d.at, ir::make_seg({f}, resume_, line_));
       }
     }
@@ -475,16 +481,18 @@ class Lower {
   // + - * / of complex operands (converted already).
   Pair binary(const Expr& e, const Pair& a, const Pair& b, bool np) {
     Pair r;
-    Expr scaled_ok;
+    Expr scaled_ok, scaled;
     switch (e->binop) {
       case ir::BinOp::Add: r = {add(a.first, b.first), add(a.second, b.second)}; break;
       case ir::BinOp::Sub: r = {sub(a.first, b.first), sub(a.second, b.second)}; break;
       case ir::BinOp::Mul: r = prod(a, b); break;
-      case ir::BinOp::TrueDiv: r = np ? quot_numpy(a, b, &scaled_ok) : quot(a, b); break;
+      case ir::BinOp::TrueDiv:
+        r = !np ? quot(a, b) : defers_warnings(e) ? quot_numpy(a, b, &scaled_ok, &scaled) : quot_numpy(a, b, &scaled_ok);
+        break;
       default: fail(std::string("computes `") + ir::binop_name(e->binop) + "` on complex numbers");
     }
     if (!np) return r;
-    return defers_warnings(e) ? defer_warnings(e, a, b, r) : finite_or_cpython(r, scaled_ok);
+    return defers_warnings(e) ? defer_warnings(e, a, b, r, scaled) : finite_or_cpython(r, scaled_ok);
   }
 
   // _Py_c_prod (NumPy's is the same).
@@ -516,9 +524,15 @@ class Lower {
   // NumPy's own, which give infinities and NaNs. The one overflow a finite quotient can
   // hide is the scaled divisor's (b.real + b.imag * (b.imag / b.real) for 1e308 + 1e308j:
   // its reciprocal is 0): `scaled_ok` says it is finite (also false for an infinite
-  // divisor, which CPython then computes without a warning).
-  Pair quot_numpy(const Pair& a, const Pair& b, Expr* scaled_ok) {
+  // divisor, which CPython then computes without a warning). Where the warnings are
+  // deferred (`scaled` wanted: it is that divisor), the divisions are IEEE ones, as NumPy's.
+  Pair quot_numpy(const Pair& a, const Pair& b, Expr* scaled_ok, Expr* scaled = nullptr) {
     auto q = [&](Expr x, Expr y) {
+      if (scaled) {  // deferred warnings: IEEE division, as NumPy's (complex_warn classifies it)
+        auto e = std::const_pointer_cast<ExprNode>(bin(ir::BinOp::TrueDiv, std::move(x), std::move(y)));
+        e->in_domain = true;
+        return single_ ? round32(e) : Expr(e);
+      }
       if (fp_ != FpMode::Ignore) return div(std::move(x), std::move(y));
       TypeRef f64 = types::np_scalar(DType::Float64);
       auto e = node(EK::Binary, f64, {ir::make_as_type(x, f64), ir::make_as_type(y, f64)});
@@ -538,6 +552,7 @@ class Lower {
     Expr d2 = add(b.second, mul(b.first, r2));
     Expr s2 = q(fconst(1.0), d2);
     *scaled_ok = bin(ir::BinOp::Or, bin(ir::BinOp::And, c1, zero), isfinite(cond(c1, d1, d2)));
+    if (scaled) *scaled = cond(c1, d1, d2);
     Expr re2 = mul(add(mul(a.first, r2), a.second), s2);
     Expr im2 = mul(sub(mul(a.second, r2), a.first), s2);
     return {cond(c1, cond(zero, q(a.first, abr), re1), re2), cond(c1, cond(zero, q(a.second, abr), im1), im2)};

@@ -23,7 +23,7 @@
 //     isinf, isfinite of the parts;
 //   * np.exp, np.sqrt... of one complex number (oracle: numpy_complex_function): NumPy's
 //     own loop for the dtype (NpCLoop), once verified against the ufunc.
-// NumPy's + - * of complex numbers record their warnings themselves where warnings are
+// NumPy's + - * / of complex numbers record their warnings themselves where warnings are
 // deferred (FpMode::Deferred) and nothing else in the statement could warn: a statement
 // after it evaluates ComplexWarn for each, in CPython's order, so they are recorded only
 // once the statement completed (one handed to CPython records none; CPython warns as it

@@ -119,6 +119,18 @@ TEST(WarnFunctions, ComplexOperationsReportTheirPartsFlagsOnce) {
   EXPECT_EQ(kinds(kComplexWarnSubtract, false, big, 0, -big, 0), 2);
   EXPECT_EQ(kinds(kComplexWarnSubtract, false, kInf, 1, kInf, 1), 4);
   EXPECT_EQ(kinds(kComplexWarnAdd, false, 1, 2, 3, 4), 0);
+  // Division: a zero divisor divides by zero (and 0 / 0 is invalid); a NaN in the divisor
+  // is invalid through the comparison that picks the scaling, one in the dividend is not;
+  // the scaled divisor of 1e308 + 1e308j overflows although the quotient (0j) is finite.
+  EXPECT_EQ(kinds(kComplexWarnDivide, false, 1, 1, 0, 0), 1);
+  EXPECT_EQ(kinds(kComplexWarnDivide, false, 1, 0, 0, 0), 5);
+  EXPECT_EQ(kinds(kComplexWarnDivide, false, 1, 1, std::nan(""), 1), 4);
+  EXPECT_EQ(kinds(kComplexWarnDivide, false, 1, 1, 0, std::nan("")), 4);
+  EXPECT_EQ(kinds(kComplexWarnDivide, false, std::nan(""), 1, 1, 1), 0);
+  EXPECT_EQ(kinds(kComplexWarnDivide, false, 1, 1, big, big), 2);
+  EXPECT_EQ(kinds(kComplexWarnDivide, false, 1, 1, big / 2, big / 2), 0);
+  EXPECT_EQ(kinds(kComplexWarnDivide, false, 1, 1, kInf, 0), 0);
+  EXPECT_EQ(kinds(kComplexWarnDivide, false, 1e308, 1e308, 1e-308, 0), 2);
   // complex64: each part's operation rounded to float32 overflows where the double does not.
   EXPECT_EQ(kinds(kComplexWarnMultiply, true, 3e38, 0, 2, 0), 2);
   EXPECT_EQ(kinds(kComplexWarnMultiply, false, 3e38, 0, 2, 0), 0);

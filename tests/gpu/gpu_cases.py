@@ -374,12 +374,12 @@ def _sprinkled_complex(d):
 
 
 for _dt in ("complex128", "complex64"):
-    # NumPy's warnings from complex + - * (default errstate), recorded on the device in
+    # NumPy's warnings from complex + - * / (default errstate), recorded on the device in
     # the order CPython raises them (lower_complex: ComplexWarn).
     case(f"{_dt}_warnings", """
 def f(A, B, C):
     for i in range(A.shape[0]):
-        C[i] = (A[i] - B[i] * 2) * A[i]
+        C[i] = (A[i] - B[i] * 2) * A[i] / B[i]
     return locals()
 """, "f", (lambda d: lambda: _sprinkled_complex(d))(_dt))
 

@@ -3,6 +3,7 @@ computed natively on their parts with CPython's and NumPy's algorithms, bit for 
 CPython's exceptions and NumPy's warnings; what stagepy does not compute stays interpreted
 with a reason. Every test is differential (difftest.run)."""
 import functools
+import textwrap
 
 import numpy as np
 import pytest
@@ -784,8 +785,8 @@ def sprinkled(n, seed, dtype, k=12):
 
 @pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
 def test_numpy_complex_warnings_are_deferred_and_the_loop_runs_on_threads(dtype):
-    # NumPy's + - * of complex numbers warn (overflow, invalid value) from their parts'
-    # float operations; under the default warnings filter the kernel records which ones
+    # NumPy's + - * / of complex numbers warn (overflow, invalid value, divide by zero)
+    # from their parts' float operations; under the default warnings filter the kernel records which ones
     # arose, at which iteration, and emits them in CPython's order afterwards: nothing
     # goes back to CPython, and the elementwise loop runs on both threads.
     n = 6000
@@ -793,14 +794,16 @@ def test_numpy_complex_warnings_are_deferred_and_the_loop_runs_on_threads(dtype)
     try:
         for seed in (61, 62, 63):
             recs = run("""
-            def f(A, B, C, D, n):
+            def f(A, B, C, D, E, n):
                 for i in range(n):
                     C[i] = A[i] * B[i] + A[i]
                 for i in range(n):
                     D[i] = (A[i] - B[i]) * 0.5 - B[i] * A[i]
+                for i in range(n):
+                    E[i] = A[i] / B[i]
                 return locals()
             """, "f", lambda: (sprinkled(n, seed, dtype), sprinkled(n, seed + 100, dtype), np.zeros(n, dtype),
-                               np.zeros(n, dtype), n), warn_filter="default")
+                               np.zeros(n, dtype), np.zeros(n, dtype), n), warn_filter="default")
             assert sum(r["bailouts"] for r in recs) == 0, recs
             loops = [l for r in recs for l in r["loops"]]
             assert loops and all(l["parallel_runs"] > 0 for l in loops), loops
@@ -866,3 +869,46 @@ def test_numpy_complex_division_by_huge_numbers_warns_although_the_quotient_is_f
                 D[i] = B[i] ** -1
             return locals()
         """, "f", args, expect=None, warn_filter=flt)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_numpy_complex_quotients_of_special_values_warn_like_numpy_one_by_one(dtype):
+    # Division's warnings come from NumPy's scaled reciprocal and from the comparison that
+    # picks the scaling (a NaN in the divisor: "invalid"). Each pair in a call of its own,
+    # in a native nest that defers warnings (default filter), against CPython: the same
+    # quotient (NaN for NaN) and the same warnings.
+    import warnings
+    src = textwrap.dedent("""
+    def f(A, B, C):
+        for i in range(A.shape[0]):
+            C[i] = A[i] / B[i]
+            C[i] = C[i] * B[i] - A[i]
+    """)
+    code_py = compile(src, "<quotients>", "exec")
+    ns_py = {}
+    exec(code_py, ns_py)
+    with stagepy.enable():
+        ns_sp = {}
+        exec(compile(src, "<quotients>", "exec"), ns_sp)
+    big = float(np.finfo(np.dtype(dtype).type(0).real.dtype).max)
+    parts = [0.0, -0.0, 1.0, -2.5, big, big / 2, 1e-310, np.inf, -np.inf, np.nan]
+    rng = np.random.default_rng(72)
+    values = [complex(re, im) for re in parts for im in parts]
+    def call(f, a, b):
+        # (300 elements, the others plain, so that the native nest stays the faster)
+        A, B, C = np.full(300, 1 + 2j, dtype), np.full(300, 3 - 1j, dtype), np.zeros(300, dtype)
+        A[0], B[0] = a, b
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("default")
+            f(A, B, C)
+        return C.view(C.real.dtype), [str(x.message) for x in w]
+    native_before = sum(r["native_calls"] for r in stagepy.report() if r["file"] == "<quotients>")
+    for k in range(1500):
+        a, b = values[rng.integers(len(values))], values[rng.integers(len(values))]
+        with stagepy.enable():
+            got, gw = call(ns_sp["f"], a, b)
+        want, ww = call(ns_py["f"], a, b)
+        assert gw == ww, (a, b, gw, ww)
+        assert np.array_equal(got, want, equal_nan=True) and (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all(), (a, b, got, want)
+    recs = [r for r in stagepy.report() if r["file"] == "<quotients>"]
+    assert sum(r["native_calls"] for r in recs) - native_before >= 1500 and sum(r["bailouts"] for r in recs) == 0, recs

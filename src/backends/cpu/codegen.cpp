@@ -510,6 +510,7 @@ class Gen {
     std::vector<Value*> x;
     for (auto& a : e->args) x.push_back(as_double(gen(a)));
     Value* finite = B.CreateAnd(isfinite(x[0]), isfinite(x[1]));
+    if (x.size() > 6) finite = B.CreateAnd(finite, isfinite(x[6]));  // a division's scaled divisor
     if (warn_gen_ == WarnGen::Fast) return mark_fast_bad(B.CreateNot(finite));
     op_origin_ = e->origin;
     switch (fp_mode()) {
@@ -517,17 +518,18 @@ class Gen {
       case FpMode::Exact: fail("internal error: a complex operation's exact warnings after its statement");
       case FpMode::Deferred: break;
     }
-    const bool add = e->binop == ir::BinOp::Add, sub = e->binop == ir::BinOp::Sub;
+    const bool add = e->binop == ir::BinOp::Add, sub = e->binop == ir::BinOp::Sub, div = e->binop == ir::BinOp::TrueDiv;
     const bool single = e->name == "complex64";
     warn_operands_ = {};
-    WarnSlots slot = new_warn_site(add ? "add" : sub ? "subtract" : "multiply", single ? DType::Complex64 : DType::Complex128);
+    WarnSlots slot = new_warn_site(add ? "add" : sub ? "subtract" : div ? "divide" : "multiply",
+                                   single ? DType::Complex64 : DType::Complex128);
     layout_.warn_sites.back().lhs = e->kwnames.at(0);
     layout_.warn_sites.back().rhs = e->kwnames.at(1);
     BasicBlock* cold = BasicBlock::Create(C, "warn.classify", F);
     BasicBlock* cont = BasicBlock::Create(C, "warn.cont", F);
     cold_branch(B.CreateAnd(B.CreateNot(finite), statement_goes_on()), cold, cont);
     B.SetInsertPoint(cold);
-    const int op = add ? kComplexWarnAdd : sub ? kComplexWarnSubtract : kComplexWarnMultiply;
+    const int op = add ? kComplexWarnAdd : sub ? kComplexWarnSubtract : div ? kComplexWarnDivide : kComplexWarnMultiply;
     B.CreateCall(complex_warn_function(*F->getParent()),
                  {c8(op), c8(single ? 1 : 0), x[2], x[3], x[4], x[5], slot.bits, slot.first[0], slot.first[1],
                   slot.first[2], warn_counter_, warn_place()});

@@ -148,15 +148,22 @@ llvm::Function* complex_warn_function(llvm::Module& m) {
   auto add = [&](llvm::Value* x, llvm::Value* y) { return part(round(B.CreateFAdd(x, y)), x, y); };
   auto sub = [&](llvm::Value* x, llvm::Value* y) { return part(round(B.CreateFSub(x, y)), x, y); };
   auto mul = [&](llvm::Value* x, llvm::Value* y) { return part(round(B.CreateFMul(x, y)), x, y); };
+  auto div = [&](llvm::Value* x, llvm::Value* y) {
+    llvm::Value* r = round(B.CreateFDiv(x, y));
+    kinds = B.CreateOr(kinds, fp_kinds(B, x, y, r, B.getTrue(), no));
+    return r;
+  };
   llvm::BasicBlock* plus = llvm::BasicBlock::Create(C, "add", f);
   llvm::BasicBlock* minus = llvm::BasicBlock::Create(C, "subtract", f);
   llvm::BasicBlock* times = llvm::BasicBlock::Create(C, "multiply", f);
+  llvm::BasicBlock* divide = llvm::BasicBlock::Create(C, "divide", f);
   llvm::BasicBlock* done = llvm::BasicBlock::Create(C, "record", f);
-  auto* sw = B.CreateSwitch(op, times, 2);
+  auto* sw = B.CreateSwitch(op, times, 3);
   sw->addCase(B.getInt8(kComplexWarnAdd), plus);
   sw->addCase(B.getInt8(kComplexWarnSubtract), minus);
+  sw->addCase(B.getInt8(kComplexWarnDivide), divide);
   B.SetInsertPoint(done);
-  llvm::PHINode* got = B.CreatePHI(i8, 3);
+  llvm::PHINode* got = B.CreatePHI(i8, 4);
   auto branch = [&](llvm::BasicBlock* bb, auto&& compute) {
     B.SetInsertPoint(bb);
     kinds = B.getInt8(0);
@@ -168,6 +175,37 @@ llvm::Function* complex_warn_function(llvm::Module& m) {
   branch(minus, [&] { sub(ar, br), sub(ai, bi); });
   // NumPy's (and CPython's) product: (ar*br - ai*bi) + (ar*bi + ai*br)j.
   branch(times, [&] { sub(mul(ar, br), mul(ai, bi)), add(mul(ar, bi), mul(ai, br)); });
+  // NumPy's quotient (loops.c.src), each of its three ways computed and the kinds of the
+  // one NumPy takes kept: |br| >= |bi| scales by bi / br, else by br / bi; a zero divisor
+  // divides each part by |br|. The comparison |br| >= |bi| itself raises "invalid" where
+  // a part of the divisor is NaN (an ordered comparison; ==, the zero test, does not).
+  branch(divide, [&] {
+    auto fabs = [&](llvm::Value* v) { return B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v); };
+    llvm::Value *abr = fabs(br), *abi = fabs(bi);
+    llvm::Value* c1 = B.CreateFCmpOGE(abr, abi);
+    llvm::Value* zero = B.CreateAnd(B.CreateFCmpOEQ(abr, llvm::ConstantFP::get(d, 0.0)),
+                                    B.CreateFCmpOEQ(abi, llvm::ConstantFP::get(d, 0.0)));
+    llvm::Value* one = llvm::ConstantFP::get(d, 1.0);
+    auto kinds_of = [&](auto&& compute) {
+      kinds = B.getInt8(0);
+      compute();
+      return kinds;
+    };
+    llvm::Value* k_zero = kinds_of([&] { div(ar, abr), div(ai, abr); });
+    llvm::Value* k1 = kinds_of([&] {
+      llvm::Value* rat = div(bi, br);
+      llvm::Value* scl = div(one, add(br, mul(bi, rat)));
+      mul(add(ar, mul(ai, rat)), scl), mul(sub(ai, mul(ar, rat)), scl);
+    });
+    llvm::Value* k2 = kinds_of([&] {
+      llvm::Value* rat = div(br, bi);
+      llvm::Value* scl = div(one, add(bi, mul(br, rat)));
+      mul(add(mul(ar, rat), ai), scl), mul(sub(mul(ai, rat), ar), scl);
+    });
+    llvm::Value* unordered = B.CreateFCmpUNO(abr, abi);
+    kinds = B.CreateOr(B.CreateSelect(c1, B.CreateSelect(zero, k_zero, k1), k2),
+                       B.CreateShl(B.CreateZExt(unordered, i8), 2));
+  });
   B.SetInsertPoint(done);
   record_and_return(B, f, got);
   return f;

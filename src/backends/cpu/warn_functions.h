@@ -37,10 +37,11 @@ llvm::Function* fp_warn_function(llvm::Module& m);
 // void (i8 op, i8 single, double ar, double ai, double br, double bi, ptr bits, ptr
 // first0, ptr first1, ptr first2, ptr count, i64 place): the warnings NumPy gives for
 // the complex operation (ar + ai j) op (br + bi j), op kComplexWarn*: each of its parts'
-// float operations classified as above and the kinds combined, as NumPy reports the
+// float operations (for a division, NumPy's: a scaled reciprocal, and the comparison that
+// picks the scaling) classified as above and the kinds combined, as NumPy reports the
 // flags of the whole operation once; `single` for complex64 (each part's operation
 // rounded to float32).
-constexpr int kComplexWarnAdd = 0, kComplexWarnSubtract = 1, kComplexWarnMultiply = 2;
+constexpr int kComplexWarnAdd = 0, kComplexWarnSubtract = 1, kComplexWarnMultiply = 2, kComplexWarnDivide = 3;
 llvm::Function* complex_warn_function(llvm::Module& m);
 
 }  // namespace stagepy::backends::cpu
