@@ -11,7 +11,8 @@
 // in the same order, with the same conversions (a real operand becomes `x + 0j` first):
 //   * + - * and unary -/+, conjugate(), complex(re[, im]), .real/.imag, ==/!=, truth;
 //   * / by Smith's algorithm (CPython's divides, NumPy's multiplies by a reciprocal);
-//     a zero divisor goes to CPython (ZeroDivisionError, or NumPy's warnings);
+//     a zero divisor goes to CPython (ZeroDivisionError, or NumPy's warnings unless the
+//     kernel records them: below);
 //   * ** with a constant integer exponent |n| <= 100 (CPython's repeated squaring); an
 //     infinite result goes to CPython (OverflowError); ** with any other exponent, and
 //     cmath.sqrt exp log log10 sin cos tan sinh cosh tanh asin acos atan asinh acosh
