@@ -243,3 +243,24 @@ def test_a_slice_store_from_an_overlapping_slice_of_the_same_array():
             M[v0 // 2, :10] = M[:10, (v0 * 2) % n]
         return locals()
     """, "f", make)
+
+
+def test_maximum_and_minimum_of_signed_zeros_give_numpys_zero():
+    # Found by the fuzzer at stop 40 (`np.maximum(B[:-1] / T0, B[:-1])` with a bool B): NumPy
+    # 2 keeps the first operand only where it is strictly larger (smaller), so
+    # np.maximum(-0.0, 0.0) is 0.0 and np.maximum(0.0, -0.0) is -0.0; kernels kept the first.
+    def make():
+        X = np.array([-0.0, 0.0, -0.0, 0.0, np.nan, 1.0, 2.0, -np.inf] * 40)
+        Y = np.array([0.0, -0.0, -0.0, 0.0, 1.0, np.nan, 2.0, np.inf] * 40)
+        return X, Y, np.zeros(320), np.zeros(320), np.array([[7.7, -4.5, -3.4], [2.0, -3.0, 3.9]]), \
+            np.array([False, True, False, True])
+    run("""
+    import numpy as np
+    def f(X, Y, hi, lo, M, B):
+        for i in range(X.shape[0]):
+            hi[i] = np.maximum(X[i], Y[i])
+            lo[i] = np.minimum(X[i], Y[i])
+        for v in range(2):
+            M[v] = np.maximum(B[:-1] / M[v], B[:-1])
+        return locals()
+    """, "f", make, globals_={"np": np})

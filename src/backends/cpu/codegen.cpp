@@ -2341,7 +2341,13 @@ class Gen {
       case Builtin::NpMaximum: {
         bool mx = f == Builtin::NpMaximum;
         if (fl) {  // NaN propagates
-          Value* pick = mx ? B.CreateFCmpOGE(x, y) : B.CreateFCmpOLE(x, y);
+          // NumPy 2 keeps the first operand only where it is strictly larger (smaller), so a
+          // tie of -0.0 and +0.0 gives the second, in its scalar and array loops alike
+          // (np.maximum(-0.0, 0.0) is 0.0, np.maximum(0.0, -0.0) is -0.0). With NumPy 1.x,
+          // whose operations stagepy verifies less, the first (not checked against it).
+          const bool strict = oracle_.numpy_weak_scalars;
+          Value* pick = mx ? (strict ? B.CreateFCmpOGT(x, y) : B.CreateFCmpOGE(x, y))
+                           : (strict ? B.CreateFCmpOLT(x, y) : B.CreateFCmpOLE(x, y));
           Value* v = B.CreateSelect(pick, x, y);
           v = B.CreateSelect(isnan(x), x, v);
           return scalar(rt, v);
