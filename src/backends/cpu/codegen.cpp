@@ -503,7 +503,7 @@ class Gen {
     B.SetInsertPoint(cont);
   }
 
-  // The warnings of a NumPy complex + - * (ComplexWarn, recorded after its statement:
+  // The warnings of a NumPy complex + - * / (ComplexWarn, recorded after its statement:
   // lower_complex.h). Every one needs a part of the result that is not finite; which ones
   // arose is worked out out of line from the operands (warn_functions.h).
   void complex_warnings(const Expr& e) {

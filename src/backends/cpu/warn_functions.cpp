@@ -25,6 +25,17 @@ llvm::Function* declare_cold(llvm::Module& m, const char* name, llvm::FunctionTy
   return f;
 }
 
+// A function of a warning site: its own `head` parameters, then the site's state and the
+// place (bits, first0..2, count, place), as warn_record and the classifiers take them.
+llvm::Function* declare_site_function(llvm::Module& m, const char* name, std::vector<llvm::Type*> head) {
+  llvm::LLVMContext& C = m.getContext();
+  auto* p = llvm::PointerType::getUnqual(C);
+  const unsigned first_ptr = (unsigned)head.size();
+  head.insert(head.end(), {p, p, p, p, p, llvm::Type::getInt64Ty(C)});
+  auto* ty = llvm::FunctionType::get(llvm::Type::getVoidTy(C), head, false);
+  return declare_cold(m, name, ty, first_ptr, 5);
+}
+
 }  // namespace
 
 llvm::Function* warn_record_function(llvm::Module& m) {
@@ -32,9 +43,7 @@ llvm::Function* warn_record_function(llvm::Module& m) {
   llvm::LLVMContext& C = m.getContext();
   auto* i8 = llvm::Type::getInt8Ty(C);
   auto* i64 = llvm::Type::getInt64Ty(C);
-  auto* p = llvm::PointerType::getUnqual(C);
-  auto* ty = llvm::FunctionType::get(llvm::Type::getVoidTy(C), {i8, p, p, p, p, p, i64}, false);
-  llvm::Function* f = declare_cold(m, "stagepy.warn_record", ty, 1, 5);
+  llvm::Function* f = declare_site_function(m, "stagepy.warn_record", {i8});
   llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", f));
   llvm::Value* kinds = f->getArg(0);
   llvm::Value* bits = f->getArg(1);
@@ -85,21 +94,6 @@ llvm::Value* fp_kinds(llvm::IRBuilder<>& B, llvm::Value* x, llvm::Value* y, llvm
                                                          B.CreateShl(B.CreateZExt(invalid, i8), 2)));
 }
 
-}  // namespace
-
-namespace {
-
-// A classifying function: its own `head` parameters, then a site's state and the place
-// (bits, first0..2, count, place) that it hands on to warn_record.
-llvm::Function* declare_classifier(llvm::Module& m, const char* name, std::vector<llvm::Type*> head) {
-  llvm::LLVMContext& C = m.getContext();
-  auto* p = llvm::PointerType::getUnqual(C);
-  const unsigned first_ptr = (unsigned)head.size();
-  head.insert(head.end(), {p, p, p, p, p, llvm::Type::getInt64Ty(C)});
-  auto* ty = llvm::FunctionType::get(llvm::Type::getVoidTy(C), head, false);
-  return declare_cold(m, name, ty, first_ptr, 5);
-}
-
 // Records `kinds` at the site f's trailing parameters name, and returns.
 void record_and_return(llvm::IRBuilder<>& B, llvm::Function* f, llvm::Value* kinds) {
   const unsigned k = f->arg_size() - 6;
@@ -115,7 +109,7 @@ llvm::Function* fp_warn_function(llvm::Module& m) {
   llvm::LLVMContext& C = m.getContext();
   auto* d = llvm::Type::getDoubleTy(C);
   auto* i8 = llvm::Type::getInt8Ty(C);
-  llvm::Function* f = declare_classifier(m, "stagepy.fp_warn", {d, d, d, i8});
+  llvm::Function* f = declare_site_function(m, "stagepy.fp_warn", {d, d, d, i8});
   llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", f));
   llvm::Value* op = f->getArg(3);
   llvm::Value* kinds = fp_kinds(B, f->getArg(0), f->getArg(1), f->getArg(2),
@@ -130,7 +124,7 @@ llvm::Function* complex_warn_function(llvm::Module& m) {
   llvm::LLVMContext& C = m.getContext();
   auto* d = llvm::Type::getDoubleTy(C);
   auto* i8 = llvm::Type::getInt8Ty(C);
-  llvm::Function* f = declare_classifier(m, "stagepy.complex_warn", {i8, i8, d, d, d, d});
+  llvm::Function* f = declare_site_function(m, "stagepy.complex_warn", {i8, i8, d, d, d, d});
   llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", f));
   llvm::Value *op = f->getArg(0), *single = B.CreateICmpNE(f->getArg(1), llvm::ConstantInt::get(i8, 0));
   llvm::Value *ar = f->getArg(2), *ai = f->getArg(3), *br = f->getArg(4), *bi = f->getArg(5);
