@@ -277,6 +277,12 @@ class Lower {
     int origin;
     size_t at;      // the statement's Temp statements before it checks r (pre_'s size)
     Expr scaled;    // a division's scaled divisor (in a Temp), else null
+    const ExprNode* expr = nullptr;  // the operation
+    size_t r_at = SIZE_MAX;          // the Temp statement that keeps r, if any
+    // `v += e`, `v = v + e`, `v -= e`: the statement's value, assigned to v (effect()); where
+    // the statement is quiet the parts are assigned r itself (finish_warnings), so the
+    // update reads `v.real = v.real + e.real`, a sum plan_parallel splits.
+    int into = -1;
   };
   std::vector<DeferredOp> deferred_;  // the statement's, in CPython's order (post-order)
   bool in_seg_ = false;               // lowering a Seg (only those defer warnings)
@@ -291,8 +297,13 @@ class Lower {
     auto kept = [&](const Pair& p) {  // (a copy costs nothing once LLVM promotes the Temps)
       return p.first->kind == EK::Const && p.second->kind == EK::Const ? p : spill(p, /*force=*/true);
     };
-    DeferredOp d{e->binop, single_, kept(a), kept(b), kept(r), {e->args[0]->type->str(), e->args[1]->type->str()},
+    Pair ka = kept(a), kb = kept(b);
+    const size_t r_at = pre_->size();
+    Pair kr = kept(r);
+    DeferredOp d{e->binop, single_, ka, kb, kr, {e->args[0]->type->str(), e->args[1]->type->str()},
                  e->origin, pre_->size(), scaled ? spill({scaled, fconst(0.0)}, /*force=*/true).first : nullptr};
+    d.expr = e.get();
+    if (pre_->size() > r_at) d.r_at = r_at;
     deferred_.push_back(d);
     return d.r;
   }
@@ -348,11 +359,24 @@ class Lower {
   // among themselves, and only once the statement completed (one handed to CPython, which
   // warns as it redoes it, records none). Otherwise each result must be finite, checked
   // right after it is computed (as finite_or_cpython does).
-  void finish_warnings(std::vector<Stmt>& pre, const Stmt& c, std::vector<Stmt>* after) {
+  void finish_warnings(std::vector<Stmt>& pre, StmtNode& c, std::vector<Stmt>* after) {
     if (deferred_.empty()) return;
-    bool quiet = quiet_seg(*c);
+    bool quiet = quiet_seg(c);
     for (auto& s : pre) quiet = quiet && quiet_seg(*s);
     if (quiet) {
+      // An update of v in place (DeferredOp::into): v's parts take r's expressions, and
+      // the warnings read v's parts after the statement (r's Temp goes).
+      for (auto& d : deferred_) {
+        if (d.into < 0 || d.r_at >= pre.size()) continue;
+        const StmtNode& keep = *pre[d.r_at];
+        auto [re, im] = parts(d.into);
+        for (auto& f : c.effects)
+          if (f.kind == ir::Effect::Kind::Assign && (f.var == re || f.var == im))
+            f.value = keep.effects[f.var == re ? 0 : 1].value;
+        pre.erase(pre.begin() + (std::ptrdiff_t)d.r_at);
+        d.r = {load(re, false), load(im, false)};
+        break;  // (one per statement: effect() marks only a Seg's single assignment)
+      }
       std::vector<ir::Effect> effects;
       for (auto& d : deferred_) {
         ir::Effect f;
@@ -839,7 +863,7 @@ class Lower {
     switch (s->kind) {
       case StmtNode::Kind::Seg: {
         std::vector<ir::Effect> effects;
-        for (auto& f : s->effects) effect(f, effects);
+        for (auto& f : s->effects) effect(f, effects, s->effects.size() == 1);
         c->effects = std::move(effects);
         break;
       }
@@ -853,7 +877,7 @@ class Lower {
       default: break;
     }
     std::vector<Stmt> after;
-    finish_warnings(pre, c, &after);
+    finish_warnings(pre, *c, &after);
     pre_ = nullptr;
     in_seg_ = false;
     for (auto& b : c->body) b = stmt(b);
@@ -862,7 +886,22 @@ class Lower {
     out.insert(out.end(), after.begin(), after.end());
   }
 
-  void effect(const ir::Effect& f, std::vector<ir::Effect>& out) {
+  // Whether f is `v = v + e`, `v = e + v` or `v = v - e`, e not reading v.
+  static bool updates_in_place(const ir::Effect& f) {
+    const Expr& e = f.value;
+    if (e->kind != EK::Binary || (e->binop != ir::BinOp::Add && e->binop != ir::BinOp::Sub)) return false;
+    auto is_v = [&](const Expr& x) { return x->kind == EK::Load && x->var == f.var; };
+    auto reads_v = [&](const Expr& x) {
+      bool r = false;
+      ir::walk_expr(x, [&](const Expr& y) { r = r || (y->kind == EK::Load && y->var == f.var); });
+      return r;
+    };
+    if (is_v(e->args[0])) return !reads_v(e->args[1]);
+    return e->binop == ir::BinOp::Add && is_v(e->args[1]) && !reads_v(e->args[0]);
+  }
+
+  // (`alone`: f is its statement's only effect.)
+  void effect(const ir::Effect& f, std::vector<ir::Effect>& out, bool alone) {
     const bool cplx = f.value && any_complex(f.value->type) && f.value->type->kind != Type::Kind::Array;
     switch (f.kind) {
       case ir::Effect::Kind::Assign: {
@@ -873,6 +912,8 @@ class Lower {
           return;
         }
         Pair p = cx(f.value);
+        if (alone && !deferred_.empty() && deferred_.back().expr == f.value.get() && updates_in_place(f))
+          deferred_.back().into = f.var;
         auto [re, im] = parts(f.var);
         ir::Effect a = f, b = f, tag = f;
         a.var = re;

@@ -134,6 +134,13 @@ class Planner {
     std::set<int> arrays, written;             // array variables subscripted / stored to
     std::map<int, std::vector<const ExprNode*>> exposed;  // reads before any write in the iteration
     std::map<int, int> reads;                  // Load nodes per variable
+    // Of those, the reads only a NumPy complex operation's warnings see: loads inside its
+    // ComplexWarn and its copies of the operands (warning_temps, lower_complex.h). In a part
+    // of a reduction they see the part's value, as a float sum's own check does (`s +=
+    // a[i] * b[i]` of complex128: `s.real = s.real + $c2.real`, the warnings reading a copy
+    // of the old s.real and s.real after), so they do not carry it.
+    std::map<int, int> warning_reads;
+    std::set<int> warning_temps;
     struct Cand {
       Reduction r;
       const ExprNode* load;                    // the `v` operand
@@ -168,7 +175,15 @@ class Planner {
            e->args[0]->kind != EK::Subscript;
   }
 
-  void note_expr(const Expr& e, const std::set<int>& D, Info& in) {
+  // (`warning_copy`: e is the value of a copy into one of in.warning_temps.)
+  void note_expr(const Expr& e, const std::set<int>& D, Info& in, bool warning_copy = false) {
+    std::function<void(const Expr&, bool)> warned = [&](const Expr& x, bool inside) {
+      if (!x) return;
+      inside = inside || x->kind == EK::ComplexWarn;
+      if (inside && x->kind == EK::Load && in.assigned.count(x->var)) in.warning_reads[x->var]++;
+      for (auto& a : x->args) warned(a, inside);
+    };
+    warned(e, warning_copy && e && e->kind == EK::Load);
     walk_expr(e, [&](const Expr& x) {
       if (x->kind == EK::Load && in.assigned.count(x->var)) {
         in.reads[x->var]++;
@@ -401,7 +416,7 @@ class Planner {
         for (auto& f : s->effects) {
           note_expr(f.base, D, in);
           note_expr(f.index, D, in);
-          note_expr(f.value, D, in);
+          note_expr(f.value, D, in, f.kind == ir::Effect::Kind::Assign && in.warning_temps.count(f.var));
           if (f.kind == ir::Effect::Kind::Store) subscript(f.base, f.index, f.origin, true, in);
           if (f.kind == ir::Effect::Kind::Append && in.appends < 0) in.appends = analysis::appended_list_var(f.base);
         }
@@ -499,9 +514,38 @@ class Planner {
   }
 
   // One iteration of loop s: what it assigns, reads first, subscripts, reduces.
+  // The Temps only a NumPy complex operation's warnings read (the copies of its operands
+  // lower_complex keeps for its ComplexWarn).
+  std::set<int> warning_temps(const Stmt& body) const {
+    std::map<int, int> loads, warn_loads;
+    std::function<void(const Expr&, bool)> visit = [&](const Expr& e, bool warn) {
+      if (!e) return;
+      warn = warn || e->kind == EK::ComplexWarn;
+      if (e->kind == EK::Load) {
+        loads[e->var]++;
+        if (warn) warn_loads[e->var]++;
+      }
+      for (auto& a : e->args) visit(a, warn);
+    };
+    ir::for_each_stmt(body, [&](const Stmt& x) {
+      visit(x->cond, false);
+      for (auto& a : x->args) visit(a, false);
+      for (auto& f : x->effects) {
+        visit(f.base, false);
+        visit(f.index, false);
+        visit(f.value, false);
+      }
+    });
+    std::set<int> temps;
+    for (auto& [v, k] : loads)
+      if (n_.vars[(size_t)v].storage == ir::Var::Storage::Temp && k == warn_loads[v]) temps.insert(v);
+    return temps;
+  }
+
   Info survey(const Stmt& s) {
     Info in;
     in.line = s->line;
+    in.warning_temps = warning_temps(s->body[0]);
     ir::collect_assigned(s->body[0], &in.assigned);
     in.assigned.insert(s->var);
     std::set<int> D = {s->var};
@@ -665,12 +709,31 @@ class Planner {
         red_loads.insert(c.load);
         strict_first = strict_first && c.r.strict_first;
       }
-      if ((int)red_loads.size() != in.reads[v]) return no(name(v) + " is carried from one iteration to the next");
+      if ((int)red_loads.size() != in.reads[v] - in.warning_reads[v])
+        return no(name(v) + " is carried from one iteration to the next");
       const TypeRef& t = r0.np_type ? r0.np_type : r0.type;
       if (r0.kind == Reduction::Kind::Arith) {
         if (is_float(t)) {
           if (!o_.reassociate)
             return no("the sum in " + name(v) + " would be reassociated (STAGEPY_STRICT_FP=1)");
+          if (n_.vars[(size_t)v].storage == ir::Var::Storage::Part) {
+            // A part of a complex sum: of NumPy's complex128, its parts combine as np.float64.
+            const int c = n_.vars[(size_t)v].parent;
+            TypeRef np;
+            bool py = false;
+            ir::for_each_stmt(s->body[0], [&](const Stmt& x) {
+              for (auto& f : x->effects)
+                if (f.kind == ir::Effect::Kind::Assign && f.var == c) {
+                  if (f.value->type && f.value->type->kind == Type::Kind::NpScalar) np = f.value->type;
+                  else py = true;
+                }
+            });
+            if (np && (py || np->dtype != DType::Complex128))
+              return no("the sum in " + name(c) + " is of " +
+                        (py ? std::string("Python and NumPy complex numbers in turn") : np->str()) +
+                        " (not a reduction stagepy splits)");
+            if (np) r0.np_part = types::np_scalar(DType::Float64);
+          }
         } else if (is_np_int(t) || t->kind == Type::Kind::PyInt) {
           // An integer sum's parts may overflow where the sequential sum does not, and the
           // other way round: where that would matter (NumPy warns; a Python int leaves 64

@@ -43,6 +43,10 @@ struct Reduction {
   // type (float or np.float64) as it was, so parts start untagged (tag 0) and combine as
   // np_type operations only when tagged.
   TypeRef np_type;
+  // A part (`s.real`, `s.imag`) of a NumPy complex sum (lower_complex.h): the parts combine
+  // as operations of this NumPy float type (np.float64 for complex128), whose warnings are
+  // the complex addition's, and are checked as NumPy float sums are (codegen).
+  TypeRef np_part;
   // An integer sum whose overflow matters (a Python int leaving 64 bits; a NumPy integer
   // where NumPy warns): its updates and the combination of the parts stop for CPython on
   // overflow, which makes the loop run speculatively (LoopPlan::store_free).

@@ -811,6 +811,79 @@ def test_numpy_complex_warnings_are_deferred_and_the_loop_runs_on_threads(dtype)
         stagepy.set_threads(0)
 
 
+def int_cvals(n, seed, specials=()):
+    """Complex values with small integer parts (their sums are exact in any order), and
+    `specials` at random places."""
+    rng = np.random.default_rng(seed)
+    z = rng.integers(-8, 9, n) + 1j * rng.integers(-8, 9, n)
+    for i, v in zip(rng.choice(n, len(specials), replace=False), specials):
+        z[i] = v
+    return z
+
+
+@pytest.mark.parametrize("specials", [(), (complex(1e308, 1), complex(0, 1e308)), (complex(np.inf, 1),),
+                                      (complex(np.inf, 0), complex(-np.inf, 0)), (complex(np.nan, 2),),
+                                      (complex(1e307, 1e307),) * 40])
+def test_numpy_complex_sums_run_on_threads_with_cpythons_warnings(specials):
+    # `s += A[i] * B[i]` of complex128 numbers is two float sums, s.real and s.imag, whose
+    # warnings the kernel records (the addition's from a copy of the part before and the
+    # part after): the loop runs on threads, and where the parts combine into something
+    # infinite or NaN it runs again in order, so values and warnings are CPython's (an
+    # overflowing product, infinities of both signs, a NaN, a sum that overflows).
+    n = 5000
+    stagepy.set_threads(2)
+    try:
+        recs = run("""
+        def f(A, B, n):
+            s = 0j
+            for i in range(n):
+                s += A[i] * B[i]
+            t = np.complex128(1 - 1j)
+            for i in range(n):
+                t = t - A[i]
+            u = np.complex128(0)
+            for i in range(n):
+                u = (A[i] + B[i]) + u
+            return locals()
+        """, "f", lambda: (int_cvals(n, 71, specials), int_cvals(n, 72), n), globals_={"np": np},
+                   warn_filter="default")
+    finally:
+        stagepy.set_threads(0)
+    loops = [l for r in recs for l in r["loops"]]
+    assert len(loops) == 3 and all(l["parallel_runs"] > 0 for l in loops), loops
+
+
+def test_numpy_complex_sums_beside_stores_and_in_outer_loops():
+    # Beside stores (the parts' combination warns at the sum's line), in a loop whose
+    # iterations each sum a row, and under np.errstate(all="ignore"), where nothing warns.
+    n, m = 3000, 12
+    stagepy.set_threads(2)
+    old = np.seterr(all="ignore")
+    try:
+        for errstate in ("default", "ignore"):
+            np.seterr(**(old if errstate == "default" else {"all": "ignore"}))
+            recs = run("""
+            def f(A, B, M, C, y, n, m):
+                s = np.complex128(0)
+                for i in range(n):
+                    C[i] = A[i] * B[i]
+                    s += C[i] * 2
+                for i in range(n):
+                    acc = 0j
+                    for j in range(m):
+                        acc += M[i, j] * B[j]
+                    y[i] = acc
+                return locals()
+            """, "f", lambda: (int_cvals(n, 73), int_cvals(n, 74), int_cvals(n * m, 75).reshape(n, m),
+                               np.zeros(n, np.complex128), np.zeros(n, np.complex128), n, m),
+                       globals_={"np": np}, warn_filter="default")
+            loops = {l["line"]: l for r in recs for l in r["loops"]}
+            assert loops[4]["parallel_runs"] > 0 and loops[7]["parallel_runs"] > 0, loops
+    finally:
+        np.seterr(**old)
+        stagepy.set_threads(0)
+
+
 def test_numpy_complex_warnings_with_other_warnings_or_errors_in_the_statement():
     # A float operation that may warn beside the complex ones (their order in the
     # statement is CPython's only if CPython warns them), an index that fails before or

@@ -4645,7 +4645,7 @@ class Gen {
         auto exact_combine = [&](const specialize::Reduction& r) {
           if (r.checked) return true;
           if (gl || !lp.store_free || r.kind != specialize::Reduction::Kind::Arith) return false;
-          const TypeRef t = r.np_type ? r.np_type : rep(r.type);
+          const TypeRef t = r.np_part ? r.np_part : r.np_type ? r.np_type : rep(r.type);
           return t->kind == Type::Kind::NpScalar && dtype_is_float(t->dtype);
         };
         for (bool pass_checked : {true, false}) {
@@ -4963,6 +4963,12 @@ class Gen {
       out.v = B.CreateSelect(assigned, sum.v, acc.v);
       out.tag = B.CreateSelect(assigned, part.tag, acc.tag);
       return out;
+    }
+    if (r.kind == K::Arith && r.np_part) {
+      // A part of a NumPy complex sum: NumPy's float addition of the parts, which warns as
+      // the complex one does ("overflow encountered in scalar add").
+      V sum = binary(ir::BinOp::Add, scalar(r.np_part, acc.v), scalar(r.np_part, part.v), r.np_part);
+      return scalar(r.type, sum.v);
     }
     if (r.kind == K::Arith) {
       ir::BinOp op = r.op == ir::BinOp::Mul ? ir::BinOp::Mul : ir::BinOp::Add;
