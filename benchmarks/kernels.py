@@ -83,6 +83,12 @@ SOURCE = textwrap.dedent("""
         for j in range(A.shape[0]):
             C[j] = A[j] * B[j] + A[j]
 
+    def cdot(A, B):
+        s = 0j
+        for j in range(A.shape[0]):
+            s += A[j] * B[j]
+        return s
+
     def mathfn(x, out):
         for k in range(x.shape[0]):
             out[k] = math.sqrt(x[k]) * math.exp(-x[k]) + math.log(x[k] + 1.0)
@@ -290,6 +296,7 @@ def cases(scale):
         "mandelbrot_complex": (lambda f: f(np.zeros((h_m, int(1.5 * h_m)), np.int64), 100), None,
                                f"{h_m}x{int(1.5 * h_m)}, 100 it"),
         "cmul": (lambda f: f(ca, cb, np.zeros(n_c, np.complex128)), lambda: ca * cb + ca, f"n={n_c} complex128"),
+        "cdot": (lambda f: f(ca, cb), lambda: ca @ cb, f"n={n_c} complex128, s += A[j] * B[j]"),
         "mathfn": (lambda f: f(a, np.zeros(n_d)), lambda: np.sqrt(a) * np.exp(-a) + np.log(a + 1.0),
                    f"n={n_d}, math.sqrt/exp/log per element"),
         "rownorms": (lambda f: f(R, np.zeros(n_r)), lambda: np.einsum("ij,ij->i", R, R), f"{n_r}x{n_r}, for row in A"),

@@ -458,3 +458,37 @@ def test_sequence_reductions_in_nests_of_every_size():
             s += sum(B) + max(B) + any(B) + v0
         return s
     """, "f", lambda: (np.arange(8.0), [1.0, 2.0, 3.0], 8))
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32])
+@pytest.mark.parametrize("poke", ["none", "overflow", "nan", "infs", "start_inf"])
+def test_a_dot_product_on_threads_tests_its_sum_where_each_chunk_ends(dt, poke):
+    # A parallel body's speculative chunks (NumPy's default warnings) test a sum for an
+    # infinity or a NaN once, where the chunk's fast pass ends (one stays in a sum), so the
+    # vectorizer can split it: a product that overflows in the middle of a chunk, a NaN,
+    # infinities of both signs, a sum that starts infinite all give CPython's values and
+    # warnings, in a loop that writes nothing and in one that writes.
+    n = 6000
+    big = float(np.finfo(dt).max)
+
+    def make():
+        a, b = whole(n, 31).astype(dt), whole(n, 32).astype(dt)
+        if poke == "overflow":
+            a[1000], b[1000] = big, 4
+        elif poke == "nan":
+            a[3333] = np.nan
+        elif poke == "infs":
+            a[700], a[4100] = np.inf, -np.inf
+        return a, b, dt(np.inf if poke == "start_inf" else 0), np.zeros(n, dt)
+    recs = run("""
+    def f(a, b, start, out):
+        s = start
+        for i in range(a.shape[0]):
+            s += a[i] * b[i]
+        t = start
+        for i in range(a.shape[0]):
+            out[i] = a[i] - b[i]
+            t = t - a[i] * b[i]
+        return locals()
+    """, "f", make)
+    assert all(l["parallel_runs"] > 0 for l in loops(recs).values()), recs

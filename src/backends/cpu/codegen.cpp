@@ -507,6 +507,10 @@ class Gen {
   // lower_complex.h). Every one needs a part of the result that is not finite; which ones
   // arose is worked out out of line from the operands (warn_functions.h).
   void complex_warnings(const Expr& e) {
+    if (warn_gen_ == WarnGen::Fast && (e->binop == ir::BinOp::Add || e->binop == ir::BinOp::Sub) &&
+        e->args[0]->kind == ExprNode::Kind::Load && fast_sums_.count(e->args[0]->var) &&
+        e->args[1]->kind == ExprNode::Kind::Load && fast_sums_.count(e->args[1]->var))
+      return;  // a complex sum's parts, tested where the chunk's fast pass ends
     std::vector<Value*> x;
     for (auto& a : e->args) x.push_back(as_double(gen(a)));
     Value* finite = B.CreateAnd(isfinite(x[0]), isfinite(x[1]));
@@ -548,6 +552,39 @@ class Gen {
     using O = ir::BinOp;
     return e->binop == O::Add || e->binop == O::Sub || e->binop == O::Mul || e->binop == O::TrueDiv;
   }
+  // Fast mode, across iterations: the float variables a body only ever updates as sums
+  // (`v = v + e`, `v = e + v`, `v = v - e`; a NumPy float, or a part of a complex one).
+  // An infinity or a NaN in a sum stays (inf + x is inf or NaN, NaN + x is NaN), so "some
+  // iteration's v was not finite" is "v is not finite where the chunk's fast pass ends":
+  // tested there once (chunked_loop) instead of in every iteration, which kept the
+  // vectorizer from splitting a parallel body's sum (reassoc_ops_; the only ones taken).
+  // Their updates are absorbed.
+  std::set<int> fast_sums_, fast_sum_single_;  // (single: np.float32 sums)
+  static std::map<int, std::vector<const ExprNode*>> carried_sums(const Stmt& body) {
+    std::map<int, std::vector<const ExprNode*>> sums;
+    std::set<int> other;
+    ir::for_each_stmt(body, [&](const Stmt& x) {
+      for (auto& f : x->effects) {
+        if (f.kind != ir::Effect::Kind::Assign) continue;
+        const Expr& e = f.value;
+        auto self = [&](size_t k) { return e->args[k]->kind == ExprNode::Kind::Load && e->args[k]->var == f.var; };
+        const bool fl = e->type && ((e->type->kind == Type::Kind::NpScalar &&
+                                     (e->type->dtype == DType::Float64 || e->type->dtype == DType::Float32)) ||
+                                    e->type->kind == Type::Kind::PyFloat);
+        const bool sum = fl && e->kind == ExprNode::Kind::Binary &&
+                         ((e->binop == ir::BinOp::Add && (self(0) || self(1))) || (e->binop == ir::BinOp::Sub && self(0)));
+        // (One type throughout, the variable's own: its slot holds that float's bits.)
+        const Expr& load = sum ? e->args[self(0) ? 0 : 1] : e;
+        if (sum && types::same(load->type, e->type) && (sums[f.var].empty() || types::same(sums[f.var][0]->type, e->type)))
+          sums[f.var].push_back(e.get());
+        else
+          other.insert(f.var);
+      }
+    });
+    for (int v : other) sums.erase(v);
+    return sums;
+  }
+
   void note_absorbed(const Expr& e) {
     if (!e) return;
     if (np_float_arith(e))
@@ -3825,12 +3862,15 @@ class Gen {
       };
       if (last_vars.empty() && !gpu_red) {
         for_iterations(s, lo, hi, done);
-      } else if (!gpu_body_ && (lp.interleave.lanes > 0 || lp.interchange)) {
-        // Interleaved iterations (plan_interleave.h), or interchanged ones
-        // (plan_interchange.h), which end on the same iteration: a private assigned anywhere in
-        // [lo, hi) counts as assigned by its last iteration, hi - 1. The value is the last
-        // one assigned, and as threads run contiguous runs of iterations, hi - 1 orders the
-        // records as that iteration would.
+      } else if (!gpu_body_ && !gpu_red) {
+        // On the CPU, the run [lo, hi) goes in order (or interleaved, plan_interleave.h, or
+        // interchanged, plan_interchange.h, which end on the same iteration; or in
+        // speculative chunks): a private assigned anywhere in it counts as assigned by its
+        // last iteration, hi - 1. The value is the last one assigned, and as runs are
+        // contiguous and disjoint, hi - 1 orders the records as that iteration would. (A
+        // run that stopped is never combined: its results are dropped, or its window
+        // undone.) So for_iterations may chunk it, which a loop that records the iteration
+        // of each assignment could not.
         for (int v : last_vars) B.CreateStore(c8(0), tags_[(size_t)v]);
         BasicBlock* ran = BasicBlock::Create(C, "par.ran", F);
         for_iterations(s, lo, hi, ran);
@@ -4949,14 +4989,26 @@ class Gen {
     return to_bits(x);
   }
 
+  // A sum's parts combine by addition; where every update subtracts (`t = t - e`), as
+  // acc - (-part), which is the same number and warns as NumPy's subtraction (NumPy names
+  // the operation in its message). (Negating a float is exact; for ints the sum stays.)
+  V add_parts(const specialize::Reduction& r, const V& acc, const V& part, const TypeRef& t) {
+    bool subtracts = !r.updates.empty() && is_float_t(rep(t));
+    for (auto* u : r.updates) subtracts = subtracts && u->kind == ExprNode::Kind::Binary && u->binop == ir::BinOp::Sub;
+    if (!subtracts) return binary(ir::BinOp::Add, acc, part, t);
+    V neg = part;
+    neg.v = B.CreateFNeg(part.v);
+    return binary(ir::BinOp::Sub, acc, neg, t);
+  }
+
   V combine(const specialize::Reduction& r, const V& acc, const V& part) {
     using K = specialize::Reduction::Kind;
     if (r.kind == K::Arith && r.np_type) {
       // float | np.float64 (int | np.int64), every update of the NumPy type: a part that
       // assigned (tagged) combines as a NumPy operation and leaves its type; an untagged
       // part (its identity) leaves the variable as it was. (Both members share the bits.)
-      ir::BinOp op = r.op == ir::BinOp::Mul ? ir::BinOp::Mul : ir::BinOp::Add;
-      V sum = binary(op, scalar(r.np_type, acc.v), scalar(r.np_type, part.v), r.np_type);
+      V sum = r.op == ir::BinOp::Mul ? binary(ir::BinOp::Mul, scalar(r.np_type, acc.v), scalar(r.np_type, part.v), r.np_type)
+                                     : add_parts(r, scalar(r.np_type, acc.v), scalar(r.np_type, part.v), r.np_type);
       Value* assigned = B.CreateICmpNE(part.tag, c8(0));
       V out;
       out.t = r.type;
@@ -4967,13 +5019,11 @@ class Gen {
     if (r.kind == K::Arith && r.np_part) {
       // A part of a NumPy complex sum: NumPy's float addition of the parts, which warns as
       // the complex one does ("overflow encountered in scalar add").
-      V sum = binary(ir::BinOp::Add, scalar(r.np_part, acc.v), scalar(r.np_part, part.v), r.np_part);
+      V sum = add_parts(r, scalar(r.np_part, acc.v), scalar(r.np_part, part.v), r.np_part);
       return scalar(r.type, sum.v);
     }
-    if (r.kind == K::Arith) {
-      ir::BinOp op = r.op == ir::BinOp::Mul ? ir::BinOp::Mul : ir::BinOp::Add;
-      return binary(op, acc, part, r.type);
-    }
+    if (r.kind == K::Arith)
+      return r.op == ir::BinOp::Mul ? binary(ir::BinOp::Mul, acc, part, r.type) : add_parts(r, acc, part, r.type);
     Value* take = takes(r, acc, part);
     V out = scalar(r.type, B.CreateSelect(take, part.v, acc.v));
     if (part.tag && acc.tag) out.tag = B.CreateSelect(take, part.tag, acc.tag);  // float | np.float64
@@ -5089,6 +5139,19 @@ class Gen {
     undo_ = std::move(u);
     absorbed_.clear();
     ir::for_each_expr(body, [&](const Expr& e) { note_absorbed(e); });
+    fast_sums_.clear();
+    fast_sum_single_.clear();
+    for (auto& [v, updates] : carried_sums(body)) {
+      // Only the sums a parallel body may reassociate: elsewhere the vectorizer cannot
+      // split them anyway, and the tests in each iteration vectorize with the others (SLP).
+      bool split = true;
+      for (auto* u : updates) split = split && reassoc_ops_.count(u);
+      if (!split) continue;
+      fast_sums_.insert(v);
+      if (updates[0]->type->kind == Type::Kind::NpScalar && updates[0]->type->dtype == DType::Float32)
+        fast_sum_single_.insert(v);
+      for (auto* u : updates) absorbed_.insert(u);
+    }
     warn_gen_ = WarnGen::Fast;
     targets_.push_back({loop, latch, nullptr});
     stmt(body);
@@ -5242,6 +5305,13 @@ class Gen {
     k->addIncoming(B.CreateAdd(k, c64(1)), flatch);
     B.CreateBr(fhead);
     B.SetInsertPoint(fdone);
+    for (int v : fast_sums_) {  // (carried_sums: each a float, its bits in the slot)
+      Value* bits = B.CreateLoad(i64(), bits_[(size_t)v]);
+      Value* f64v = B.CreateBitCast(bits, f64());
+      Value* f32v = B.CreateBitCast(B.CreateTrunc(bits, B.getInt32Ty()), B.getFloatTy());
+      mark_fast_bad(B.CreateNot(fast_sum_single_.count(v) ? isfinite(f32v) : isfinite(f64v)));
+    }
+    fast_sums_.clear();
     cold_branch(B.CreateLoad(i1(), fast_bad_), redo, cnext);
     // Something may have warned: undo the chunk's stores (last first), restore the
     // variables, and run the chunk again with exact warning flags.
