@@ -394,7 +394,7 @@ def main():
           "| numba prange (s) | NumPy (s) | vs CPython (1t) | parallel speedup | vs numba | vs prange |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     firsts, first_phases = {}, {}
-    fmt = lambda t: f"{t:.4f}" if t is not None else "-"  # noqa: E731
+    fmt = lambda t: (f"{t:.4f}" if t >= 0.01 else f"{t:.3g}") if t is not None else "-"  # noqa: E731
     ratio = lambda a, b: f"{a / b:.2f}x" if a and b else "-"  # noqa: E731
     for name, (call, np_version, size) in cases(args.scale).items():
         if only and name not in only:
