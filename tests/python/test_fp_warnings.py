@@ -271,3 +271,47 @@ def test_power_under_errstate_raise_is_the_error_at_that_iteration():
         return A, np.full(300, 2.0), np.zeros(300), 300
     with np.errstate(over="raise"):
         run(POWER, "f", make, expect=None, warn_filter="default")
+
+
+BRANCHY = """
+def f(a, b, n):
+    err = 0.0
+    k = -1
+    s = 0.0
+    c = 0.0
+    for i in range(n):
+        d = abs(a[i] - b[i])
+        if d > err:
+            err = d
+            k = i
+        if a[i] < 0.0:
+            continue
+        s += a[i] * b[i]
+        if s > 1e300:
+            c += 1.0
+    return locals()
+"""
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("poke", [None, {100: 1e308}, {300: np.inf}, {301: np.nan}, {5: -1e308, 900: 1e308}])
+def test_loops_with_ifs_that_store_nothing_run_in_chunks(threads, poke):
+    # An innermost loop with ifs and a `continue` that stores no element runs in speculative
+    # chunks too (a fast pass that only tests "did anything come out infinite or NaN", an
+    # exact re-run when it did): the argmax, the conditional sum and the count are CPython's,
+    # and so are the warnings of `a[i] - b[i]` and `a[i] * b[i]` where values overflow, are
+    # infinite or NaN. (A Python int count would need its overflow check: no chunks.)
+    import stagepy
+    n = 2000
+
+    def make():
+        rng = np.random.default_rng(41)
+        a, b = rng.standard_normal(n), rng.standard_normal(n)
+        for i, x in (poke or {}).items():
+            a[i] = x
+        return a, b, n
+    stagepy.set_threads(threads)
+    try:
+        run(BRANCHY, "f", make, warn_filter="default")
+    finally:
+        stagepy.set_threads(0)

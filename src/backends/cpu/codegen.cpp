@@ -3506,7 +3506,8 @@ class Gen {
         options_.plan->loops[(size_t)s->loop].interleave.lanes > 0 &&
         interleaved_loop(s, options_.plan->loops[(size_t)s->loop], k0, trip, exit))
       return;
-    if (options_.fp == FpMode::Deferred && warn_gen_ == WarnGen::Normal && straight_line(s->body[0], s->loop) &&
+    if (options_.fp == FpMode::Deferred && warn_gen_ == WarnGen::Normal &&
+        (straight_line(s->body[0], s->loop) || branches_storing_nothing(s->body[0], s->loop)) &&
         has_np_arith(s->body[0]) && !ir::stores_sections(s->body[0]) && chunked_loop(s, k0, trip, exit))
       return;
     plain_loop(s, s->body[0], k0, trip, exit);
@@ -5088,6 +5089,25 @@ class Gen {
     for (size_t k = 0; k < s->body.size(); k++)
       if (!straight_line(s->body[k], loop, last && k + 1 == s->body.size())) return false;
     return true;
+  }
+  // A loop body of statements and ifs (`if d > m: m = d`, `if x > 0: s += x`; a `continue`
+  // anywhere) that stores no element: chunked too. A store in a branch would leave its
+  // undo-log entry unwritten in the iterations that skip it, so bodies with stores must be
+  // straight-line; without stores there is no log.
+  static bool branches_storing_nothing(const Stmt& s, int loop) {
+    switch (s->kind) {
+      case StmtNode::Kind::Seg:
+        for (auto& f : s->effects)
+          if (f.kind == ir::Effect::Kind::Store || f.kind == ir::Effect::Kind::Append) return false;
+        return true;
+      case StmtNode::Kind::Continue: return s->loop == loop;
+      case StmtNode::Kind::Block:
+      case StmtNode::Kind::If:
+        for (auto& b : s->body)
+          if (!branches_storing_nothing(b, loop)) return false;
+        return true;
+      default: return false;
+    }
   }
   static bool has_np_arith(const Stmt& s) {
     bool found = false;
