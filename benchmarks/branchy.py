@@ -1,3 +1,8 @@
+"""Innermost loops with ifs under NumPy's default warnings, stagepy on one and two threads:
+`if d > err: err = d` (a max kept by a branch) and a conditional sum. Best of 20 warm calls.
+
+    python benchmarks/branchy.py
+"""
 import numpy as np, stagepy, time
 stagepy.enable()
 def maxerr_if(a, b):
