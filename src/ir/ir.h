@@ -49,6 +49,9 @@ struct Var {
   // (min()/max()'s answer, read only once its generator gave an item in that statement):
   // never carried from one iteration of an enclosing loop to the next.
   bool scratch = false;
+  // Lowered IR: a Temp set and read within one statement only (lower_complex's parts of
+  // intermediate complex values): a parallel loop keeps no last value of it.
+  bool statement_local = false;
   // The nest only appends to it (`v.append(x)` statements; no other read, never assigned):
   // a list it holds is not read into a buffer, the items are collected (Type::Appended).
   bool appended = false;

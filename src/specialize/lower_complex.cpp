@@ -83,6 +83,7 @@ class Lower {
     v.index = index;
     v.assigned = true;
     v.read = true;
+    v.statement_local = st == ir::Var::Storage::Temp;  // (spill(): the statement's own)
     out_.nest.vars.push_back(v);
     entry_.push_back(types::unbound());
     note_tag(types::py_float());

@@ -677,6 +677,10 @@ class Planner {
     // Scalars.
     for (int v : in.assigned) {
       if (v == s->var || as_companion.count(v)) continue;
+      // A statement's own Temp: assigned before it is read in every iteration, and dead
+      // after its statement, so no thread's last value of it is kept (on the GPU, a
+      // private makes the last iteration a launch of its own).
+      if (n_.vars[(size_t)v].statement_local && !in.exposed.count(v)) continue;
       auto ex = in.exposed.find(v);
       if (ex == in.exposed.end() || n_.vars[(size_t)v].scratch) {
         lp.privates.push_back(v);

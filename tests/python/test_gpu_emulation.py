@@ -57,3 +57,12 @@ def test_cpu_target_keeps_everything_on_the_cpu():
     assert p.returncode == 0, p.stdout + p.stderr
     assert all(r["launches"] == 0 for r in lines[:-1])
     assert not lines[-1]["gpu_info"]["enabled"]
+
+
+def test_complex_arithmetic_launches_once_per_call(results):
+    # The Temps of complex arithmetic live within their statement: no thread keeps their
+    # last values, so the loop is one launch per call (a private would make the last
+    # iteration a launch of its own). Two calls each.
+    for name in ("complex128_arithmetic", "complex64_warnings"):
+        r = results[0][name]
+        assert r["equal"] and r["launches"] == 2, (name, r)
