@@ -256,6 +256,21 @@ class Planner {
       r.kind = Reduction::Kind::Arith;
       return r;
     }
+    // A part of a NumPy complex64 sum (lower_complex): `v = round32(v + e)`, the float32
+    // addition of the part (made on doubles, then rounded: exactly float32's).
+    if (e->kind == EK::Call && e->args.size() == 2 && e->args[0]->type &&
+        e->args[0]->type->kind == Type::Kind::Callable && e->args[0]->type->builtin == Builtin::Round32 &&
+        n_.vars[(size_t)v].storage == ir::Var::Storage::Part) {
+      const Expr& x = e->args[1];
+      if (x->kind != EK::Binary || (x->binop != ir::BinOp::Add && x->binop != ir::BinOp::Sub)) return std::nullopt;
+      const bool self0 = x->args[0]->kind == EK::Load && x->args[0]->var == v;
+      const bool self1 = x->binop == ir::BinOp::Add && x->args[1]->kind == EK::Load && x->args[1]->var == v;
+      if (!(self0 || self1) || reads_var(x->args[self0 ? 1 : 0], v) || !types::same(x->args[self0 ? 0 : 1]->type, e->type))
+        return std::nullopt;
+      r.op = x->binop;
+      r.kind = Reduction::Kind::Arith;
+      return r;
+    }
     if (e->kind == EK::Call && e->args.size() == 3 && e->kwnames.empty() && e->args[0]->type &&
         e->args[0]->type->kind == Type::Kind::Callable &&
         (e->args[0]->type->builtin == Builtin::Min || e->args[0]->type->builtin == Builtin::Max)) {
@@ -732,11 +747,17 @@ class Planner {
                   else py = true;
                 }
             });
-            if (np && (py || np->dtype != DType::Complex128))
+            if (np && (py || (np->dtype != DType::Complex128 && np->dtype != DType::Complex64)))
               return no("the sum in " + name(c) + " is of " +
                         (py ? std::string("Python and NumPy complex numbers in turn") : np->str()) +
                         " (not a reduction stagepy splits)");
-            if (np) r0.np_part = types::np_scalar(DType::Float64);
+            // (complex64: each update rounds to float32, and so must the combination)
+            bool rounded = true;
+            for (auto& cand : cs->second)
+              rounded = rounded && cand.value->kind == EK::Call;
+            if (np && (np->dtype == DType::Complex64) != rounded)
+              return no("the sum in " + name(c) + " mixes float32 and float64 updates");
+            if (np) r0.np_part = types::np_scalar(np->dtype == DType::Complex64 ? DType::Float32 : DType::Float64);
           }
         } else if (is_np_int(t) || t->kind == Type::Kind::PyInt) {
           // An integer sum's parts may overflow where the sequential sum does not, and the

@@ -384,18 +384,19 @@ def f(A, B, C):
 """, "f", (lambda d: lambda: _sprinkled_complex(d))(_dt))
 
 
-case("complex128_sums", """
+for _dt in ("complex128", "complex64"):
+    case(f"{_dt}_sums", """
 def f(A, B, C):
     s = 0j
-    t = np.complex128(0)
+    t = C.dtype.type(0)
     for i in range(A.shape[0]):
         C[i] = A[i] * B[i]
         s += C[i]
         t -= A[i]
     return locals()
-""", "f", lambda: ((rng.integers(-9, 9, N) + 1j * rng.integers(-9, 9, N)).astype(np.complex128),
-                   (rng.integers(-9, 9, N) - 1j * rng.integers(-9, 9, N)).astype(np.complex128),
-                   np.zeros(N, np.complex128)))
+""", "f", (lambda d: lambda: ((rng.integers(-9, 9, N) + 1j * rng.integers(-9, 9, N)).astype(d),
+                             (rng.integers(-9, 9, N) - 1j * rng.integers(-9, 9, N)).astype(d),
+                             np.zeros(N, d)))(_dt))
 # (Integer parts: the sums are exact in any order. A NumPy complex sum is two float sums,
 # the complex addition's warnings recorded as the other operations' are.)
 

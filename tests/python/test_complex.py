@@ -821,39 +821,45 @@ def int_cvals(n, seed, specials=()):
     return z
 
 
-@pytest.mark.parametrize("specials", [(), (complex(1e308, 1), complex(0, 1e308)), (complex(np.inf, 1),),
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize("specials", [(), ("big", "big_imag"), (complex(np.inf, 1),),
                                       (complex(np.inf, 0), complex(-np.inf, 0)), (complex(np.nan, 2),),
-                                      (complex(1e307, 1e307),) * 40])
-def test_numpy_complex_sums_run_on_threads_with_cpythons_warnings(specials):
-    # `s += A[i] * B[i]` of complex128 numbers is two float sums, s.real and s.imag, whose
+                                      ("tenth",) * 40])
+def test_numpy_complex_sums_run_on_threads_with_cpythons_warnings(dtype, specials):
+    # `s += A[i] * B[i]` of NumPy complex numbers is two float sums, s.real and s.imag, whose
     # warnings the kernel records (the addition's from a copy of the part before and the
     # part after): the loop runs on threads, and where the parts combine into something
     # infinite or NaN it runs again in order, so values and warnings are CPython's (an
-    # overflowing product, infinities of both signs, a NaN, a sum that overflows).
+    # overflowing product, infinities of both signs, a NaN, a sum that overflows). complex64
+    # parts are float32 sums: each update and the combination round to float32.
     n = 5000
+    big = float(np.finfo(np.dtype(dtype).type(0).real.dtype).max)
+    named = {"big": complex(big, 1), "big_imag": complex(0, big), "tenth": complex(big / 10, big / 10)}
+    vals = tuple(named.get(x, x) for x in specials)
     stagepy.set_threads(2)
     try:
         recs = run("""
-        def f(A, B, n):
+        def f(A, B, n, c):
             s = 0j
             for i in range(n):
                 s += A[i] * B[i]
-            t = np.complex128(1 - 1j)
+            t = c(1 - 1j)
             for i in range(n):
                 t = t - A[i]
-            u = np.complex128(0)
+            u = c(0)
             for i in range(n):
                 u = (A[i] + B[i]) + u
             return locals()
-        """, "f", lambda: (int_cvals(n, 71, specials), int_cvals(n, 72), n), globals_={"np": np},
-                   warn_filter="default")
+        """, "f", lambda: (int_cvals(n, 71, vals).astype(dtype), int_cvals(n, 72).astype(dtype), n, dtype),
+                   globals_={"np": np}, warn_filter="default")
     finally:
         stagepy.set_threads(0)
     loops = [l for r in recs for l in r["loops"]]
     assert len(loops) == 3 and all(l["parallel_runs"] > 0 for l in loops), loops
 
 
-def test_numpy_complex_sums_beside_stores_and_in_outer_loops():
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_numpy_complex_sums_beside_stores_and_in_outer_loops(dtype):
     # Beside stores (the parts' combination warns at the sum's line), in a loop whose
     # iterations each sum a row, and under np.errstate(all="ignore"), where nothing warns.
     n, m = 3000, 12
@@ -864,7 +870,7 @@ def test_numpy_complex_sums_beside_stores_and_in_outer_loops():
             np.seterr(**(old if errstate == "default" else {"all": "ignore"}))
             recs = run("""
             def f(A, B, M, C, y, n, m):
-                s = np.complex128(0)
+                s = C.dtype.type(0)
                 for i in range(n):
                     C[i] = A[i] * B[i]
                     s += C[i] * 2
@@ -874,8 +880,9 @@ def test_numpy_complex_sums_beside_stores_and_in_outer_loops():
                         acc += M[i, j] * B[j]
                     y[i] = acc
                 return locals()
-            """, "f", lambda: (int_cvals(n, 73), int_cvals(n, 74), int_cvals(n * m, 75).reshape(n, m),
-                               np.zeros(n, np.complex128), np.zeros(n, np.complex128), n, m),
+            """, "f", lambda: (int_cvals(n, 73).astype(dtype), int_cvals(n, 74).astype(dtype),
+                               int_cvals(n * m, 75).reshape(n, m).astype(dtype), np.zeros(n, dtype), np.zeros(n, dtype),
+                               n, m),
                        globals_={"np": np}, warn_filter="default")
             loops = {l["line"]: l for r in recs for l in r["loops"]}
             assert loops[4]["parallel_runs"] > 0 and loops[7]["parallel_runs"] > 0, loops

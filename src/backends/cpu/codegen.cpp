@@ -4995,7 +4995,10 @@ class Gen {
   // the operation in its message). (Negating a float is exact; for ints the sum stays.)
   V add_parts(const specialize::Reduction& r, const V& acc, const V& part, const TypeRef& t) {
     bool subtracts = !r.updates.empty() && is_float_t(rep(t));
-    for (auto* u : r.updates) subtracts = subtracts && u->kind == ExprNode::Kind::Binary && u->binop == ir::BinOp::Sub;
+    for (const ExprNode* u : r.updates) {
+      if (u->kind == ExprNode::Kind::Call && u->args.size() == 2) u = u->args[1].get();  // round32(v - e)
+      subtracts = subtracts && u->kind == ExprNode::Kind::Binary && u->binop == ir::BinOp::Sub;
+    }
     if (!subtracts) return binary(ir::BinOp::Add, acc, part, t);
     V neg = part;
     neg.v = B.CreateFNeg(part.v);
@@ -5020,6 +5023,11 @@ class Gen {
     if (r.kind == K::Arith && r.np_part) {
       // A part of a NumPy complex sum: NumPy's float addition of the parts, which warns as
       // the complex one does ("overflow encountered in scalar add").
+      if (r.np_part->dtype == DType::Float32) {  // complex64: the parts hold float32 values
+        V sum = add_parts(r, scalar(r.np_part, B.CreateFPTrunc(acc.v, B.getFloatTy())),
+                          scalar(r.np_part, B.CreateFPTrunc(part.v, B.getFloatTy())), r.np_part);
+        return scalar(r.type, B.CreateFPExt(sum.v, f64()));
+      }
       V sum = add_parts(r, scalar(r.np_part, acc.v), scalar(r.np_part, part.v), r.np_part);
       return scalar(r.type, sum.v);
     }
