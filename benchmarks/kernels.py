@@ -89,6 +89,12 @@ SOURCE = textwrap.dedent("""
             s += A[j] * B[j]
         return s
 
+    def cdot64(A, B):
+        s = 0j
+        for j in range(A.shape[0]):
+            s += A[j] * B[j]
+        return s
+
     def mathfn(x, out):
         for k in range(x.shape[0]):
             out[k] = math.sqrt(x[k]) * math.exp(-x[k]) + math.log(x[k] + 1.0)
@@ -275,6 +281,7 @@ def cases(scale):
     n_c = s(1_000_000)
     ca = rng.random(n_c) + 1j * rng.random(n_c)
     cb = rng.random(n_c) - 1j * rng.random(n_c)
+    ca64, cb64 = ca.astype(np.complex64), cb.astype(np.complex64)
     n_r = s(2000)
     R = rng.random((n_r, n_r))
     n_b = s(1000)
@@ -297,6 +304,7 @@ def cases(scale):
                                f"{h_m}x{int(1.5 * h_m)}, 100 it"),
         "cmul": (lambda f: f(ca, cb, np.zeros(n_c, np.complex128)), lambda: ca * cb + ca, f"n={n_c} complex128"),
         "cdot": (lambda f: f(ca, cb), lambda: ca @ cb, f"n={n_c} complex128, s += A[j] * B[j]"),
+        "cdot64": (lambda f: f(ca64, cb64), lambda: ca64 @ cb64, f"n={n_c} complex64, s += A[j] * B[j]"),
         "mathfn": (lambda f: f(a, np.zeros(n_d)), lambda: np.sqrt(a) * np.exp(-a) + np.log(a + 1.0),
                    f"n={n_d}, math.sqrt/exp/log per element"),
         "rownorms": (lambda f: f(R, np.zeros(n_r)), lambda: np.einsum("ij,ij->i", R, R), f"{n_r}x{n_r}, for row in A"),
