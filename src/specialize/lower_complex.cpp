@@ -892,13 +892,8 @@ class Lower {
     const Expr& e = f.value;
     if (e->kind != EK::Binary || (e->binop != ir::BinOp::Add && e->binop != ir::BinOp::Sub)) return false;
     auto is_v = [&](const Expr& x) { return x->kind == EK::Load && x->var == f.var; };
-    auto reads_v = [&](const Expr& x) {
-      bool r = false;
-      ir::walk_expr(x, [&](const Expr& y) { r = r || (y->kind == EK::Load && y->var == f.var); });
-      return r;
-    };
-    if (is_v(e->args[0])) return !reads_v(e->args[1]);
-    return e->binop == ir::BinOp::Add && is_v(e->args[1]) && !reads_v(e->args[0]);
+    if (is_v(e->args[0])) return !ir::reads_var(e->args[1], f.var);
+    return e->binop == ir::BinOp::Add && is_v(e->args[1]) && !ir::reads_var(e->args[0], f.var);
   }
 
   // (`alone`: f is its statement's only effect.)

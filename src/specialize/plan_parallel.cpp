@@ -241,36 +241,29 @@ class Planner {
     Reduction r;
     r.var = v;
     r.type = e->type;
-    if (e->kind == EK::Binary) {
+    // A part of a NumPy complex64 sum (lower_complex): `v = round32(v + e)`, the float32
+    // addition of the part (made on doubles, then rounded: exactly float32's).
+    const bool rounded = e->kind == EK::Call && e->args.size() == 2 && e->args[0]->type &&
+                         e->args[0]->type->kind == Type::Kind::Callable &&
+                         e->args[0]->type->builtin == Builtin::Round32 &&
+                         n_.vars[(size_t)v].storage == ir::Var::Storage::Part;
+    const Expr& x = rounded ? e->args[1] : e;
+    if (x->kind == EK::Binary) {
       using O = ir::BinOp;
-      if (e->binop != O::Add && e->binop != O::Sub && e->binop != O::Mul) return std::nullopt;
+      if (x->binop != O::Add && x->binop != O::Sub && (x->binop != O::Mul || rounded)) return std::nullopt;
       const Expr *self = nullptr, *other = nullptr;
-      if (e->args[0]->kind == EK::Load && e->args[0]->var == v) self = &e->args[0], other = &e->args[1];
-      else if (e->binop != O::Sub && e->args[1]->kind == EK::Load && e->args[1]->var == v)
-        self = &e->args[1], other = &e->args[0];
+      if (x->args[0]->kind == EK::Load && x->args[0]->var == v) self = &x->args[0], other = &x->args[1];
+      else if (x->binop != O::Sub && x->args[1]->kind == EK::Load && x->args[1]->var == v)
+        self = &x->args[1], other = &x->args[0];
       if (!self || reads_var(*other, v)) return std::nullopt;
       // The type settles in the loop; or a Python float/int becomes an np.float64/np.int64
       // (consider(), py_to_np_sum).
       if (!types::same((*self)->type, e->type) && !np_partner_of((*self)->type, e->type)) return std::nullopt;
-      r.op = e->binop;
-      r.kind = Reduction::Kind::Arith;
-      return r;
-    }
-    // A part of a NumPy complex64 sum (lower_complex): `v = round32(v + e)`, the float32
-    // addition of the part (made on doubles, then rounded: exactly float32's).
-    if (e->kind == EK::Call && e->args.size() == 2 && e->args[0]->type &&
-        e->args[0]->type->kind == Type::Kind::Callable && e->args[0]->type->builtin == Builtin::Round32 &&
-        n_.vars[(size_t)v].storage == ir::Var::Storage::Part) {
-      const Expr& x = e->args[1];
-      if (x->kind != EK::Binary || (x->binop != ir::BinOp::Add && x->binop != ir::BinOp::Sub)) return std::nullopt;
-      const bool self0 = x->args[0]->kind == EK::Load && x->args[0]->var == v;
-      const bool self1 = x->binop == ir::BinOp::Add && x->args[1]->kind == EK::Load && x->args[1]->var == v;
-      if (!(self0 || self1) || reads_var(x->args[self0 ? 1 : 0], v) || !types::same(x->args[self0 ? 0 : 1]->type, e->type))
-        return std::nullopt;
       r.op = x->binop;
       r.kind = Reduction::Kind::Arith;
       return r;
     }
+    if (rounded) return std::nullopt;
     if (e->kind == EK::Call && e->args.size() == 3 && e->kwnames.empty() && e->args[0]->type &&
         e->args[0]->type->kind == Type::Kind::Callable &&
         (e->args[0]->type->builtin == Builtin::Min || e->args[0]->type->builtin == Builtin::Max)) {
@@ -528,7 +521,6 @@ class Planner {
     return true;
   }
 
-  // One iteration of loop s: what it assigns, reads first, subscripts, reduces.
   // The Temps only a NumPy complex operation's warnings read (the copies of its operands
   // lower_complex keeps for its ComplexWarn).
   std::set<int> warning_temps(const Stmt& body) const {
@@ -557,6 +549,7 @@ class Planner {
     return temps;
   }
 
+  // One iteration of loop s: what it assigns, reads first, subscripts, reduces.
   Info survey(const Stmt& s) {
     Info in;
     in.line = s->line;

@@ -559,7 +559,7 @@ class Gen {
   // tested there once (chunked_loop) instead of in every iteration, which kept the
   // vectorizer from splitting a parallel body's sum (reassoc_ops_; the only ones taken).
   // Their updates are absorbed.
-  std::set<int> fast_sums_, fast_sum_single_;  // (single: np.float32 sums)
+  std::map<int, bool> fast_sums_;  // variable -> whether an np.float32 sum (else float64 bits)
   static std::map<int, std::vector<const ExprNode*>> carried_sums(const Stmt& body) {
     std::map<int, std::vector<const ExprNode*>> sums;
     std::set<int> other;
@@ -5023,13 +5023,11 @@ class Gen {
     if (r.kind == K::Arith && r.np_part) {
       // A part of a NumPy complex sum: NumPy's float addition of the parts, which warns as
       // the complex one does ("overflow encountered in scalar add").
-      if (r.np_part->dtype == DType::Float32) {  // complex64: the parts hold float32 values
-        V sum = add_parts(r, scalar(r.np_part, B.CreateFPTrunc(acc.v, B.getFloatTy())),
-                          scalar(r.np_part, B.CreateFPTrunc(part.v, B.getFloatTy())), r.np_part);
-        return scalar(r.type, B.CreateFPExt(sum.v, f64()));
-      }
-      V sum = add_parts(r, scalar(r.np_part, acc.v), scalar(r.np_part, part.v), r.np_part);
-      return scalar(r.type, sum.v);
+      // (complex64: the parts, doubles, hold float32 values.)
+      const bool single = r.np_part->dtype == DType::Float32;
+      auto narrow = [&](Value* x) { return single ? B.CreateFPTrunc(x, B.getFloatTy()) : x; };
+      V sum = add_parts(r, scalar(r.np_part, narrow(acc.v)), scalar(r.np_part, narrow(part.v)), r.np_part);
+      return scalar(r.type, single ? B.CreateFPExt(sum.v, f64()) : sum.v);
     }
     if (r.kind == K::Arith)
       return r.op == ir::BinOp::Mul ? binary(ir::BinOp::Mul, acc, part, r.type) : add_parts(r, acc, part, r.type);
@@ -5168,16 +5166,13 @@ class Gen {
     absorbed_.clear();
     ir::for_each_expr(body, [&](const Expr& e) { note_absorbed(e); });
     fast_sums_.clear();
-    fast_sum_single_.clear();
     for (auto& [v, updates] : carried_sums(body)) {
       // Only the sums a parallel body may reassociate: elsewhere the vectorizer cannot
       // split them anyway, and the tests in each iteration vectorize with the others (SLP).
       bool split = true;
       for (auto* u : updates) split = split && reassoc_ops_.count(u);
       if (!split) continue;
-      fast_sums_.insert(v);
-      if (updates[0]->type->kind == Type::Kind::NpScalar && updates[0]->type->dtype == DType::Float32)
-        fast_sum_single_.insert(v);
+      fast_sums_[v] = updates[0]->type->kind == Type::Kind::NpScalar && updates[0]->type->dtype == DType::Float32;
       for (auto* u : updates) absorbed_.insert(u);
     }
     warn_gen_ = WarnGen::Fast;
@@ -5333,11 +5328,9 @@ class Gen {
     k->addIncoming(B.CreateAdd(k, c64(1)), flatch);
     B.CreateBr(fhead);
     B.SetInsertPoint(fdone);
-    for (int v : fast_sums_) {  // (carried_sums: each a float, its bits in the slot)
+    for (auto& [v, single] : fast_sums_) {  // (carried_sums: each a float, its bits in the slot)
       Value* bits = B.CreateLoad(i64(), bits_[(size_t)v]);
-      Value* f64v = B.CreateBitCast(bits, f64());
-      Value* f32v = B.CreateBitCast(B.CreateTrunc(bits, B.getInt32Ty()), B.getFloatTy());
-      mark_fast_bad(B.CreateNot(fast_sum_single_.count(v) ? isfinite(f32v) : isfinite(f64v)));
+      mark_fast_bad(B.CreateNot(isfinite(from_bits(bits, single ? types::np_scalar(DType::Float32) : types::py_float()))));
     }
     fast_sums_.clear();
     cold_branch(B.CreateLoad(i1(), fast_bad_), redo, cnext);
