@@ -206,4 +206,12 @@ bool stores_sections(const Stmt& s) {
   return any;
 }
 
+bool stores_anything(const Stmt& s) {
+  bool any = false;
+  for_each_stmt(s, [&](const Stmt& x) {
+    for (auto& f : x->effects) any = any || f.kind == Effect::Kind::Store || f.kind == Effect::Kind::Append;
+  });
+  return any;
+}
+
 }  // namespace stagepy::ir

@@ -43,6 +43,8 @@ bool var_plus_offset(const Expr& e, int var);
 // array, `A[i, 1:] = ...`): many elements, the value a number or an array.
 bool stores_section(const Effect& f);
 bool stores_sections(const Stmt& s);  // some statement in `s` does
+// Whether some statement in `s` stores into an array element or a section, or appends.
+bool stores_anything(const Stmt& s);
 // The variable at the root of a subscript chain (A in A[i][j]; the attribute's variable for
 // self.A), or -1.
 int root_var(const Expr& e);

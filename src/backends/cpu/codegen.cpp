@@ -3506,7 +3506,11 @@ class Gen {
         options_.plan->loops[(size_t)s->loop].interleave.lanes > 0 &&
         interleaved_loop(s, options_.plan->loops[(size_t)s->loop], k0, trip, exit))
       return;
+    // Chunks whose stores would be logged are not for GPU bodies: a thread runs one
+    // iteration of the parallel loop, and the log (kChunk entries per store, in local
+    // memory) only costs there (docs/gpu.md, "Kernels").
     if (options_.fp == FpMode::Deferred && warn_gen_ == WarnGen::Normal &&
+        !(gpu_body_ && ir::stores_anything(s->body[0])) &&
         (straight_line(s->body[0], s->loop) || branches_storing_nothing(s->body[0], s->loop)) &&
         has_np_arith(s->body[0]) && !ir::stores_sections(s->body[0]) && chunked_loop(s, k0, trip, exit))
       return;

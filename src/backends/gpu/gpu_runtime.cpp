@@ -884,6 +884,7 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
     return on_cpu(err);
   S.record_count = 0;
   int64_t launches = 0;
+  const double t_launch = now_s();
   auto fail = [&](const std::string& e) {
     // The kernel goes on (its results are discarded: the dispatcher raises), reading
     // records that must exist.
@@ -926,6 +927,7 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
     CUresult r = driver()->cuCtxSynchronize();
     if (r != 0) return fail("the kernel failed: " + error_text(r));
   }
+  const double t_synced = now_s();
   if (!Mem::d2h(host_rec.data(), drec, nrec * rec_bytes, &err)) return fail(err);
   if (red) {
     S.records = std::move(host_rec);
@@ -948,6 +950,7 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
   {
     std::lock_guard<std::mutex> g(g_stats_mu);
     g_stats.launches += (unsigned long long)launches;
+    g_stats.kernel_s += t_synced - t_launch;
   }
   return 0;
 }

@@ -130,6 +130,9 @@ std::string end_session();
 struct GpuStats {
   unsigned long long launches = 0, h2d_bytes = 0, d2h_bytes = 0;
   double h2d_s = 0, d2h_s = 0;
+  // From the first launch of a loop's run to the device's synchronisation after its last
+  // (kernels' own time and the launch latency; copies excluded).
+  double kernel_s = 0;
 };
 GpuStats stats();
 
