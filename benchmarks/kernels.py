@@ -95,6 +95,12 @@ SOURCE = textwrap.dedent("""
             s += A[j] * B[j]
         return s
 
+    def dot32(a, b):
+        s = 0.0
+        for i in range(a.shape[0]):
+            s += a[i] * b[i]
+        return s
+
     def mathfn(x, out):
         for k in range(x.shape[0]):
             out[k] = math.sqrt(x[k]) * math.exp(-x[k]) + math.log(x[k] + 1.0)
@@ -277,6 +283,7 @@ def cases(scale):
     u0 = rng.random((n_s, n_s))
     n_d = s(1_000_000)
     a, b = rng.random(n_d), rng.random(n_d)
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
     h_m = s(160)
     n_c = s(1_000_000)
     ca = rng.random(n_c) + 1j * rng.random(n_c)
@@ -305,6 +312,7 @@ def cases(scale):
         "cmul": (lambda f: f(ca, cb, np.zeros(n_c, np.complex128)), lambda: ca * cb + ca, f"n={n_c} complex128"),
         "cdot": (lambda f: f(ca, cb), lambda: ca @ cb, f"n={n_c} complex128, s += A[j] * B[j]"),
         "cdot64": (lambda f: f(ca64, cb64), lambda: ca64 @ cb64, f"n={n_c} complex64, s += A[j] * B[j]"),
+        "dot32": (lambda f: f(a32, b32), lambda: a32 @ b32, f"n={n_d} float32, s = 0.0; s += a[i] * b[i]"),
         "mathfn": (lambda f: f(a, np.zeros(n_d)), lambda: np.sqrt(a) * np.exp(-a) + np.log(a + 1.0),
                    f"n={n_d}, math.sqrt/exp/log per element"),
         "rownorms": (lambda f: f(R, np.zeros(n_r)), lambda: np.einsum("ij,ij->i", R, R), f"{n_r}x{n_r}, for row in A"),

@@ -461,11 +461,12 @@ def test_sequence_reductions_in_nests_of_every_size():
 
 
 @pytest.mark.parametrize("dt", [np.float64, np.float32])
-@pytest.mark.parametrize("poke", ["none", "overflow", "nan", "infs", "start_inf"])
+@pytest.mark.parametrize("poke", ["none", "overflow", "sum_overflow", "nan", "infs", "start_inf"])
 def test_a_dot_product_on_threads_tests_its_sum_where_each_chunk_ends(dt, poke):
     # A parallel body's speculative chunks (NumPy's default warnings) test a sum for an
     # infinity or a NaN once, where the chunk's fast pass ends (one stays in a sum), so the
-    # vectorizer can split it: a product that overflows in the middle of a chunk, a NaN,
+    # vectorizer can split it (an np.float32 sum in a float variable of its own): a product
+    # that overflows in the middle of a chunk, a sum that overflows (not its terms), a NaN,
     # infinities of both signs, a sum that starts infinite all give CPython's values and
     # warnings, in a loop that writes nothing and in one that writes.
     n = 6000
@@ -475,6 +476,8 @@ def test_a_dot_product_on_threads_tests_its_sum_where_each_chunk_ends(dt, poke):
         a, b = whole(n, 31).astype(dt), whole(n, 32).astype(dt)
         if poke == "overflow":
             a[1000], b[1000] = big, 4
+        elif poke == "sum_overflow":
+            a[1000:1003], b[1000:1003] = big / 2, 1
         elif poke == "nan":
             a[3333] = np.nan
         elif poke == "infs":
@@ -492,3 +495,39 @@ def test_a_dot_product_on_threads_tests_its_sum_where_each_chunk_ends(dt, poke):
         return locals()
     """, "f", make)
     assert all(l["parallel_runs"] > 0 for l in loops(recs).values()), recs
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.complex64])
+@pytest.mark.parametrize("poke", ["none", "overflow", "sum_overflow", "nan", "inf"])
+def test_float32_sums_in_order_inside_a_parallel_loop(dt, poke):
+    # An inner sum of float32 numbers (np.float32, or the parts of a complex64 sum) runs in
+    # order, in a float variable of its own during the fast pass: the same values and
+    # warnings as CPython where a term overflows, the sum overflows (not its terms), a NaN
+    # or an infinity comes in; the rows run on threads.
+    n, m = 400, 40
+    big = float(np.finfo(np.float32).max)
+
+    def make():
+        M = whole((n, m), 41, -8, 9).astype(dt)
+        v = whole(m, 42, -8, 9).astype(dt)
+        if dt == np.complex64:
+            M = M + 1j * whole((n, m), 43, -8, 9).astype(np.float32)
+        if poke == "overflow":
+            M[100, 7], v[7] = big, 4
+        elif poke == "sum_overflow":
+            M[200, 3:6], v[3:6] = big / 2, 1
+        elif poke == "nan":
+            M[300, 11] = np.nan
+        elif poke == "inf":
+            M[10, 0], M[10, 5] = np.inf, -np.inf
+        return M, v, np.zeros(n, dt), dt(0)
+    recs = run("""
+    def f(M, v, out, zero):
+        for i in range(M.shape[0]):
+            acc = zero
+            for j in range(M.shape[1]):
+                acc += M[i, j] * v[j]
+            out[i] = acc
+        return out
+    """, "f", make)
+    assert loops(recs)["i"]["parallel_runs"] > 0, recs

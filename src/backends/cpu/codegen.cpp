@@ -559,30 +559,119 @@ class Gen {
   // tested there once (chunked_loop) instead of in every iteration, which kept the
   // vectorizer from splitting a parallel body's sum (reassoc_ops_; the only ones taken).
   // Their updates are absorbed.
-  std::map<int, bool> fast_sums_;  // variable -> whether an np.float32 sum (else float64 bits)
-  static std::map<int, std::vector<const ExprNode*>> carried_sums(const Stmt& body) {
+  // Also a part of a NumPy complex64 sum, `v = round32(v + e)` (lower_complex) where e is a
+  // float32 number held in a double (float32_exact): that is float32's addition of v and e.
+  //
+  // A sum of float32 numbers (np.float32, or such a complex64 part) also has a float
+  // variable of its own during the fast pass (fast32_): its slot holds i64 bits, and LLVM
+  // does not turn a loop-carried i64 into a float through a truncation, so without it the
+  // additions stayed one serial chain the vectorizer could not split (an np.float32 dot
+  // product on two threads ran at 0.6x numba's prange). Loaded from the slot where the
+  // chunk starts (fast_init_), stored to both at each update.
+  std::map<int, TypeRef> fast_sums_;  // variable -> its type (its slot holds that float's bits)
+  std::map<int, llvm::AllocaInst*> fast32_;
+  BasicBlock* fast_init_ = nullptr;
+  // Whether `e`'s value is a float32 number (held in a double where its type is a Python
+  // float): a float32 rounding, a part of a complex64 value, an np.float32, or a variable
+  // of lower_complex's (a Temp) whose every assignment is one of those.
+  bool float32_exact(const Expr& e, int depth = 0) const {
+    if (!e || !e->type || depth > 6) return false;
+    if (e->type->kind == Type::Kind::NpScalar && e->type->dtype == DType::Float32) return true;
+    if (e->kind == ExprNode::Kind::Call && e->args.size() == 2 && e->args[0]->type &&
+        e->args[0]->type->kind == Type::Kind::Callable && e->args[0]->type->builtin == Builtin::Round32)
+      return true;
+    if (e->kind == ExprNode::Kind::Attr && (e->name == "real" || e->name == "imag") && e->args[0]->type &&
+        e->args[0]->type->kind == Type::Kind::NpScalar && e->args[0]->type->dtype == DType::Complex64)
+      return true;
+    if (e->kind == ExprNode::Kind::Const && e->value.kind == ir::ConstValue::Kind::Float)
+      return (double)(float)e->value.f == e->value.f || e->value.f != e->value.f;
+    // (A Temp is assigned in its statement before it is read: no value from outside.)
+    if (e->kind != ExprNode::Kind::Load || nest_.vars[(size_t)e->var].storage != ir::Var::Storage::Temp) return false;
+    bool all = true, any = false;
+    ir::for_each_stmt(nest_.root, [&](const Stmt& x) {
+      for (auto& f : x->effects)
+        if (f.kind == ir::Effect::Kind::Assign && f.var == e->var) {
+          any = true;
+          all = all && float32_exact(f.value, depth + 1);
+        }
+    });
+    return any && all;
+  }
+  // The sums of `body` (their updates, `v + e`); `rounded`: those of the round32 form.
+  std::map<int, std::vector<const ExprNode*>> carried_sums(const Stmt& body, std::set<int>* rounded = nullptr) const {
     std::map<int, std::vector<const ExprNode*>> sums;
-    std::set<int> other;
+    std::set<int> other, round;
     ir::for_each_stmt(body, [&](const Stmt& x) {
       for (auto& f : x->effects) {
         if (f.kind != ir::Effect::Kind::Assign) continue;
-        const Expr& e = f.value;
+        const Expr* ep = &f.value;
+        const bool r32 = f.value->kind == ExprNode::Kind::Call && f.value->args.size() == 2 && f.value->args[0]->type &&
+                         f.value->args[0]->type->kind == Type::Kind::Callable &&
+                         f.value->args[0]->type->builtin == Builtin::Round32 &&
+                         nest_.vars[(size_t)f.var].storage == ir::Var::Storage::Part;
+        if (r32) ep = &f.value->args[1];
+        const Expr& e = *ep;
         auto self = [&](size_t k) { return e->args[k]->kind == ExprNode::Kind::Load && e->args[k]->var == f.var; };
         const bool fl = e->type && ((e->type->kind == Type::Kind::NpScalar &&
                                      (e->type->dtype == DType::Float64 || e->type->dtype == DType::Float32)) ||
                                     e->type->kind == Type::Kind::PyFloat);
-        const bool sum = fl && e->kind == ExprNode::Kind::Binary &&
-                         ((e->binop == ir::BinOp::Add && (self(0) || self(1))) || (e->binop == ir::BinOp::Sub && self(0)));
+        bool sum = fl && e->kind == ExprNode::Kind::Binary &&
+                   ((e->binop == ir::BinOp::Add && (self(0) || self(1))) || (e->binop == ir::BinOp::Sub && self(0)));
+        if (sum && r32) sum = e->type->kind == Type::Kind::PyFloat && float32_exact(e->args[self(0) ? 1 : 0]);
         // (One type throughout, the variable's own: its slot holds that float's bits.)
         const Expr& load = sum ? e->args[self(0) ? 0 : 1] : e;
-        if (sum && types::same(load->type, e->type) && (sums[f.var].empty() || types::same(sums[f.var][0]->type, e->type)))
-          sums[f.var].push_back(e.get());
-        else
+        if (sum && types::same(load->type, e->type) && (sums[f.var].empty() || types::same(sums[f.var][0]->type, e->type))) {
+          sums[f.var].push_back(r32 ? f.value.get() : e.get());  // (as plan_parallel's Reduction::updates)
+          if (r32) round.insert(f.var);
+        } else {
           other.insert(f.var);
+        }
       }
     });
     for (int v : other) sums.erase(v);
+    // A variable is a float32 sum throughout or not at all.
+    for (int v : round)
+      if (sums.count(v))
+        ir::for_each_stmt(body, [&](const Stmt& x) {
+          for (auto& f : x->effects)
+            if (f.kind == ir::Effect::Kind::Assign && f.var == v && f.value->kind != ExprNode::Kind::Call) sums.erase(v);
+        });
+    if (rounded)
+      for (int v : round)
+        if (sums.count(v)) rounded->insert(v);
     return sums;
+  }
+  // round32(v + e), round32(e + v) or round32(v - e) of a float32 sum v in the fast pass
+  // (fast32_), e a float32 number held in a double: float32's own operation on v and e,
+  // which is what rounding the double's result gives (with 53 >= 2 * 24 + 2 bits, rounding
+  // twice is rounding once for + and -; overflow, infinities and NaNs alike); nullptr for
+  // anything else.
+  Value* fast32_update(const Expr& round32) {
+    const Expr& x = round32->args[1];
+    if (warn_gen_ != WarnGen::Fast || fast32_.empty() || x->kind != ExprNode::Kind::Binary ||
+        (x->binop != ir::BinOp::Add && x->binop != ir::BinOp::Sub))
+      return nullptr;
+    const int self = x->args[0]->kind == ExprNode::Kind::Load && fast32_.count(x->args[0]->var) ? 0
+                     : x->binop == ir::BinOp::Add && x->args[1]->kind == ExprNode::Kind::Load &&
+                               fast32_.count(x->args[1]->var)
+                         ? 1
+                         : -1;
+    if (self < 0 || !float32_exact(x->args[(size_t)(1 - self)])) return nullptr;
+    Value* v = B.CreateLoad(B.getFloatTy(), fast32_.at(x->args[(size_t)self]->var));
+    Value* e = B.CreateFPTrunc(as_double(gen(x->args[(size_t)(1 - self)])), B.getFloatTy());
+    llvm::IRBuilderBase::FastMathFlagGuard fmf(B);
+    if (reassoc_ops_.count(round32.get())) {
+      llvm::FastMathFlags fl = B.getFastMathFlags();
+      fl.setAllowReassoc();
+      B.setFastMathFlags(fl);
+    }
+    if (x->binop == ir::BinOp::Sub) return B.CreateFSub(v, e);
+    return self == 0 ? B.CreateFAdd(v, e) : B.CreateFAdd(e, v);
+  }
+  // A variable's float32 value in the fast pass (fast32_), as a double where it is a Python float.
+  V fast32_load(int var, const TypeRef& t) {
+    Value* f = B.CreateLoad(B.getFloatTy(), fast32_.at(var));
+    return scalar(t, t->kind == Type::Kind::PyFloat ? B.CreateFPExt(f, f64()) : f);
   }
 
   void note_absorbed(const Expr& e) {
@@ -1334,6 +1423,9 @@ class Gen {
       return it->second;
     }
     if (!t->is_scalar()) fail("internal error: load of " + t->str());
+    if (warn_gen_ == WarnGen::Fast && fast32_.count(var) &&
+        (t->kind == Type::Kind::PyFloat || (is_np(t) && t->dtype == DType::Float32)))
+      return fast32_load(var, t);
     Value* bits = B.CreateLoad(i64(), bits_[var]);
     if (hetero(t)) return scalar(t, bits, B.CreateLoad(i8(), tags_[var]));
     V x = scalar(t, from_bits(bits, rep(t)));
@@ -2025,6 +2117,7 @@ class Gen {
     if (f == Builtin::CFunc) return complex_function(e);
     if (f == Builtin::NpCLoop) return numpy_complex_loop(e);
     if (f == Builtin::Round32) {  // lowered complex64 arithmetic: a double rounded to float32
+      if (Value* r = fast32_update(e)) return scalar(e->type, is_np(e->type) ? r : B.CreateFPExt(r, f64()));
       Value* r = B.CreateFPTrunc(as_double(gen(e->args[1])), B.getFloatTy());
       if (is_np(e->type) && e->type->dtype == DType::Float32) return scalar(e->type, r);
       return scalar(e->type, B.CreateFPExt(r, f64()));
@@ -3311,6 +3404,8 @@ class Gen {
     const Tagged tb = tagged(x);
     B.CreateStore(tb.bits, bits_[var]);
     B.CreateStore(tb.tag, tags_[var]);
+    if (auto it = fast32_.find(var); warn_gen_ == WarnGen::Fast && it != fast32_.end() && x.v)  // a float32 sum in the fast pass
+      B.CreateStore(x.v->getType()->isFloatTy() ? x.v : B.CreateFPTrunc(x.v, B.getFloatTy()), it->second);
   }
 
   void range(const Stmt& s) {
@@ -5170,14 +5265,30 @@ class Gen {
     absorbed_.clear();
     ir::for_each_expr(body, [&](const Expr& e) { note_absorbed(e); });
     fast_sums_.clear();
-    for (auto& [v, updates] : carried_sums(body)) {
+    fast32_.clear();
+    std::set<int> rounded;
+    for (auto& [v, updates] : carried_sums(body, &rounded)) {
       // Only the sums a parallel body may reassociate: elsewhere the vectorizer cannot
       // split them anyway, and the tests in each iteration vectorize with the others (SLP).
+      // (A float32 sum gets its float variable either way: in order, its chain is then
+      // one float addition per iteration, not an addition and two conversions.)
       bool split = true;
       for (auto* u : updates) split = split && reassoc_ops_.count(u);
-      if (!split) continue;
-      fast_sums_[v] = updates[0]->type->kind == Type::Kind::NpScalar && updates[0]->type->dtype == DType::Float32;
-      for (auto* u : updates) absorbed_.insert(u);
+      if (split) {
+        fast_sums_[v] = updates[0]->type;
+        for (auto* u : updates) absorbed_.insert(u);
+      }
+      const bool single = updates[0]->type->kind == Type::Kind::NpScalar && updates[0]->type->dtype == DType::Float32;
+      if ((single || rounded.count(v)) && fast_init_) {
+        llvm::IRBuilder<> eb(&F->getEntryBlock(), F->getEntryBlock().begin());
+        llvm::AllocaInst* a = eb.CreateAlloca(B.getFloatTy(), nullptr, "fast32." + nest_.vars[(size_t)v].name);
+        llvm::IRBuilder<> ib(fast_init_->getTerminator());
+        Value* bits = ib.CreateLoad(i64(), bits_[(size_t)v]);
+        Value* f = single ? ib.CreateBitCast(ib.CreateTrunc(bits, ib.getInt32Ty()), ib.getFloatTy())
+                          : ib.CreateFPTrunc(ib.CreateBitCast(bits, f64()), ib.getFloatTy());
+        ib.CreateStore(f, a);
+        fast32_[v] = a;
+      }
     }
     warn_gen_ = WarnGen::Fast;
     targets_.push_back({loop, latch, nullptr});
@@ -5321,9 +5432,14 @@ class Gen {
     B.SetInsertPoint(fbody);
     enter_iteration(s, k);
     u.kk = B.CreateSub(k, kc);
+    fast_init_ = cbody;
     fast_pass(s->body[0], s->loop, flatch, u);
+    fast_init_ = nullptr;
     if (bails_emitted() != mark.bails) {
-      // Discard everything generated here and let the caller make a plain loop.
+      // Discard everything generated here and let the caller make a plain loop (which
+      // must not read the fast pass's float32 sums).
+      fast_sums_.clear();
+      fast32_.clear();
       rollback(mark);
       return false;
     }
@@ -5332,11 +5448,12 @@ class Gen {
     k->addIncoming(B.CreateAdd(k, c64(1)), flatch);
     B.CreateBr(fhead);
     B.SetInsertPoint(fdone);
-    for (auto& [v, single] : fast_sums_) {  // (carried_sums: each a float, its bits in the slot)
+    for (auto& [v, t] : fast_sums_) {  // (carried_sums: each a float, its bits in the slot)
       Value* bits = B.CreateLoad(i64(), bits_[(size_t)v]);
-      mark_fast_bad(B.CreateNot(isfinite(from_bits(bits, single ? types::np_scalar(DType::Float32) : types::py_float()))));
+      mark_fast_bad(B.CreateNot(isfinite(from_bits(bits, rep(t)))));
     }
     fast_sums_.clear();
+    fast32_.clear();
     cold_branch(B.CreateLoad(i1(), fast_bad_), redo, cnext);
     // Something may have warned: undo the chunk's stores (last first), restore the
     // variables, and run the chunk again with exact warning flags.
