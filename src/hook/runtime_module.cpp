@@ -32,11 +32,11 @@ PyObject* py_gpu_info(PyObject*, PyObject*) {
   const bool device = g::driver(&dev, &dwhy) != nullptr;
   const g::GpuStats st = g::stats();
   const char* target = g::target() == g::Target::Cpu ? "cpu" : g::target() == g::Target::Gpu ? "gpu" : "auto";
-  return Py_BuildValue("{s:O,s:s,s:O,s:O,s:s,s:s,s:s,s:K,s:K,s:K,s:d,s:d,s:d}", "enabled", wanted ? Py_True : Py_False,
+  return Py_BuildValue("{s:O,s:s,s:O,s:O,s:s,s:s,s:s,s:K,s:K,s:K,s:K,s:d,s:d,s:d}", "enabled", wanted ? Py_True : Py_False,
                        "why_not", wanted ? "" : why.c_str(), "device", device ? Py_True : Py_False, "emulated",
                        g::emulating() ? Py_True : Py_False, "name", device ? dev->name.c_str() : dwhy.c_str(), "arch",
                        g::device_arch().c_str(), "target", target, "launches", st.launches, "h2d_bytes", st.h2d_bytes,
-                       "d2h_bytes", st.d2h_bytes, "h2d_s", st.h2d_s, "d2h_s", st.d2h_s, "kernel_s", st.kernel_s);
+                       "d2h_bytes", st.d2h_bytes, "h2d_skipped_bytes", st.h2d_skipped_bytes, "h2d_s", st.h2d_s, "d2h_s", st.d2h_s, "kernel_s", st.kernel_s);
 }
 
 // set_target("cpu" | "gpu" | "auto")

@@ -68,6 +68,98 @@ def f(A, B, T):
     return locals()
 """, "f", lambda: (rng.random((96, 96)), np.zeros((96, 96)), 6))
 
+# Arrays a GPU loop overwrites whole are not copied to the device (GpuArray::fresh): the
+# outputs start non-zero, so an element the loop did not write would come back wrong
+# (emulating, the stand-in device memory of such an array starts as 0xff bytes).
+case("overwritten_whole_2d", """
+def f(A, out):
+    h, w = out.shape
+    for i in range(h):
+        for j in range(w):
+            out[i, j] = A[i, j] * 2.0 + j
+    return locals()
+""", "f", lambda: (rng.random((50, 70)), rng.random((50, 70))))
+
+case("overwritten_whole_1d_shape", """
+def f(x, y):
+    for i in range(y.shape[0]):
+        y[i] = x[i] * 3
+    return locals()
+""", "f", lambda: (np.arange(5000), np.full(5000, 7)))
+
+case("overwritten_whole_sums", """
+def f(A, B, C):
+    n, m = A.shape
+    p = B.shape[1]
+    for i in range(n):
+        for j in range(p):
+            s = 0.0
+            for k in range(m):
+                s += A[i, k] * B[k, j]
+            C[i, j] = s
+    return locals()
+""", "f", lambda: (np.round(rng.random((40, 30)) * 8), np.round(rng.random((30, 20)) * 8), rng.random((40, 20))))
+
+case("overwritten_from_row_one", """
+def f(A, out):
+    h, w = out.shape
+    for i in range(1, h):
+        for j in range(w):
+            out[i, j] = A[i, j] * 2.0
+    return locals()
+""", "f", lambda: (rng.random((50, 70)), rng.random((50, 70))))
+
+case("overwritten_but_the_last_column", """
+def f(A, out, w):
+    h = out.shape[0]
+    for i in range(h):
+        for j in range(w):
+            out[i, j] = A[i, j] * 2.0
+    return locals()
+""", "f", lambda: (rng.random((50, 70)), rng.random((50, 70)), 69))
+
+case("overwritten_where_a_condition_holds", """
+def f(A, out):
+    h, w = out.shape
+    for i in range(h):
+        for j in range(w):
+            if A[i, j] > 0.5:
+                out[i, j] = 1.0
+    return locals()
+""", "f", lambda: (rng.random((50, 70)), rng.random((50, 70))))
+
+case("overwritten_then_read", """
+def f(A, out, total, T):
+    h, w = out.shape
+    for t in range(T):
+        for i in range(h):
+            for j in range(w):
+                out[i, j] = A[i, j] * 2.0 + t
+        for i in range(h):
+            for j in range(w):
+                total[i, j] += out[i, j] + out[i, w - 1 - j]
+    return locals()
+""", "f", lambda: (rng.random((50, 70)), rng.random((50, 70)), np.zeros((50, 70)), 2))
+
+case("overwritten_strided_view", """
+def f(A, big):
+    out = big[::2]  # (made here: the harness's deepcopy of a view would be a contiguous copy)
+    h, w = out.shape
+    for i in range(h):
+        for j in range(w):
+            out[i, j] = A[i, j] * 2.0
+    return locals()
+""", "f", lambda: (rng.random((50, 70)), rng.random((100, 70))[::2]))
+
+case("overwritten_transposed", """
+def f(A, out):
+    n = out.shape[0]
+    for i in range(n):
+        for j in range(n):
+            out[j, i] = A[i, j] * 2.0
+    return locals()
+""", "f", lambda: (rng.random((60, 60)), rng.random((60, 60))))
+
 case("large_arrays_staged_copies", """
 def f(x, y, T):
     for t in range(T):
@@ -435,7 +527,8 @@ def main():
                             status=[r["status"] for r in recs], why=whys, grid2d=grid2d, expect_gpu=c["expect_gpu"],
                             expect_why=c["why"], error=want[1],
                             h2d_bytes=after.get("h2d_bytes", 0) - before.get("h2d_bytes", 0),
-                            d2h_bytes=after.get("d2h_bytes", 0) - before.get("d2h_bytes", 0)))
+                            d2h_bytes=after.get("d2h_bytes", 0) - before.get("d2h_bytes", 0),
+                            h2d_skipped_bytes=after.get("h2d_skipped_bytes", 0) - before.get("h2d_skipped_bytes", 0)))
         print(json.dumps(results[-1]), flush=True)
     print(json.dumps({"gpu_info": stagepy.gpu_info()}), flush=True)
     return results

@@ -66,3 +66,20 @@ def test_complex_arithmetic_launches_once_per_call(results):
     for name in ("complex128_arithmetic", "complex64_warnings"):
         r = results[0][name]
         assert r["equal"] and r["launches"] == 2, (name, r)
+
+
+def test_arrays_a_loop_overwrites_whole_are_not_copied_to_the_device(results):
+    # Two calls each. Only an array every element of which the loop writes (its loops run
+    # range(0, the extent), nothing in the nest reads it, no condition around the store,
+    # no gap in its bytes) stays uncopied; the rest go up.
+    cases = results[0]
+    whole = {"overwritten_whole_2d": 50 * 70 * 8, "overwritten_whole_1d_shape": 5000 * 8,
+             "overwritten_whole_sums": 40 * 20 * 8}
+    for name, nbytes in whole.items():
+        r = cases[name]
+        assert r["equal"] and r["launches"] > 0 and r["h2d_skipped_bytes"] == 2 * nbytes, (name, r)
+    for name in ("overwritten_from_row_one", "overwritten_but_the_last_column", "overwritten_where_a_condition_holds",
+                 "overwritten_then_read", "overwritten_strided_view",
+                 "overwritten_transposed"):
+        r = cases[name]
+        assert r["equal"] and r["launches"] > 0 and r["h2d_skipped_bytes"] == 0, (name, r)

@@ -4439,8 +4439,197 @@ class Gen {
     gl->warn = pr.warn;
     gl->warn_slots = 3 * (int)body_sites;
     gl->ops_per_iter = ops_estimate(s->body[0]);
+    find_fresh_arrays(s, gl);
     gpu_loops_.push_back(gl);
     return gl;
+  }
+
+  // ------------------------------------------------------------ arrays a GPU loop overwrites
+  // An array the GPU loop `s` stores into at [i0, i1, ...], one index per loop from `s`
+  // down to the store, each that loop's variable, in order; where every iteration reaches
+  // the store (no `if` around it but a loop's `nonempty` wrapper, no `while`, no break or
+  // continue of a for loop, no exit) and nothing in the nest reads the array (its shape
+  // aside). Where at run time each of those loops runs range(0, the extent of its
+  // dimension) (gpu_fresh_mask), the loop writes every element before any is read: the
+  // array is not copied to the device (GpuArray::fresh; an output such as Mandelbrot's).
+  // Not where the last-iteration protocol may hand the rest to the host (status 2: a
+  // private left unassigned), which a 2-D grid's nest never does with elements to write.
+  struct FreshArray {
+    int array = -1;
+    std::vector<const ir::StmtNode*> loops;  // loops[d]: the For whose variable indexes dimension d
+  };
+  std::map<const gpu::GpuLoop*, std::vector<FreshArray>> gpu_fresh_;
+  std::map<const ir::StmtNode*, std::vector<Expr>> fresh_range_args_;  // such a For's range() arguments
+
+  // A range() argument the host can compute before the loop: an int constant, an int
+  // variable the nest never assigns, `A.shape[c]` of an array variable it never assigns.
+  bool host_range_arg(const Expr& e) const {
+    using K = ExprNode::Kind;
+    if (!e || !e->type || e->type->kind != Type::Kind::PyInt) return false;
+    if (e->kind == K::Const) return true;
+    if (e->kind == K::Load) return !nest_.vars[(size_t)e->var].assigned && !e->check_bound;
+    if (e->kind == K::Subscript && e->args[1]->kind == K::Const && e->args[0]->kind == K::Attr &&
+        e->args[0]->name == "shape" && !e->args[0]->args.empty()) {
+      const Expr& b = e->args[0]->args[0];
+      return b->kind == K::Load && !nest_.vars[(size_t)b->var].assigned && !b->check_bound && is_array_t(b->type) &&
+             e->args[1]->value.kind == ir::ConstValue::Kind::Int && e->args[1]->value.i >= 0 &&
+             e->args[1]->value.i < b->type->ndim;
+    }
+    return false;
+  }
+
+  void find_fresh_arrays(const Stmt& s, gpu::GpuLoop* gl) {
+    using K = ExprNode::Kind;
+    using SK = StmtNode::Kind;
+    if (gl->privates > 0 && !gl->collapsed) return;
+    bool spoiled = false;  // an exit, or a break or continue of a for loop (but the
+                           // continue that ends its body: the lifter's back edge)
+    std::set<int> loop_vars;
+    std::set<const ir::StmtNode*> back_edges;
+    std::map<int, std::vector<Expr>> range_args;  // (typed IR: a For's range() is its Range statement's)
+    ir::for_each_stmt(s, [&](const Stmt& x) {
+      if (x->kind == SK::Range) range_args[x->loop] = x->args;
+      if (x->kind != SK::For) return;
+      loop_vars.insert(x->var);
+      for (auto& b : x->body) {
+        const std::vector<Stmt> top = b ? ir::flatten_blocks(b) : std::vector<Stmt>{};
+        if (!top.empty() && top.back()->kind == SK::Continue && top.back()->loop == x->loop)
+          back_edges.insert(top.back().get());
+      }
+    });
+    ir::for_each_stmt(s, [&](const Stmt& x) {
+      if (x->kind == SK::Exit) spoiled = true;
+      if ((x->kind == SK::Break || x->kind == SK::Continue) && x->loop >= 0 &&
+          nest_.loops[(size_t)x->loop].is_for && !back_edges.count(x.get()))
+        spoiled = true;
+    });
+    if (spoiled) return;
+    ir::for_each_stmt(s->body[0], [&](const Stmt& x) {
+      for (auto& f : x->effects)
+        if (f.kind == ir::Effect::Kind::Assign && loop_vars.count(f.var)) spoiled = true;
+    });
+    if (spoiled) return;
+    std::map<int, bool> ok;
+    std::map<int, std::vector<const ir::StmtNode*>> dims;
+    std::vector<const ir::StmtNode*> path{s.get()};
+    auto index_is_path = [&](const Expr& index) {
+      std::vector<Expr> at;
+      if (index->kind == K::Tuple) at = index->args;
+      else at = {index};
+      if (at.size() != path.size()) return false;
+      for (size_t d = 0; d < at.size(); d++)
+        if (at[d]->kind != K::Load || at[d]->var != path[d]->var) return false;
+      return true;
+    };
+    std::function<void(const Stmt&, bool)> visit = [&](const Stmt& x, bool certain) {
+      switch (x->kind) {
+        case SK::Block:
+          for (auto& b : x->body) visit(b, certain);
+          return;
+        case SK::Seg:
+          for (auto& f : x->effects) {
+            if (f.kind != ir::Effect::Kind::Store || !f.base || !is_array_t(f.base->type)) continue;
+            const std::vector<int> ids = arrays_of(f.base);
+            const bool good = certain && ids.size() == 1 && f.base->kind == K::Load && f.part < 0 && f.index &&
+                              index_is_path(f.index) && (int)path.size() == arrays_[(size_t)ids[0]].t->ndim;
+            for (int id : ids) {
+              if (!good) ok[id] = false;
+              else if (!ok.count(id)) ok[id] = true, dims[id] = path;
+            }
+          }
+          return;
+        case SK::If: {
+          const bool wrapper = x->cond && x->cond->kind == K::LoopNonEmpty &&
+                               (x->body.size() < 2 || !x->body[1] || ir::flatten_blocks(x->body[1]).empty());
+          for (size_t k = 0; k < x->body.size(); k++)
+            if (x->body[k]) visit(x->body[k], certain && wrapper && k == 0);
+          return;
+        }
+        case SK::For: {
+          const std::vector<Expr>& args = x->args.empty() ? range_args[x->loop] : x->args;
+          bool fine = certain && x->iter == StmtNode::Iter::Range && !x->reversed_callee && !args.empty() &&
+                      args.size() <= 3;
+          for (auto& a : args) fine = fine && host_range_arg(a);
+          if (fine) fresh_range_args_[x.get()] = args;
+          path.push_back(x.get());
+          for (auto& b : x->body)
+            if (b) visit(b, fine);
+          path.pop_back();
+          return;
+        }
+        case SK::While:
+          for (auto& b : x->body)
+            if (b) visit(b, false);
+          return;
+        default:
+          return;
+      }
+    };
+    visit(s->body[0], true);
+    if (s->peeled && s->body.size() > 1) return;  // (its first iteration runs on the host)
+    // Nothing in the nest may read the array's elements.
+    for (auto& [id, good] : ok) {
+      if (!good) continue;
+      int var = -1;
+      for (size_t v = 0; v < array_id_.size(); v++)
+        if (array_id_[v] == id) var = (int)v;
+      if (var < 0 || nest_.vars[(size_t)var].assigned) continue;
+      std::function<bool(const Expr&)> mentions = [&](const Expr& e) {
+        if (!e) return false;
+        if (e->kind == K::Attr && e->name == "shape" && !e->args.empty() && e->args[0]->kind == K::Load &&
+            e->args[0]->var == var)
+          return false;
+        if (e->kind == K::Load && e->var == var) return true;
+        if (e->kind == K::Attr && e->pseudo == var) return true;
+        for (auto& a : e->args)
+          if (mentions(a)) return true;
+        return false;
+      };
+      bool read = false;
+      ir::for_each_stmt(nest_.root, [&](const Stmt& x) {
+        for (auto& f : x->effects) {
+          const bool own_base = f.kind == ir::Effect::Kind::Store && f.base && f.base->kind == K::Load && f.base->var == var;
+          read = read || (!own_base && mentions(f.base)) || mentions(f.index) || mentions(f.value);
+        }
+        read = read || mentions(x->cond);
+        for (auto& a : x->args) read = read || mentions(a);
+        for (auto& a : x->over) read = read || mentions(a);
+      });
+      if (read) continue;
+      gl->arrays[(size_t)id].fresh = true;
+      gpu_fresh_[gl].push_back({id, dims[id]});
+    }
+  }
+
+  // Bit k: array k (GpuArray::fresh) is overwritten whole by iterations [k0, trip) of the
+  // GPU loop `s`: each loop indexing it runs range(0, its extent) (contiguity the
+  // runtime checks).
+  Value* gpu_fresh_mask(const Stmt& s, const gpu::GpuLoop* gl, Value* k0, Value* trip) {
+    Value* mask = c64(0);
+    auto it = gpu_fresh_.find(gl);
+    if (it == gpu_fresh_.end()) return mask;
+    auto& L = loops_[(size_t)s->loop];
+    for (auto& fa : it->second) {
+      const Arr& a = arrays_[(size_t)fa.array];
+      Value* ok = B.CreateAnd(B.CreateICmpEQ(k0, c64(0)), B.CreateICmpEQ(B.CreateLoad(i64(), L.start), c64(0)));
+      ok = B.CreateAnd(ok, B.CreateICmpEQ(B.CreateLoad(i64(), L.step), c64(1)));
+      ok = B.CreateAnd(ok, B.CreateICmpEQ(trip, a.shape[0]));
+      for (size_t d = 1; d < fa.loops.size(); d++) {
+        std::vector<Value*> v;
+        for (auto& e : fresh_range_args_.at(fa.loops[d])) {
+          V x = gen(e);
+          if (!x.v || !x.v->getType()->isIntegerTy(64)) return c64(0);
+          v.push_back(x.v);
+        }
+        Value* start = v.size() >= 2 ? v[0] : c64(0);
+        Value* stop = v.size() >= 2 ? v[1] : v[0];
+        Value* step = v.size() == 3 ? v[2] : c64(1);
+        ok = B.CreateAnd(ok, B.CreateAnd(B.CreateICmpEQ(start, c64(0)), B.CreateICmpEQ(step, c64(1))));
+        ok = B.CreateAnd(ok, B.CreateICmpEQ(stop, a.shape[d]));
+      }
+      mask = B.CreateOr(mask, B.CreateSelect(ok, c64(int64_t(1) << fa.array), c64(0)));
+    }
+    return mask;
   }
 
   // Whether `body` does enough per store for its stores to be logged (undo_log.h): it holds
@@ -4887,10 +5076,10 @@ class Gen {
       // the host runs the others, then the last iteration's privates apply) or 0.
       BasicBlock* gpu_done = BasicBlock::Create(C, "gpu.done", F);
       BasicBlock* gpu_rest = BasicBlock::Create(C, "gpu.rest", F);
-      auto* gty = llvm::FunctionType::get(B.getInt32Ty(), {ptr(), ptr(), ptr(), ptr(), i64(), i64(), i64()}, false);
+      auto* gty = llvm::FunctionType::get(B.getInt32Ty(), {ptr(), ptr(), ptr(), ptr(), i64(), i64(), i64(), i64()}, false);
       Value* gf = runtime_address("stagepy_gpu_for", reinterpret_cast<void*>(&stagepy_gpu_for));
       Value* desc = process_pointer(gl);
-      Value* st = B.CreateCall(gty, gf, {desc, body, ctxa, resa, k0, trip, c64(threads)});
+      Value* st = B.CreateCall(gty, gf, {desc, body, ctxa, resa, k0, trip, c64(threads), gpu_fresh_mask(s, gl, k0, trip)});
       auto* sw = B.CreateSwitch(st, par, 2);
       sw->addCase(B.getInt32(0), gpu_done);
       sw->addCase(B.getInt32(2), gpu_rest);

@@ -404,6 +404,9 @@ struct Mirror {
   uintptr_t lo = 0, hi = 0;  // host bytes [lo, hi)
   CUdeviceptr dev = 0;
   bool dirty = false;        // written on the device since it was copied there
+  // Not copied there: the array the loop that made it overwrites whole (GpuArray::fresh).
+  // Until that loop has run to its end the device holds garbage, never copied back.
+  bool unfilled = false;
 };
 
 struct Session {
@@ -440,7 +443,7 @@ size_t dirty_bytes(const Session& S) {
 }
 
 bool copy_back(Mirror& m, std::string* err) {
-  if (!m.dirty) return true;
+  if (!m.dirty || m.unfilled) return true;  // (unfilled: the host's bytes stand)
   double t0 = now_s();
   if (!Mem::d2h((void*)m.lo, m.dev, m.hi - m.lo, err)) return false;
   m.dirty = false;
@@ -505,20 +508,37 @@ size_t bytes_to_move(const Session& S, const GpuLoop& L, const int64_t* ctx, siz
 
 // Mirrors for every array the loop touches; rewrites their data pointers in `dctx` (a copy
 // of the host context) to the device copies, and marks the written ones dirty.
-bool prepare(Session& S, const GpuLoop& L, const int64_t* ctx, int64_t* dctx, std::string* err) {
-  std::vector<Span> want;
-  for (auto& a : L.arrays) {
+bool prepare(Session& S, const GpuLoop& L, const int64_t* ctx, int64_t* dctx, uint64_t fresh, std::string* err) {
+  struct Want {
+    Span s;
+    bool whole = false;  // an array the loop overwrites whole, and no gap in its bytes
+  };
+  std::vector<Want> want;
+  for (size_t k = 0; k < L.arrays.size(); k++) {
+    const GpuArray& a = L.arrays[k];
     if (!a.touched) continue;
-    Span s = span_of(a, ctx);
-    if (!s.empty()) want.push_back(s);
+    Want w;
+    w.s = span_of(a, ctx);
+    if (w.s.empty()) continue;
+    if (k < 64 && (fresh >> k & 1) && a.fresh) {
+      uint64_t items = 1;
+      for (int d = 0; d < a.ndim; d++) items *= (uint64_t)ctx[a.slot + 1 + d];
+      w.whole = w.s.hi - w.s.lo == items * (uint64_t)a.itemsize;
+    }
+    want.push_back(w);
   }
-  std::sort(want.begin(), want.end(), [](const Span& a, const Span& b) { return a.lo < b.lo; });
-  std::vector<Span> unions;
-  for (auto& s : want) {
-    if (!unions.empty() && s.lo < unions.back().hi) unions.back().hi = std::max(unions.back().hi, s.hi);
-    else unions.push_back(s);
+  std::sort(want.begin(), want.end(), [](const Want& a, const Want& b) { return a.s.lo < b.s.lo; });
+  // Unions of overlapping spans; one that is a single array's overwritten whole is not copied.
+  std::vector<Want> unions;
+  for (auto& w : want) {
+    if (!unions.empty() && w.s.lo < unions.back().s.hi) {
+      unions.back().s.hi = std::max(unions.back().s.hi, w.s.hi);
+      unions.back().whole = false;
+    } else {
+      unions.push_back(w);
+    }
   }
-  for (auto& u : unions) {
+  for (auto& [u, whole] : unions) {
     if (containing(S, u)) continue;
     // Overlapping mirrors go first (their writes to the host), then one mirror for u.
     for (size_t i = 0; i < S.mirrors.size();) {
@@ -536,11 +556,18 @@ bool prepare(Session& S, const GpuLoop& L, const int64_t* ctx, int64_t* dctx, st
     m.hi = u.hi;
     double t0 = now_s();  // (the copy's time counts getting the device memory too: the cost model's bandwidth)
     if (!pool().get(u.hi - u.lo, &m.dev, err)) return false;
-    if (!Mem::h2d(m.dev, (const void*)u.lo, u.hi - u.lo, err)) {
-      pool().put(m.dev, u.hi - u.lo);
-      return false;
-    }
-    {
+    if (whole) {
+      m.unfilled = true;
+      // Emulating, the stand-in memory gets a pattern a missed element would show (NaN,
+      // -1), not whatever the pool's block held.
+      if (emulating()) std::memset((void*)(uintptr_t)m.dev, 0xff, u.hi - u.lo);
+      std::lock_guard<std::mutex> g(g_stats_mu);
+      g_stats.h2d_skipped_bytes += u.hi - u.lo;
+    } else {
+      if (!Mem::h2d(m.dev, (const void*)u.lo, u.hi - u.lo, err)) {
+        pool().put(m.dev, u.hi - u.lo);
+        return false;
+      }
       std::lock_guard<std::mutex> g(g_stats_mu);
       g_stats.h2d_bytes += u.hi - u.lo;
       g_stats.h2d_s += now_s() - t0;
@@ -777,7 +804,7 @@ GpuStats stats() {
 using namespace stagepy::backends::gpu;
 
 int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_body, int64_t* ctx, int64_t* record,
-                        int64_t k0, int64_t trip, int64_t threads) {
+                        int64_t k0, int64_t trip, int64_t threads, uint64_t fresh) {
   Session& S = t_session;
   std::string err;
   auto on_cpu = [&](const std::string& why) {
@@ -851,7 +878,7 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
   }
   const double t0 = now_s();
   std::vector<int64_t> dctx(ctx, ctx + L->ctx_size);
-  if (!prepare(S, *L, ctx, dctx.data(), &err)) return on_cpu("device memory: " + err);
+  if (!prepare(S, *L, ctx, dctx.data(), fresh, &err)) return on_cpu("device memory: " + err);
   const double t_copied = now_s();  // the arrays are on the device
   // The context and the records: record 0 for the last iteration; then, for a loop with
   // reductions one per GPU thread, else one that the other iterations share (warnings).
@@ -904,6 +931,9 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
     for (int p = 0; p < L->privates; p++)
       if (record[L->last + 3 * p] < 0) {
         // Not assigned by the last iteration: the host runs the others, in order.
+        for (auto& m : S.mirrors)
+          if (m.unfilled)  // (codegen makes none where this can happen: GpuArray::fresh)
+            return fail("internal error: an array overwritten whole went back to the host unfinished");
         ran_on_cpu(*L, "a private scalar was not assigned in the last iteration");
         {
           std::lock_guard<std::mutex> g(L->mu);
@@ -928,6 +958,7 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
     if (r != 0) return fail("the kernel failed: " + error_text(r));
   }
   const double t_synced = now_s();
+  for (auto& m : S.mirrors) m.unfilled = false;  // every element written
   if (!Mem::d2h(host_rec.data(), drec, nrec * rec_bytes, &err)) return fail(err);
   if (red) {
     S.records = std::move(host_rec);

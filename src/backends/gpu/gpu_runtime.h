@@ -77,6 +77,10 @@ struct GpuArray {
   int itemsize = 8;
   bool touched = false;
   bool written = false;
+  // The loop writes every element before any is read, and nothing else in the nest reads
+  // it, where the run-time bit of stagepy_gpu_for's `fresh` says the loops' ranges are the
+  // array's shape (codegen: gpu_fresh_arrays): then its bytes are not copied to the device.
+  bool fresh = false;
 };
 
 struct GpuLoop {
@@ -130,6 +134,7 @@ std::string end_session();
 struct GpuStats {
   unsigned long long launches = 0, h2d_bytes = 0, d2h_bytes = 0;
   double h2d_s = 0, d2h_s = 0;
+  unsigned long long h2d_skipped_bytes = 0;  // arrays a loop overwrote whole: not copied there
   // From the first launch of a loop's run to the device's synchronisation after its last
   // (kernels' own time and the launch latency; copies excluded).
   double kernel_s = 0;
@@ -143,9 +148,10 @@ extern "C" {
 // holds the last iteration's privates and the first iteration of every warning); 1 when
 // none ran (the cost model chose the CPU, or the device failed before any work): arrays
 // are on the host; 2 when only iteration trip-1 ran (record 0 holds it) and a private was
-// not assigned there: arrays are on the host and the caller runs [k0, trip-1).
+// not assigned there: arrays are on the host and the caller runs [k0, trip-1). Bit k of
+// `fresh`: array k is overwritten whole by these iterations (GpuArray::fresh).
 int32_t stagepy_gpu_for(stagepy::backends::gpu::GpuLoop* loop, stagepy::backends::cpu::ParallelBody cpu_body,
-                        int64_t* ctx, int64_t* record, int64_t k0, int64_t trip, int64_t threads);
+                        int64_t* ctx, int64_t* record, int64_t k0, int64_t trip, int64_t threads, uint64_t fresh);
 // Host code is about to touch arrays: written mirrors back, all mirrors dropped.
 void stagepy_gpu_flush();
 // After stagepy_gpu_for answered 0 or 2 for a loop with reductions: the records of that
