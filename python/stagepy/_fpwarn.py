@@ -103,9 +103,48 @@ def message(op, dtype, kind, lhs="", rhs=""):
     return m
 
 
+_int_warns = {}
+
+
+def int_overflow_warns(op, dtype, lhs, rhs):
+    """Whether NumPy warns where `lhs op rhs` (operand types as the kernel names them:
+    "np.bool_", "int", "np.uint8"...) wraps around in integer `dtype`. Its scalar arithmetic
+    does; where the operand types send it through the ufunc instead (an np.bool_ on the left
+    of an integer, or a Python int on the left of an np.bool_, in NumPy 2.x), the integer
+    loop wraps without a word. Found by making it wrap once (True where no operands of these
+    types can: the warning the kernel recorded stands, as before)."""
+    key = (op, dtype, lhs, rhs)
+    got = _int_warns.get(key)
+    if got is None:
+        got = True
+        info = np.iinfo(dtype)
+        values = [info.min, info.max, 0, 1, 2, -1]
+        for x in values:
+            for y in values:
+                a, b = _as(lhs, x), _as(rhs, y)
+                if a is None or b is None:
+                    continue
+                try:
+                    with np.errstate(all="ignore"):
+                        r = _OPS[op](a, b)
+                except Exception:  # noqa: BLE001
+                    continue
+                if isinstance(r, np.integer) and r.dtype == np.dtype(dtype) and int(r) != _OPS[op](int(a), int(b)):
+                    got = _raised(op, a, b) is not None
+                    break
+            else:
+                continue
+            break
+        _int_warns[key] = got
+    return got
+
+
 def emit(op, dtype, kind, filename, lineno, globals_, lhs="", rhs=""):
     """Raise the warning NumPy would have raised at `filename:lineno` for an operation on
     operands of types `lhs` and `rhs`."""
+    if kind == "overflow" and lhs and rhs and np.dtype(dtype).kind in "iu" and op in ("add", "subtract", "multiply") \
+            and not int_overflow_warns(op, dtype, lhs, rhs):
+        return
     if not isinstance(globals_, dict):
         globals_ = {}
     module = globals_.get("__name__", "<string>")

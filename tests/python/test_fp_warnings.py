@@ -315,3 +315,24 @@ def test_loops_with_ifs_that_store_nothing_run_in_chunks(threads, poke):
         run(BRANCHY, "f", make, warn_filter="default")
     finally:
         stagepy.set_threads(0)
+
+
+@pytest.mark.parametrize("warn_filter", ["default", "always"])
+def test_integer_wraparound_through_numpys_ufunc_path_does_not_warn(warn_filter):
+    # NumPy 2 sends np.bool_ - np.uint8 (an np.bool_ on the left of an integer, or a Python
+    # int on the left of an np.bool_) through the ufunc, whose integer loop wraps without a
+    # warning; np.int8 - np.bool_ and int - np.uint8 take its scalar arithmetic, which warns.
+    # Found by the fuzzer: the kernel's deferred warnings said "overflow encountered in
+    # subtract" for the first kind.
+    run("""
+    def f(A, B, C, n, big):
+        out = []
+        for i in range(n):
+            d = A[i] - B[i]
+            e = i - d
+            g = C[i] - A[i]
+            h = big + A[i]
+            out.append((d, e, g, h))
+        return out
+    """, "f", lambda: (np.array([True, False, True, True]), np.array([7, 0, 1, 200], np.uint8),
+                       np.array([-128, 5, -128, 0], np.int8), 4, 2 ** 63 - 1), warn_filter=warn_filter)
