@@ -29,7 +29,9 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <cfloat>
 #include <climits>
+#include <cmath>
 #include <functional>
 #include <array>
 #include <map>
@@ -583,8 +585,10 @@ class Gen {
     if (e->kind == ExprNode::Kind::Attr && (e->name == "real" || e->name == "imag") && e->args[0]->type &&
         e->args[0]->type->kind == Type::Kind::NpScalar && e->args[0]->type->dtype == DType::Complex64)
       return true;
-    if (e->kind == ExprNode::Kind::Const && e->value.kind == ir::ConstValue::Kind::Float)
-      return (double)(float)e->value.f == e->value.f || e->value.f != e->value.f;
+    if (e->kind == ExprNode::Kind::Const && e->value.kind == ir::ConstValue::Kind::Float) {
+      const double f = e->value.f;
+      return f != f || std::isinf(f) || (std::fabs(f) <= FLT_MAX && (double)(float)f == f);
+    }
     // (A Temp is assigned in its statement before it is read: no value from outside.)
     if (e->kind != ExprNode::Kind::Load || nest_.vars[(size_t)e->var].storage != ir::Var::Storage::Temp) return false;
     bool all = true, any = false;
@@ -4521,16 +4525,19 @@ class Gen {
         if (at[d]->kind != K::Load || at[d]->var != path[d]->var) return false;
       return true;
     };
-    std::function<void(const Stmt&, bool)> visit = [&](const Stmt& x, bool certain) {
+    // `certain`: every iteration of the loops on `path` reaches here; `wrapped`: the id of
+    // the loop whose `if nonempty` wrapper this is under and whose body it is not in yet
+    // (the wrapper's statements outside that loop run only where it has iterations).
+    std::function<void(const Stmt&, bool, int)> visit = [&](const Stmt& x, bool certain, int wrapped) {
       switch (x->kind) {
         case SK::Block:
-          for (auto& b : x->body) visit(b, certain);
+          for (auto& b : x->body) visit(b, certain, wrapped);
           return;
         case SK::Seg:
           for (auto& f : x->effects) {
             if (f.kind != ir::Effect::Kind::Store || !f.base || !is_array_t(f.base->type)) continue;
             const std::vector<int> ids = arrays_of(f.base);
-            const bool good = certain && ids.size() == 1 && f.base->kind == K::Load && f.part < 0 && f.index &&
+            const bool good = certain && wrapped < 0 && ids.size() == 1 && f.base->kind == K::Load && f.part < 0 && f.index &&
                               index_is_path(f.index) && (int)path.size() == arrays_[(size_t)ids[0]].t->ndim;
             for (int id : ids) {
               if (!good) ok[id] = false;
@@ -4542,7 +4549,7 @@ class Gen {
           const bool wrapper = x->cond && x->cond->kind == K::LoopNonEmpty &&
                                (x->body.size() < 2 || !x->body[1] || ir::flatten_blocks(x->body[1]).empty());
           for (size_t k = 0; k < x->body.size(); k++)
-            if (x->body[k]) visit(x->body[k], certain && wrapper && k == 0);
+            if (x->body[k]) visit(x->body[k], certain && wrapper && k == 0, wrapper ? x->cond->var : wrapped);
           return;
         }
         case SK::For: {
@@ -4553,19 +4560,19 @@ class Gen {
           if (fine) fresh_range_args_[x.get()] = args;
           path.push_back(x.get());
           for (auto& b : x->body)
-            if (b) visit(b, fine);
+            if (b) visit(b, fine, wrapped == x->loop ? -1 : wrapped);
           path.pop_back();
           return;
         }
         case SK::While:
           for (auto& b : x->body)
-            if (b) visit(b, false);
+            if (b) visit(b, false, wrapped);
           return;
         default:
           return;
       }
     };
-    visit(s->body[0], true);
+    visit(s->body[0], true, -1);
     if (s->peeled && s->body.size() > 1) return;  // (its first iteration runs on the host)
     // Nothing in the nest may read the array's elements.
     for (auto& [id, good] : ok) {
