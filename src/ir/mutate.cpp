@@ -206,6 +206,11 @@ bool stores_sections(const Stmt& s) {
   return any;
 }
 
+bool is_round32(const Expr& e) {
+  return e && e->kind == ExprNode::Kind::Call && e->args.size() == 2 && e->args[0]->type &&
+         e->args[0]->type->kind == Type::Kind::Callable && e->args[0]->type->builtin == Builtin::Round32;
+}
+
 bool stores_anything(const Stmt& s) {
   bool any = false;
   for_each_stmt(s, [&](const Stmt& x) {

@@ -45,6 +45,9 @@ bool stores_section(const Effect& f);
 bool stores_sections(const Stmt& s);  // some statement in `s` does
 // Whether some statement in `s` stores into an array element or a section, or appends.
 bool stores_anything(const Stmt& s);
+// Whether `e` is lowered complex64 arithmetic's float32 rounding of a double,
+// round32(args[1]) (lower_complex).
+bool is_round32(const Expr& e);
 // The variable at the root of a subscript chain (A in A[i][j]; the attribute's variable for
 // self.A), or -1.
 int root_var(const Expr& e);

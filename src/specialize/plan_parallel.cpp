@@ -243,10 +243,7 @@ class Planner {
     r.type = e->type;
     // A part of a NumPy complex64 sum (lower_complex): `v = round32(v + e)`, the float32
     // addition of the part (made on doubles, then rounded: exactly float32's).
-    const bool rounded = e->kind == EK::Call && e->args.size() == 2 && e->args[0]->type &&
-                         e->args[0]->type->kind == Type::Kind::Callable &&
-                         e->args[0]->type->builtin == Builtin::Round32 &&
-                         n_.vars[(size_t)v].storage == ir::Var::Storage::Part;
+    const bool rounded = ir::is_round32(e) && n_.vars[(size_t)v].storage == ir::Var::Storage::Part;
     const Expr& x = rounded ? e->args[1] : e;
     if (x->kind == EK::Binary) {
       using O = ir::BinOp;
@@ -293,19 +290,6 @@ class Planner {
       if (!types::same(c.load->type, c.r.type)) mixed = true;
     }
     return mixed ? u : nullptr;
-  }
-
-  // Whether the body writes no array or list element: its iterations may then run on
-  // threads speculatively, and again sequentially when one needs to stop for CPython
-  // (an overflow), as nothing but its scalars is changed (LoopPlan::store_free).
-  static bool writes_nothing(const Stmt& body) {
-    bool stores = false;
-    ir::for_each_stmt(body, [&](const Stmt& x) {
-      if (x->kind == SK::Seg)
-        for (auto& f : x->effects)
-          if (f.kind == ir::Effect::Kind::Store || f.kind == ir::Effect::Kind::Append) stores = true;
-    });
-    return !stores;
   }
 
   // `if e > v: v = e` (or `v < e`, and the min forms): a min/max reduction of v.
@@ -665,7 +649,10 @@ class Planner {
     if (!conds_.ok) return no(conds_.error);
     Info in = survey(s);
     if (std::string why = arrays_forbid(s, in); !why.empty()) return no(why);
-    lp.store_free = writes_nothing(s->body[0]);
+    // A body that writes no array or list element may run on threads speculatively, and
+    // again sequentially when one needs to stop for CPython (an overflow), as nothing but
+    // its scalars is changed (LoopPlan::store_free).
+    lp.store_free = !ir::stores_anything(s->body[0]);
     // Companions (`k = i` beside `best = a[i]` under `if a[i] > best`): each assigned
     // there alone, and never read in the loop; they go with their reduction's parts.
     std::map<int, std::vector<int>> companions_of;

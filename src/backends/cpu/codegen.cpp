@@ -579,9 +579,7 @@ class Gen {
   bool float32_exact(const Expr& e, int depth = 0) const {
     if (!e || !e->type || depth > 6) return false;
     if (e->type->kind == Type::Kind::NpScalar && e->type->dtype == DType::Float32) return true;
-    if (e->kind == ExprNode::Kind::Call && e->args.size() == 2 && e->args[0]->type &&
-        e->args[0]->type->kind == Type::Kind::Callable && e->args[0]->type->builtin == Builtin::Round32)
-      return true;
+    if (ir::is_round32(e)) return true;
     if (e->kind == ExprNode::Kind::Attr && (e->name == "real" || e->name == "imag") && e->args[0]->type &&
         e->args[0]->type->kind == Type::Kind::NpScalar && e->args[0]->type->dtype == DType::Complex64)
       return true;
@@ -609,10 +607,7 @@ class Gen {
       for (auto& f : x->effects) {
         if (f.kind != ir::Effect::Kind::Assign) continue;
         const Expr* ep = &f.value;
-        const bool r32 = f.value->kind == ExprNode::Kind::Call && f.value->args.size() == 2 && f.value->args[0]->type &&
-                         f.value->args[0]->type->kind == Type::Kind::Callable &&
-                         f.value->args[0]->type->builtin == Builtin::Round32 &&
-                         nest_.vars[(size_t)f.var].storage == ir::Var::Storage::Part;
+        const bool r32 = ir::is_round32(f.value) && nest_.vars[(size_t)f.var].storage == ir::Var::Storage::Part;
         if (r32) ep = &f.value->args[1];
         const Expr& e = *ep;
         auto self = [&](size_t k) { return e->args[k]->kind == ExprNode::Kind::Load && e->args[k]->var == f.var; };
