@@ -54,7 +54,9 @@ def _notes(r):
             if l.get("interleaved"):
                 notes.append(f"`{l['variable']}` (line {l['line']}) {l['interleaved']} iterations at a time")
             if l["parallel_runs"]:
-                notes.append(f"`{l['variable']}` (line {l['line']}) parallel")
+                how = {"blocks": " (a block of iterations per thread)", "chunks": " (chunks dealt round-robin)",
+                       "in order": " (contiguous runs, combined in order)"}.get(l.get("schedule"), "")
+                notes.append(f"`{l['variable']}` (line {l['line']}) parallel{how}")
             elif l["why"] and not l["why"].startswith("one thread"):
                 notes.append(f"`{l['variable']}` (line {l['line']}) sequential: {l['why']}")
     return "; ".join(notes)

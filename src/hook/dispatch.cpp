@@ -279,6 +279,7 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
       auto il = sp->kernel.interleaved_loops.find((int)l);
       rec.interleaved = il == sp->kernel.interleaved_loops.end() ? 0 : il->second;
       rec.interchanged = false;
+      rec.schedule = lp.ordered || lp.interchange ? "in order" : lp.blocks ? "blocks" : "chunks";
     }
     for (int l : sp->kernel.interchanged_loops) s.loops[(size_t)l].interchanged = true;
     for (int l : sp->kernel.parallel_loops) s.loops[(size_t)l].parallel = true;

@@ -89,7 +89,8 @@ void for_each_nest(const std::function<void(NestState&)>& f) {
 }
 
 // The loops of a nest, as the report shows them: [{"line", "variable", "parallel",
-// "parallel_runs", "why", "interleaved", "interchanged"}], outermost first (For loops only).
+// "parallel_runs", "why", "interleaved", "interchanged", "schedule"}], outermost first (For
+// loops only).
 PyObject* loop_records(const NestState& s) {
   PyRef list = PyRef::steal(PyList_New(0));
   if (!list || !s.lift.ok) return list.release();
@@ -105,11 +106,12 @@ PyObject* loop_records(const NestState& s) {
     const std::string& shown = !n.loops[l].targets.empty() ? n.loops[l].targets
                                : var_of[l] >= 0                ? n.vars[(size_t)var_of[l]].name
                                                                : std::string("?");
-    PyRef d = PyRef::steal(Py_BuildValue("{s:i,s:s,s:O,s:K,s:s,s:i,s:O}", "line", n.loops[l].line, "variable",
+    PyRef d = PyRef::steal(Py_BuildValue("{s:i,s:s,s:O,s:K,s:s,s:i,s:O,s:s}", "line", n.loops[l].line, "variable",
                                          shown.c_str(), "parallel",
                                          r.parallel ? Py_True : Py_False, "parallel_runs", r.parallel_runs, "why",
                                          r.why.c_str(), "interleaved", r.interleaved, "interchanged",
-                                         r.interchanged ? Py_True : Py_False));
+                                         r.interchanged ? Py_True : Py_False, "schedule",
+                                         r.parallel ? r.schedule : ""));
     if (!d) return nullptr;
     if (r.parallel && (!r.gpu.empty() || !r.gpu_why.empty())) {
       // The GPU: launches, time there (copies included), the cost model's last estimates.

@@ -96,6 +96,10 @@ struct NestState {
     unsigned long long parallel_runs = 0;
     int interleaved = 0;        // iterations run together (plan_interleave.h), 0 if not
     bool interchanged = false;  // runs with its inner loop outside it (plan_interchange.h)
+    // How its iterations go to the threads: "blocks" (one contiguous block each: the same
+    // work per iteration), "chunks" (dealt round-robin), "in order" (contiguous, combined in
+    // order); "" when not parallel.
+    const char* schedule = "";
     std::vector<backends::gpu::GpuLoop*> gpu;  // its GPU versions (one per specialization that has one)
     std::string gpu_why;                        // why the last specialization gave it none
   };

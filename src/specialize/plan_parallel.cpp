@@ -798,8 +798,45 @@ class Planner {
     }
     lp.alias_pairs = disjoint_pairs(in);
     for (auto& [v, t] : in.divisors) lp.invariant_divisors.push_back({v, t});
+    std::set<int> varying;
+    ir::collect_assigned(s->body[0], &varying);
+    varying.insert(s->var);
+    lp.blocks = !lp.ordered && uniform_work(s->body[0], varying);
     lp.parallel = true;
     return lp;
+  }
+
+  // Whether every iteration of a body does about the same work: its loops' bounds do not
+  // depend on the iteration (`varying`: the variables it assigns and the loop's own), no
+  // while loop or break makes it run longer or stop early, and a branch holds no loop.
+  // Such a loop's threads each take one contiguous block of iterations: a thread's rows of
+  // a stencil are then the rows it wrote in the previous sweep, and only the two edges of
+  // its block are shared with another core (dealt round-robin in chunks, every chunk edge
+  // is, and a 200x200 sweep on two cores ran 1.3x faster than on one instead of 1.8x).
+  // Triangular nests and data-dependent loops keep the chunks, which balance them.
+  bool uniform_work(const Stmt& b, const std::set<int>& varying) const {
+    switch (b->kind) {
+      case SK::Block:
+        for (auto& x : b->body)
+          if (!uniform_work(x, varying)) return false;
+        return true;
+      case SK::Range:
+        for (auto& a : b->args) {
+          bool reads_varying = false;
+          ir::walk_expr(a, [&](const Expr& e) {
+            if (e->kind == ir::ExprNode::Kind::Load && varying.count(e->var)) reads_varying = true;
+          });
+          if (reads_varying) return false;
+        }
+        return true;
+      case SK::For: return uniform_work(b->body[0], varying);
+      case SK::If:
+        return !ir::contains_loop(b->body[0]) && !ir::contains_loop(b->body[1]) &&
+               uniform_work(b->body[0], varying) && uniform_work(b->body[1], varying);
+      case SK::While:
+      case SK::Break: return false;
+      default: return true;
+    }
   }
 
   // The iterations of loop `loop` where its range() arguments are numbers.
@@ -907,6 +944,7 @@ std::string to_string(const ParallelPlan& p, const ir::Nest& nest) {
         for (int c : r.companions) o << " +" << nest.vars[(size_t)c].name;
       }
       if (lp.ordered) o << " (in order)";
+      else if (lp.blocks) o << "; one block per thread";
       if (lp.store_free) o << "; writes nothing";
       o << "; disjoint";
       for (auto& [a, b] : lp.alias_pairs) o << " " << nest.vars[(size_t)a].name << "/" << nest.vars[(size_t)b].name;

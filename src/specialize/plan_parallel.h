@@ -99,6 +99,10 @@ struct LoopPlan {
   // The reductions combine exactly only in iteration order (a float min/max): the threads
   // take contiguous runs of iterations, combined in order (no GPU version).
   bool ordered = false;
+  // Its iterations do about the same work (no while loop, no bound that depends on the
+  // iteration): each thread takes one contiguous block of them (else chunks, dealt
+  // round-robin, balance triangular and data-dependent nests).
+  bool blocks = false;
   // The loop writes no array or list element: when its body may stop for CPython (an
   // overflow check), it may still run on threads, speculatively: should any iteration stop,
   // the threads' results are dropped and the loop runs again sequentially, which stops at

@@ -215,6 +215,57 @@ def test_triangular_nest():
     assert ran_parallel(recs, "i")
 
 
+@pytest.mark.parametrize("threads", [2, 3])
+def test_each_thread_takes_one_block_where_iterations_do_the_same_work(cpu_only, threads):
+    # A rectangular nest (and one with a branch of straight-line code, or an early
+    # `continue`): one contiguous block of rows per thread. Triangular bounds, a `while`
+    # loop and a loop under a branch do uneven work per iteration: round-robin chunks. A
+    # float max combines in order. 3 threads: blocks of unequal size (199 rows).
+    stagepy.set_threads(threads)
+    recs = run("""
+    def f(u, v, A, C, D, out, n, steps):
+        for t in range(steps):
+            for i in range(1, n - 1):
+                for j in range(1, n - 1):
+                    v[i, j] = u[i, j] + 0.2 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4.0 * u[i, j])
+            u, v = v, u
+        for a in range(n):
+            for b in range(n):
+                if A[a, b] > 0.5:
+                    C[a, b] = A[a, b] * 2.0
+                else:
+                    C[a, b] = -A[a, b]
+        for c in range(n):
+            for d in range(c + 1):
+                D[c, d] = c * 0.5 + d
+        for e in range(n):
+            k = 0
+            x = A[e, 0]
+            while x < 10.0 and k < 50:
+                x = x * 1.5 + 0.1
+                k += 1
+            out[e] = k
+        for g in range(n):
+            if A[g, 1] > 0.9:
+                for h in range(n):
+                    C[g, h] += 1.0
+        m = 0.0
+        for q in range(n):
+            for r in range(n):
+                m = max(m, A[q, r])
+        return locals()
+    """, "f", lambda: (np.random.default_rng(3).random((201, 201)), np.zeros((201, 201)),
+                       np.random.default_rng(4).random((201, 201)), np.zeros((201, 201)), np.zeros((201, 201)),
+                       np.zeros(201, dtype=np.int64), 201, 3))
+    ls = loops(recs)
+    assert [v for v in "iacegq" if not ran_parallel(recs, v)] == [], ls
+    assert [ls[v]["schedule"] for v in "iacegq"] == ["blocks", "blocks", "chunks", "chunks", "chunks", "in order"]
+    assert ls["t"]["schedule"] == ""
+    text = stagepy._report.format_table(recs)
+    assert "`i` (line 4) parallel (a block of iterations per thread)" in text
+    assert "`c` (line 14) parallel (chunks dealt round-robin)" in text
+
+
 def test_empty_and_one_iteration_ranges():
     for n in (0, 1, 2):
         run("""

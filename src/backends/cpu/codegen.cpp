@@ -5148,7 +5148,8 @@ class Gen {
     auto* pfty = llvm::FunctionType::get(B.getInt32Ty(), {ptr(), ptr(), i64(), i64(), i64()}, false);
     Value* pf = runtime_address("stagepy_parallel_for", reinterpret_cast<void*>(&stagepy_parallel_for));
     // Reductions that combine exactly only in iteration order ask for contiguous runs, and so
-    // does an interchanged loop (each run sweeps every row of the inner loop once).
+    // does an interchanged loop (each run sweeps every row of the inner loop once) and one
+    // whose iterations do the same work (LoopPlan::blocks).
     if (logged) {
       // Windows of iterations, each on the threads, its stores logged: a window that ran
       // to the end is committed (its logs emptied, the records backed up); one in which a
@@ -5188,7 +5189,7 @@ class Gen {
       llvm::PHINode* wlo = B.CreatePHI(i64(), 2, "window.lo");
       wlo->addIncoming(k0, before);
       Value* whi = B.CreateSelect(B.CreateICmpSLT(B.CreateSub(trip, wlo), window), trip, B.CreateAdd(wlo, window));
-      Value* wst = B.CreateCall(pfty, pf, {body, ctxa, wlo, whi, c64(threads)});
+      Value* wst = B.CreateCall(pfty, pf, {body, ctxa, wlo, whi, c64(lp.blocks ? -(int64_t)threads : threads)});
       cold_branch(B.CreateICmpNE(wst, B.getInt32(0)), wfail, wok);
       B.SetInsertPoint(wok);
       B.CreateCall(uty, commit_fn, recs);
@@ -5206,7 +5207,7 @@ class Gen {
       B.CreateCall(fty, free_fn, {resa, c64(threads), c64(pr.size)});
     }
     Value* par_status = logged ? nullptr
-                               : B.CreateCall(pfty, pf, {body, ctxa, k0, trip, c64(lp.ordered || lp.interchange ? -(int64_t)threads : threads)});
+                               : B.CreateCall(pfty, pf, {body, ctxa, k0, trip, c64(lp.ordered || lp.interchange || lp.blocks ? -(int64_t)threads : threads)});
     if (speculative && !logged) {
       // A thread that needed CPython: nothing but the records changed; run sequentially.
       BasicBlock* ran = BasicBlock::Create(C, "par.spec.ran", F);
