@@ -207,7 +207,11 @@ class Gen:
     def cond(self, depth=0):
         a, b = self.expr(depth + 1), self.expr(depth + 1)
         op = self.pick(["<", "<=", ">", ">=", "==", "!="])
-        if self.cplx and op not in ("==", "!="):
+        if self.cplx and self.int_(0, 3) == 0:  # |z| against a number (codegen's hypot_compare)
+            a, b = f"abs({a})", self.pick(["2.0", "2", "0.5", "3.25", "1e-30", "1e120"])
+            if self.int_(0, 1):
+                a, b = b, a
+        elif self.cplx and op not in ("==", "!="):
             a, b = f"abs({a})", f"({b}).real"
         elif self.cplx and self.int_(0, 3) == 0:
             a = f"bool({a})"

@@ -30,6 +30,52 @@ def records(recs):
     return {r["line"]: r for r in recs}
 
 
+def near_circle(radius, n, seed):
+    """Complex numbers whose |z| is radius or a few ulps from it (both parts rounded, so
+    hypot lands on either side), and ones far inside and outside, zeros, infinities, NaNs,
+    parts whose squares underflow and ones whose |z| overflows."""
+    rng = np.random.default_rng(seed)
+    t = rng.uniform(0, 2 * np.pi, n)
+    r = radius * (1 + rng.integers(-8, 9, n) * 2.0 ** -52)
+    z = list(r * np.cos(t) + 1j * r * np.sin(t))
+    z += [complex(radius, 0), complex(0, -radius), complex(np.nextafter(radius, 0), 0),
+          complex(np.nextafter(radius, 9e99), 0), complex(radius * 0.6, radius * 0.8),
+          complex(radius * (1 - 2.0 ** -41), 0), complex(radius * (1 + 2.0 ** -41), 0), 0j, complex(1e-170, 1e-170),
+          complex(radius * 1e-3, 1e-200), complex(radius * 7, 0), complex(float("inf"), 0), complex(0, float("nan")),
+          complex(float("nan"), float("inf")), complex(1e308, 1e308), complex(1e200, -1e200)]
+    return np.array(z)
+
+
+@pytest.mark.parametrize("op", ["<", "<=", ">", ">=", "==", "!="])
+@pytest.mark.parametrize("radius", [2.0, 1e-50, 3.7e60])
+def test_abs_of_complex_compared_with_a_number(op, radius):
+    # Compared without hypot where x*x + y*y is far from the number's square (codegen's
+    # hypot_compare), with it near the boundary: every outcome is CPython's, the
+    # OverflowError of |complex(1e308, 1e308)| included (then at that index, with the
+    # earlier elements written).
+    src = f"""
+    def f(X, Y, Z, out, n):
+        for i in range(n):
+            z = complex(X[i], Y[i])
+            out[i, 0] = abs(z) {op} {radius!r}
+            out[i, 1] = {radius!r} {op} abs(Z[i])
+            out[i, 2] = abs(Z[i]) {op} 2
+        return locals()
+    """
+    def args():
+        z = near_circle(radius, 300, 11)
+        return z.real.copy(), z.imag.copy(), z, np.zeros((len(z), 3), dtype=bool), len(z)
+    recs = run(src, "f", args, expect=None, warn_filter="default")
+    assert sum(r["native_calls"] for r in recs) > 0
+
+    def finite_args():
+        X, Y, Z, out, n = args()
+        keep = np.abs(Z) < 1e300
+        return X[keep].copy(), Y[keep].copy(), Z[keep].copy(), np.zeros((keep.sum(), 3), dtype=bool), int(keep.sum())
+    recs = run(src, "f", finite_args, warn_filter="default")
+    assert all(r["bailouts"] == 0 for r in recs)
+
+
 def test_mandelbrot_with_python_complex_runs_natively():
     recs = run("""
     def f(w, h, maxit):

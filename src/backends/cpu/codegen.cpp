@@ -1323,6 +1323,7 @@ class Gen {
         });
       }
       case K::Compare: {
+        if (Value* r = hypot_compare(e)) return scalar(e->type, r);
         V a = gen(e->args[0]), b = gen(e->args[1]);
         ir::CmpOp op = e->cmpop;
         return dispatch({a, b}, e->type, [&](const std::vector<V>& x) {
@@ -2106,6 +2107,65 @@ class Gen {
       return scalar(types::py_bool(), B.getInt1(op == ir::CmpOp::Is ? same : !same));
     }
     return scalar(rt, compare_values(op, a, b));
+  }
+
+  // `abs(z) <= 2.0` (a complex number's |z|: CHypot of its parts) against a number C, from
+  // 1e-100 to 1e100: s = x*x + y*y decides the comparison without calling hypot wherever
+  // it is farther than 2^-40 (relative) from C*C. s is within 2.01 * 2^-53 of x^2 + y^2 and
+  // hypot within an ulp of its root, so there hypot is on the same side of C, never
+  // equal to it (underflow errors are below 2^-1074, far under C*C * 2^-40; an
+  // infinite or NaN s goes to hypot). Elsewhere hypot is called and compared as before,
+  // its overflow check included. The Mandelbrot test `while abs(z) <= 2.0` called hypot in
+  // every iteration: half of its time.
+  Value* hypot_compare(const Expr& e) {
+    using CO = ir::CmpOp;
+    CO op = e->cmpop;
+    if (op != CO::LT && op != CO::LE && op != CO::GT && op != CO::GE && op != CO::EQ && op != CO::NE) return nullptr;
+    if (gpu_body_ || hetero(e->type) || !e->type->is_scalar()) return nullptr;
+    auto is_hypot = [&](const Expr& x) {
+      return x->kind == ExprNode::Kind::Call && x->args.size() == 3 && x->args[0]->type &&
+             x->args[0]->type->builtin == Builtin::CHypot && !(is_np(x->type) && x->type->dtype == DType::Float32);
+    };
+    auto number = [](const Expr& x, double* c) {
+      if (x->kind != ExprNode::Kind::Const) return false;
+      if (x->value.kind == ir::ConstValue::Kind::Float) *c = x->value.f;
+      else if (x->value.kind == ir::ConstValue::Kind::Int && std::abs(x->value.i) <= (int64_t(1) << 53)) *c = (double)x->value.i;
+      else return false;
+      return *c >= 1e-100 && *c <= 1e100;
+    };
+    double c = 0;
+    const bool left = is_hypot(e->args[0]) && number(e->args[1], &c);
+    if (!left && !(is_hypot(e->args[1]) && number(e->args[0], &c))) return nullptr;
+    if (!left) {  // C op |z| is |z| op' C
+      op = op == CO::LT ? CO::GT : op == CO::LE ? CO::GE : op == CO::GT ? CO::LT : op == CO::GE ? CO::LE : op;
+    }
+    const Expr& h = e->args[left ? 0 : 1];
+    Value* x = as_double(gen(h->args[1]));
+    Value* y = as_double(gen(h->args[2]));
+    Value* sq = B.CreateFAdd(B.CreateFMul(x, x), B.CreateFMul(y, y));
+    const double margin = std::ldexp(1.0, -40);
+    Value* below = B.CreateFCmpOLE(sq, llvm::ConstantFP::get(f64(), c * c * (1 - margin)));
+    Value* above = B.CreateAnd(B.CreateFCmpOGE(sq, llvm::ConstantFP::get(f64(), c * c * (1 + margin))),
+                               B.CreateFCmpOLT(sq, llvm::ConstantFP::getInfinity(f64())));
+    const bool if_below = op == CO::LT || op == CO::LE || op == CO::NE;
+    const bool if_above = op == CO::GT || op == CO::GE || op == CO::NE;
+    Value* decided = B.CreateSelect(below, B.getInt1(if_below), B.getInt1(if_above));
+    BasicBlock* from = B.GetInsertBlock();
+    BasicBlock* exact = BasicBlock::Create(C, "hypot.exact", F);
+    BasicBlock* done = BasicBlock::Create(C, "hypot.done", F);
+    cold_branch(B.CreateNot(B.CreateOr(below, above)), exact, done);
+    B.SetInsertPoint(exact);
+    Value* r = libm2("hypot", x, y);
+    defer(isfinite(r));  // as call() does
+    V rv = scalar(h->type, r), cv = scalar(types::py_float(), llvm::ConstantFP::get(f64(), c));
+    Value* exact_result = compare_values(op, rv, cv);
+    BasicBlock* exact_end = B.GetInsertBlock();
+    B.CreateBr(done);
+    B.SetInsertPoint(done);
+    auto* phi = B.CreatePHI(i1(), 2, "hypot.cmp");
+    phi->addIncoming(decided, from);
+    phi->addIncoming(exact_result, exact_end);
+    return phi;
   }
 
   // ------------------------------------------------------------ calls
