@@ -183,12 +183,24 @@ class Lower {
     return {ir::make_guard(ok, q.first), q.second};
   }
   // An operand of an operation whose result is numpy.complex64: converted to complex64
-  // first (NumPy casts a Python number, and a float32 or a small integer exactly).
+  // first (NumPy casts a Python number, and a float32 or a small integer exactly). A finite
+  // part the cast makes infinite (|x| from FLT_MAX + half an ulp) makes NumPy warn
+  // "overflow encountered in cast": such a statement goes to CPython, which warns.
   Pair single_operand(const Expr& e) {
     Pair p = operand(e);
     if (single_exact(e->type)) return p;
-    p = int_exact(e, p);
-    return {round32(p.first), round32(p.second)};
+    p = spill(int_exact(e, p));
+    auto cast = [&](const Expr& x) {
+      Expr r = round32(x);
+      Expr ok = bin(ir::BinOp::Or, isfinite(r), logical_not(isfinite(x)));
+      return ir::make_guard(ok, r);
+    };
+    return {cast(p.first), cast(p.second)};
+  }
+  static Expr logical_not(Expr a) {
+    auto e = node(EK::Unary, types::py_bool(), {std::move(a)});
+    std::const_pointer_cast<ExprNode>(e)->unop = ir::UnOp::Not;
+    return e;
   }
   static Expr neg(Expr a) {
     auto e = node(EK::Unary, types::py_float(), {std::move(a)});

@@ -264,3 +264,22 @@ def test_maximum_and_minimum_of_signed_zeros_give_numpys_zero():
             M[v] = np.maximum(B[:-1] / M[v], B[:-1])
         return locals()
     """, "f", make, globals_={"np": np})
+
+
+@pytest.mark.parametrize("const", ["(1e+300+1e+300j) / 4", "1e300", "-4e38", "3.4028235677973366e38", "3.4028235e38"])
+def test_a_python_number_cast_to_complex64_that_overflows_warns(const):
+    # `s -= 1 - c` with s a NumPy complex64: NumPy casts the Python number to complex64
+    # first and warns "overflow encountered in cast" where a finite part becomes infinite.
+    # The kernel rounded the parts without that warning (found by the fuzzer through its
+    # order: the later "invalid value" in CPython's own run of an inlined helper came
+    # first). Such a statement now goes to CPython. The last constant rounds to FLT_MAX.
+    run(f"""
+    def g(x):
+        return x * 2
+
+    def f(n, s):
+        for i in range(n):
+            s = g(s)
+            s -= 1 - ({const})
+        return locals()
+    """, "f", lambda: (3, np.complex64(2 - 1j)), expect=None, warn_filter="default")
