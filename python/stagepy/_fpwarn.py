@@ -81,6 +81,13 @@ def _raised(op, a, b):
 def message(op, dtype, kind, lhs="", rhs=""):
     key = (op, dtype, kind, lhs, rhs)
     m = _messages.get(key)
+    if m is None and op == "cast":  # a number cast to `dtype` before an operation
+        with np.errstate(all="raise"):
+            try:
+                np.dtype(dtype).type(np.float64(1e300))
+            except FloatingPointError as e:
+                m = str(e)
+        _messages[key] = m = m or "overflow encountered in cast"
     if m is None:
         # NumPy's own text, from the error it raises under errstate "raise": catching the
         # warning instead would mutate the warnings filters, which resets every module's

@@ -43,7 +43,8 @@ const char* builtin_name(Builtin b) {
       "cmath.sqrt", "cmath.exp", "cmath.log", "cmath.log10", "cmath.sin", "cmath.cos", "cmath.tan", "cmath.sinh",
       "cmath.cosh", "cmath.tanh", "cmath.asin", "cmath.acos", "cmath.atan", "cmath.asinh",
       "cmath.acosh", "cmath.atanh", "cmath.phase", "cmath.polar", "cmath.rect", "cmath.isnan", "cmath.isinf",
-      "cmath.isfinite", "<complex function>", "<float32 rounding>", "<numpy complex loop>"};
+      "cmath.isfinite", "<complex function>", "<float32 rounding>", "<numpy complex loop>",
+      "<float32 cast>"};
   static_assert(sizeof(n) / sizeof(n[0]) == static_cast<size_t>(Builtin::Count_), "builtin names");
   return n[static_cast<int>(b)];
 }

@@ -72,6 +72,10 @@ enum class Builtin : uint16_t {
   // only in lowered IR: NpCLoop(f, dtype, part, re, im), a part of what NumPy's own loop of
   // ufunc `f` (np.exp...) for complex dtype `dtype` gives for the number (re, im)
   NpCLoop,
+  // only in lowered IR: Cast32(x), a Python number's part converted to float32 as NumPy
+  // casts an operand of a complex64 operation (NEP 50), as a double: NumPy warns "overflow
+  // encountered in cast" where a finite x becomes infinite
+  Cast32,
   Count_
 };
 const char* builtin_name(Builtin b);

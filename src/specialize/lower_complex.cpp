@@ -184,23 +184,26 @@ class Lower {
   }
   // An operand of an operation whose result is numpy.complex64: converted to complex64
   // first (NumPy casts a Python number, and a float32 or a small integer exactly). A finite
-  // part the cast makes infinite (|x| from FLT_MAX + half an ulp) makes NumPy warn
-  // "overflow encountered in cast": such a statement goes to CPython, which warns.
-  Pair single_operand(const Expr& e) {
+  // part the cast makes infinite makes NumPy warn "overflow encountered in cast" (Cast32),
+  // as the statement is evaluated: before every warning recorded after it (ComplexWarn),
+  // which is NumPy's order only while no operation before this one could warn.
+  // `origin`: the operation's (the cast's warning is on its line).
+  Pair single_operand(const Expr& e, int origin) {
     Pair p = operand(e);
     if (single_exact(e->type)) return p;
-    p = spill(int_exact(e, p));
+    p = int_exact(e, p);
     auto cast = [&](const Expr& x) {
-      Expr r = round32(x);
-      Expr ok = bin(ir::BinOp::Or, isfinite(r), logical_not(isfinite(x)));
-      return ir::make_guard(ok, r);
+      // A number that stays finite (below FLT_MAX + half an ulp), or is not finite, casts
+      // without a warning.
+      if (x->kind == EK::Const && x->value.kind == ir::ConstValue::Kind::Float &&
+          !(std::isfinite(x->value.f) && std::fabs(x->value.f) >= 3.4028235677973366e38))
+        return round32(x);
+      if (!deferred_.empty()) late_cast_ = true;
+      auto c = std::const_pointer_cast<ExprNode>(call(Builtin::Cast32, types::py_float(), {x}));
+      c->origin = origin;
+      return Expr(c);
     };
     return {cast(p.first), cast(p.second)};
-  }
-  static Expr logical_not(Expr a) {
-    auto e = node(EK::Unary, types::py_bool(), {std::move(a)});
-    std::const_pointer_cast<ExprNode>(e)->unop = ir::UnOp::Not;
-    return e;
   }
   static Expr neg(Expr a) {
     auto e = node(EK::Unary, types::py_float(), {std::move(a)});
@@ -298,6 +301,7 @@ class Lower {
     int into = -1;
   };
   std::vector<DeferredOp> deferred_;  // the statement's, in CPython's order (post-order)
+  bool late_cast_ = false;  // the statement casts an operand after an operation that may warn
   bool in_seg_ = false;               // lowering a Seg (only those defer warnings)
 
   bool defers_warnings(const Expr& e) const {
@@ -323,7 +327,8 @@ class Lower {
 
   // Whether evaluating `e` cannot record a NumPy warning: it holds no NumPy operation of
   // its own (the parts' arithmetic is on Python floats; NumPy's complex functions and
-  // Round32 hand a non-finite result to CPython or cannot warn).
+  // Round32 hand a non-finite result to CPython or cannot warn; Cast32 warns before the
+  // statement's operations do, late_cast_ says where that is not NumPy's order).
   static bool quiet(const Expr& e) {
     if (!e) return true;
     if (e->kind == EK::Binary || e->kind == EK::Unary || e->kind == EK::Call) {
@@ -338,7 +343,7 @@ class Lower {
       Builtin f = e->kind == EK::Call && e->args[0]->type && e->args[0]->type->kind == Type::Kind::Callable
                       ? e->args[0]->type->builtin
                       : Builtin::None_;
-      const bool own = f == Builtin::Round32 || f == Builtin::CFunc || f == Builtin::NpCLoop;
+      const bool own = f == Builtin::Round32 || f == Builtin::Cast32 || f == Builtin::CFunc || f == Builtin::NpCLoop;
       if (numpy(e->type) && !own) return false;
     }
     for (auto& a : e->args)
@@ -373,8 +378,10 @@ class Lower {
   // warns as it redoes it, records none). Otherwise each result must be finite, checked
   // right after it is computed (as finite_or_cpython does).
   void finish_warnings(std::vector<Stmt>& pre, StmtNode& c, std::vector<Stmt>* after) {
+    const bool late_cast = late_cast_;
+    late_cast_ = false;
     if (deferred_.empty()) return;
-    bool quiet = quiet_seg(c);
+    bool quiet = !late_cast && quiet_seg(c);
     for (auto& s : pre) quiet = quiet && quiet_seg(*s);
     if (quiet) {
       // An update of v in place (DeferredOp::into): v's parts take r's expressions, and
@@ -451,12 +458,12 @@ class Lower {
       }
       case EK::Binary: {
         if (is_c64(t)) {
-          Pair a = single_operand(e->args[0]);
+          Pair a = single_operand(e->args[0], e->origin);
           if (e->binop == ir::BinOp::Pow) {
             Precision single(this, true);
             return power_numpy(e, a);
           }
-          Pair b = single_operand(e->args[1]);
+          Pair b = single_operand(e->args[1], e->origin);
           Precision single(this, true);
           return binary(e, a, b, np);
         }
@@ -742,7 +749,7 @@ class Lower {
     if (!oracle_.ufunc_loop(f, d))
       fail(std::string("calls ") + builtin_name(f) + "() on " + dtype_name(d) +
            " numbers (no NumPy loop for it gave the ufunc's values in stagepy's self-test)");
-    Pair a = spill(d == DType::Complex64 ? single_operand(x) : operand(x));
+    Pair a = spill(d == DType::Complex64 ? single_operand(x, x->origin) : operand(x));
     return both_parts(Builtin::NpCLoop, {iconst(static_cast<int>(f)), iconst(static_cast<int>(d))}, {a.first, a.second});
   }
 
@@ -836,7 +843,7 @@ class Lower {
     // Compared as NumPy compares: both converted to the common type (complex64 rounds).
     const TypeRef common = np ? oracle_.binary(ir::BinOp::Add, e->args[0]->type, e->args[1]->type) : nullptr;
     auto side = [&](const Expr& x) -> Pair {
-      if (is_c64(common)) return spill(single_operand(x));
+      if (is_c64(common)) return spill(single_operand(x, e->origin));
       if (any_complex(x->type)) return spill(cx(x));
       Expr r = real(x);
       if (np) return {to_float(r), fconst(0.0)};

@@ -283,3 +283,35 @@ def test_a_python_number_cast_to_complex64_that_overflows_warns(const):
             s -= 1 - ({const})
         return locals()
     """, "f", lambda: (3, np.complex64(2 - 1j)), expect=None, warn_filter="default")
+
+
+@pytest.mark.parametrize("body", [
+    "C[i] = A[i] * c + B[i]",          # the cast belongs to the first operation
+    "C[i] = A[i] * B[i] + c",          # ... to the second: CPython's order needs the checks
+    "C[i] = (A[i] - c) * B[i]",
+    "C[i] = c * A[i] - B[i] * c",
+])
+@pytest.mark.parametrize("dtype", ["complex64", "float32"])
+@pytest.mark.parametrize("c", [1e39, -4e38 + 2j, 0.5 - 1j, 3.4028235e38])
+def test_python_numbers_cast_to_float32_warn_in_numpys_order_on_threads(body, dtype, c):
+    # NumPy casts a Python float or complex operand to the float32/complex64 operation's
+    # type first and warns "overflow encountered in cast" where a finite part becomes
+    # infinite, then computes on with the infinity: the kernel records that warning as it
+    # records NumPy's other warnings (the loop stays on threads), before the operation's.
+    # A*B overflows at some indices too, so both warnings occur in one statement.
+    import stagepy
+    if dtype == "float32" and isinstance(c, complex):
+        c = c.real
+    stagepy.set_threads(2)
+    try:
+        recs = run(f"""
+        def f(A, B, C, c, n):
+            for i in range(n):
+                {body}
+            return locals()
+        """, "f", lambda: (np.linspace(1e18, 3e19, 4000).astype(dtype), np.linspace(1e19, 2e20, 4000).astype(dtype),
+                           np.zeros(4000, dtype=dtype), c, 4000), warn_filter="default")
+    finally:
+        stagepy.set_threads(0)
+    if body.startswith("C[i] = A[i] * c"):
+        assert any(l["parallel_runs"] for r in recs for l in r["loops"]), recs

@@ -468,8 +468,9 @@ class Gen {
     return options_.fp == FpMode::Deferred && op_origin_ == ir::kInlinedOrigin ? FpMode::Exact : options_.fp;
   }
 
-  // A NumPy integer operation that wrapped (`overflow`) makes NumPy warn.
-  void np_int_warning(const char* op, DType d, Value* overflow) {
+  // A NumPy operation that overflowed (`overflow`: an integer one that wrapped, a cast to
+  // float32 that made a finite number infinite) makes NumPy warn.
+  void np_overflow_warning(const char* op, DType d, Value* overflow) {
     if (warn_gen_ == WarnGen::Fast) return mark_fast_bad(overflow);
     switch (fp_mode()) {
       case FpMode::Ignore: return;
@@ -1008,11 +1009,7 @@ class Gen {
       if (is_pyfloat(m) || (is_np(m) && dtype_is_float(m->dtype))) {
         Value* f = x.v;
         if (f->getType() == t) return f;
-        if (t->isFloatTy()) {
-          Value* r = B.CreateFPTrunc(f, t);
-          defer(B.CreateOr(isfinite(r), B.CreateNot(isfinite(f))));
-          return r;
-        }
+        if (t->isFloatTy()) return cast_to_float32(f);
         return B.CreateFPExt(f, t);
       }
       if (is_bool_t(m) || is_unsigned(m)) return B.CreateUIToFP(x.v, t);
@@ -1920,7 +1917,7 @@ class Gen {
       Value* zero = llvm::ConstantInt::get(t, 0);
       auto wrap = [&](llvm::Intrinsic::ID id, const char* name) {  // NumPy wraps, and warns
         Value* r = B.CreateBinaryIntrinsic(id, x, y);
-        np_int_warning(name, d, B.CreateExtractValue(r, 1));
+        np_overflow_warning(name, d, B.CreateExtractValue(r, 1));
         return B.CreateExtractValue(r, 0);
       };
       switch (op) {
@@ -2180,6 +2177,11 @@ class Gen {
       Value* r = B.CreateFPTrunc(as_double(gen(e->args[1])), B.getFloatTy());
       if (is_np(e->type) && e->type->dtype == DType::Float32) return scalar(e->type, r);
       return scalar(e->type, B.CreateFPExt(r, f64()));
+    }
+    if (f == Builtin::Cast32) {  // a Python number's part cast to float32 (lower_complex)
+      Value* x = as_double(gen(e->args[1]));
+      op_origin_ = e->origin;  // the operation's, whose line the warning has
+      return scalar(e->type, B.CreateFPExt(cast_to_float32(x), f64()));
     }
     if (f == Builtin::CHypot) {  // |z| of a lowered complex number: the C library's hypot
       Value* x = as_double(gen(e->args[1]));
@@ -2598,6 +2600,16 @@ class Gen {
   void cast_overflow_check(Value* r, Value* f) {
     if (options_.fp == FpMode::Ignore) return;
     defer(B.CreateOr(isfinite(r), B.CreateNot(isfinite(f))));
+  }
+  // A number NumPy casts to float32 before an operation (a Python float operand of a
+  // float32 or complex64 one): where a finite value becomes infinite NumPy warns "overflow
+  // encountered in cast" and computes on with the infinity, which is what this records
+  // (a warning site of its own, before the operation's: NumPy casts first).
+  Value* cast_to_float32(Value* f) {
+    Checking checking(this, "a number cast to float32 may overflow");
+    Value* r = B.CreateFPTrunc(f, B.getFloatTy());
+    np_overflow_warning("cast", DType::Float32, B.CreateAnd(isfinite(f), B.CreateNot(isfinite(r))));
+    return r;
   }
   // The value NumPy stores into an element of dtype `d` (checked as NumPy would raise or
   // warn); computed before any effect of the statement.
@@ -4709,7 +4721,7 @@ class Gen {
         BI::NpFabs, BI::NpIsnan, BI::NpIsinf, BI::NpIsfinite, BI::NpSign, BI::NpSquare, BI::NpTrunc,
         BI::NpRint, BI::NpCopysign, BI::NpFmin, BI::NpFmax, BI::NpDeg2rad, BI::NpRad2deg, BI::NpRadians,
         BI::NpDegrees, BI::Complex, BI::Conjugate, BI::NpFloat64Type, BI::NpFloat32Type, BI::NpInt64Type,
-        BI::NpInt32Type, BI::NpInt16Type, BI::NpInt8Type, BI::NpUInt8Type, BI::NpBoolType, BI::Round32,
+        BI::NpInt32Type, BI::NpInt16Type, BI::NpInt8Type, BI::NpUInt8Type, BI::NpBoolType, BI::Round32, BI::Cast32,
         BI::CmathIsnan, BI::CmathIsinf, BI::CmathIsfinite, BI::Divmod};
     if (ir::contains_loop(body)) return true;
     bool costly = false;
