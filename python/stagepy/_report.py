@@ -53,12 +53,21 @@ def _notes(r):
                 notes.append(f"`{l['variable']}` (line {l['line']}) runs inside its inner loop")
             if l.get("interleaved"):
                 notes.append(f"`{l['variable']}` (line {l['line']}) {l['interleaved']} iterations at a time")
-            if l["parallel_runs"]:
+            # The call's values decide some loops (`A[i] = A[i + d]`): the latest call's, and
+            # when iterations conflict.
+            decided, when = l.get("decided_with", ""), l.get("carried_when", "")
+            if l["why"] and not l["why"].startswith("one thread") and not l["parallel"]:
+                note = f"`{l['variable']}` (line {l['line']}) sequential: {l['why']}"
+                if decided and when:
+                    note += f" ({decided}; its iterations conflict when {when})"
+                if l["parallel_runs"]:
+                    note += f"; parallel in {l['parallel_runs']} earlier run(s)"
+                notes.append(note)
+            elif l["parallel_runs"]:
                 how = {"blocks": " (a block of iterations per thread)", "chunks": " (chunks dealt round-robin)",
                        "in order": " (contiguous runs, combined in order)"}.get(l.get("schedule"), "")
-                notes.append(f"`{l['variable']}` (line {l['line']}) parallel{how}")
-            elif l["why"] and not l["why"].startswith("one thread"):
-                notes.append(f"`{l['variable']}` (line {l['line']}) sequential: {l['why']}")
+                because = f" because {decided}" if decided and l["parallel"] else ""
+                notes.append(f"`{l['variable']}` (line {l['line']}) parallel{how}{because}")
     return "; ".join(notes)
 
 

@@ -88,6 +88,52 @@ ParamSet ParamSet::from_pieces(const std::vector<std::vector<Constraint>>& piece
   return p;
 }
 
+std::string ParamSet::describe(const std::vector<std::string>& shown, const std::vector<uint8_t>& nonneg,
+                               std::vector<uint8_t>* used) const {
+  used->assign(shown.size(), 0);
+  if (empty_) return "never";
+  if (universe_) return "always";
+  std::string out;
+  for (const Piece& pc : pieces_) {
+    if (!pc.exact) return "";
+    std::string piece;
+    for (const Constraint& c : pc.cs) {
+      // sum(coef * param) + constant >= 0 (== 0), written as P >= N - constant with the
+      // positive terms P on the left, or N <= constant where there are none.
+      if (c.constant > INT64_MAX || c.constant < -INT64_MAX) return "";
+      size_t terms = 0, last = 0;
+      for (size_t k = 0; k < c.coef.size(); k++)
+        if (c.coef[k] != 0) terms++, last = k;
+      if (!c.eq && terms == 1 && c.coef[last] > 0 && c.constant >= 0 && last < nonneg.size() && nonneg[last])
+        continue;  // an extent's `len(A) >= 0`
+      for (size_t k = 0; k < c.coef.size() && k < shown.size(); k++)
+        if (c.coef[k] != 0) (*used)[k] = 1;
+      std::string pos, neg;
+      for (size_t k = 0; k < c.coef.size() && k < shown.size(); k++) {
+        if (c.coef[k] == 0) continue;
+        const int64_t m = c.coef[k] > 0 ? c.coef[k] : -c.coef[k];
+        std::string& side = c.coef[k] > 0 ? pos : neg;
+        side += (side.empty() ? "" : " + ") + (m == 1 ? "" : std::to_string(m) + "*") + shown[k];
+      }
+      auto with_constant = [](std::string terms, int64_t k) {
+        if (terms.empty()) return std::to_string(k);
+        if (k > 0) return terms + " + " + std::to_string(k);
+        if (k < 0) return terms + " - " + std::to_string(-k);
+        return terms;
+      };
+      const int64_t k = (int64_t)c.constant;
+      std::string text;
+      if (!pos.empty()) text = pos + (c.eq ? " == " : " >= ") + with_constant(neg, -k);
+      else if (!neg.empty()) text = neg + (c.eq ? " == " : " <= ") + std::to_string(k);
+      else continue;  // a constant constraint (a true one: the piece is not empty)
+      piece += (piece.empty() ? "" : " and ") + text;
+    }
+    if (piece.empty()) return "always";
+    out += (out.empty() ? "" : ", or ") + piece;
+  }
+  return out;
+}
+
 ParamSet ParamSet::from_isl(isl_set* raw, const std::vector<std::string>& names) {
   ParamSet p;
   p.names_ = names;

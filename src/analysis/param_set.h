@@ -48,6 +48,13 @@ class ParamSet {
   bool is_empty() const { return empty_; }
   bool is_universe() const { return universe_; }
   const std::string& str() const { return text_; }
+  // The set in a user's terms, the parameters shown as `shown` (in `names` order): "d >= 1
+  // and n >= d + 1, or d <= -1 and n + d >= 1". "" where a piece is not a plain conjunction
+  // of linear constraints (isl's divisions, existentials) or a constant leaves 64 bits.
+  // `nonneg`: parameters that are never negative (extents), whose `p >= 0` goes unsaid;
+  // `used`: set for each parameter the text names.
+  std::string describe(const std::vector<std::string>& shown, const std::vector<uint8_t>& nonneg,
+                       std::vector<uint8_t>* used) const;
 
  private:
   struct Piece {

@@ -88,9 +88,43 @@ void for_each_nest(const std::function<void(NestState&)>& f) {
   for (auto& [seq, s] : registry().live) f(*s);
 }
 
+namespace {
+// A parameter of the analysis as the user wrote it: a variable, or an array's extent.
+std::string shown_param(const analysis::PolyParam& p, const std::vector<ir::Var>& vars) {
+  const std::string v = p.var >= 0 && (size_t)p.var < vars.size() ? vars[(size_t)p.var].name : p.name;
+  if (p.kind == analysis::PolyParam::Kind::Int) return v;
+  return p.dim == 0 ? "len(" + v + ")" : v + ".shape[" + std::to_string(p.dim) + "]";
+}
+
+// Loop `loop`'s dependence test where the call's values decide it: when two of its
+// iterations may touch the same element (in the user's terms), and those values in the
+// latest call ("d = 0"). Both "" where the answer does not depend on the call.
+std::pair<std::string, std::string> carried_condition(const NestState& s, int loop) {
+  if (!s.conds || !s.conds->ok) return {};
+  const analysis::NestConditions& c = *s.conds;
+  for (const analysis::Condition& cond : c.conds) {
+    if (cond.fact.kind != analysis::FactKind::NoCarried || cond.fact.loop != loop) continue;
+    if (cond.violated.is_empty() || cond.violated.is_universe()) return {};
+    std::vector<std::string> shown;
+    std::vector<uint8_t> extent, used;
+    for (const analysis::PolyParam& p : c.params) {
+      shown.push_back(shown_param(p, s.lift.nest.vars));
+      extent.push_back(p.kind == analysis::PolyParam::Kind::Extent);
+    }
+    const std::string when = cond.violated.describe(shown, extent, &used);
+    std::string values;
+    for (size_t k = 0; k < c.params.size(); k++)
+      if (used[k] && k < s.last_known.size() && s.last_known[k] && k < s.last_params.size())
+        values += (values.empty() ? "" : ", ") + shown[k] + " = " + std::to_string(s.last_params[k]);
+    return {when, values};
+  }
+  return {};
+}
+}  // namespace
+
 // The loops of a nest, as the report shows them: [{"line", "variable", "parallel",
-// "parallel_runs", "why", "interleaved", "interchanged", "schedule"}], outermost first (For
-// loops only).
+// "parallel_runs", "why", "interleaved", "interchanged", "schedule", "carried_when",
+// "decided_with"}], outermost first (For loops only).
 PyObject* loop_records(const NestState& s) {
   PyRef list = PyRef::steal(PyList_New(0));
   if (!list || !s.lift.ok) return list.release();
@@ -106,12 +140,13 @@ PyObject* loop_records(const NestState& s) {
     const std::string& shown = !n.loops[l].targets.empty() ? n.loops[l].targets
                                : var_of[l] >= 0                ? n.vars[(size_t)var_of[l]].name
                                                                : std::string("?");
-    PyRef d = PyRef::steal(Py_BuildValue("{s:i,s:s,s:O,s:K,s:s,s:i,s:O,s:s}", "line", n.loops[l].line, "variable",
-                                         shown.c_str(), "parallel",
-                                         r.parallel ? Py_True : Py_False, "parallel_runs", r.parallel_runs, "why",
-                                         r.why.c_str(), "interleaved", r.interleaved, "interchanged",
-                                         r.interchanged ? Py_True : Py_False, "schedule",
-                                         r.parallel ? r.schedule : ""));
+    const auto [carried_when, decided_with] = carried_condition(s, (int)l);
+    PyRef d = PyRef::steal(Py_BuildValue("{s:i,s:s,s:O,s:K,s:s,s:i,s:O,s:s,s:s,s:s}", "line", n.loops[l].line,
+                                         "variable", shown.c_str(), "parallel", r.parallel ? Py_True : Py_False,
+                                         "parallel_runs", r.parallel_runs, "why", r.why.c_str(), "interleaved",
+                                         r.interleaved, "interchanged", r.interchanged ? Py_True : Py_False,
+                                         "schedule", r.parallel ? r.schedule : "", "carried_when",
+                                         carried_when.c_str(), "decided_with", decided_with.c_str()));
     if (!d) return nullptr;
     if (r.parallel && (!r.gpu.empty() || !r.gpu_why.empty())) {
       // The GPU: launches, time there (copies included), the cost model's last estimates.

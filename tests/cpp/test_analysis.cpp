@@ -255,3 +255,23 @@ TEST(Analysis, ParamSetsWith64BitConstantsAreDecidedWithoutIsl) {
   EXPECT_FALSE(wide.contains(below));  // 2^63 - 1 <  2^63 + 1 - 1
   EXPECT_TRUE(wide.contains(low));
 }
+
+// The report's "its iterations conflict when ...": a set of parameter values in the user's
+// terms, an extent's `len(A) >= 0` left unsaid, the parameters it names marked.
+TEST(Analysis, ParamSetsDescribeThemselvesInTheUsersTerms) {
+  using C = ParamSet::Constraint;
+  auto ge = [](std::vector<int64_t> coef, int64_t k) { return C{std::move(coef), k, false}; };
+  // {d >= 1 and n - d - 1 >= 0 and A >= 0} or {-d - 1 >= 0 and n + d - 1 >= 0}, over (n, d, len(A))
+  ParamSet s = ParamSet::from_pieces({{ge({0, 1, 0}, -1), ge({1, -1, 0}, -1), ge({0, 0, 1}, 0)},
+                                      {ge({0, -1, 0}, -1), ge({1, 1, 0}, -1)}},
+                                     {"p_n", "p_d", "N_A"}, "");
+  std::vector<uint8_t> used;
+  EXPECT_EQ(s.describe({"n", "d", "len(A)"}, {0, 0, 1}, &used),
+            "d >= 1 and n >= d + 1, or d <= -1 and n + d >= 1");
+  EXPECT_EQ(used, (std::vector<uint8_t>{1, 1, 0}));
+  // Without the extent's sign known, its constraint is said; an equality; a coefficient.
+  ParamSet e = ParamSet::from_pieces({{C{{2, 0, -1}, 3, true}}}, {"p_n", "p_d", "N_A"}, "");
+  EXPECT_EQ(e.describe({"n", "d", "len(A)"}, {0, 0, 1}, &used), "2*n == len(A) - 3");
+  EXPECT_EQ(ParamSet().describe({"n"}, {0}, &used), "never");
+  EXPECT_EQ(ParamSet::universe().describe({"n"}, {0}, &used), "always");
+}

@@ -531,6 +531,16 @@ def test_runtime_offset_decides(d):
         return locals()
     """, "f", lambda: (np.arange(N + 10, dtype=float), N, d))
     assert ran_parallel(recs, "i") == (d == 0)
+    # The report says which values decided, and when the iterations would conflict.
+    loop = loops(recs)["i"]
+    assert loop["decided_with"] == f"n = {N}, d = {d}"
+    pieces = {frozenset(p.split(" and ")) for p in loop["carried_when"].split(", or ")}  # (isl's order)
+    assert pieces == {frozenset({"d >= 1", "n >= d + 4"}), frozenset({"d <= -1", "n + d >= 4"})}
+    text = stagepy._report.format_table(recs)
+    if d == 0:
+        assert f"`i` (line 3) parallel (a block of iterations per thread) because n = {N}, d = 0" in text
+    else:
+        assert f"(n = {N}, d = {d}; its iterations conflict when " in text
 
 
 # ------------------------------------------------------------------ aliasing
