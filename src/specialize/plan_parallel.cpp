@@ -798,17 +798,15 @@ class Planner {
     }
     lp.alias_pairs = disjoint_pairs(in);
     for (auto& [v, t] : in.divisors) lp.invariant_divisors.push_back({v, t});
-    std::set<int> varying;
-    ir::collect_assigned(s->body[0], &varying);
-    varying.insert(s->var);
-    lp.blocks = !lp.ordered && uniform_work(s->body[0], varying);
+    lp.blocks = !lp.ordered && uniform_work(s->body[0], in.assigned);
     lp.parallel = true;
     return lp;
   }
 
   // Whether every iteration of a body does about the same work: its loops' bounds do not
-  // depend on the iteration (`varying`: the variables it assigns and the loop's own), no
-  // while loop or break makes it run longer or stop early, and a branch holds no loop.
+  // depend on the iteration (`varying`: the variables it assigns and the loop's own,
+  // Info::assigned), no while loop or break makes it run longer or stop early, and a
+  // branch holds no loop.
   // Such a loop's threads each take one contiguous block of iterations: a thread's rows of
   // a stencil are then the rows it wrote in the previous sweep, and only the two edges of
   // its block are shared with another core (dealt round-robin in chunks, every chunk edge

@@ -2599,8 +2599,10 @@ class Gen {
   // encountered in cast" (CPython redoes the statement), unless np.errstate ignores it.
   void cast_overflow_check(Value* r, Value* f) {
     if (options_.fp == FpMode::Ignore) return;
-    defer(B.CreateOr(isfinite(r), B.CreateNot(isfinite(f))));
+    defer(B.CreateNot(cast_overflowed(f, r)));
   }
+  // Whether narrowing the double `f` to float32 `r` made a finite number infinite.
+  Value* cast_overflowed(Value* f, Value* r) { return B.CreateAnd(isfinite(f), B.CreateNot(isfinite(r))); }
   // A number NumPy casts to float32 before an operation (a Python float operand of a
   // float32 or complex64 one): where a finite value becomes infinite NumPy warns "overflow
   // encountered in cast" and computes on with the infinity, which is what this records
@@ -2608,7 +2610,7 @@ class Gen {
   Value* cast_to_float32(Value* f) {
     Checking checking(this, "a number cast to float32 may overflow");
     Value* r = B.CreateFPTrunc(f, B.getFloatTy());
-    np_overflow_warning("cast", DType::Float32, B.CreateAnd(isfinite(f), B.CreateNot(isfinite(r))));
+    np_overflow_warning("cast", DType::Float32, cast_overflowed(f, r));
     return r;
   }
   // The value NumPy stores into an element of dtype `d` (checked as NumPy would raise or
