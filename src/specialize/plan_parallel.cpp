@@ -748,6 +748,10 @@ class Planner {
           if (t->kind == Type::Kind::PyInt && !r0.np_type) counter_bound(s, cs->second, &r0);
           if (r0.counter) {
             r0.checked = false;
+          } else if (checked && r0.op == ir::BinOp::Mul && t->kind != Type::Kind::PyInt) {
+            // (A product may wrap and come back to the same value in another grouping: `s *
+            // 2**40 * 2**40 * 0` wraps in order, not as s * 0.)
+            return no("the integer product in " + name(v) + " could overflow in iteration order where its parts do not");
           } else if (checked && !lp.store_free)
             return no("the integer sum in " + name(v) + " could overflow, and the loop writes array elements");
           else

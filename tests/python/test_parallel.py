@@ -179,6 +179,41 @@ def test_numpy_int_sum_where_numpy_ignores_overflow():
     assert not loops(recs)["i"]["parallel"] or loops(recs)["i"]["why"] == ""
 
 
+@pytest.mark.parametrize("start,amounts", [
+    (2**63 - 10, [20, -20]),   # wraps up and back in order; the parts sum to 0
+    (-2**63 + 10, [-20, 20]),
+    (2**63 - 10, [3, 5]),      # one sign: wraps once the sum is past the end
+    (0, [3, 5]),               # one sign, no wrap: stays on threads
+    (2**62, [-7, 0]),
+])
+def test_numpy_int_sum_that_wraps_in_iteration_order_warns_as_cpython(cpu_only, start, amounts):
+    # NumPy warns at every wrap of the sum in iteration order; the threads' parts may hide
+    # one (a part of +20 and -20 is 0), so a run whose amounts had both signs is run again
+    # in order.
+    recs = run("""
+    def f(A, n, s0):
+        s = np.int64(s0)
+        for i in range(n):
+            s += A[i]
+        return locals()
+    """, "f", lambda: (np.array(amounts * (N // 2), dtype=np.int64), N, start), globals_={"np": np},
+        expect=None)
+    if start == 0:
+        assert ran_parallel(recs, "i")
+
+
+def test_numpy_int_product_stays_in_order(cpu_only):
+    recs = run("""
+    def f(A, n):
+        p = np.int64(1)
+        for i in range(n):
+            p *= A[i]
+        return locals()
+    """, "f", lambda: (np.array([2**40, 2**40, 0, 1] * (N // 4), dtype=np.int64), N), globals_={"np": np},
+        expect=None)
+    assert "product" in loops(recs)["i"]["why"]
+
+
 def test_private_scalars_and_their_values_after_the_loop():
     recs = run("""
     def f(A, B, n):

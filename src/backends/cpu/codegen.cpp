@@ -369,6 +369,9 @@ class Gen {
   // only where they cannot leave 64 bits, so they are plain adds.
   std::set<const ir::ExprNode*> counter_ops_;
   bool counter_now_ = false;
+  // Updates of a checked NumPy integer sum (sign_tracked) in a parallel body, and the slot
+  // where the part notes the signs of what they added: 1, a negative amount; 2, a positive one.
+  std::map<const ir::ExprNode*, std::pair<llvm::AllocaInst*, int>> sign_ops_;  // (slot, variable)
   bool exact_now_ = false;  // generating one of them, or the combination of checked parts
   bool elementwise_ = false;  // generating the elements of an operation on arrays (elements_of)
   int next_slot_ = 0;         // scratch buffers (scratch.h): one per site that computes arrays
@@ -1307,6 +1310,7 @@ class Gen {
         divisor_nonzero_ = false;
         exact_now_ = exact_before;
         counter_now_ = counter_before;
+        if (auto sg = sign_ops_.find(e.get()); sg != sign_ops_.end()) note_sign(e, a, b, sg->second.first, sg->second.second);
         return out;
       }
       case K::Unary: {
@@ -3793,7 +3797,7 @@ class Gen {
     // companions' bits and tags (comp[r]: reduction r's first), the privates' last values,
     // the warnings; the record's size. A body that logs its stores (undo_log.h) has its log
     // first: log = 0, else -1.
-    int log = -1, red = 0, tag = 0, last = 0, warn = 0, size = 0;
+    int log = -1, red = 0, tag = 0, sign = 0, last = 0, warn = 0, size = 0;
     std::vector<int> comp;
   };
 
@@ -3885,6 +3889,7 @@ class Gen {
       reassoc_ops_.clear();
       exact_ops_.clear();
       counter_ops_.clear();
+      sign_ops_.clear();
       warn_stride_ = nullptr;
       gpu_warn_iter_ = nullptr;
     };
@@ -3959,7 +3964,8 @@ class Gen {
       }
       pr.red = logging ? kUndoSlots : 0;
       pr.tag = pr.red + (int)nred;
-      int at = pr.tag + (int)nred;
+      pr.sign = pr.tag + (int)nred;
+      int at = pr.sign + (int)nred;
       for (auto& r : lp.reductions) {
         pr.comp.push_back(at);
         at += 2 * (int)r.companions.size();
@@ -3998,9 +4004,16 @@ class Gen {
       for (auto& r : lp.reductions)
         if (r.kind == specialize::Reduction::Kind::Arith && r.type && is_float_t(rep(r.type)))
           reassoc_ops_.insert(r.updates.begin(), r.updates.end());
-      for (auto& r : lp.reductions) {
-        if (r.checked) exact_ops_.insert(r.updates.begin(), r.updates.end());
-        if (r.counter) counter_ops_.insert(r.updates.begin(), r.updates.end());
+      std::vector<llvm::AllocaInst*> signs(lp.reductions.size(), nullptr);
+      for (size_t r = 0; r < lp.reductions.size(); r++) {
+        const specialize::Reduction& red = lp.reductions[r];
+        if (red.checked) exact_ops_.insert(red.updates.begin(), red.updates.end());
+        if (red.counter) counter_ops_.insert(red.updates.begin(), red.updates.end());
+        if (sign_tracked(red)) {
+          signs[r] = B.CreateAlloca(i64(), nullptr, "part.signs");
+          B.CreateStore(c64(0), signs[r]);
+          for (const ExprNode* u : red.updates) sign_ops_[u] = {signs[r], red.var};
+        }
       }
       exit_ = BasicBlock::Create(C, "exit", F);
       {
@@ -4080,6 +4093,8 @@ class Gen {
         B.CreateStore(B.CreateLoad(i64(), bits_[(size_t)red.var]), B.CreateConstGEP1_64(i64(), rec, pr.red + r));
         B.CreateStore(B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)red.var]), i64()),
                       B.CreateConstGEP1_64(i64(), rec, pr.tag + r));
+        if (signs[(size_t)r])
+          B.CreateStore(B.CreateLoad(i64(), signs[(size_t)r]), B.CreateConstGEP1_64(i64(), rec, pr.sign + r));
         // Companions as this part left them (read only where its value is taken).
         for (size_t k = 0; k < red.companions.size(); k++) {
           const size_t c = (size_t)red.companions[k];
@@ -4983,6 +4998,7 @@ class Gen {
           B.CreateStore(identity_bits(lp.reductions[r]), B.CreateConstGEP1_64(i64(), rec0, pr.red + (int64_t)r));
           Value* tag0 = lp.reductions[r].np_type ? c64(0) : B.CreateZExt(B.CreateLoad(i8(), tags_[(size_t)var]), i64());
           B.CreateStore(tag0, B.CreateConstGEP1_64(i64(), rec0, pr.tag + (int64_t)r));
+          B.CreateStore(c64(0), B.CreateConstGEP1_64(i64(), rec0, pr.sign + (int64_t)r));
         }
         for (size_t p = 0; p < last_vars.size(); p++)
           B.CreateStore(c64(-1), B.CreateConstGEP1_64(i64(), rec0, pr.last + 3 * (int64_t)p));
@@ -5077,7 +5093,8 @@ class Gen {
           B.SetInsertPoint(folded);
           if (pass_checked) {
             exact_now_ = false;
-            Value* overflowed = B.CreateLoad(i1(), bad_slot_);
+            Value* mixed = mixed_signs(lp, pr, base, records);
+            Value* overflowed = B.CreateOr(B.CreateLoad(i1(), bad_slot_), mixed);
             B.CreateStore(bad_before, bad_slot_);
             deferred_ = deferred_before;
             BasicBlock* undo = BasicBlock::Create(C, "par.spec.undo", F);
@@ -5324,6 +5341,64 @@ class Gen {
     Value* ok = B.getTrue();
     for (auto& [a, b] : lp.alias_pairs) ok = B.CreateAnd(ok, B.CreateNot(may_share(a, b)));
     return ok;
+  }
+
+  // A checked NumPy integer sum (Reduction::checked): its parts are checked for overflow, and
+  // so is their combination, but that alone does not show that the sum in iteration order
+  // never wrapped (NumPy warns each time it does): `s = MAX - 10; s += 20; s += -20` wraps
+  // twice where the part that holds both updates is 0. Where every amount added has one
+  // sign, the sum in order moves one way from where it started to where it ends, so it
+  // wrapped exactly where the end is out of range, which the checks see. So the parts note
+  // the signs of their amounts (note_sign), and a run that added both is void (the loop
+  // runs again in order). (Python ints need none of this: their sum is exact in any order.)
+  static bool sign_tracked(const specialize::Reduction& r) {
+    if (!r.checked || r.kind != specialize::Reduction::Kind::Arith) return false;
+    const TypeRef t = r.np_type ? r.np_type : r.type;
+    return t && t->kind == Type::Kind::NpScalar && dtype_is_int(t->dtype);
+  }
+  // Notes in `slot` the sign of the amount update `e` (v + x, x + v, v - x) of variable
+  // `var` adds: 1 negative, 2 positive, both where the amount is not a plain integer.
+  void note_sign(const Expr& e, const V& a, const V& b, llvm::AllocaInst* slot, int var) {
+    auto is_self = [&](const Expr& o) { return o->kind == ExprNode::Kind::Load && o->var == var; };
+    const bool first = is_self(e->args[0]), second = !first && is_self(e->args[1]);
+    const V& x = first ? b : a;
+    const TypeRef t = (first || second) && x.t ? rep(x.t) : nullptr;
+    Value* bits = c64(3);
+    const bool is_int = t && (t->kind == Type::Kind::PyInt || t->kind == Type::Kind::PyBool ||
+                              (t->kind == Type::Kind::NpScalar && (dtype_is_int(t->dtype) || t->dtype == DType::Bool)));
+    if (is_int && x.v && x.v->getType()->isIntegerTy()) {
+      const bool sgn = t->kind == Type::Kind::PyInt || (t->kind == Type::Kind::NpScalar && dtype_is_signed(t->dtype));
+      Value* zero = llvm::ConstantInt::get(x.v->getType(), 0);
+      Value* neg = sgn ? B.CreateICmpSLT(x.v, zero) : (Value*)B.getFalse();
+      Value* pos = sgn ? B.CreateICmpSGT(x.v, zero) : B.CreateICmpNE(x.v, zero);
+      if (e->binop == ir::BinOp::Sub) std::swap(neg, pos);
+      bits = B.CreateOr(B.CreateZExt(neg, i64()), B.CreateShl(B.CreateZExt(pos, i64()), c64(1)));
+    }
+    B.CreateStore(B.CreateOr(B.CreateLoad(i64(), slot), bits), slot);
+  }
+  // Whether some sign-tracked reduction of loop `lp` added amounts of both signs in the
+  // `records` records at `base`.
+  Value* mixed_signs(const specialize::LoopPlan& lp, const ParRecord& pr, Value* base, Value* records) {
+    std::vector<size_t> tracked;
+    for (size_t r = 0; r < lp.reductions.size(); r++)
+      if (sign_tracked(lp.reductions[r])) tracked.push_back(r);
+    if (tracked.empty()) return B.getFalse();
+    llvm::IRBuilder<> eb(&F->getEntryBlock(), F->getEntryBlock().begin());
+    auto* mixed = eb.CreateAlloca(i1(), nullptr, "signs.mixed");
+    B.CreateStore(B.getFalse(), mixed);
+    for (size_t r : tracked) {
+      auto* seen = eb.CreateAlloca(i64(), nullptr, "signs.seen");
+      B.CreateStore(c64(0), seen);
+      BasicBlock* done = BasicBlock::Create(C, "signs.done", F);
+      counted_loop("signs", c64(0), records, true, done, [&](Value* t, BasicBlock*) {
+        Value* at = B.CreateAdd(B.CreateMul(t, c64(pr.size)), c64(pr.sign + (int64_t)r));
+        B.CreateStore(B.CreateOr(B.CreateLoad(i64(), seen), B.CreateLoad(i64(), B.CreateGEP(i64(), base, at))), seen);
+      }, nullptr);
+      B.SetInsertPoint(done);
+      Value* both = B.CreateICmpEQ(B.CreateLoad(i64(), seen), c64(3));
+      B.CreateStore(B.CreateOr(B.CreateLoad(i1(), mixed), both), mixed);
+    }
+    return B.CreateLoad(i1(), mixed);
   }
 
   Value* identity_bits(const specialize::Reduction& r) {
