@@ -67,7 +67,10 @@ def _notes(r):
                 how = {"blocks": " (a block of iterations per thread)", "chunks": " (chunks dealt round-robin)",
                        "in order": " (contiguous runs, combined in order)"}.get(l.get("schedule"), "")
                 because = f" because {decided}" if decided and l["parallel"] else ""
-                notes.append(f"`{l['variable']}` (line {l['line']}) parallel{how}{because}")
+                summed = ", ".join(f"`{v}`" for v in l["summed"].split(", ")) if l.get("summed") else ""
+                if summed:
+                    summed = f", summing into {summed} in a copy per thread"
+                notes.append(f"`{l['variable']}` (line {l['line']}) parallel{how}{because}{summed}")
     return "; ".join(notes)
 
 

@@ -357,11 +357,35 @@ class Deriver {
   void dependences(NestConditions& out) {
     for (auto& L : m_.loops) {
       if (L.id < 0 || !L.is_for) continue;
+      out.conds.push_back(carried(L, {}));
+      // The arrays only updated in L (every access an update, PolyAccess::update): with
+      // their conflicts left out, the condition under which a copy of them per thread makes
+      // L's iterations independent.
+      std::map<int, bool> only_updates;
+      for (int sid : L.stmts)
+        for (auto& a : m_.stmts[(size_t)sid].accesses)
+          if (a.var >= 0) {
+            auto [it, fresh] = only_updates.emplace(a.var, a.update);
+            if (!fresh) it->second = it->second && a.update;
+          }
+      std::set<int> updated;
+      for (auto& [v, u] : only_updates)
+        if (u) updated.insert(v);
+      if (!updated.empty() && !out.conds.back().conflicts.empty()) out.conds.push_back(carried(L, updated));
+    }
+  }
+
+  // Loop L's NoCarried condition; with `updated` non-empty, its NoCarriedBesideUpdates one,
+  // where the accesses to those arrays conflict with nothing.
+  Condition carried(const PolyLoop& L, const std::set<int>& updated) {
+    {
       Condition c;
-      c.fact = Fact{FactKind::NoCarried, -1, 0, L.id};
+      c.fact = Fact{updated.empty() ? FactKind::NoCarried : FactKind::NoCarriedBesideUpdates, -1, 0, L.id};
+      c.updated.assign(updated.begin(), updated.end());
       std::set<int> arrays, written;
       for (int sid : L.stmts) {
         for (auto& a : m_.stmts[(size_t)sid].accesses) {
+          if (updated.count(a.var)) continue;
           arrays.insert(a.var);
           if (a.write) written.insert(a.var);
         }
@@ -399,7 +423,7 @@ class Deriver {
             const PolyAccess& a = s.accesses[ai];
             for (size_t bi = 0; bi < t.accesses.size() && !always; bi++) {
               const PolyAccess& b = t.accesses[bi];
-              if (a.var < 0 || a.var != b.var || (!a.write && !b.write)) continue;
+              if (a.var < 0 || a.var != b.var || (!a.write && !b.write) || updated.count(a.var)) continue;
               if (!asked.insert(pair_key(s, ai, t, bi)).second) continue;
               if (shortcuts_ && ruled_out(s, a, t, b, at)) {
                 without_isl_++;
@@ -438,7 +462,7 @@ class Deriver {
         }
       }
       c.violated = c.conflicts.empty() ? ParamSet() : ParamSet::from_isl(violated.copy(), names_);
-      out.conds.push_back(std::move(c));
+      return c;
     }
   }
 
@@ -595,14 +619,19 @@ std::string to_string(const NestConditions& c, const ir::Nest& nest) {
       case FactKind::NonZeroDivisor: return "nonzero-divisor";
       case FactKind::ExactOperand: return "exact-operand";
       case FactKind::NoCarried: return "no-carried-dependence";
+      case FactKind::NoCarriedBesideUpdates: return "no-carried-dependence-beside-updates";
       case FactKind::FewIterations: return "few-iterations";
     }
     return "?";
   };
   for (auto& k : c.conds) {
     o << kind(k.fact.kind);
-    if (k.fact.kind == FactKind::NoCarried || k.fact.kind == FactKind::FewIterations) o << " L" << k.fact.loop;
-    else o << " @" << k.fact.origin << "." << k.fact.pos;
+    if (k.fact.kind == FactKind::NoCarried || k.fact.kind == FactKind::NoCarriedBesideUpdates ||
+        k.fact.kind == FactKind::FewIterations)
+      o << " L" << k.fact.loop;
+    else
+      o << " @" << k.fact.origin << "." << k.fact.pos;
+    for (int v : k.updated) o << " (" << nest.vars[(size_t)v].name << " summed apart)";
     o << " unless " << k.violated.str() << "\n";
     for (auto& x : k.conflicts) o << "    " << x.first << " vs " << x.second << " when " << x.when << "\n";
   }

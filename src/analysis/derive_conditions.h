@@ -37,6 +37,10 @@ enum class FactKind : uint8_t {
   ExactOperand,    // operand `pos` of the division at `origin` is an int of at most 53 bits
   NoCarried,   // loop `loop` carries no dependence through arrays
   FewIterations,  // every run of innermost loop `loop` has fewer than kMinParallelTrip iterations
+  // Loop `loop` carries no dependence through arrays other than Condition::updated, the
+  // arrays it only updates (`hist[k] += 1`: PolyAccess::update); with a copy of those per
+  // thread, its iterations are independent. (Only where NoCarried may fail.)
+  NoCarriedBesideUpdates,
 };
 
 struct Fact {
@@ -65,6 +69,7 @@ struct Condition {
   // NoCarried: (variable, origin) of the loop's `x, y = h(a)` items (PolyStmt::call_items):
   // the fact assumes they are values computed from what the model saw, not memory.
   std::vector<std::pair<int, int>> call_items;
+  std::vector<int> updated;    // NoCarriedBesideUpdates: the arrays left out
 };
 
 struct NestConditions {

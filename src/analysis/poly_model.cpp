@@ -523,7 +523,8 @@ class Builder {
     }
   }
 
-  void access(int var, const std::vector<std::pair<Expr, std::pair<int, int>>>& idx, bool write, int line) {
+  void access(int var, const std::vector<std::pair<Expr, std::pair<int, int>>>& idx, bool write, int line,
+              bool update = false) {
     if (!write && var >= 0 && kept_.count(var)) {
       for (auto& [e, o] : idx) aff(e);
       return;
@@ -531,6 +532,7 @@ class Builder {
     PolyAccess a;
     a.var = var;
     a.write = write;
+    a.update = update;
     a.line = line;
     a.text = text(var, idx);
     for (auto& [e, o] : idx) {
@@ -547,6 +549,24 @@ class Builder {
     }
     cur_->accesses.push_back(std::move(a));
   }
+
+  // The read of `A[s]` in an update statement `A[s] = A[s] + e` (- e, e + A[s]; e not
+  // reading A), A a variable: else null.
+  static const ExprNode* update_read(const ir::Effect& f) {
+    const Expr& v = f.value;
+    if (f.base->kind != K::Load || !v || v->kind != K::Binary ||
+        (v->binop != ir::BinOp::Add && v->binop != ir::BinOp::Sub))
+      return nullptr;
+    auto is_self = [&](const Expr& x) {
+      return x->kind == K::Subscript && x->args[0]->kind == K::Load && x->args[0]->var == f.base->var &&
+             ir::same_pure_expr(x->args[1], f.index);
+    };
+    const int self = is_self(v->args[0]) ? 0 : v->binop == ir::BinOp::Add && is_self(v->args[1]) ? 1 : -1;
+    if (self < 0 || ir::reads_var(v->args[(size_t)(1 - self)], f.base->var) || ir::reads_var(f.index, f.base->var))
+      return nullptr;
+    return v->args[(size_t)self].get();
+  }
+  const ExprNode* update_read_ = nullptr;  // the statement being read's, if an update
 
   // Every element read in `e` (and the affine int operations in it).
   void reads(const Expr& e, int line) {
@@ -572,7 +592,7 @@ class Builder {
       int var = -1;
       std::vector<std::pair<Expr, std::pair<int, int>>> idx;
       if (chain(e, var, idx)) {
-        access(var, idx, false, line);
+        access(var, idx, false, line, e.get() == update_read_);
         for (auto& [ix, o] : idx) reads(ix, line);
         return;
       }
@@ -629,8 +649,10 @@ class Builder {
                 idx.push_back({ix, {f.origin, 0}});
               }
               for (auto& [e, o] : idx) reads(e, s->line);
+              update_read_ = update_read(f);
               reads(f.value, s->line);
-              access(var, idx, true, s->line);
+              access(var, idx, true, s->line, update_read_ != nullptr);
+              update_read_ = nullptr;
             } else {
               m_.unknown_base = true;
               reads(f.base, s->line);

@@ -54,6 +54,11 @@ struct PolyIndex {
 struct PolyAccess {
   int var = -1;           // the array variable (-1: an unknown object, conflicts with everything)
   bool write = false;
+  // One of the two accesses of an update statement `A[s] = A[s] + e` (or `-`, `+=`, `-=`;
+  // `e + A[s]`), e not reading A: the read and the write of one element, in one statement.
+  // A loop in which every access to A is one may sum into a private copy of A per thread
+  // (derive_conditions' NoCarriedBesideUpdates; plan_parallel's array reductions).
+  bool update = false;
   std::vector<PolyIndex> index;  // outermost subscript first
   int line = 0;
   std::string text;       // "A[i - 1, j]" for reports

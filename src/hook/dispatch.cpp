@@ -280,6 +280,9 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
       rec.interleaved = il == sp->kernel.interleaved_loops.end() ? 0 : il->second;
       rec.interchanged = false;
       rec.schedule = lp.ordered || lp.interchange ? "in order" : lp.blocks ? "blocks" : "chunks";
+      rec.summed.clear();
+      for (auto& ar : lp.array_reductions)
+        rec.summed += (rec.summed.empty() ? "" : ", ") + s.lift.nest.vars[(size_t)ar.var].name;
     }
     for (int l : sp->kernel.interchanged_loops) s.loops[(size_t)l].interchanged = true;
     for (int l : sp->kernel.parallel_loops) s.loops[(size_t)l].parallel = true;

@@ -98,12 +98,15 @@ std::string shown_param(const analysis::PolyParam& p, const std::vector<ir::Var>
 
 // Loop `loop`'s dependence test where the call's values decide it: when two of its
 // iterations may touch the same element (in the user's terms), and those values in the
-// latest call ("d = 0"). Both "" where the answer does not depend on the call.
-std::pair<std::string, std::string> carried_condition(const NestState& s, int loop) {
+// latest call ("d = 0"). Both "" where the answer does not depend on the call. `summed`:
+// the loop's test left out the arrays it sums into in a copy per thread.
+std::pair<std::string, std::string> carried_condition(const NestState& s, int loop, bool summed) {
   if (!s.conds || !s.conds->ok) return {};
   const analysis::NestConditions& c = *s.conds;
   for (const analysis::Condition& cond : c.conds) {
-    if (cond.fact.kind != analysis::FactKind::NoCarried || cond.fact.loop != loop) continue;
+    const analysis::FactKind kind =
+        summed ? analysis::FactKind::NoCarriedBesideUpdates : analysis::FactKind::NoCarried;
+    if (cond.fact.kind != kind || cond.fact.loop != loop) continue;
     if (cond.violated.is_empty() || cond.violated.is_universe()) return {};
     std::vector<std::string> shown;
     std::vector<uint8_t> extent, used;
@@ -124,7 +127,7 @@ std::pair<std::string, std::string> carried_condition(const NestState& s, int lo
 
 // The loops of a nest, as the report shows them: [{"line", "variable", "parallel",
 // "parallel_runs", "why", "interleaved", "interchanged", "schedule", "carried_when",
-// "decided_with"}], outermost first (For loops only).
+// "decided_with", "summed"}], outermost first (For loops only).
 PyObject* loop_records(const NestState& s) {
   PyRef list = PyRef::steal(PyList_New(0));
   if (!list || !s.lift.ok) return list.release();
@@ -140,13 +143,14 @@ PyObject* loop_records(const NestState& s) {
     const std::string& shown = !n.loops[l].targets.empty() ? n.loops[l].targets
                                : var_of[l] >= 0                ? n.vars[(size_t)var_of[l]].name
                                                                : std::string("?");
-    const auto [carried_when, decided_with] = carried_condition(s, (int)l);
-    PyRef d = PyRef::steal(Py_BuildValue("{s:i,s:s,s:O,s:K,s:s,s:i,s:O,s:s,s:s,s:s}", "line", n.loops[l].line,
+    const auto [carried_when, decided_with] = carried_condition(s, (int)l, r.parallel && !r.summed.empty());
+    PyRef d = PyRef::steal(Py_BuildValue("{s:i,s:s,s:O,s:K,s:s,s:i,s:O,s:s,s:s,s:s,s:s}", "line", n.loops[l].line,
                                          "variable", shown.c_str(), "parallel", r.parallel ? Py_True : Py_False,
                                          "parallel_runs", r.parallel_runs, "why", r.why.c_str(), "interleaved",
                                          r.interleaved, "interchanged", r.interchanged ? Py_True : Py_False,
                                          "schedule", r.parallel ? r.schedule : "", "carried_when",
-                                         carried_when.c_str(), "decided_with", decided_with.c_str()));
+                                         carried_when.c_str(), "decided_with", decided_with.c_str(), "summed",
+                                         r.parallel ? r.summed.c_str() : ""));
     if (!d) return nullptr;
     if (r.parallel && (!r.gpu.empty() || !r.gpu_why.empty())) {
       // The GPU: launches, time there (copies included), the cost model's last estimates.

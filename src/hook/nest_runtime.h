@@ -100,6 +100,7 @@ struct NestState {
     // work per iteration), "chunks" (dealt round-robin), "in order" (contiguous, combined in
     // order); "" when not parallel.
     const char* schedule = "";
+    std::string summed;  // the arrays it sums into in a copy per thread ("hist, counts"), if parallel
     std::vector<backends::gpu::GpuLoop*> gpu;  // its GPU versions (one per specialization that has one)
     std::string gpu_why;                        // why the last specialization gave it none
   };

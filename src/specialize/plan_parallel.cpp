@@ -547,12 +547,24 @@ class Planner {
 
   // Why loop s's iterations may not run in another order as far as arrays (and breaks)
   // go, in a user's words; "" when they may.
-  std::string arrays_forbid(const Stmt& s, const Info& in) const {
+  // With `summed`: arrays the loop only updates may be summed in a copy per thread
+  // (ArrayReduction), which it then holds.
+  std::string arrays_forbid(const Stmt& s, const Info& in, std::vector<ArrayReduction>* summed = nullptr) const {
     if (in.breaks_self) return "it may stop early (break)";
     if (in.exits) return "it may stop early (return or raise)";
     if (in.appends >= 0) return "it appends to " + name(in.appends) + ", in order";
     if (!in.bad_index.empty()) return in.bad_index;
-    if (!facts_.no_carried(s->loop)) return carried_arrays(s->loop);
+    if (!facts_.no_carried(s->loop)) {
+      const analysis::Condition* c = condition_of(FactKind::NoCarriedBesideUpdates, s->loop);
+      if (!summed || !c || !facts_.has(Fact{FactKind::NoCarriedBesideUpdates, -1, 0, s->loop}))
+        return carried_arrays(s->loop);
+      for (int v : c->updated) {
+        ArrayReduction ar;
+        if (std::string why = array_reduction(s, v, &ar); !why.empty())
+          return carried_arrays(s->loop) + "; " + name(v) + " is not summed in a copy per thread: " + why;
+        summed->push_back(std::move(ar));
+      }
+    }
     if (std::string why = call_items_forbid(s); !why.empty()) return why;
     for (int v : in.arrays)
       if (in.assigned.count(v)) return name(v) + " is reassigned inside the loop";
@@ -648,11 +660,21 @@ class Planner {
     if (o_.threads < 2 && !o_.gpu) return no("one thread (STAGEPY_THREADS)");
     if (!conds_.ok) return no(conds_.error);
     Info in = survey(s);
-    if (std::string why = arrays_forbid(s, in); !why.empty()) return no(why);
+    if (std::string why = arrays_forbid(s, in, &lp.array_reductions); !why.empty()) return no(why);
     // A body that writes no array or list element may run on threads speculatively, and
     // again sequentially when one needs to stop for CPython (an overflow), as nothing but
-    // its scalars is changed (LoopPlan::store_free).
-    lp.store_free = !ir::stores_anything(s->body[0]);
+    // its scalars is changed (LoopPlan::store_free). The stores of array reductions go to
+    // the threads' copies.
+    lp.store_free = true;
+    ir::for_each_stmt(s->body[0], [&](const Stmt& x) {
+      for (auto& f : x->effects) {
+        const bool summed =
+            f.kind == ir::Effect::Kind::Store && f.base->kind == EK::Load &&
+            std::any_of(lp.array_reductions.begin(), lp.array_reductions.end(),
+                        [&](const ArrayReduction& a) { return a.var == f.base->var; });
+        if ((f.kind == ir::Effect::Kind::Store && !summed) || f.kind == ir::Effect::Kind::Append) lp.store_free = false;
+      }
+    });
     // Companions (`k = i` beside `best = a[i]` under `if a[i] > best`): each assigned
     // there alone, and never read in the loop; they go with their reduction's parts.
     std::map<int, std::vector<int>> companions_of;
@@ -881,10 +903,104 @@ class Planner {
   std::map<int, const ir::StmtNode*> ranges_;  // loop -> its Range statement
 
   // The analysis's condition for loop `loop` carrying no dependence, if it has one.
-  const analysis::Condition* no_carried_condition(int loop) const {
+  const analysis::Condition* no_carried_condition(int loop) const { return condition_of(FactKind::NoCarried, loop); }
+  const analysis::Condition* condition_of(FactKind k, int loop) const {
     for (auto& c : conds_.conds)
-      if (c.fact.kind == FactKind::NoCarried && c.fact.loop == loop) return &c;
+      if (c.fact.kind == k && c.fact.loop == loop) return &c;
     return nullptr;
+  }
+
+  // Whether array variable `v`, which the analysis saw only updated in loop s, is an array
+  // reduction there (ArrayReduction) as typed: every use of it in the body is an update
+  // `v[x] = v[x] + e` (-, e +) that keeps the element's type, or its length or shape. "" and
+  // `ar` filled when it is, else why not.
+  std::string array_reduction(const Stmt& s, int v, ArrayReduction* ar) const {
+    ar->var = v;
+    std::set<const ExprNode*> reads;  // the v[x] of the updates
+    std::string why;
+    auto fail = [&](std::string w) {
+      if (why.empty()) why = std::move(w);
+    };
+    ir::for_each_stmt(s->body[0], [&](const Stmt& x) {
+      for (auto& f : x->effects) {
+        if (f.kind != ir::Effect::Kind::Store || f.base->kind != EK::Load || f.base->var != v) continue;
+        const Expr& u = f.value;
+        auto is_self = [&](const Expr& y) {
+          return y->kind == EK::Subscript && y->args[0]->kind == EK::Load && y->args[0]->var == v &&
+                 same_pure_expr(y->args[1], f.index);
+        };
+        int self = -1;
+        if (u->kind == EK::Binary && (u->binop == ir::BinOp::Add || u->binop == ir::BinOp::Sub))
+          self = is_self(u->args[0]) ? 0 : u->binop == ir::BinOp::Add && is_self(u->args[1]) ? 1 : -1;
+        if (self < 0) {
+          fail("a store into it at line " + std::to_string(x->line) + " is not an update of one element");
+          continue;
+        }
+        const Expr& elem = u->args[(size_t)self];
+        if (!ar->elem) ar->elem = elem->type;
+        if (!elem->type || !types::same(elem->type, ar->elem) || !types::same(u->type, ar->elem))
+          fail("the update at line " + std::to_string(x->line) + " changes the type of its elements");
+        reads.insert(elem.get());
+        ar->updates.push_back(u.get());
+      }
+    });
+    // No other use of v: its elements read elsewhere would see a thread's copy.
+    std::function<void(const Expr&, const ExprNode*)> uses = [&](const Expr& e, const ExprNode* parent) {
+      if (!e) return;
+      if (e->kind == EK::Load && e->var == v) {
+        const bool ok = parent && ((parent->kind == EK::Subscript && reads.count(parent)) ||
+                                   (parent->kind == EK::Attr && parent->name == "shape") ||
+                                   (parent->kind == EK::Call && parent->args[0]->type &&
+                                    parent->args[0]->type->kind == Type::Kind::Callable &&
+                                    parent->args[0]->type->builtin == Builtin::Len));
+        if (!ok) fail("it is read other than by its updates");
+      }
+      for (auto& a : e->args) uses(a, e.get());
+    };
+    ir::for_each_stmt(s->body[0], [&](const Stmt& x) {
+      uses(x->cond, nullptr);
+      for (auto& a : x->args) uses(a, nullptr);
+      for (auto& f : x->effects) {
+        if (!(f.kind == ir::Effect::Kind::Store && f.base->kind == EK::Load && f.base->var == v)) uses(f.base, nullptr);
+        uses(f.index, nullptr);
+        uses(f.value, nullptr);
+      }
+    });
+    if (!why.empty()) return why;
+    const TypeRef& t = ar->elem;
+    if (!t || ar->updates.empty()) return "it is not updated as the analysis saw";
+    if (t->kind == Type::Kind::PyFloat || (t->kind == Type::Kind::NpScalar && (t->dtype == DType::Float64 ||
+                                                                            t->dtype == DType::Float32))) {
+      if (!o_.reassociate) return "its sums would be reassociated (STAGEPY_STRICT_FP=1)";
+      return "";
+    }
+    if (t->kind == Type::Kind::PyInt) {
+      ar->checked = true;
+      return "";
+    }
+    if (t->kind == Type::Kind::NpScalar && dtype_is_int(t->dtype)) {
+      ar->checked = o_.fp != FpMode::Ignore;
+      if (!ar->checked) return "";
+      // NumPy warns at each wrap in iteration order: only a monotone sum is checked enough
+      // by its parts and their total.
+      bool adds = true, subtracts = true;
+      for (const ExprNode* u : ar->updates) {
+        const Expr& amount = u->args[0]->kind == EK::Subscript && u->args[0]->args[0]->kind == EK::Load &&
+                                     u->args[0]->args[0]->var == v
+                                 ? u->args[1]
+                                 : u->args[0];
+        const bool nonneg = amount->kind == EK::Const && (amount->value.kind == ir::ConstValue::Kind::Int ||
+                                                          amount->value.kind == ir::ConstValue::Kind::Bool) &&
+                            (amount->value.kind == ir::ConstValue::Kind::Bool || amount->value.i >= 0);
+        adds = adds && nonneg && u->binop == ir::BinOp::Add;
+        subtracts = subtracts && nonneg && u->binop == ir::BinOp::Sub;
+      }
+      if (!adds && (!subtracts || !dtype_is_signed(t->dtype)))
+        return "its updates add amounts that are not one non-negative constant (NumPy warns wherever the sum in "
+               "iteration order wraps)";
+      return "";
+    }
+    return "its elements are " + t->str();
   }
 
   std::string carried_arrays(int loop) const {
@@ -947,6 +1063,11 @@ std::string to_string(const ParallelPlan& p, const ir::Nest& nest) {
       }
       if (lp.ordered) o << " (in order)";
       else if (lp.blocks) o << "; one block per thread";
+      if (!lp.array_reductions.empty()) {
+        o << "; summed per thread";
+        for (auto& a : lp.array_reductions)
+          o << " " << nest.vars[(size_t)a.var].name << (a.checked ? " (checked)" : "");
+      }
       if (lp.store_free) o << "; writes nothing";
       o << "; disjoint";
       for (auto& [a, b] : lp.alias_pairs) o << " " << nest.vars[(size_t)a].name << "/" << nest.vars[(size_t)b].name;

@@ -69,6 +69,24 @@ struct Reduction {
   std::vector<const ir::ExprNode*> updates;
 };
 
+// An array (or list) the loop only updates, `hist[k] += 1` / `C[c, j] -= e` (the analysis's
+// NoCarriedBesideUpdates): each thread sums into a copy of its own, which starts at the
+// identity (0, or -0.0: x + -0.0 is x for every x), and the copies are added to the array
+// after the loop, element by element, in thread order. The run is void (the loop runs
+// again in order) where that combination is not CPython's: an integer total out of 64 bits
+// (of the element's width for NumPy's), a float total that is not finite (its sum in order
+// may have warned or ended elsewhere). Integer parts are checked as they are summed, so
+// the loop runs speculatively (LoopPlan::store_free counts these stores as none).
+// NumPy integers warn at each wrap of the sum in iteration order: their updates must all
+// add, or all subtract, a non-negative constant (the sum in order is then monotone), unless
+// NumPy's warnings are ignored. Floats are reassociated (not with STAGEPY_STRICT_FP=1).
+struct ArrayReduction {
+  int var = -1;                  // the array variable
+  TypeRef elem;                  // the element's value type (int, float, np.int64, np.float32...)
+  bool checked = false;          // integer: each update and the combination checked for overflow
+  std::vector<const ir::ExprNode*> updates;  // the `hist[k] + 1` of each update
+};
+
 // How codegen interleaves the iterations of a loop (plan_interleave.h).
 struct Interleave {
   int lanes = 0;                 // iterations run together; 0: not interleaved
@@ -96,6 +114,7 @@ struct LoopPlan {
   std::string why;                     // why not, in a user's words ("" when parallel or not looked at)
   std::vector<int> privates;           // scalars assigned in every way through an iteration before any read
   std::vector<Reduction> reductions;
+  std::vector<ArrayReduction> array_reductions;
   // The reductions combine exactly only in iteration order (a float min/max): the threads
   // take contiguous runs of iterations, combined in order (no GPU version).
   bool ordered = false;

@@ -95,6 +95,37 @@ TEST(Analysis, RecurrenceIsCarried) {
   ASSERT_FALSE(c->conflicts.empty());
 }
 
+// for i in range(n): H[K[i]] = H[K[i]] + 1; A[i] = A[i + d]   -- a histogram beside a
+// shifted copy: H's updates always conflict, so NoCarried fails; NoCarriedBesideUpdates
+// leaves H out (a copy per thread) and is decided by d alone.
+TEST(Analysis, UpdatesOfAnArrayAreLeftOutOfTheConditionBesideUpdates) {
+  NestBuilder b;
+  Expr k = b.idx("K", {b.ld("i")});
+  b.root(b.loop(0, "i", {b.ld("n")},
+                {b.store("H", {k}, b.add(b.idx("H", {k}), b.c(1))),
+                 b.store("A", {b.ld("i")}, b.idx("A", {b.add(b.ld("i"), b.ld("d"))}))}));
+  Analysis a = analyze(b.nest);
+  const Condition* beside = a.find(FactKind::NoCarriedBesideUpdates, 0);
+  ASSERT_NE(beside, nullptr);
+  ASSERT_EQ(beside->updated.size(), 1u);
+  EXPECT_EQ(b.nest.vars[(size_t)beside->updated[0]].name, "H");
+  auto at = [&](int64_t d) { return a.values({{"p_n", 10}, {"p_d", d}, {"N_A", 30}, {"N_H", 4}, {"N_K", 10}}); };
+  for (int64_t d : {0, 3}) EXPECT_TRUE(a.carried(0, {{"p_n", 10}, {"p_d", d}, {"N_A", 30}, {"N_H", 4}, {"N_K", 10}}));
+  EXPECT_FALSE(beside->violated.contains(at(0).data()));
+  EXPECT_TRUE(beside->violated.contains(at(3).data()));
+  EXPECT_FALSE(beside->violated.contains(at(10).data()));
+}
+
+// for i in range(n): H[K[i]] = H[K[i]] + 1; s = H[0]   -- H is also read: not only updated.
+TEST(Analysis, AnArrayAlsoReadIsNotLeftOut) {
+  NestBuilder b;
+  Expr k = b.idx("K", {b.ld("i")});
+  b.root(b.loop(0, "i", {b.ld("n")},
+                {b.store("H", {k}, b.add(b.idx("H", {k}), b.c(1))), b.assign("s", b.idx("H", {b.c(0)}))}));
+  Analysis a = analyze(b.nest);
+  EXPECT_EQ(a.find(FactKind::NoCarriedBesideUpdates, 0), nullptr);
+}
+
 // for i in range(n): for j in range(m): C[i, j] = A[i, j] + B[j, i]
 TEST(Analysis, IndependentOuterAndInnerLoops) {
   NestBuilder b;

@@ -3824,6 +3824,7 @@ class Gen {
   // arrays (data, shapes, strides), tuple items, start, step, the records' address.
   struct CtxLayout {
     int bits = 0, tags = 0, arrays = 0, tuples = 0, start = 0, step = 0, results = 0, size = 0;
+    int copies = -1;  // the threads' copies of each array reduction's array (parallel_loop)
     std::vector<int> array_slot;  // per live-in array: its data slot
   };
   CtxLayout ctx_layout() {
@@ -3947,6 +3948,12 @@ class Gen {
           tuples_[v] = t;
         }
       }
+      // An array the loop sums into (ArrayReduction) is this thread's copy of it here.
+      for (size_t j = 0; j < lp.array_reductions.size(); j++) {
+        Arr& a = arrays_[(size_t)array_id_[(size_t)lp.array_reductions[j].var]];
+        a.strides = copy_strides(a);
+        a.data = B.CreateGEP(i8(), B.CreateIntToPtr(ctx_i64(cx.copies + (int)j), ptr()), B.CreateMul(tid, copy_bytes(a)));
+      }
       Value* results = B.CreateIntToPtr(ctx_i64(cx.results), ptr());
       // This thread's record (its size is known once the body is generated: patched below).
       llvm::Instruction* rec_size = B.Insert(llvm::BinaryOperator::CreateAdd(c64(0), c64(0)), "rec.size");
@@ -4015,6 +4022,8 @@ class Gen {
           for (const ExprNode* u : red.updates) sign_ops_[u] = {signs[r], red.var};
         }
       }
+      for (auto& ar : lp.array_reductions)
+        if (ar.checked) exact_ops_.insert(ar.updates.begin(), ar.updates.end());
       exit_ = BasicBlock::Create(C, "exit", F);
       {
         llvm::IRBuilder<> eb(exit_);
@@ -4775,7 +4784,15 @@ class Gen {
     const size_t nv = nest_.vars.size();
     const int threads = options_.plan->threads;
     const std::vector<int>& last_vars = lp.privates;
-    const CtxLayout cx = ctx_layout();
+    if (std::string why = array_reductions_refused(lp); !why.empty()) {
+      parallel_refused_[s->loop] = why;
+      return false;
+    }
+    CtxLayout cx = ctx_layout();
+    if (!lp.array_reductions.empty()) {
+      cx.copies = cx.size;
+      cx.size += (int)lp.array_reductions.size();
+    }
     const size_t sites0 = layout_.warn_sites.size();
     const int bails0 = bails_emitted();
     Outlined ob = outline_body(s, lp, cx, name_ + ".par" + std::to_string(par_bodies_++));
@@ -4802,7 +4819,9 @@ class Gen {
       discard();
       ob = outline_body(s, lp, cx, name_ + ".par" + std::to_string(par_bodies_++), /*logging=*/true);
     }
-    const bool speculative = (((ob.gave_up || checked) && lp.store_free) || logged) && threads >= 2;
+    // (Array reductions always: their combination may find the run void.)
+    const bool speculative =
+        (((ob.gave_up || checked || !lp.array_reductions.empty()) && lp.store_free) || logged) && threads >= 2;
     if (speculative) reset_bails(bails0);  // the body's ways out end the threads' run, not the kernel
     if ((ob.gave_up || checked) && !speculative) {
       std::string where = ob.gave_up ? checks_at(statuses, bails0) : "";
@@ -4884,6 +4903,7 @@ class Gen {
       }
     }
     ok = B.CreateAnd(ok, arrays_disjoint(lp));
+    if (!lp.array_reductions.empty()) ok = B.CreateAnd(ok, copies_pay(s, lp, k0, trip));
     for (auto& [v, t] : lp.invariant_divisors) ok = B.CreateAnd(ok, truth(load(v, t, false)));
     // Counters (Reduction::counter): |v| + iterations * (bound + |bound_vars|) within 64
     // bits, in 128 (each term below 2^64, their sum below 2^70: no wrap).
@@ -4982,6 +5002,26 @@ class Gen {
     put(cx.start, B.CreateLoad(i64(), L.start));
     put(cx.step, B.CreateLoad(i64(), L.step));
     put(cx.results, B.CreatePtrToInt(resa, i64()));
+    // The threads' copies of the arrays summed into (none where memory ran out: in order).
+    std::vector<Value*> copies;
+    for (size_t j = 0; j < lp.array_reductions.size(); j++) {
+      const specialize::ArrayReduction& ar = lp.array_reductions[j];
+      const Arr& a = arrays_[(size_t)array_id_[(size_t)ar.var]];
+      const DType d = a.t->dtype;
+      auto* aty = llvm::FunctionType::get(ptr(), {i64(), B.getInt32Ty()}, false);
+      Value* af = runtime_address("stagepy_private_copies", reinterpret_cast<void*>(&stagepy_private_copies));
+      Value* p = B.CreateCall(aty, af, {B.CreateMul(copy_bytes(a), c64(threads)),
+                                        B.getInt32(d == DType::Float64 ? 1 : d == DType::Float32 ? 2 : 0)});
+      BasicBlock* got = BasicBlock::Create(C, "par.copies", F);
+      BasicBlock* none = BasicBlock::Create(C, "par.copies.none", F);
+      cold_branch(B.CreateIsNull(p), none, got);
+      B.SetInsertPoint(none);
+      free_copies(copies);
+      B.CreateBr(seq);
+      B.SetInsertPoint(got);
+      copies.push_back(p);
+      put(cx.copies + (int)j, B.CreatePtrToInt(p, i64()));
+    }
     // Per-thread records: reduction identities, no last iteration, no warning yet. (A loop
     // over the records, and below over their parts: the kernel's size does not grow with
     // the number of threads.)
@@ -5300,10 +5340,24 @@ class Gen {
     Value* par_status = logged ? nullptr
                                : B.CreateCall(pfty, pf, {body, ctxa, k0, trip, c64(lp.ordered || lp.interchange || lp.blocks ? -(int64_t)threads : threads)});
     if (speculative && !logged) {
-      // A thread that needed CPython: nothing but the records changed; run sequentially.
+      // A thread that needed CPython: nothing but the records (and the threads' copies of
+      // the arrays summed into) changed; run sequentially.
       BasicBlock* ran = BasicBlock::Create(C, "par.spec.ran", F);
-      cold_branch(B.CreateICmpNE(par_status, B.getInt32(0)), seq, ran);
+      BasicBlock* void_run = seq;
+      if (!copies.empty()) {
+        void_run = BasicBlock::Create(C, "par.void", F);
+        BasicBlock* here = B.GetInsertBlock();
+        B.SetInsertPoint(void_run);
+        free_copies(copies);
+        B.CreateBr(seq);
+        B.SetInsertPoint(here);
+      }
+      cold_branch(B.CreateICmpNE(par_status, B.getInt32(0)), void_run, ran);
       B.SetInsertPoint(ran);
+      if (!copies.empty()) {
+        add_copies(lp, copies, threads, void_run);
+        free_copies(copies);
+      }
     }
     {
       auto* counter = entry.CreateAlloca(i64(), nullptr, "par.runs");
@@ -5341,6 +5395,144 @@ class Gen {
     Value* ok = B.getTrue();
     for (auto& [a, b] : lp.alias_pairs) ok = B.CreateAnd(ok, B.CreateNot(may_share(a, b)));
     return ok;
+  }
+
+  // ------------------------------------------------------------ array reductions
+  // Why loop `lp`'s array reductions (plan_parallel.h) do not run on threads here; "".
+  // Their combination may find the run void, so the loop must be able to run again in
+  // order: it stores nothing else (LoopPlan::store_free), and no scalar reduction's
+  // combination may void it too (after the arrays got their sums).
+  std::string array_reductions_refused(const specialize::LoopPlan& lp) const {
+    if (lp.array_reductions.empty()) return "";
+    std::string names;
+    for (auto& ar : lp.array_reductions)
+      names += (names.empty() ? "`" : ", `") + nest_.vars[(size_t)ar.var].name + "`";
+    if (gpu_body_ || options_.plan->threads < 2) return "it sums into " + names + ", which only CPU threads do";
+    if (!lp.store_free)
+      return "it sums into " + names + " in a copy per thread and stores other elements too (not run on threads yet)";
+    for (auto& r : lp.reductions) {
+      const TypeRef t = r.np_part ? r.np_part : r.np_type ? r.np_type : r.type;
+      if (r.checked || (r.kind == specialize::Reduction::Kind::Arith && t && t->kind == Type::Kind::NpScalar &&
+                        dtype_is_float(t->dtype)))
+        return "it sums into " + names + " in a copy per thread, and the sum in `" + nest_.vars[(size_t)r.var].name +
+               "` is checked where its parts combine (not run on threads together yet)";
+    }
+    for (auto& ar : lp.array_reductions)
+      if (array_id_[(size_t)ar.var] < 0)
+        return "it sums into `" + nest_.vars[(size_t)ar.var].name + "`, which is not an array the nest was given";
+    return "";
+  }
+  // The strides of a thread's copy of array `a`: contiguous, in a's order where it has one.
+  std::vector<Value*> copy_strides(const Arr& a) {
+    const int n = a.t->ndim;
+    std::vector<Value*> st((size_t)n);
+    Value* item = c64(dtype_size(a.t->dtype));
+    if (a.t->layout == Type::FContig) {
+      for (int d = 0; d < n; d++) st[(size_t)d] = d == 0 ? item : B.CreateNSWMul(st[(size_t)d - 1], a.shape[(size_t)d - 1]);
+    } else {
+      for (int d = n - 1; d >= 0; d--)
+        st[(size_t)d] = d == n - 1 ? item : B.CreateNSWMul(st[(size_t)d + 1], a.shape[(size_t)d + 1]);
+    }
+    return st;
+  }
+  Value* copy_elements(const Arr& a) {
+    Value* n = c64(1);
+    for (Value* d : a.shape) n = B.CreateMul(n, d);
+    return n;
+  }
+  // The bytes of one thread's copy, whole cache lines (at least one).
+  Value* copy_bytes(const Arr& a) {
+    Value* b = B.CreateMul(copy_elements(a), c64(dtype_size(a.t->dtype)));
+    return B.CreateAnd(B.CreateAdd(B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b, c64(1)), c64(63)), c64(~int64_t(63)));
+  }
+  void free_copies(const std::vector<Value*>& copies) {
+    auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr()}, false);
+    Value* ff = runtime_address("stagepy_private_free", reinterpret_cast<void*>(&stagepy_private_free));
+    for (Value* p : copies) B.CreateCall(fty, ff, {p});
+  }
+  // Whether the copies pay for themselves in this run: filling and adding `threads` copies
+  // of the arrays costs less than half the iterations' work (estimated as codegen's
+  // work_estimate); and each summed variable still holds its own array.
+  Value* copies_pay(const Stmt& s, const specialize::LoopPlan& lp, Value* k0, Value* trip) {
+    Value* ok = B.getTrue();
+    Value* elems = c64(0);
+    for (auto& ar : lp.array_reductions) {
+      const int x = array_id_[(size_t)ar.var];
+      ok = B.CreateAnd(ok, B.CreateICmpEQ(B.CreateLoad(i64(), bits_[(size_t)ar.var]), c64(x)));
+      elems = B.CreateAdd(elems, B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, copy_elements(arrays_[(size_t)x]), c64(kWorkCap)));
+    }
+    Value* work = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, B.CreateSub(trip, k0), c64(kWorkCap));
+    std::set<int> varying;
+    ir::collect_assigned(s->body[0], &varying);
+    varying.insert(s->var);
+    if (Value* inner = ir::contains_loop(s->body[0]) ? work_estimate(s->body[0], varying) : nullptr)
+      work = B.CreateMul(work, B.CreateBinaryIntrinsic(llvm::Intrinsic::umax, inner, c64(1)));
+    return B.CreateAnd(ok, B.CreateICmpULE(B.CreateMul(elems, c64(2 * (int64_t)options_.plan->threads)), work));
+  }
+  // Adds the threads' copies to the arrays, element by element in thread order, or goes to
+  // `void_run` with the arrays unchanged where a total is not what the sum in order gives
+  // (ArrayReduction): first every total into copy 0, then into the arrays.
+  void add_copies(const specialize::LoopPlan& lp, const std::vector<Value*>& copies, int threads, BasicBlock* void_run) {
+    llvm::IRBuilder<> eb(&F->getEntryBlock(), F->getEntryBlock().begin());
+    auto* bad = eb.CreateAlloca(i1(), nullptr, "copies.bad");
+    B.CreateStore(B.getFalse(), bad);
+    auto each_element = [&](const Arr& a, const char* name, const std::function<void(const std::vector<Value*>&)>& f) {
+      BasicBlock* done = BasicBlock::Create(C, std::string(name) + ".done", F);
+      counted_loop(name, c64(0), copy_elements(a), true, done, [&](Value* k, BasicBlock*) {
+        std::vector<Value*> at(a.shape.size());
+        Value* rest = k;
+        for (size_t d = a.shape.size(); d-- > 0;) {
+          at[d] = B.CreateURem(rest, a.shape[d]);
+          rest = B.CreateUDiv(rest, a.shape[d]);
+        }
+        f(at);
+      }, nullptr);
+      B.SetInsertPoint(done);
+    };
+    for (size_t j = 0; j < lp.array_reductions.size(); j++) {
+      const specialize::ArrayReduction& ar = lp.array_reductions[j];
+      const Arr& a = arrays_[(size_t)array_id_[(size_t)ar.var]];
+      const DType d = a.t->dtype;
+      const std::vector<Value*> cst = copy_strides(a);
+      Value* bytes = copy_bytes(a);
+      const bool fl = dtype_is_float(d), sgn = dtype_is_signed(d);
+      each_element(a, "copies.add", [&](const std::vector<Value*>& at) {
+        Value* total = load_item(d, element_address(scalar(nullptr, a.data), at, a.strides));
+        Value* part0 = element_address(scalar(nullptr, copies[j]), at, cst);
+        Value* over = B.getFalse();
+        for (int t = 0; t < threads; t++) {
+          Value* part = load_item(d, B.CreateGEP(i8(), part0, B.CreateMul(bytes, c64(t))));
+          if (fl) {
+            total = B.CreateFAdd(total, part);
+          } else if (ar.checked) {
+            Value* r = B.CreateBinaryIntrinsic(sgn ? llvm::Intrinsic::sadd_with_overflow : llvm::Intrinsic::uadd_with_overflow,
+                                               total, part);
+            total = B.CreateExtractValue(r, 0);
+            over = B.CreateOr(over, B.CreateExtractValue(r, 1));
+          } else {
+            total = B.CreateAdd(total, part);
+          }
+        }
+        if (fl) {
+          Value* mag = B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, total);
+          over = B.CreateNot(B.CreateFCmpOLT(mag, llvm::ConstantFP::getInfinity(total->getType())));
+        }
+        B.CreateStore(B.CreateOr(B.CreateLoad(i1(), bad), over), bad);
+        B.CreateAlignedStore(total, part0, llvm::Align(dtype_size(d)));
+      });
+    }
+    BasicBlock* fine = BasicBlock::Create(C, "copies.fine", F);
+    cold_branch(B.CreateLoad(i1(), bad), void_run, fine);
+    B.SetInsertPoint(fine);
+    for (size_t j = 0; j < lp.array_reductions.size(); j++) {
+      const Arr& a = arrays_[(size_t)array_id_[(size_t)lp.array_reductions[j].var]];
+      const DType d = a.t->dtype;
+      const std::vector<Value*> cst = copy_strides(a);
+      each_element(a, "copies.store", [&](const std::vector<Value*>& at) {
+        Value* total = load_item(d, element_address(scalar(nullptr, copies[j]), at, cst));
+        store_item(d, total, element_address(scalar(nullptr, a.data), at, a.strides));
+      });
+    }
   }
 
   // A checked NumPy integer sum (Reduction::checked): its parts are checked for overflow, and

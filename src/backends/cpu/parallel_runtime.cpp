@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cstring>
 #include <cstdlib>
 #include <thread>
 #include <mutex>
@@ -142,3 +143,22 @@ extern "C" void stagepy_rank_parallel_warnings(const int64_t* results, int64_t t
   std::sort(seen.begin(), seen.end());
   for (size_t r = 0; r < seen.size(); r++) rank[std::get<1>(seen[r])] = (int64_t)r + 1;
 }
+
+extern "C" void* stagepy_private_copies(int64_t bytes, int32_t fill) {
+  if (bytes <= 0) bytes = 64;
+  const size_t n = ((size_t)bytes + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, n);
+  if (!p) return nullptr;
+  if (fill == 1) {
+    double* d = static_cast<double*>(p);
+    for (size_t k = 0; k < n / sizeof(double); k++) d[k] = -0.0;
+  } else if (fill == 2) {
+    float* f = static_cast<float*>(p);
+    for (size_t k = 0; k < n / sizeof(float); k++) f[k] = -0.0f;
+  } else {
+    std::memset(p, 0, n);
+  }
+  return p;
+}
+
+extern "C" void stagepy_private_free(void* p) { std::free(p); }

@@ -1,0 +1,199 @@
+"""Array reductions: a loop whose only use of an array (or list) is to update its elements
+(`hist[idx[i]] += 1`, `out[j] += x[i, j]`) runs on threads, each summing into a copy of
+its own, the copies added to the array after the loop. The results, exceptions and
+warnings are CPython's: where the combination would not give them (an integer leaving 64
+bits, a NumPy integer that wraps, a float total that is not finite, an index out of range)
+the run is void and the loop runs again in order. Each test is differential
+(difftest.run) and checks, in the report, whether the loop ran on threads and why not."""
+import functools
+
+import numpy as np
+import pytest
+
+import stagepy
+import difftest
+
+run = functools.partial(difftest.run, warn_filter="default", globals_={"np": np})
+loops, ran_parallel = difftest.loops, difftest.ran_parallel
+
+N = 4000
+
+
+@pytest.fixture(autouse=True)
+def two_threads():
+    stagepy.set_threads(2)
+    yield
+    stagepy.set_threads(0)
+
+
+def summed(recs, var):
+    return loops(recs)[var].get("summed", "")
+
+
+def indices(lo, hi, n=N, seed=3):
+    return np.random.default_rng(seed).integers(lo, hi, n)
+
+
+HIST = """
+def f(idx, h):
+    for i in range(idx.shape[0]):
+        h[idx[i]] += 1
+    return locals()
+"""
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, np.float64, np.float32])
+def test_histogram_runs_on_threads_with_a_copy_per_thread(cpu_only, dtype):
+    recs = run(HIST, "f", lambda: (indices(0, 64), np.zeros(64, dtype=dtype)))  # (no uint8 count past 255)
+    assert ran_parallel(recs, "i")
+    assert summed(recs, "i") == "h"
+
+
+def test_negative_indices_wrap_in_the_copies_too(cpu_only):
+    recs = run(HIST, "f", lambda: (indices(-16, 16), np.zeros(16, dtype=np.int64)))
+    assert ran_parallel(recs, "i")
+
+
+def test_index_out_of_range_raises_where_cpython_does_with_earlier_updates_done(cpu_only):
+    def args():
+        idx = indices(0, 16)
+        idx[N - 100] = 16
+        return idx, np.zeros(16, dtype=np.int64)
+    run(HIST, "f", args, expect=None)
+
+
+@pytest.mark.parametrize("start", [0, 2**63 - 1000, np.iinfo(np.int64).max])
+def test_numpy_int_histogram_that_wraps_warns_as_cpython(cpu_only, start):
+    # NumPy warns where an element wraps; the threads' copies add up to a total that
+    # leaves int64, so the run is void and the loop runs in order.
+    run(HIST, "f", lambda: (indices(0, 4), np.full(4, start, dtype=np.int64)), expect=None)
+
+
+def test_uint8_counts_that_wrap_warn_as_cpython(cpu_only):
+    run(HIST, "f", lambda: (indices(0, 4), np.full(4, 200, dtype=np.uint8)), expect=None)
+
+
+def test_python_int_counts_beyond_64_bits_are_exact(cpu_only):
+    run("""
+    def f(idx, n):
+        h = [2**63 - 1000] * 4
+        for i in range(n):
+            h[idx[i]] += 1
+        return locals()
+    """, "f", lambda: (indices(0, 4).tolist(), N), expect=None)
+
+
+def test_list_histograms_of_ints_and_floats(cpu_only):
+    recs = run("""
+    def f(idx, n):
+        h = [0] * 8
+        w = [0.0] * 8
+        for i in range(n):
+            h[idx[i] % 8] += 1
+            w[idx[i] % 8] += 0.5 * i
+            h[(idx[i] + 3) % 8] -= 2
+        return locals()
+    """, "f", lambda: (indices(0, 100).tolist(), N))
+    assert ran_parallel(recs, "i")
+    assert summed(recs, "i") == "h, w"
+
+
+def test_column_sums_of_a_matrix(cpu_only):
+    # Integers as floats: the sums are exact in any order, so they compare bit for bit.
+    recs = run("""
+    def f(x, out):
+        for i in range(x.shape[0]):
+            for j in range(x.shape[1]):
+                out[j] += x[i, j]
+        return locals()
+    """, "f", lambda: (np.random.default_rng(4).integers(0, 100, (400, 30)).astype(float), np.zeros(30)))
+    assert ran_parallel(recs, "i")
+
+
+def test_strided_and_fortran_order_arrays(cpu_only):
+    recs = run("""
+    def f(idx, h, g):
+        for i in range(idx.shape[0]):
+            h[idx[i] % 3, idx[i] % 5] += 1.0
+            g[idx[i] % 4, 1] -= 2
+        return locals()
+    """, "f", lambda: (indices(0, 60), np.zeros((3, 5), order="F"), np.zeros((4, 6), dtype=np.int64)[:, ::2]))
+    assert ran_parallel(recs, "i")
+
+
+def test_scatter_of_centres_with_an_inner_loop(cpu_only):
+    recs = run("""
+    def f(points, labels, centres, counts):
+        for p in range(points.shape[0]):
+            c = labels[p]
+            counts[c] += 1
+            for k in range(points.shape[1]):
+                centres[c, k] += points[p, k]
+        return locals()
+    """, "f", lambda: (np.random.default_rng(5).integers(-50, 50, (N, 3)).astype(float), indices(0, 6),
+                       np.zeros((6, 3)), np.zeros(6, dtype=np.int64)))
+    assert ran_parallel(recs, "p")
+    assert summed(recs, "p") == "counts, centres"
+
+
+@pytest.mark.parametrize("fill", [1e308, np.nan, np.inf])
+def test_float_totals_that_are_not_finite_are_summed_in_order(cpu_only, fill):
+    # 1e308 + 1e308 overflows (NumPy warns) in some order; a NaN or inf amount makes every
+    # total after it non-finite: the run is void and the loop runs in order.
+    def args():
+        w = np.ones(N)
+        w[::7] = fill
+        return w, indices(0, 4), np.zeros(4)
+    run("""
+    def f(w, idx, h):
+        for i in range(idx.shape[0]):
+            h[idx[i]] += w[i]
+        return locals()
+    """, "f", args, expect=None)
+
+
+def test_numpy_int_amounts_of_either_sign_stay_in_order(cpu_only):
+    src = """
+    def f(a, idx, h):
+        for i in range(idx.shape[0]):
+            h[idx[i]] += a[i]
+        return locals()
+    """
+    def args():
+        return indices(-5, 5), indices(0, 4), np.zeros(4, dtype=np.int64)
+    recs = run(src, "f", args)
+    assert not ran_parallel(recs, "i")
+    assert "non-negative constant" in loops(recs)["i"]["why"]
+    with np.errstate(all="ignore"):  # wrapping is exact in any order, and NumPy says nothing
+        recs = run(src, "f", args)
+    assert ran_parallel(recs, "i")
+
+
+def test_an_array_read_other_than_by_its_updates_is_not_summed(cpu_only):
+    recs = run("""
+    def f(idx, h, out):
+        for i in range(idx.shape[0]):
+            h[idx[i]] += 1
+            out[i] = h[0]
+        return locals()
+    """, "f", lambda: (indices(0, 4), np.zeros(4, dtype=np.int64), np.zeros(N, dtype=np.int64)))
+    assert not ran_parallel(recs, "i")
+
+
+def test_summed_array_that_shares_memory_with_an_array_read_stays_in_order(cpu_only):
+    def args():
+        base = np.zeros(N + 16)
+        return base, base[N:]
+    recs = run("""
+    def f(base, h):
+        for i in range(h.shape[0] * 0 + 4000):
+            h[i % 16] += base[i] + 1.0
+        return locals()
+    """, "f", args)
+    assert not loops(recs)["i"]["parallel"] or not loops(recs)["i"]["parallel_runs"]
+
+
+def test_large_array_with_few_updates_stays_in_order(cpu_only):
+    # The copies cost more than the loop's work: the loop runs in order.
+    recs = run(HIST, "f", lambda: (indices(0, 10**6, n=600), np.zeros(10**6, dtype=np.int64)))
+    assert not loops(recs)["i"]["parallel_runs"]
