@@ -197,3 +197,110 @@ def test_large_array_with_few_updates_stays_in_order(cpu_only):
     # The copies cost more than the loop's work: the loop runs in order.
     recs = run(HIST, "f", lambda: (indices(0, 10**6, n=600), np.zeros(10**6, dtype=np.int64)))
     assert not loops(recs)["i"]["parallel_runs"]
+
+
+ESCAPE = """
+def f(cs, img, hist, maxit):
+    for y in range(cs.shape[0]):
+        for x in range(cs.shape[1]):
+            zr = 0.0
+            zi = 0.0
+            it = 0
+            while it < maxit and zr * zr + zi * zi <= 4.0:
+                zr, zi = zr * zr - zi * zi + cs[y, x], 2.0 * zr * zi + 0.3
+                it += 1
+            img[y, x] = it
+            hist[it * 8 // (maxit + 1)] += 1
+    return locals()
+"""
+
+
+def plane(rows=60, cols=50):
+    return np.linspace(-2.0, 0.6, rows * cols).reshape(rows, cols)
+
+
+def test_summing_beside_other_stores_runs_in_undoable_windows(cpu_only):
+    # The stores into img are logged; each window's copies are added to hist once its
+    # threads finished.
+    recs = run(ESCAPE, "f", lambda: (plane(), np.zeros((60, 50), dtype=np.int64), [0] * 8, 50))
+    assert ran_parallel(recs, "y")
+    assert summed(recs, "y") == "hist"
+
+
+def test_a_window_that_fails_is_undone_and_the_loop_goes_on_in_order(cpu_only):
+    # hist is one bin short: the first pixel to escape late raises IndexError in a late
+    # row, with every earlier pixel's store and count done.
+    run(ESCAPE, "f", lambda: (plane(200, 40), np.zeros((200, 40), dtype=np.int64), [0] * 7, 50), expect=None)
+
+
+def test_a_window_whose_counts_leave_64_bits_is_summed_in_order(cpu_only):
+    run(ESCAPE, "f", lambda: (plane(200, 40), np.zeros((200, 40), dtype=np.int64), [2**63 - 30] * 8, 50),
+        expect=None)
+
+
+# ---------------------------------------------------------------- random scatter loops
+# Loops of updates into a histogram-like array or list, at sizes that run on threads: the
+# container, its dtype and start values (some near overflow), the index (wrapping, out of
+# range), the update's form and amount (signs, floats, specials), and other stores beside
+# it (windows with undo logs) are drawn at random; every call must match CPython.
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+import os  # noqa: E402
+
+EXAMPLES = max(20, int(os.environ.get("STAGEPY_FUZZ_EXAMPLES", "150")) // 3)
+
+
+@st.composite
+def scatter_loops(draw):
+    m = draw(st.sampled_from([1, 4, 16]))
+    kind = draw(st.sampled_from(["int64", "int32", "uint8", "float64", "float32", "list_int", "list_float"]))
+    two_d = draw(st.booleans()) and not kind.startswith("list")
+    index = draw(st.sampled_from(["idx[i]", "idx[i] % m", "-1 - idx[i] % m", "i % m", "(i * 3) % m", "idx[i] - 2"]))
+    amount = draw(st.sampled_from(["1", "2", "0", "True", "a[i]", "a[i] * 0.5", "-1", "2**40", "w[i]"]))
+    form = draw(st.sampled_from(["h[K] += E", "h[K] -= E", "h[K] = h[K] + E", "h[K] = E + h[K]"]))
+    beside = draw(st.sampled_from(["", "", "out[i] = a[i] * 2", "out[i] = idx[i]"]))
+    inner = draw(st.booleans())
+    start = draw(st.sampled_from([0, 0, 5, -3, "max", "min"]))
+    special = draw(st.sampled_from([None, None, np.nan, 1e308, np.inf]))
+    seed = draw(st.integers(0, 2**16))
+    stmt = form.replace("K", f"{index}, 1" if two_d else index).replace("E", amount)
+    body = [f"        {stmt}"]
+    if beside:
+        body.append(f"        {beside}")
+    if inner:
+        body = ["        for j in range(2):"] + ["    " + b.replace("a[i]", "a[i] + j") for b in body]
+    src = "def f(idx, a, w, h, out, n, m):\n    for i in range(n):\n" + "\n".join(body) + "\n    return locals()\n"
+    n = 1500
+
+    def make_args():
+        rng = np.random.default_rng(seed)
+        idx = rng.integers(-m, m + (1 if rng.random() < 0.3 else 0), n)
+        a = rng.integers(-5, 6, n)
+        w = rng.integers(-40, 40, n) / 4.0  # sums exact in any order (floats are reassociated)
+        if special is not None:
+            w[int(rng.integers(0, n))] = special
+        dt = {"list_int": "int64", "list_float": "float64"}.get(kind, kind)
+        shape = (m, 3) if two_d else (m,)
+        if dt.startswith("float"):
+            h = np.full(shape, 0.0 if start in ("max", "min") else float(start), dtype=dt)
+            if start == "max":
+                h[...] = 1e308
+        else:
+            info = np.iinfo(dt)
+            v = info.max - 3 if start == "max" else info.min + 3 if start == "min" else max(start, info.min)
+            h = np.full(shape, v, dtype=dt)
+        if kind.startswith("list"):
+            h = h.tolist()
+        return idx, a, w, h, np.zeros(n), n, m
+    return src, make_args
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=os.environ.get("CI") == "true",
+          suppress_health_check=list(HealthCheck))
+@given(scatter_loops())
+def test_random_scatter_loops_match_cpython(loop):
+    src, make_args = loop
+    try:
+        run(src, "f", make_args, calls=2, expect=None)
+    except AssertionError as e:
+        raise AssertionError(f"{e}\n--- program ---\n{src}\n--- arguments ---\n{make_args()!r}") from None

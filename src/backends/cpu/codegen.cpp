@@ -4812,7 +4812,10 @@ class Gen {
     // Not for reductions that combine only in order or an interchanged loop (whose runs
     // are in order: the window loop below would reorder them), nor where it appends.
     // Only where the body computes enough per element to pay for the log (worth_logging).
-    const bool loggable = ob.gave_up && !lp.store_free && !checked && threads >= 2 && !lp.ordered &&
+    // A loop that sums into arrays (ArrayReduction) may need undoing even where its body
+    // never stops: the combination of the copies may find a window's run void.
+    const bool summing = !lp.array_reductions.empty();
+    const bool loggable = (ob.gave_up || summing) && !lp.store_free && !checked && threads >= 2 && !lp.ordered &&
                           !lp.interchange && !appends_in(s->body[0]);
     const bool logged = loggable && worth_logging(s->body[0]);
     if (logged) {
@@ -4823,6 +4826,14 @@ class Gen {
     const bool speculative =
         (((ob.gave_up || checked || !lp.array_reductions.empty()) && lp.store_free) || logged) && threads >= 2;
     if (speculative) reset_bails(bails0);  // the body's ways out end the threads' run, not the kernel
+    if (summing && !speculative) {
+      discard();
+      parallel_refused_[s->loop] =
+          "it sums into arrays in a copy per thread and stores other elements too, " +
+          std::string(loggable ? "computing too little per element for a run on threads to pay for undoing it"
+                               : "which stagepy could not undo (an ordered reduction, an interchanged loop, appends)");
+      return false;
+    }
     if ((ob.gave_up || checked) && !speculative) {
       std::string where = ob.gave_up ? checks_at(statuses, bails0) : "";
       discard();
@@ -5011,12 +5022,13 @@ class Gen {
       auto* aty = llvm::FunctionType::get(ptr(), {i64(), B.getInt32Ty()}, false);
       Value* af = runtime_address("stagepy_private_copies", reinterpret_cast<void*>(&stagepy_private_copies));
       Value* p = B.CreateCall(aty, af, {B.CreateMul(copy_bytes(a), c64(threads)),
-                                        B.getInt32(d == DType::Float64 ? 1 : d == DType::Float32 ? 2 : 0)});
+                                        copy_fill(d)});
       BasicBlock* got = BasicBlock::Create(C, "par.copies", F);
       BasicBlock* none = BasicBlock::Create(C, "par.copies.none", F);
       cold_branch(B.CreateIsNull(p), none, got);
       B.SetInsertPoint(none);
       free_copies(copies);
+      if (seq_from) seq_from->addIncoming(k0, none);
       B.CreateBr(seq);
       B.SetInsertPoint(got);
       copies.push_back(p);
@@ -5323,11 +5335,18 @@ class Gen {
       Value* wst = B.CreateCall(pfty, pf, {body, ctxa, wlo, whi, c64(lp.blocks ? -(int64_t)threads : threads)});
       cold_branch(B.CreateICmpNE(wst, B.getInt32(0)), wfail, wok);
       B.SetInsertPoint(wok);
+      if (!copies.empty()) {
+        // The window's sums into the arrays, then fresh copies for the next one; a total
+        // that is not the sum in order fails the window.
+        add_copies(lp, copies, threads, wfail);
+        reset_copies(lp, copies);
+      }
       B.CreateCall(uty, commit_fn, recs);
-      wlo->addIncoming(whi, wok);
+      wlo->addIncoming(whi, B.GetInsertBlock());
       B.CreateCondBr(B.CreateICmpSLT(whi, trip), wloop, wdone);
       B.SetInsertPoint(wfail);
       B.CreateCall(uty, abort_fn, recs);
+      free_copies(copies);
       seq_from->addIncoming(k0, wfail);
       B.CreateCondBr(B.CreateICmpEQ(wlo, k0), seq, wsettle);
       B.SetInsertPoint(wsettle);
@@ -5336,6 +5355,7 @@ class Gen {
       B.CreateBr(seq);
       B.SetInsertPoint(wdone);
       B.CreateCall(fty, free_fn, {resa, c64(threads), c64(pr.size)});
+      free_copies(copies);
     }
     Value* par_status = logged ? nullptr
                                : B.CreateCall(pfty, pf, {body, ctxa, k0, trip, c64(lp.ordered || lp.interchange || lp.blocks ? -(int64_t)threads : threads)});
@@ -5408,8 +5428,6 @@ class Gen {
     for (auto& ar : lp.array_reductions)
       names += (names.empty() ? "`" : ", `") + nest_.vars[(size_t)ar.var].name + "`";
     if (gpu_body_ || options_.plan->threads < 2) return "it sums into " + names + ", which only CPU threads do";
-    if (!lp.store_free)
-      return "it sums into " + names + " in a copy per thread and stores other elements too (not run on threads yet)";
     for (auto& r : lp.reductions) {
       const TypeRef t = r.np_part ? r.np_part : r.np_type ? r.np_type : r.type;
       if (r.checked || (r.kind == specialize::Reduction::Kind::Arith && t && t->kind == Type::Kind::NpScalar &&
@@ -5444,6 +5462,18 @@ class Gen {
   Value* copy_bytes(const Arr& a) {
     Value* b = B.CreateMul(copy_elements(a), c64(dtype_size(a.t->dtype)));
     return B.CreateAnd(B.CreateAdd(B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b, c64(1)), c64(63)), c64(~int64_t(63)));
+  }
+  // The identity a copy starts from (stagepy_private_copies' fill): -0.0 for floats.
+  Value* copy_fill(DType d) { return B.getInt32(d == DType::Float64 ? 1 : d == DType::Float32 ? 2 : 0); }
+  void reset_copies(const specialize::LoopPlan& lp, const std::vector<Value*>& copies) {
+    auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), B.getInt32Ty()}, false);
+    Value* ff = runtime_address("stagepy_private_reset", reinterpret_cast<void*>(&stagepy_private_reset));
+    for (size_t j = 0; j < copies.size(); j++) {
+      const Arr& a = arrays_[(size_t)array_id_[(size_t)lp.array_reductions[j].var]];
+      const DType d = a.t->dtype;
+      B.CreateCall(fty, ff, {copies[j], B.CreateMul(copy_bytes(a), c64(options_.plan->threads)),
+                             copy_fill(d)});
+    }
   }
   void free_copies(const std::vector<Value*>& copies) {
     auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr()}, false);

@@ -148,7 +148,12 @@ extern "C" void* stagepy_private_copies(int64_t bytes, int32_t fill) {
   if (bytes <= 0) bytes = 64;
   const size_t n = ((size_t)bytes + 63) / 64 * 64;
   void* p = std::aligned_alloc(64, n);
-  if (!p) return nullptr;
+  if (p) stagepy_private_reset(p, (int64_t)n, fill);
+  return p;
+}
+
+extern "C" void stagepy_private_reset(void* p, int64_t bytes, int32_t fill) {
+  const size_t n = (size_t)bytes;
   if (fill == 1) {
     double* d = static_cast<double*>(p);
     for (size_t k = 0; k < n / sizeof(double); k++) d[k] = -0.0;
@@ -158,7 +163,6 @@ extern "C" void* stagepy_private_copies(int64_t bytes, int32_t fill) {
   } else {
     std::memset(p, 0, n);
   }
-  return p;
 }
 
 extern "C" void stagepy_private_free(void* p) { std::free(p); }

@@ -42,4 +42,6 @@ void stagepy_rank_parallel_warnings(const int64_t* results, int64_t threads, int
 // stagepy_private_free.
 void* stagepy_private_copies(int64_t bytes, int32_t fill);
 void stagepy_private_free(void* p);
+// The copies at `p` (of stagepy_private_copies(bytes, fill)) back to the identity.
+void stagepy_private_reset(void* p, int64_t bytes, int32_t fill);
 }
