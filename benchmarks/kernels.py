@@ -210,6 +210,22 @@ SOURCE = textwrap.dedent("""
             acc[i, 1] = ay
             acc[i, 2] = az
 
+    def hist(idx, h):
+        for i in range(idx.shape[0]):  # (numba's prange would race on h: its column is this loop)
+            h[idx[i]] += 1
+        return h
+
+    def hist_weighted(idx, w, h):
+        for i in range(idx.shape[0]):
+            h[idx[i]] += w[i]
+        return h
+
+    def colsum(x, out):
+        for i in range(x.shape[0]):
+            for j in range(x.shape[1]):
+                out[j] += x[i, j]
+        return out
+
     def blur3(u, v):
         n, m = u.shape
         for i in range(1, n - 1):
@@ -284,6 +300,7 @@ def cases(scale):
     n_d = s(1_000_000)
     a, b = rng.random(n_d), rng.random(n_d)
     a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    idx = rng.integers(0, 64, n_d)
     h_m = s(160)
     n_c = s(1_000_000)
     ca = rng.random(n_c) + 1j * rng.random(n_c)
@@ -331,6 +348,11 @@ def cases(scale):
                   f"{n_b} bodies, one step"),
         "fill": (lambda f: f(np.empty((n_f, n_f)), np.empty((n_f, n_f))), lambda: fill_numpy(n_f),
                  f"{n_f}x{n_f}, ((i * j + 1) % n) / n"),
+        "hist": (lambda f: f(idx, np.zeros(64, np.int64)), lambda: np.bincount(idx, minlength=64),
+                 f"n={n_d} into 64 bins, h[idx[i]] += 1"),
+        "hist_weighted": (lambda f: f(idx, a, np.zeros(64)), lambda: np.bincount(idx, weights=a, minlength=64),
+                          f"n={n_d} into 64 bins, h[idx[i]] += w[i]"),
+        "colsum": (lambda f: f(R, np.zeros(n_r)), lambda: R.sum(axis=0), f"{n_r}x{n_r}, out[j] += x[i, j]"),
         "blur3": (lambda f: f(B3, np.zeros_like(B3)), lambda: blur3_numpy(B3), f"{n_b3}x{n_b3}, for di in (-1, 0, 1)"),
         "pairwise": (lambda f: f(P, np.zeros((n_p, n_p))), lambda: np.sqrt(((P[:, None, :] - P[None, :, :]) ** 2).sum(axis=2)),
                      f"{n_p}x3 points, d = X[i] - X[j] kept"),

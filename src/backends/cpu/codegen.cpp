@@ -4302,7 +4302,7 @@ class Gen {
     for (auto& x : xs)
       if (x->kind == StmtNode::Kind::Range && x->loop != inner->loop) return -1;
     const auto& lp = options_.plan->loops[(size_t)inner->loop];
-    if (!lp.parallel || !lp.reductions.empty()) return -1;
+    if (!lp.parallel || !lp.reductions.empty() || !lp.array_reductions.empty()) return -1;
     // The lane that runs the inner loop's last iteration records the outer iteration's
     // privates: each of them must be assigned by every inner iteration (or be the variable
     // of an inner loop whose range is the same for all of them), so that what that lane
