@@ -315,3 +315,18 @@ def test_python_numbers_cast_to_float32_warn_in_numpys_order_on_threads(body, dt
         stagepy.set_threads(0)
     if body.startswith("C[i] = A[i] * c"):
         assert any(l["parallel_runs"] for r in recs for l in r["loops"]), recs
+
+
+@pytest.mark.parametrize("lo,hi", [(-3, -4), (2, 2), (0, 3)])
+@pytest.mark.parametrize("k", [2**40 + 3, 7])
+def test_python_int_operand_of_an_empty_slice_is_still_converted(lo, hi, k):
+    # NumPy converts a Python int operand to the array's dtype even when the slice has no
+    # elements: 2**40 + 3 does not fit int8, so CPython raises OverflowError also for
+    # `A[-3:-4] % k`. The kernel's element loop converted it per element (never, for none).
+    run("""
+    def f(A, k, lo, hi):
+        for v in range(3):
+            T0 = A[lo:hi] % k
+            A[lo:hi] = abs(T0) + 1
+        return locals()
+    """, "f", lambda: (np.array([1, 5, -4, -3, -2], np.int8), k, lo, hi), expect=None)

@@ -3120,6 +3120,11 @@ class Gen {
     *shape = E;
     Value* count = c64(1);
     for (auto* n : E) count = B.CreateMul(count, n);
+    // NumPy converts a Python int operand to the operation's dtype even for no elements
+    // (`A[3:3] % 2**40` of int8 raises OverflowError): the element loop checks it per
+    // element, so an empty value with one goes to CPython.
+    if (std::any_of(ops.begin(), ops.end(), [](const Operand& o) { return o.value.t->kind == Type::Kind::PyInt; }))
+      bail_unless(B.CreateICmpNE(count, c64(0)));
     Value* buf = scratch_buffer(slot, B.CreateAdd(B.CreateMul(count, c64(dtype_size(d))), c64(header)));
     if (header) buf = B.CreateGEP(i8(), buf, c64(header));
     const bool was = elementwise_;
