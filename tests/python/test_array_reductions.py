@@ -260,11 +260,12 @@ def scatter_loops(draw):
     form = draw(st.sampled_from(["h[K] += E", "h[K] -= E", "h[K] = h[K] + E", "h[K] = E + h[K]"]))
     beside = draw(st.sampled_from(["", "", "out[i] = a[i] * 2", "out[i] = idx[i]"]))
     inner = draw(st.booleans())
+    guarded = draw(st.booleans())
     start = draw(st.sampled_from([0, 0, 5, -3, "max", "min"]))
     special = draw(st.sampled_from([None, None, np.nan, 1e308, np.inf]))
     seed = draw(st.integers(0, 2**16))
     stmt = form.replace("K", f"{index}, 1" if two_d else index).replace("E", amount)
-    body = [f"        {stmt}"]
+    body = [f"        {stmt}"] if not guarded else ["        if a[i] > 0:", f"            {stmt}"]
     if beside:
         body.append(f"        {beside}")
     if inner:

@@ -5463,10 +5463,12 @@ class Gen {
     for (Value* d : a.shape) n = B.CreateMul(n, d);
     return n;
   }
-  // The bytes of one thread's copy, whole cache lines (at least one).
+  // The bytes of one thread's copy, in whole 128-byte blocks (at least one): no two threads'
+  // copies share a cache line, nor a pair of lines that the adjacent-line prefetcher of x86
+  // cores fetches together.
   Value* copy_bytes(const Arr& a) {
     Value* b = B.CreateMul(copy_elements(a), c64(dtype_size(a.t->dtype)));
-    return B.CreateAnd(B.CreateAdd(B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b, c64(1)), c64(63)), c64(~int64_t(63)));
+    return B.CreateAnd(B.CreateAdd(B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b, c64(1)), c64(127)), c64(~int64_t(127)));
   }
   // The identity a copy starts from (stagepy_private_copies' fill): -0.0 for floats.
   Value* copy_fill(DType d) { return B.getInt32(d == DType::Float64 ? 1 : d == DType::Float32 ? 2 : 0); }
