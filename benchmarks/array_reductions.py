@@ -18,6 +18,8 @@ import time
 
 import numpy as np
 
+from kernels import best, define, on  # (the same harness as benchmarks/kernels.py)
+
 SOURCE = textwrap.dedent("""
     def julia(w, h, maxit, cr, ci, img, hist):
         for y in range(h):
@@ -46,18 +48,6 @@ SOURCE = textwrap.dedent("""
 """)
 
 
-def define(enabled):
-    ns = {}
-    code = compile(SOURCE, "<array reductions>", "exec")
-    if enabled:
-        import stagepy
-        with stagepy.enable():
-            exec(code, ns)
-    else:
-        exec(code, ns)
-    return ns
-
-
 def cases(scale):
     w = max(8, int(800 * scale))
     h = w * 3 // 4
@@ -81,15 +71,6 @@ def same(a, b):
             assert np.array_equal(np.asarray(x), np.asarray(y)), "results differ"
 
 
-def best(fn, repeat):
-    ts = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return min(ts)
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--scale", type=float, default=1.0)
@@ -100,14 +81,8 @@ def main():
         import numba
     except ImportError:
         numba = None
-    plain = define(False)
-
-    def on(f):  # f, called with stagepy enabled (stagepy.disable() turns native nests off too)
-        def call(*a):
-            with stagepy.enable():
-                return f(*a)
-        return call
-    fast = {k: on(v) for k, v in define(True).items() if callable(v)}
+    plain = define(False, SOURCE)
+    fast = {k: on(v) for k, v in define(True, SOURCE).items() if callable(v)}
     jitted = {k: numba.njit(v) for k, v in plain.items() if callable(v)} if numba else {}
     print(f"Python {sys.version.split()[0]}, NumPy {np.__version__}, numba {numba.__version__ if numba else '-'}, "
           f"{stagepy.threads()} threads ({os.cpu_count()} CPUs)")
@@ -125,7 +100,7 @@ def main():
         stagepy.finish_compiles()
         t_n = best(lambda: call(fast[name]), args.repeat)
         for r in stagepy.report():  # how the loops ran on every core
-            if r["file"] == "<array reductions>" and r["function"] == name:
+            if r["file"] == "<benchmark kernels>" and r["function"] == name:
                 notes.append(f"{name}:{r['line']} " + "; ".join(
                     f"`{l['variable']}` " + (f"parallel in {l['parallel_runs']} runs" if l["parallel_runs"] else
                                              f"sequential: {l['why']}")
