@@ -89,7 +89,9 @@ class Planner {
       if (s->kind != SK::For) return;
       LoopPlan& lp = p.loops[(size_t)s->loop];
       if (lp.parallel) {
-        lp.independent = true;
+        // (Not where it sums into arrays: two iterations may update one element, which
+        // interleaved lanes or an interchange would each have to see the other's value of.)
+        lp.independent = lp.array_reductions.empty();
         return;
       }
       std::vector<std::pair<int, int>> pairs;

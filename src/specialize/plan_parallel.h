@@ -106,7 +106,8 @@ struct LoopPlan {
   // Its iterations touch no array element another iteration writes, for this call's facts,
   // provided the pairs in alias_pairs share no memory: they may run in any order as far as
   // arrays go (scalars: privates and reductions above, for parallel loops). Computed for
-  // every For loop.
+  // every For loop; false for one that sums into arrays (its iterations may update one
+  // element: only their copies make them independent).
   bool independent = false;
   Interleave interleave;
   // Codegen runs the loop with its one inner loop outside it (plan_interchange.h).

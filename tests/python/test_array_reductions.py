@@ -305,3 +305,19 @@ def test_random_scatter_loops_match_cpython(loop):
         run(src, "f", make_args, calls=2, expect=None)
     except AssertionError as e:
         raise AssertionError(f"{e}\n--- program ---\n{src}\n--- arguments ---\n{make_args()!r}") from None
+
+
+def test_a_loop_that_sums_into_an_array_is_neither_interleaved_nor_interchanged(cpu_only):
+    # Interleaved lanes keep an element F alone updates in a variable per lane, which holds
+    # only where no other iteration updates it: a loop that sums into an array is not
+    # `independent` for plan_interleave and plan_interchange.
+    recs = run("""
+    def f(idx, A, B, h, n, m):
+        for j in range(n):
+            for k in range(m):
+                h[idx[j]] += A[k, j] * B[k]
+        return locals()
+    """, "f", lambda: (indices(0, 4, n=2000), np.random.default_rng(8).integers(0, 5, (16, 2000)).astype(float),
+                       np.arange(16.0), np.zeros(4), 2000, 16))
+    assert ran_parallel(recs, "j")
+    assert loops(recs)["j"]["interleaved"] == 0 and not loops(recs)["j"]["interchanged"]
