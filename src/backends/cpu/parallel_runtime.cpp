@@ -145,9 +145,9 @@ extern "C" void stagepy_rank_parallel_warnings(const int64_t* results, int64_t t
 }
 
 extern "C" void* stagepy_private_copies(int64_t bytes, int32_t fill) {
-  if (bytes <= 0) bytes = 128;
-  const size_t n = ((size_t)bytes + 127) / 128 * 128;
-  void* p = std::aligned_alloc(128, n);
+  if (bytes <= 0) bytes = 4096;
+  const size_t n = ((size_t)bytes + 4095) / 4096 * 4096;
+  void* p = std::aligned_alloc(4096, n);
   if (p) stagepy_private_reset(p, (int64_t)n, fill);
   return p;
 }

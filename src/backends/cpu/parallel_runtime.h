@@ -37,7 +37,7 @@ int32_t stagepy_parallel_for(stagepy::backends::cpu::ParallelBody body, void* ct
 void stagepy_rank_parallel_warnings(const int64_t* results, int64_t threads, int64_t record, int64_t offset,
                                     int64_t n, int64_t* rank);
 // The threads' copies of an array a parallel loop sums into (plan_parallel.h's
-// ArrayReduction): `bytes`, 128-byte aligned, every element the identity: fill 0 all bits
+// ArrayReduction): `bytes`, page aligned, every element the identity: fill 0 all bits
 // zero, 1 doubles -0.0, 2 floats -0.0. Null where memory ran out. Freed with
 // stagepy_private_free.
 void* stagepy_private_copies(int64_t bytes, int32_t fill);
