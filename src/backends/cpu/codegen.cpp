@@ -5490,15 +5490,21 @@ class Gen {
   }
   // Whether the copies pay for themselves in this run: filling and adding `threads` copies
   // of the arrays costs less than half the iterations' work (estimated as codegen's
-  // work_estimate); and each summed variable still holds its own array.
+  // work_estimate), and they take at most kMaxCopyBytes (memory the system may have
+  // promised but cannot give: the fill would touch it all); and each summed variable
+  // still holds its own array.
+  static constexpr int64_t kMaxCopyBytes = int64_t(256) << 20;
   Value* copies_pay(const Stmt& s, const specialize::LoopPlan& lp, Value* k0, Value* trip) {
     Value* ok = B.getTrue();
     Value* elems = c64(0);
+    Value* bytes = c64(0);
     for (auto& ar : lp.array_reductions) {
       const int x = array_id_[(size_t)ar.var];
       ok = B.CreateAnd(ok, B.CreateICmpEQ(B.CreateLoad(i64(), bits_[(size_t)ar.var]), c64(x)));
       elems = B.CreateAdd(elems, B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, copy_elements(arrays_[(size_t)x]), c64(kWorkCap)));
+      bytes = B.CreateAdd(bytes, B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, copy_bytes(arrays_[(size_t)x]), c64(kMaxCopyBytes)));
     }
+    ok = B.CreateAnd(ok, B.CreateICmpULE(B.CreateMul(bytes, c64(options_.plan->threads)), c64(kMaxCopyBytes)));
     Value* work = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, B.CreateSub(trip, k0), c64(kWorkCap));
     std::set<int> varying;
     ir::collect_assigned(s->body[0], &varying);
