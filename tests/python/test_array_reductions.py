@@ -258,7 +258,10 @@ def scatter_loops(draw):
     index = draw(st.sampled_from(["idx[i]", "idx[i] % m", "-1 - idx[i] % m", "i % m", "(i * 3) % m", "idx[i] - 2"]))
     amount = draw(st.sampled_from(["1", "2", "0", "True", "a[i]", "a[i] * 0.5", "-1", "2**40", "w[i]"]))
     form = draw(st.sampled_from(["h[K] += E", "h[K] -= E", "h[K] = h[K] + E", "h[K] = E + h[K]"]))
-    beside = draw(st.sampled_from(["", "", "out[i] = a[i] * 2", "out[i] = idx[i]"]))
+    beside = draw(st.sampled_from(["", "", "out[i] = a[i] * 2", "out[i] = idx[i]", "s += a[i]", "s += w[i]"]))
+    s0 = draw(st.sampled_from(["0", "np.int64(0)", "0.0", "np.float64(0.0)"] +
+                              ([] if beside == "s += w[i]" else ["np.int64(2**63 - 3000)"])))  # (float sums of
+    # quarters are exact in any order only well within 53 bits)
     inner = draw(st.booleans())
     guarded = draw(st.booleans())
     start = draw(st.sampled_from([0, 0, 5, -3, "max", "min"]))
@@ -270,7 +273,8 @@ def scatter_loops(draw):
         body.append(f"        {beside}")
     if inner:
         body = ["        for j in range(2):"] + ["    " + b.replace("a[i]", "a[i] + j") for b in body]
-    src = "def f(idx, a, w, h, out, n, m):\n    for i in range(n):\n" + "\n".join(body) + "\n    return locals()\n"
+    src = (f"def f(idx, a, w, h, out, n, m):\n    s = {s0}\n    for i in range(n):\n" + "\n".join(body) +
+           "\n    return locals()\n")
     n = 1500
 
     def make_args():
@@ -321,3 +325,27 @@ def test_a_loop_that_sums_into_an_array_is_neither_interleaved_nor_interchanged(
                        np.arange(16.0), np.zeros(4), 2000, 16))
     assert ran_parallel(recs, "j")
     assert loops(recs)["j"]["interleaved"] == 0 and not loops(recs)["j"]["interchanged"]
+
+
+@pytest.mark.parametrize("s0,fill", [
+    ("np.int64(0)", 3),                   # a checked NumPy int sum beside: both on threads
+    ("np.int64(2**63 - 2000)", 3),        # ... whose combination overflows: void, in order
+    ("0", 2**62),                         # a Python int sum (not a counter) leaving 64 bits
+    ("np.float64(0.0)", 0.5),             # a NumPy float sum, checked where parts combine
+    ("np.float64(0.0)", 1e308),           # ... whose combination overflows: void, in order
+])
+def test_summing_into_an_array_beside_a_checked_scalar_sum(cpu_only, s0, fill):
+    # The scalar sum's combination may still find the run void after the copies were
+    # checked: the arrays get their totals only after it, or the loop runs in order with
+    # the arrays untouched (else hist would count twice).
+    recs = run(f"""
+    def f(idx, a, h):
+        s = {s0}
+        for i in range(idx.shape[0]):
+            h[idx[i]] += 1
+            s += a[i]
+        return locals()
+    """, "f", lambda: (indices(0, 16), np.full(N, fill, dtype=type(fill)) if not isinstance(fill, int) or fill < 2**31
+                       else [fill] * N, np.zeros(16, dtype=np.int64)), expect=None)
+    if fill in (3, 0.5):
+        assert ran_parallel(recs, "i")

@@ -5069,6 +5069,9 @@ class Gen {
     // reductions, the privates, the loop variable, the warnings; then on to `exit`.
     // `whole` false: only the records' reductions, privates and warnings (windows of a
     // logged run that stopped later), staying in the current block.
+    // (A speculative run that sums into arrays: where the run turns out void, the block that
+    // frees the copies and runs the loop in order; set before `finish` is generated.)
+    BasicBlock* void_run = nullptr;
     auto finish = [&](Value* base, Value* records, Value* count, bool timed_cpu_run, bool whole = true) {
       if (timed_cpu_run) {
         auto* dty = llvm::FunctionType::get(B.getVoidTy(), {ptr()}, false);
@@ -5163,10 +5166,16 @@ class Gen {
               B.CreateStore(saved[k].first, bits_[var]);
               B.CreateStore(saved[k].second, tags_[var]);
             }
-            B.CreateBr(seq);
+            B.CreateBr(void_run ? void_run : seq);
             B.SetInsertPoint(kept);
           }
         }
+      }
+      // The arrays summed into get their totals once nothing can void the run any more.
+      // (Logged windows store theirs after each window.)
+      if (!copies.empty() && whole && !count && !logged) {
+        store_copies(lp, copies);
+        free_copies(copies);
       }
       // Private variables: the value of the last iteration that assigned them (the variable
       // keeps its value if none did).
@@ -5343,7 +5352,8 @@ class Gen {
       if (!copies.empty()) {
         // The window's sums into the arrays, then fresh copies for the next one; a total
         // that is not the sum in order fails the window.
-        add_copies(lp, copies, threads, wfail);
+        check_copies(lp, copies, threads, wfail);
+        store_copies(lp, copies);
         reset_copies(lp, copies);
       }
       B.CreateCall(uty, commit_fn, recs);
@@ -5368,7 +5378,7 @@ class Gen {
       // A thread that needed CPython: nothing but the records (and the threads' copies of
       // the arrays summed into) changed; run sequentially.
       BasicBlock* ran = BasicBlock::Create(C, "par.spec.ran", F);
-      BasicBlock* void_run = seq;
+      void_run = seq;
       if (!copies.empty()) {
         void_run = BasicBlock::Create(C, "par.void", F);
         BasicBlock* here = B.GetInsertBlock();
@@ -5379,10 +5389,7 @@ class Gen {
       }
       cold_branch(B.CreateICmpNE(par_status, B.getInt32(0)), void_run, ran);
       B.SetInsertPoint(ran);
-      if (!copies.empty()) {
-        add_copies(lp, copies, threads, void_run);
-        free_copies(copies);
-      }
+      if (!copies.empty()) check_copies(lp, copies, threads, void_run);  // (stored by finish)
     }
     {
       auto* counter = entry.CreateAlloca(i64(), nullptr, "par.runs");
@@ -5425,21 +5432,13 @@ class Gen {
   // ------------------------------------------------------------ array reductions
   // Why loop `lp`'s array reductions (plan_parallel.h) do not run on threads here; "".
   // Their combination may find the run void, so the loop must be able to run again in
-  // order: it stores nothing else (LoopPlan::store_free), and no scalar reduction's
-  // combination may void it too (after the arrays got their sums).
+  // order (speculatively, or in logged windows: parallel_loop refuses it otherwise).
   std::string array_reductions_refused(const specialize::LoopPlan& lp) const {
     if (lp.array_reductions.empty()) return "";
     std::string names;
     for (auto& ar : lp.array_reductions)
       names += (names.empty() ? "`" : ", `") + nest_.vars[(size_t)ar.var].name + "`";
     if (gpu_body_ || options_.plan->threads < 2) return "it sums into " + names + ", which only CPU threads do";
-    for (auto& r : lp.reductions) {
-      const TypeRef t = r.np_part ? r.np_part : r.np_type ? r.np_type : r.type;
-      if (r.checked || (r.kind == specialize::Reduction::Kind::Arith && t && t->kind == Type::Kind::NpScalar &&
-                        dtype_is_float(t->dtype)))
-        return "it sums into " + names + " in a copy per thread, and the sum in `" + nest_.vars[(size_t)r.var].name +
-               "` is checked where its parts combine (not run on threads together yet)";
-    }
     for (auto& ar : lp.array_reductions)
       if (array_id_[(size_t)ar.var] < 0)
         return "it sums into `" + nest_.vars[(size_t)ar.var].name + "`, which is not an array the nest was given";
@@ -5513,26 +5512,29 @@ class Gen {
       work = B.CreateMul(work, B.CreateBinaryIntrinsic(llvm::Intrinsic::umax, inner, c64(1)));
     return B.CreateAnd(ok, B.CreateICmpULE(B.CreateMul(elems, c64(2 * (int64_t)options_.plan->threads)), work));
   }
-  // Adds the threads' copies to the arrays, element by element in thread order, or goes to
-  // `void_run` with the arrays unchanged where a total is not what the sum in order gives
-  // (ArrayReduction): first every total into copy 0, then into the arrays.
-  void add_copies(const specialize::LoopPlan& lp, const std::vector<Value*>& copies, int threads, BasicBlock* void_run) {
+  // Calls f with the indices of each element of `a`, in C order.
+  void each_element(const Arr& a, const char* name, const std::function<void(const std::vector<Value*>&)>& f) {
+    BasicBlock* done = BasicBlock::Create(C, std::string(name) + ".done", F);
+    counted_loop(name, c64(0), copy_elements(a), true, done, [&](Value* k, BasicBlock*) {
+      std::vector<Value*> at(a.shape.size());
+      Value* rest = k;
+      for (size_t d = a.shape.size(); d-- > 0;) {
+        at[d] = B.CreateURem(rest, a.shape[d]);
+        rest = B.CreateUDiv(rest, a.shape[d]);
+      }
+      f(at);
+    }, nullptr);
+    B.SetInsertPoint(done);
+  }
+  // Adding the threads' copies to the arrays, in two steps: check_copies puts each
+  // element's total (the array's element, then the copies in thread order) into copy 0, or
+  // goes to `void_run` where a total is not what the sum in order gives (ArrayReduction),
+  // the arrays unchanged; store_copies then stores the totals into the arrays. (In
+  // between, a checked scalar sum's combination may still find the run void.)
+  void check_copies(const specialize::LoopPlan& lp, const std::vector<Value*>& copies, int threads, BasicBlock* void_run) {
     llvm::IRBuilder<> eb(&F->getEntryBlock(), F->getEntryBlock().begin());
     auto* bad = eb.CreateAlloca(i1(), nullptr, "copies.bad");
     B.CreateStore(B.getFalse(), bad);
-    auto each_element = [&](const Arr& a, const char* name, const std::function<void(const std::vector<Value*>&)>& f) {
-      BasicBlock* done = BasicBlock::Create(C, std::string(name) + ".done", F);
-      counted_loop(name, c64(0), copy_elements(a), true, done, [&](Value* k, BasicBlock*) {
-        std::vector<Value*> at(a.shape.size());
-        Value* rest = k;
-        for (size_t d = a.shape.size(); d-- > 0;) {
-          at[d] = B.CreateURem(rest, a.shape[d]);
-          rest = B.CreateUDiv(rest, a.shape[d]);
-        }
-        f(at);
-      }, nullptr);
-      B.SetInsertPoint(done);
-    };
     for (size_t j = 0; j < lp.array_reductions.size(); j++) {
       const specialize::ArrayReduction& ar = lp.array_reductions[j];
       const Arr& a = arrays_[(size_t)array_id_[(size_t)ar.var]];
@@ -5568,6 +5570,8 @@ class Gen {
     BasicBlock* fine = BasicBlock::Create(C, "copies.fine", F);
     cold_branch(B.CreateLoad(i1(), bad), void_run, fine);
     B.SetInsertPoint(fine);
+  }
+  void store_copies(const specialize::LoopPlan& lp, const std::vector<Value*>& copies) {
     for (size_t j = 0; j < lp.array_reductions.size(); j++) {
       const Arr& a = arrays_[(size_t)array_id_[(size_t)lp.array_reductions[j].var]];
       const DType d = a.t->dtype;
