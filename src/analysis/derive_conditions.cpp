@@ -378,92 +378,90 @@ class Deriver {
   // Loop L's NoCarried condition; with `updated` non-empty, its NoCarriedBesideUpdates one,
   // where the accesses to those arrays conflict with nothing.
   Condition carried(const PolyLoop& L, const std::set<int>& updated) {
-    {
-      Condition c;
-      c.fact = Fact{updated.empty() ? FactKind::NoCarried : FactKind::NoCarriedBesideUpdates, -1, 0, L.id};
-      c.updated.assign(updated.begin(), updated.end());
-      std::set<int> arrays, written;
-      for (int sid : L.stmts) {
-        for (auto& a : m_.stmts[(size_t)sid].accesses) {
-          if (updated.count(a.var)) continue;
-          arrays.insert(a.var);
-          if (a.write) written.insert(a.var);
-        }
-        for (auto& ci : m_.stmts[(size_t)sid].call_items) c.call_items.push_back(ci);
+    Condition c;
+    c.fact = Fact{updated.empty() ? FactKind::NoCarried : FactKind::NoCarriedBesideUpdates, -1, 0, L.id};
+    c.updated.assign(updated.begin(), updated.end());
+    std::set<int> arrays, written;
+    for (int sid : L.stmts) {
+      for (auto& a : m_.stmts[(size_t)sid].accesses) {
+        if (updated.count(a.var)) continue;
+        arrays.insert(a.var);
+        if (a.write) written.insert(a.var);
       }
-      c.arrays.assign(arrays.begin(), arrays.end());
-      c.written.assign(written.begin(), written.end());
-      isl::set violated = isl::set::empty(context_.get_space());
-      if (arrays.count(-1) && !written.empty()) {
-        Conflict k;
-        k.first = "an element of a computed object";
-        k.second = "an element the loop writes";
-        k.when = "{ : }";
-        c.conflicts.push_back(k);
-        violated = context_;
-      }
-      // Pairs already asked about for this loop (the same domains, arrays and subscripts
-      // give the same answer), and whether the conflicts found so far cover every
-      // parameter value where the loop could carry one (`cover`): later ones then add
-      // nothing, and the report names the first conflict only.
-      std::set<PairKey> asked;
-      bool always = !c.conflicts.empty();  // an unknown object's element: always carried
-      std::optional<isl::set> cover;
-      bool plain = true;
-      for (int sid : L.stmts) {
+      for (auto& ci : m_.stmts[(size_t)sid].call_items) c.call_items.push_back(ci);
+    }
+    c.arrays.assign(arrays.begin(), arrays.end());
+    c.written.assign(written.begin(), written.end());
+    isl::set violated = isl::set::empty(context_.get_space());
+    if (arrays.count(-1) && !written.empty()) {
+      Conflict k;
+      k.first = "an element of a computed object";
+      k.second = "an element the loop writes";
+      k.when = "{ : }";
+      c.conflicts.push_back(k);
+      violated = context_;
+    }
+    // Pairs already asked about for this loop (the same domains, arrays and subscripts
+    // give the same answer), and whether the conflicts found so far cover every
+    // parameter value where the loop could carry one (`cover`): later ones then add
+    // nothing, and the report names the first conflict only.
+    std::set<PairKey> asked;
+    bool always = !c.conflicts.empty();  // an unknown object's element: always carried
+    std::optional<isl::set> cover;
+    bool plain = true;
+    for (int sid : L.stmts) {
+      if (always) break;
+      const PolyStmt& s = m_.stmts[(size_t)sid];
+      // L's position among the loops around s (and t: both are inside L, so the loops
+      // around L are the same for both, in the same order).
+      const int at = (int)(std::find(s.loops.begin(), s.loops.end(), L.id) - s.loops.begin());
+      for (int tid : L.stmts) {
         if (always) break;
-        const PolyStmt& s = m_.stmts[(size_t)sid];
-        // L's position among the loops around s (and t: both are inside L, so the loops
-        // around L are the same for both, in the same order).
-        const int at = (int)(std::find(s.loops.begin(), s.loops.end(), L.id) - s.loops.begin());
-        for (int tid : L.stmts) {
-          if (always) break;
-          const PolyStmt& t = m_.stmts[(size_t)tid];
-          for (size_t ai = 0; ai < s.accesses.size() && !always; ai++) {
-            const PolyAccess& a = s.accesses[ai];
-            for (size_t bi = 0; bi < t.accesses.size() && !always; bi++) {
-              const PolyAccess& b = t.accesses[bi];
-              if (a.var < 0 || a.var != b.var || (!a.write && !b.write) || updated.count(a.var)) continue;
-              if (!asked.insert(pair_key(s, ai, t, bi)).second) continue;
-              if (shortcuts_ && ruled_out(s, a, t, b, at)) {
-                without_isl_++;
-                continue;
-              }
-              by_isl_++;
-              // The iterations of s and t touching the same element, in the same
-              // iteration of the loops enclosing L and an earlier iteration of L.
-              isl_map* r = same_iterations(s, ai, t, bi).copy();
-              for (int p = 0; p < at; p++) r = isl_map_equate(r, isl_dim_in, p, isl_dim_out, p);
-              r = isl_map_order_lt(r, isl_dim_in, at, isl_dim_out, at);
-              isl::set when = isl::manage(isl_map_params(r)).intersect(context_);
-              if (when.is_empty()) continue;
-              Conflict k;
-              k.first = describe(a);
-              k.second = describe(b);
-              k.first_writes = a.write;
-              k.second_writes = b.write;
-              if (char* str = isl_set_to_str(when.get())) {
-                k.when = str;
-                free(str);
-              }
-              c.conflicts.push_back(std::move(k));
-              violated = violated.unite(when);
-              if (c.conflicts.size() == 1) cover = carry_cover(L, written);
-              // (Only while no conflict's set has existential variables: isl's subset test
-              // of such a union can cost seconds.)
-              plain = plain && without_divs(when);
-              if (cover) always = plain && cover->is_subset(violated);
-              // (Without a cover, asked of the first conflict only: with bounds from the
-              // call, a later one rarely holds for all values, and asking costs as much as
-              // finding it.)
-              else always = c.conflicts.size() == 1 && context_.is_subset(when);
+        const PolyStmt& t = m_.stmts[(size_t)tid];
+        for (size_t ai = 0; ai < s.accesses.size() && !always; ai++) {
+          const PolyAccess& a = s.accesses[ai];
+          for (size_t bi = 0; bi < t.accesses.size() && !always; bi++) {
+            const PolyAccess& b = t.accesses[bi];
+            if (a.var < 0 || a.var != b.var || (!a.write && !b.write) || updated.count(a.var)) continue;
+            if (!asked.insert(pair_key(s, ai, t, bi)).second) continue;
+            if (shortcuts_ && ruled_out(s, a, t, b, at)) {
+              without_isl_++;
+              continue;
             }
+            by_isl_++;
+            // The iterations of s and t touching the same element, in the same
+            // iteration of the loops enclosing L and an earlier iteration of L.
+            isl_map* r = same_iterations(s, ai, t, bi).copy();
+            for (int p = 0; p < at; p++) r = isl_map_equate(r, isl_dim_in, p, isl_dim_out, p);
+            r = isl_map_order_lt(r, isl_dim_in, at, isl_dim_out, at);
+            isl::set when = isl::manage(isl_map_params(r)).intersect(context_);
+            if (when.is_empty()) continue;
+            Conflict k;
+            k.first = describe(a);
+            k.second = describe(b);
+            k.first_writes = a.write;
+            k.second_writes = b.write;
+            if (char* str = isl_set_to_str(when.get())) {
+              k.when = str;
+              free(str);
+            }
+            c.conflicts.push_back(std::move(k));
+            violated = violated.unite(when);
+            if (c.conflicts.size() == 1) cover = carry_cover(L, written);
+            // (Only while no conflict's set has existential variables: isl's subset test
+            // of such a union can cost seconds.)
+            plain = plain && without_divs(when);
+            if (cover) always = plain && cover->is_subset(violated);
+            // (Without a cover, asked of the first conflict only: with bounds from the
+            // call, a later one rarely holds for all values, and asking costs as much as
+            // finding it.)
+            else always = c.conflicts.size() == 1 && context_.is_subset(when);
           }
         }
       }
-      c.violated = c.conflicts.empty() ? ParamSet() : ParamSet::from_isl(violated.copy(), names_);
-      return c;
     }
+    c.violated = c.conflicts.empty() ? ParamSet() : ParamSet::from_isl(violated.copy(), names_);
+    return c;
   }
 
   static bool without_divs(const isl::set& s) {

@@ -553,18 +553,10 @@ class Builder {
   // The read of `A[s]` in an update statement `A[s] = A[s] + e` (- e, e + A[s]; e not
   // reading A), A a variable: else null.
   static const ExprNode* update_read(const ir::Effect& f) {
-    const Expr& v = f.value;
-    if (f.base->kind != K::Load || !v || v->kind != K::Binary ||
-        (v->binop != ir::BinOp::Add && v->binop != ir::BinOp::Sub))
+    const int self = ir::update_operand(f);
+    if (self < 0 || ir::reads_var(f.value->args[(size_t)(1 - self)], f.base->var) || ir::reads_var(f.index, f.base->var))
       return nullptr;
-    auto is_self = [&](const Expr& x) {
-      return x->kind == K::Subscript && x->args[0]->kind == K::Load && x->args[0]->var == f.base->var &&
-             ir::same_pure_expr(x->args[1], f.index);
-    };
-    const int self = is_self(v->args[0]) ? 0 : v->binop == ir::BinOp::Add && is_self(v->args[1]) ? 1 : -1;
-    if (self < 0 || ir::reads_var(v->args[(size_t)(1 - self)], f.base->var) || ir::reads_var(f.index, f.base->var))
-      return nullptr;
-    return v->args[(size_t)self].get();
+    return f.value->args[(size_t)self].get();
   }
   const ExprNode* update_read_ = nullptr;  // the statement being read's, if an update
 

@@ -158,6 +158,21 @@ bool same_pure_expr(const Expr& a, const Expr& b) {
   return true;
 }
 
+int update_operand(const Effect& f) {
+  using K = ExprNode::Kind;
+  const Expr& v = f.value;
+  if (f.kind != Effect::Kind::Store || !f.base || f.base->kind != K::Load || !v || v->kind != K::Binary ||
+      (v->binop != BinOp::Add && v->binop != BinOp::Sub))
+    return -1;
+  auto is_element = [&](const Expr& x) {
+    return x->kind == K::Subscript && x->args[0]->kind == K::Load && x->args[0]->var == f.base->var &&
+           same_pure_expr(x->args[1], f.index);
+  };
+  if (is_element(v->args[0])) return 0;
+  if (v->binop == BinOp::Add && is_element(v->args[1])) return 1;
+  return -1;
+}
+
 std::vector<Stmt> flatten_blocks(const Stmt& s) {
   std::vector<Stmt> out;
   std::function<void(const Stmt&)> flat = [&](const Stmt& x) {

@@ -34,6 +34,10 @@ std::set<int> computed_assigned(const Stmt& s);
 // (no call): evaluated one after the other, with nothing assigned between, they give the
 // same value.
 bool same_pure_expr(const Expr& a, const Expr& b);
+// For a store `A[s] = A[s] + e` (or `- e`, `e + A[s]`, and the augmented forms), A a
+// variable: which operand of the stored value is the element A[s] read (0 or 1); else -1.
+// (The other operand may still read A: callers check.)
+int update_operand(const Effect& f);
 // The statements of `s` with blocks flattened (a loop body's top level).
 std::vector<Stmt> flatten_blocks(const Stmt& s);
 // Whether `e` is variable `var` plus or minus something that does not read it (`j`, `j + 1`,

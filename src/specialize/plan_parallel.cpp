@@ -918,7 +918,8 @@ class Planner {
   // `ar` filled when it is, else why not.
   std::string array_reduction(const Stmt& s, int v, ArrayReduction* ar) const {
     ar->var = v;
-    std::set<const ExprNode*> reads;  // the v[x] of the updates
+    std::set<const ExprNode*> reads;     // the v[x] of the updates
+    std::vector<const ExprNode*> amounts;  // and what each adds or subtracts
     std::string why;
     auto fail = [&](std::string w) {
       if (why.empty()) why = std::move(w);
@@ -927,13 +928,7 @@ class Planner {
       for (auto& f : x->effects) {
         if (f.kind != ir::Effect::Kind::Store || f.base->kind != EK::Load || f.base->var != v) continue;
         const Expr& u = f.value;
-        auto is_self = [&](const Expr& y) {
-          return y->kind == EK::Subscript && y->args[0]->kind == EK::Load && y->args[0]->var == v &&
-                 same_pure_expr(y->args[1], f.index);
-        };
-        int self = -1;
-        if (u->kind == EK::Binary && (u->binop == ir::BinOp::Add || u->binop == ir::BinOp::Sub))
-          self = is_self(u->args[0]) ? 0 : u->binop == ir::BinOp::Add && is_self(u->args[1]) ? 1 : -1;
+        const int self = ir::update_operand(f);
         if (self < 0) {
           fail("a store into it at line " + std::to_string(x->line) + " is not an update of one element");
           continue;
@@ -943,6 +938,7 @@ class Planner {
         if (!elem->type || !types::same(elem->type, ar->elem) || !types::same(u->type, ar->elem))
           fail("the update at line " + std::to_string(x->line) + " changes the type of its elements");
         reads.insert(elem.get());
+        amounts.push_back(u->args[(size_t)(1 - self)].get());
         ar->updates.push_back(u.get());
       }
     });
@@ -986,11 +982,9 @@ class Planner {
       // NumPy warns at each wrap in iteration order: only a monotone sum is checked enough
       // by its parts and their total.
       bool adds = true, subtracts = true;
-      for (const ExprNode* u : ar->updates) {
-        const Expr& amount = u->args[0]->kind == EK::Subscript && u->args[0]->args[0]->kind == EK::Load &&
-                                     u->args[0]->args[0]->var == v
-                                 ? u->args[1]
-                                 : u->args[0];
+      for (size_t k = 0; k < ar->updates.size(); k++) {
+        const ExprNode* u = ar->updates[k];
+        const ExprNode* amount = amounts[k];
         const bool nonneg = amount->kind == EK::Const && (amount->value.kind == ir::ConstValue::Kind::Int ||
                                                           amount->value.kind == ir::ConstValue::Kind::Bool) &&
                             (amount->value.kind == ir::ConstValue::Kind::Bool || amount->value.i >= 0);

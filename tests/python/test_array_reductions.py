@@ -6,9 +6,12 @@ bits, a NumPy integer that wraps, a float total that is not finite, an index out
 the run is void and the loop runs again in order. Each test is differential
 (difftest.run) and checks, in the report, whether the loop ran on threads and why not."""
 import functools
+import os
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import stagepy
 import difftest
@@ -243,9 +246,6 @@ def test_a_window_whose_counts_leave_64_bits_is_summed_in_order(cpu_only):
 # container, its dtype and start values (some near overflow), the index (wrapping, out of
 # range), the update's form and amount (signs, floats, specials), and other stores beside
 # it (windows with undo logs) are drawn at random; every call must match CPython.
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-import os  # noqa: E402
 
 EXAMPLES = max(20, int(os.environ.get("STAGEPY_FUZZ_EXAMPLES", "150")) // 3)
 

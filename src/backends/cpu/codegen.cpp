@@ -919,17 +919,21 @@ class Gen {
   // stride in NumPy, but only index 0 is valid there.) Constant unit strides are what lets
   // the vectorizer see consecutive elements.
   void fix_strides(Arr& a) {
-    const TypeRef& t = a.t;
-    const int64_t item = dtype_size(t->dtype);
-    if (t->layout == Type::CContig && t->ndim > 0) {
-      a.strides[(size_t)t->ndim - 1] = c64(item);
-      for (int d = t->ndim - 2; d >= 0; d--)
-        a.strides[(size_t)d] = B.CreateNSWMul(a.strides[(size_t)d + 1], a.shape[(size_t)d + 1]);
-    } else if (t->layout == Type::FContig && t->ndim > 0) {
-      a.strides[0] = c64(item);
-      for (int d = 1; d < t->ndim; d++)
-        a.strides[(size_t)d] = B.CreateNSWMul(a.strides[(size_t)d - 1], a.shape[(size_t)d - 1]);
+    if (a.t->layout == Type::CContig || a.t->layout == Type::FContig)
+      a.strides = contiguous_strides(a, a.t->layout == Type::FContig);
+  }
+  // The strides of a contiguous array of a's extents and dtype: C order, or Fortran order.
+  std::vector<Value*> contiguous_strides(const Arr& a, bool fortran) {
+    const int n = a.t->ndim;
+    std::vector<Value*> st((size_t)n);
+    Value* item = c64(dtype_size(a.t->dtype));
+    if (fortran) {
+      for (int d = 0; d < n; d++) st[(size_t)d] = d == 0 ? item : B.CreateNSWMul(st[(size_t)d - 1], a.shape[(size_t)d - 1]);
+    } else {
+      for (int d = n - 1; d >= 0; d--)
+        st[(size_t)d] = d == n - 1 ? item : B.CreateNSWMul(st[(size_t)d + 1], a.shape[(size_t)d + 1]);
     }
+    return st;
   }
 
   // ------------------------------------------------------------ conversions
@@ -4828,8 +4832,7 @@ class Gen {
       ob = outline_body(s, lp, cx, name_ + ".par" + std::to_string(par_bodies_++), /*logging=*/true);
     }
     // (Array reductions always: their combination may find the run void.)
-    const bool speculative =
-        (((ob.gave_up || checked || !lp.array_reductions.empty()) && lp.store_free) || logged) && threads >= 2;
+    const bool speculative = (((ob.gave_up || checked || summing) && lp.store_free) || logged) && threads >= 2;
     if (speculative) reset_bails(bails0);  // the body's ways out end the threads' run, not the kernel
     if (summing && !speculative) {
       discard();
@@ -4909,17 +4912,18 @@ class Gen {
     // runs (`for di in (-1, 0, 1): for dj in (-1, 0, 1)` inside sequential loops would wake
     // the threads for nine iterations at every entry). Inner bounds that only the iterations
     // know leave the two-iteration rule.
+    Value* inner = nullptr;
     if (has_inner && !gl) {
       std::set<int> varying;
       ir::collect_assigned(s->body[0], &varying);
       varying.insert(s->var);
-      if (Value* inner = work_estimate(s->body[0], varying)) {
+      if ((inner = work_estimate(s->body[0], varying))) {
         Value* its = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, B.CreateSub(trip, k0), c64(kWorkCap));
         ok = B.CreateAnd(ok, B.CreateICmpSGE(B.CreateMul(its, inner), c64(kMinParallelTrip)));
       }
     }
     ok = B.CreateAnd(ok, arrays_disjoint(lp));
-    if (!lp.array_reductions.empty()) ok = B.CreateAnd(ok, copies_pay(s, lp, k0, trip));
+    if (summing) ok = B.CreateAnd(ok, copies_pay(lp, k0, trip, inner));
     for (auto& [v, t] : lp.invariant_divisors) ok = B.CreateAnd(ok, truth(load(v, t, false)));
     // Counters (Reduction::counter): |v| + iterations * (bound + |bound_vars|) within 64
     // bits, in 128 (each term below 2^64, their sum below 2^70: no wrap).
@@ -5445,18 +5449,7 @@ class Gen {
     return "";
   }
   // The strides of a thread's copy of array `a`: contiguous, in a's order where it has one.
-  std::vector<Value*> copy_strides(const Arr& a) {
-    const int n = a.t->ndim;
-    std::vector<Value*> st((size_t)n);
-    Value* item = c64(dtype_size(a.t->dtype));
-    if (a.t->layout == Type::FContig) {
-      for (int d = 0; d < n; d++) st[(size_t)d] = d == 0 ? item : B.CreateNSWMul(st[(size_t)d - 1], a.shape[(size_t)d - 1]);
-    } else {
-      for (int d = n - 1; d >= 0; d--)
-        st[(size_t)d] = d == n - 1 ? item : B.CreateNSWMul(st[(size_t)d + 1], a.shape[(size_t)d + 1]);
-    }
-    return st;
-  }
+  std::vector<Value*> copy_strides(const Arr& a) { return contiguous_strides(a, a.t->layout == Type::FContig); }
   Value* copy_elements(const Arr& a) {
     Value* n = c64(1);
     for (Value* d : a.shape) n = B.CreateMul(n, d);
@@ -5488,12 +5481,12 @@ class Gen {
     for (Value* p : copies) B.CreateCall(fty, ff, {p});
   }
   // Whether the copies pay for themselves in this run: filling and adding `threads` copies
-  // of the arrays costs less than half the iterations' work (estimated as codegen's
-  // work_estimate), and they take at most kMaxCopyBytes (memory the system may have
+  // of the arrays costs less than half the iterations' work (`inner`: the body's
+  // work_estimate, null where it has no loop or the estimate is unknown), and they take at most kMaxCopyBytes (memory the system may have
   // promised but cannot give: the fill would touch it all); and each summed variable
   // still holds its own array.
   static constexpr int64_t kMaxCopyBytes = int64_t(256) << 20;
-  Value* copies_pay(const Stmt& s, const specialize::LoopPlan& lp, Value* k0, Value* trip) {
+  Value* copies_pay(const specialize::LoopPlan& lp, Value* k0, Value* trip, Value* inner) {
     Value* ok = B.getTrue();
     Value* elems = c64(0);
     Value* bytes = c64(0);
@@ -5505,11 +5498,7 @@ class Gen {
     }
     ok = B.CreateAnd(ok, B.CreateICmpULE(B.CreateMul(bytes, c64(options_.plan->threads)), c64(kMaxCopyBytes)));
     Value* work = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, B.CreateSub(trip, k0), c64(kWorkCap));
-    std::set<int> varying;
-    ir::collect_assigned(s->body[0], &varying);
-    varying.insert(s->var);
-    if (Value* inner = ir::contains_loop(s->body[0]) ? work_estimate(s->body[0], varying) : nullptr)
-      work = B.CreateMul(work, B.CreateBinaryIntrinsic(llvm::Intrinsic::umax, inner, c64(1)));
+    if (inner) work = B.CreateMul(work, B.CreateBinaryIntrinsic(llvm::Intrinsic::umax, inner, c64(1)));
     return B.CreateAnd(ok, B.CreateICmpULE(B.CreateMul(elems, c64(2 * (int64_t)options_.plan->threads)), work));
   }
   // Calls f with the indices of each element of `a`, in C order.
@@ -5559,10 +5548,7 @@ class Gen {
             total = B.CreateAdd(total, part);
           }
         }
-        if (fl) {
-          Value* mag = B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, total);
-          over = B.CreateNot(B.CreateFCmpOLT(mag, llvm::ConstantFP::getInfinity(total->getType())));
-        }
+        if (fl) over = B.CreateNot(isfinite(total));
         B.CreateStore(B.CreateOr(B.CreateLoad(i1(), bad), over), bad);
         B.CreateAlignedStore(total, part0, llvm::Align(dtype_size(d)));
       });
