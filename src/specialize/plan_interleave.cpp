@@ -1,6 +1,7 @@
 // See plan_interleave.h.
 #include "specialize/plan_interleave.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -225,6 +226,8 @@ struct Element {
   int origin = -1;        // an access at F's top level: its index facts prove the element's
   int line = 0, resume = -1;
   int var = -1;           // the Temp variable standing for it
+  int loop = -1;          // with no use at F's top level: the loop of F holding them all,
+                          // whose body starts with one (read first only if it runs)
 };
 
 bool is_element(const Element& el, const Expr& base, const Expr& index) {
@@ -341,22 +344,40 @@ class Elements {
     // el.origin: every iteration touches the element, and that access's facts (or its
     // check, which makes codegen give the interleaving up) cover reading it first.
     bool top = false;
+    std::vector<Stmt> holders;  // F's top-level statements that use it
     for (auto& x : fast_) {
       int n = 0;
       if (!stmt_ok(x, el, &n)) return false;
+      if (n > 0) holders.push_back(x);
       if (x->kind != SK::Seg || n == 0 || top) continue;
       top = true;
-      for (auto& f : x->effects) {
-        if (f.kind == ir::Effect::Kind::Store && ir::root_var(f.base) == el.root) el.origin = f.origin;
-        ir::walk_expr(f.value, [&](const Expr& e) {
-          if (el.origin < 0 && e->kind == EK::Subscript && ir::root_var(e) == el.root) el.origin = e->origin;
-        });
-        if (el.origin >= 0) break;
-      }
-      el.line = x->line;
-      el.resume = x->resume;
+      take_origin(x, &el);
     }
+    if (el.origin >= 0) return true;
+    // `for k: C[i, j] += ...` (gemm written i-j-k): all uses in one loop of F whose body
+    // starts with one. If the loop runs, its first iteration touches the element first
+    // thing, and that access's facts cover reading it before the loop; if it does not run,
+    // the element is neither read nor stored (codegen's LoopNonEmpty guards, plan_loop).
+    if (holders.size() != 1 || holders[0]->kind != SK::For || holders[0]->peeled) return false;
+    const std::vector<Stmt> body = ir::flatten_blocks(holders[0]->body[0]);
+    int n = 0;
+    if (body.empty() || body[0]->kind != SK::Seg || !stmt_ok(body[0], el, &n) || n == 0) return false;
+    take_origin(body[0], &el);
+    el.loop = holders[0]->loop;
     return el.origin >= 0;
+  }
+
+  // The first access of el's array in Seg x (the store, else a read) gives el its origin.
+  static void take_origin(const Stmt& x, Element* el) {
+    for (auto& f : x->effects) {
+      if (f.kind == ir::Effect::Kind::Store && ir::root_var(f.base) == el->root) el->origin = f.origin;
+      ir::walk_expr(f.value, [&](const Expr& e) {
+        if (el->origin < 0 && e->kind == EK::Subscript && ir::root_var(e) == el->root) el->origin = e->origin;
+      });
+      if (el->origin >= 0) break;
+    }
+    el->line = x->line;
+    el->resume = x->resume;
   }
 };
 
@@ -443,6 +464,7 @@ Interleave plan_loop(const Stmt& J, const Expr& step, NewVars& nv) {
   std::vector<Stmt> writeback;
   if (!els.empty()) {
     std::vector<Stmt> promoted;
+    std::map<int, std::vector<Stmt>> loop_reads;  // F's loop -> reads of its elements
     for (auto& el : els) {
       el.var = nv.add("$" + nv.name(el.root) + ".element", el.type);
       auto read = std::make_shared<ExprNode>(*ir::make_subscript(el.base, el.index, el.origin));
@@ -452,7 +474,9 @@ Interleave plan_loop(const Stmt& J, const Expr& step, NewVars& nv) {
       a.var = el.var;
       a.value = read;
       a.origin = el.origin;
-      promoted.push_back(ir::make_seg({a}, el.resume, el.line));
+      Stmt rd = ir::make_seg({a}, el.resume, el.line);
+      if (el.loop >= 0) loop_reads[el.loop].push_back(rd);
+      else promoted.push_back(rd);
       Expr now = typed_load(el.var, el.type, el.origin);
       ir::Effect w;
       w.kind = ir::Effect::Kind::Store;
@@ -460,9 +484,22 @@ Interleave plan_loop(const Stmt& J, const Expr& step, NewVars& nv) {
       w.index = el.index;
       w.value = now;
       w.origin = el.origin;
-      writeback.push_back(ir::make_seg({w}, el.resume, el.line));
+      Stmt wb = ir::make_seg({w}, el.resume, el.line);
+      // (The lanes share the loop's range(): its trip count is still there.)
+      if (el.loop >= 0)
+        wb = ir::make_if(ir::make_loop_nonempty(el.loop), wb, ir::make_block({}), el.resume, el.line);
+      writeback.push_back(wb);
     }
-    for (auto& x : fast) promoted.push_back(promote(x, els));
+    for (auto& x : fast) {
+      Stmt p = promote(x, els);
+      auto rd = x->kind == SK::For ? loop_reads.find(x->loop) : loop_reads.end();
+      if (rd != loop_reads.end()) {
+        std::vector<Stmt> then = rd->second;
+        then.push_back(p);
+        p = ir::make_if(ir::make_loop_nonempty(x->loop), ir::make_block(then), ir::make_block({}), x->resume, x->line);
+      }
+      promoted.push_back(p);
+    }
     fast = std::move(promoted);
   }
   auto no = [&] {
@@ -486,9 +523,19 @@ Interleave plan_loop(const Stmt& J, const Expr& step, NewVars& nv) {
     if (rest.count(v)) return no();
   for (int v : fp.loop_vars)
     if (rest.count(v)) return no();
-  // Each lane's copy of F is generated: keep the code small.
+  // Each lane's copy of F is generated: keep the code small. Where F is small, as many
+  // lanes as keep 32 values in the lanes' copies of its variables (a gemm's one `acc`: 32
+  // lanes, eight 4-wide chains of adds, each row of B loaded once per 32 columns; measured
+  // 2-3x faster than 8 lanes from 520x520 up), then blocks of 8 for what is left (a loop of
+  // fewer than 32 iterations would otherwise run all of them one by one).
   const size_t ops = size_of(fast, fast.size());
-  il.lanes = ops <= 32 ? 8 : ops <= 96 ? 4 : 0;
+  const size_t vars = std::max<size_t>(1, fp.assigned.size());
+  if (ops <= 32) {
+    il.lanes = vars == 1 ? 32 : vars == 2 ? 16 : 8;
+    il.then_lanes = il.lanes > 8 ? 8 : 0;
+  } else if (ops <= 96) {
+    il.lanes = 4;
+  }
   if (il.lanes == 0) return no();
   il.fast = f;
   il.lane_vars.assign(fp.assigned.begin(), fp.assigned.end());

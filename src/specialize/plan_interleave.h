@@ -32,7 +32,8 @@
 // loop vectorizer cannot reorder; the lanes' elements lie side by side wherever those loops
 // subscript with J's variable (`B[k, j]` of a C-ordered B, J stepping by 1 or -1: vector
 // loads; a row per lane, `A[j, k]`, was measured slower than one row after another); and F
-// is small enough to copy `lanes` times.
+// is small enough to copy `lanes` times: 32 lanes (then blocks of 8) where F is small and
+// has one variable, 16 (then 8) with two, 8 with more, 4 where F is larger.
 #pragma once
 #include <vector>
 

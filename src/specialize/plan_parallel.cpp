@@ -1033,7 +1033,9 @@ std::string to_string(const ParallelPlan& p, const ir::Nest& nest) {
       for (auto& [a, b] : lp.alias_pairs) o << " " << nest.vars[(size_t)a].name << "/" << nest.vars[(size_t)b].name;
     }
     if (lp.interleave.lanes > 0) {
-      o << "; interleaved " << lp.interleave.lanes << " lanes over " << lp.interleave.fast << " statements, lane copies";
+      o << "; interleaved " << lp.interleave.lanes << " lanes";
+      if (lp.interleave.then_lanes > 0) o << " then " << lp.interleave.then_lanes;
+      o << " over " << lp.interleave.fast << " statements, lane copies";
       for (int v : lp.interleave.lane_vars) o << " " << nest.vars[(size_t)v].name;
       if (!lp.interleave.seeded.empty()) {
         o << " (seeded";

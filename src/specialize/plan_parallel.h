@@ -90,6 +90,7 @@ struct ArrayReduction {
 // How codegen interleaves the iterations of a loop (plan_interleave.h).
 struct Interleave {
   int lanes = 0;                 // iterations run together; 0: not interleaved
+  int then_lanes = 0;            // after the blocks of `lanes`, blocks of this many (0: none)
   size_t fast = 0;               // the body's first `fast` statements (ir::flatten_blocks) run lane by lane, together
   std::vector<int> lane_vars;    // variables each lane keeps its own copy of there
   std::vector<int> seeded;       // of those, the ones a lane may leave unassigned there (they

@@ -307,8 +307,8 @@ def test_an_element_scaled_first_is_read_before_the_lanes(threads):
 
 
 def test_an_element_with_an_empty_inner_loop_and_no_access_before_it():
-    # With no access at the top of the body the element is not read ahead (it could be out
-    # of bounds when the inner loop is empty): the loop runs one column at a time.
+    # With no access at the top of the body the element is read ahead only when the inner
+    # loop runs (it could be out of bounds when it is empty: CPython never touches it then).
     src = """
     def f(A, C, p, off):
         for j in range(A.shape[1]):
@@ -316,9 +316,92 @@ def test_an_element_with_an_empty_inner_loop_and_no_access_before_it():
                 C[j + off] += A[k, j]
         return locals()
     """
-    run(src, "f", lambda: (rand(4, 20), np.ones(21), 4, 1))
+    recs = run(src, "f", lambda: (rand(4, 20), np.ones(21), 4, 1))
+    assert interleaved(recs, "j") > 1
     run(src, "f", lambda: (rand(4, 20), np.ones(21), 0, 5))
+    run(src, "f", lambda: (rand(4, 20), np.ones(21), 0, 10**6))
     run(src, "f", lambda: (rand(4, 20), np.ones(21), 4, 5), expect=None)  # IndexError
+
+
+# gemm as written most often: the element updated in the inner loop and nowhere else.
+GEMM_IJK = """
+def f(A, B, C):
+    n, m, p = A.shape[0], B.shape[1], A.shape[1]
+    for i in range(n):
+        for j in range(m):
+            for k in range(p):
+                C[i, j] += A[i, k] * B[k, j]
+    return locals()
+"""
+
+
+@pytest.mark.parametrize("m", [1, 7, 8, 9, 31, 32, 33, 40, 41, 47, 70])
+@pytest.mark.parametrize("p", [0, 1, 6])
+def test_an_element_updated_only_in_the_inner_loop_runs_columns_together(threads, m, p):
+    # Blocks of 32 columns, then of 8, then one by one (plan_interleave.cpp, lanes).
+    recs = run(GEMM_IJK, "f", lambda: (rand(5, p), rand(p, m, seed=1), rand(5, m, seed=2)))
+    if m >= 8 and p > 0:
+        assert interleaved(recs, "j") > 1, recs
+
+
+def test_an_element_updated_only_in_the_inner_loop_with_an_empty_loop_and_a_short_array():
+    # p = 0: CPython reads no element of C, which is smaller than the loops.
+    src = """
+    def f(A, B, C, n, m, p):
+        for i in range(n):
+            for j in range(m):
+                for k in range(p):
+                    C[i, j] += A[i, k] * B[k, j]
+        return locals()
+    """
+    run(src, "f", lambda: (rand(6, 4), rand(4, 50, seed=3), np.ones((2, 3)), 6, 50, 0))
+    run(src, "f", lambda: (rand(6, 4), rand(4, 50, seed=3), np.ones((6, 45)), 6, 50, 4), expect=None)
+
+
+@pytest.mark.parametrize("where", [(1, 3), (2, 36), (0, 45), (3, 70)])
+def test_an_element_updated_only_in_the_inner_loop_warns_in_cpythons_order(where):
+    # An overflow in a block of 32 columns, in a block of 8, among the last ones: the block
+    # runs again column by column and the warnings come in CPython's order.
+    k, j = where
+    def args():
+        A, B, C = rand(4, 5), rand(5, 73, seed=4), rand(4, 73, seed=5)
+        A[2, k] = 1e300
+        B[k, j] = 1e300
+        B[(k + 1) % 5, (j + 3) % 73] = np.inf
+        A[2, (k + 1) % 5] = 0.0
+        return A, B, C
+    recs = run(GEMM_IJK, "f", args)
+    assert interleaved(recs, "j") > 1
+
+
+@pytest.mark.parametrize("update", ["acc = 1.0 / (acc + A[i, k] * B[k, j])",
+                                    "acc = A[i, k] * B[k, j] - 1e-300 / acc",
+                                    "acc = (acc + A[i, k] * B[k, j]) * 0.0 + 1.0"])
+def test_a_recurrence_whose_infinity_does_not_last_warns_in_cpythons_order(update):
+    # An overflow the variable does not keep (1 / inf is 0; inf * 0.0 is NaN... + 1.0 is
+    # not finite, but 1.0 / inf is): tested where it happens, not only after the loop.
+    recs = run(f"""
+    def f(A, B, C):
+        n, m, p = A.shape[0], B.shape[1], A.shape[1]
+        for i in range(n):
+            for j in range(m):
+                acc = 1.0
+                for k in range(p):
+                    {update}
+                C[i, j] = acc
+        return locals()
+    """, "f", lambda: (np.full((3, 6), 1e300), np.where(np.arange(6 * 40).reshape(6, 40) % 7 == 3, 1e300, 0.5),
+                       np.zeros((3, 40))))
+    if "/ acc" not in update:  # (a Python float divisor may be zero: that one runs plainly)
+        assert interleaved(recs, "j") > 1
+
+
+def test_an_element_updated_only_in_the_inner_loop_of_an_array_also_read(threads):
+    # C is B: the columns read elements other columns write, in order.
+    def aliased():
+        B = rand(40, 40, seed=6)
+        return rand(40, 40, seed=7), B, B
+    run(GEMM_IJK, "f", aliased)
 
 
 def test_an_element_read_after_the_inner_loop_and_in_the_next_statement(threads):

@@ -6238,6 +6238,7 @@ class Gen {
             B.SetInsertPoint(next);
           }
         };
+        const std::vector<int> sticky = sticky_updates(x);
         Value* k0 = c64(0);
         if (x->peeled) {
           enter_iteration(x, c64(0));
@@ -6250,6 +6251,9 @@ class Gen {
                        lanes_body(x->body[0]);
                      }, nullptr);
         B.SetInsertPoint(exit);
+        for (int v : sticky)
+          for (int l = 0; l < lanes; l++)
+            as_lane(l, [&] { mark_fast_bad(B.CreateNot(isfinite(B.CreateBitCast(B.CreateLoad(i64(), bits_[(size_t)v]), f64())))); });
         return;
       }
       default:
@@ -6258,8 +6262,51 @@ class Gen {
     for (int l = 0; l < lanes; l++) as_lane(l, [&] { stmt(x); });
   }
 
+  // The lane variables of F's loop x (generating F, WarnGen::Fast) whose every assignment
+  // in x is a float operation with the variable among its operands through +, -, * or a
+  // dividend (`acc += A[i, k] * B[k, j]`), held in a double. An infinity or a NaN makes
+  // +, -, * and a dividend infinite or NaN, so once one of those operations gives a value
+  // that is not finite the variable stays so to the loop's end: their tests in every
+  // iteration are absorbed, and one test of each lane's value after the loop stands for
+  // them (it may also find a value that was not finite before the loop: F then runs
+  // again one by one, which is always exact).
+  std::vector<int> sticky_updates(const Stmt& x) {
+    if (warn_gen_ != WarnGen::Fast) return {};
+    auto is_double = [](const TypeRef& t) {
+      return t && (t->kind == Type::Kind::PyFloat || (t->kind == Type::Kind::NpScalar && t->dtype == DType::Float64));
+    };
+    std::function<bool(const Expr&, int)> carries = [&](const Expr& e, int v) {
+      if (e->kind == ExprNode::Kind::Load) return e->var == v;
+      if (e->kind != ExprNode::Kind::Binary || !is_double(e->type)) return false;
+      using O = ir::BinOp;
+      if (e->binop != O::Add && e->binop != O::Sub && e->binop != O::Mul && e->binop != O::TrueDiv) return false;
+      return carries(e->args[0], v) || (e->binop != O::TrueDiv && carries(e->args[1], v));
+    };
+    std::map<int, std::vector<const ExprNode*>> updates;
+    std::set<int> bad;
+    for (auto& b : x->body)
+      ir::for_each_stmt(b, [&](const Stmt& y) {
+        for (auto& f : y->effects) {
+          if (f.kind != ir::Effect::Kind::Assign || !lane_slots_.count(f.var)) continue;
+          if (is_double(f.value->type) && carries(f.value, f.var)) updates[f.var].push_back(f.value.get());
+          else bad.insert(f.var);
+        }
+      });
+    std::vector<int> out;
+    for (auto& [v, us] : updates) {
+      if (bad.count(v)) continue;
+      for (auto* u : us) absorbed_.insert(u);
+      out.push_back(v);
+    }
+    return out;
+  }
+
   bool interleaved_loop(const Stmt& s, const specialize::LoopPlan& lp, Value* k0, Value* trip, BasicBlock* exit) {
     const specialize::Interleave& il = lp.interleave;
+    // Blocks of `lanes` iterations, then (where the plan says) blocks of fewer, then the
+    // iterations left one by one.
+    std::vector<int> widths = {il.lanes};
+    if (il.then_lanes > 0 && il.then_lanes < il.lanes) widths.push_back(il.then_lanes);
     const int W = il.lanes;
     const std::vector<Stmt> xs = ir::flatten_blocks(s->body[0]);
     if (il.fast == 0 || il.fast > xs.size()) return false;
@@ -6292,88 +6339,115 @@ class Gen {
 
     // Whole blocks, none where arrays that must be disjoint share memory.
     Value* ok = arrays_disjoint(lp);
-    Value* n = B.CreateSelect(B.CreateICmpUGT(trip, k0), B.CreateSub(trip, k0), c64(0));
-    Value* whole = B.CreateMul(B.CreateUDiv(n, c64(W)), c64(W));
-    Value* kend = B.CreateAdd(k0, B.CreateSelect(ok, whole, c64(0)));
     // The iterations that do not run interleaved (a block whose F may have warned, those
     // after the last whole block) share one plain loop over [tail_lo, tail_hi), which then
-    // goes back to the blocks or leaves.
+    // goes on with the blocks it came from (`heads`, by number, at tail_hi) or leaves (0).
     BasicBlock* tail = BasicBlock::Create(C, "lanes.tail", F);
-    BasicBlock* redo_bb = nullptr;
-    BasicBlock* blocks_latch = nullptr;
-    Value *redo_kb = nullptr, *redo_end = nullptr;
-    bool gave_up = false;
-    counted_loop("lanes", k0, kend, false, tail, [&](Value* kb, BasicBlock* latch) {
-      blocks_latch = latch;
-      redo_kb = kb;
-      enter_iteration(s, kb);
-      poll_interrupts(s->body[0]);
-      // F, speculatively.
-      Value* start = B.CreateLoad(i64(), L.start);
-      Value* step = B.CreateLoad(i64(), L.step);
-      for (int l = 0; l < W; l++) {
-        B.CreateStore(B.CreateAdd(start, B.CreateMul(B.CreateAdd(kb, c64(l)), step)), slots[s->var].bits[(size_t)l]);
-        B.CreateStore(c8(tag_of(types::py_int())), slots[s->var].tags[(size_t)l]);
-      }
-      for (int v : il.seeded)
-        for (int l = 0; l < W; l++) {
-          B.CreateStore(B.CreateLoad(i64(), bits_[(size_t)v]), slots[v].bits[(size_t)l]);
-          B.CreateStore(B.CreateLoad(i8(), tags_[(size_t)v]), slots[v].tags[(size_t)l]);
-        }
-      B.CreateStore(B.getFalse(), fast_bad_);
-      const int bails0 = bails_emitted();
-      absorbed_.clear();
-      ir::for_each_expr(fast, [&](const Expr& e) { note_absorbed(e); });
-      warn_gen_ = options_.fp == FpMode::Deferred ? WarnGen::Fast : WarnGen::Normal;
-      lane_slots_ = slots;
-      interleaved_stmt(fast, W);
-      lane_slots_.clear();
-      warn_gen_ = WarnGen::Normal;
-      if (bails_emitted() != bails0) {
-        if (debug_level() > 0)
-          debug_dump("codegen: loop at line " + std::to_string(s->line) + " not interleaved",
-                     "F needs a check at resume point " + std::to_string(bail_notes_[(size_t)bails0].first) + " (" +
-                         bail_notes_[(size_t)bails0].second + ")");
-        gave_up = true;
-        return;
-      }
-      // Something may have warned: the block's iterations again, one by one (the tail loop).
-      BasicBlock* each = BasicBlock::Create(C, "lanes.each", F);
-      redo_end = B.CreateAdd(kb, c64(W));
-      redo_bb = B.GetInsertBlock();
-      cold_branch(B.CreateLoad(i1(), fast_bad_), tail, each);
-      // The rest of each iteration, in order, on its lane's values.
-      B.SetInsertPoint(each);
-      for (auto& [v, arr] : lane_arrays)
-        for (int l = 0; l < W; l++) {
-          B.CreateStore(B.CreateLoad(i64(), slots[v].bits[(size_t)l]), B.CreateConstGEP1_64(i64(), arr.first, l));
-          B.CreateStore(B.CreateLoad(i8(), slots[v].tags[(size_t)l]), B.CreateConstGEP1_64(i8(), arr.second, l));
-        }
-      counted_loop("lane", c64(0), c64(W), false, latch, [&](Value* l, BasicBlock* lane_latch) {
-        for (auto& [v, arr] : lane_arrays) {
-          B.CreateStore(B.CreateLoad(i64(), B.CreateGEP(i64(), arr.first, l)), bits_[(size_t)v]);
-          B.CreateStore(B.CreateLoad(i8(), B.CreateGEP(i8(), arr.second, l)), tags_[(size_t)v]);
-        }
-        enter_iteration(s, B.CreateAdd(kb, l));
-        targets_.push_back({s->loop, lane_latch, exit});
-        stmt(rest);
-        targets_.pop_back();
-      }, nullptr);
-      B.SetInsertPoint(BasicBlock::Create(C, "dead", F));
-    }, nullptr, c64(W));
-    if (gave_up) {
-      rollback(mark);
-      return false;
+    struct Redo {
+      BasicBlock* from;
+      Value *lo, *hi;
+      int back;
+    };
+    std::vector<Redo> redos;
+    std::vector<llvm::PHINode*> heads;  // each width's block counter
+    // Each width's blocks run over [bounds[wi], bounds[wi + 1]) (computed here: the tail
+    // may go back to any of them).
+    std::vector<Value*> bounds = {k0};
+    for (int w : widths) {
+      Value* at = bounds.back();
+      Value* n = B.CreateSelect(B.CreateICmpUGT(trip, at), B.CreateSub(trip, at), c64(0));
+      Value* whole = B.CreateMul(B.CreateUDiv(n, c64(w)), c64(w));
+      bounds.push_back(B.CreateAdd(at, B.CreateSelect(ok, whole, c64(0))));
     }
+    Value* kend = bounds.back();
+    BasicBlock* last_exit = nullptr;  // where the last blocks' loop leaves from
+    for (size_t wi = 0; wi < widths.size(); wi++) {
+      const int w = widths[wi];
+      Value* kfrom = bounds[wi];
+      Value* kto = bounds[wi + 1];
+      BasicBlock* done = BasicBlock::Create(C, "lanes.done", F);
+      bool gave_up = false;
+      counted_loop("lanes", kfrom, kto, false, done, [&](Value* kb, BasicBlock* latch) {
+        heads.push_back(llvm::cast<llvm::PHINode>(kb));
+        enter_iteration(s, kb);
+        poll_interrupts(s->body[0]);
+        // F, speculatively.
+        Value* start = B.CreateLoad(i64(), L.start);
+        Value* step = B.CreateLoad(i64(), L.step);
+        for (int l = 0; l < w; l++) {
+          B.CreateStore(B.CreateAdd(start, B.CreateMul(B.CreateAdd(kb, c64(l)), step)), slots[s->var].bits[(size_t)l]);
+          B.CreateStore(c8(tag_of(types::py_int())), slots[s->var].tags[(size_t)l]);
+        }
+        for (int v : il.seeded)
+          for (int l = 0; l < w; l++) {
+            B.CreateStore(B.CreateLoad(i64(), bits_[(size_t)v]), slots[v].bits[(size_t)l]);
+            B.CreateStore(B.CreateLoad(i8(), tags_[(size_t)v]), slots[v].tags[(size_t)l]);
+          }
+        B.CreateStore(B.getFalse(), fast_bad_);
+        const int bails0 = bails_emitted();
+        absorbed_.clear();
+        ir::for_each_expr(fast, [&](const Expr& e) { note_absorbed(e); });
+        warn_gen_ = options_.fp == FpMode::Deferred ? WarnGen::Fast : WarnGen::Normal;
+        lane_slots_ = slots;
+        interleaved_stmt(fast, w);
+        lane_slots_.clear();
+        warn_gen_ = WarnGen::Normal;
+        if (bails_emitted() != bails0) {
+          if (debug_level() > 0)
+            debug_dump("codegen: loop at line " + std::to_string(s->line) + " not interleaved",
+                       "F needs a check at resume point " + std::to_string(bail_notes_[(size_t)bails0].first) + " (" +
+                           bail_notes_[(size_t)bails0].second + ")");
+          gave_up = true;
+          return;
+        }
+        // Something may have warned: the block's iterations again, one by one (the tail loop).
+        BasicBlock* each = BasicBlock::Create(C, "lanes.each", F);
+        redos.push_back({B.GetInsertBlock(), kb, B.CreateAdd(kb, c64(w)), (int)heads.size()});
+        cold_branch(B.CreateLoad(i1(), fast_bad_), tail, each);
+        // The rest of each iteration, in order, on its lane's values.
+        B.SetInsertPoint(each);
+        for (auto& [v, arr] : lane_arrays)
+          for (int l = 0; l < w; l++) {
+            B.CreateStore(B.CreateLoad(i64(), slots[v].bits[(size_t)l]), B.CreateConstGEP1_64(i64(), arr.first, l));
+            B.CreateStore(B.CreateLoad(i8(), slots[v].tags[(size_t)l]), B.CreateConstGEP1_64(i8(), arr.second, l));
+          }
+        counted_loop("lane", c64(0), c64(w), false, latch, [&](Value* l, BasicBlock* lane_latch) {
+          for (auto& [v, arr] : lane_arrays) {
+            B.CreateStore(B.CreateLoad(i64(), B.CreateGEP(i64(), arr.first, l)), bits_[(size_t)v]);
+            B.CreateStore(B.CreateLoad(i8(), B.CreateGEP(i8(), arr.second, l)), tags_[(size_t)v]);
+          }
+          enter_iteration(s, B.CreateAdd(kb, l));
+          targets_.push_back({s->loop, lane_latch, exit});
+          stmt(rest);
+          targets_.pop_back();
+        }, nullptr);
+        B.SetInsertPoint(BasicBlock::Create(C, "dead", F));
+      }, nullptr, c64(w));
+      if (gave_up) {
+        rollback(mark);
+        return false;
+      }
+      B.SetInsertPoint(done);
+      last_exit = done;
+    }
+    B.CreateBr(tail);
     B.SetInsertPoint(tail);
     auto* lo = B.CreatePHI(i64(), 2, "tail.lo");
     auto* hi = B.CreatePHI(i64(), 2, "tail.hi");
-    auto* back = B.CreatePHI(i1(), 2, "tail.back");
+    auto* back = B.CreatePHI(B.getInt32Ty(), 2, "tail.back");
     for (BasicBlock* pred : llvm::predecessors(tail)) {
-      const bool redo = pred == redo_bb;
-      lo->addIncoming(redo ? redo_kb : kend, pred);
-      hi->addIncoming(redo ? redo_end : trip, pred);
-      back->addIncoming(redo ? B.getTrue() : B.getFalse(), pred);
+      if (pred == last_exit) {
+        lo->addIncoming(kend, pred);
+        hi->addIncoming(trip, pred);
+        back->addIncoming(B.getInt32(0), pred);
+        continue;
+      }
+      for (const Redo& r : redos)
+        if (r.from == pred) {
+          lo->addIncoming(r.lo, pred);
+          hi->addIncoming(r.hi, pred);
+          back->addIncoming(B.getInt32(r.back), pred);
+        }
     }
     BasicBlock* tail_done = BasicBlock::Create(C, "lanes.tail.done", F);
     // Few iterations run there (fewer than `lanes` per run of the loop, unless something
@@ -6382,7 +6456,11 @@ class Gen {
     plain_loop(s, s->body[0], lo, hi, tail_done);
     warn_gen_ = WarnGen::Normal;
     B.SetInsertPoint(tail_done);
-    B.CreateCondBr(back, blocks_latch, exit);
+    llvm::SwitchInst* sw = B.CreateSwitch(back, exit, (unsigned)heads.size());
+    for (size_t i = 0; i < heads.size(); i++) {
+      sw->addCase(B.getInt32((uint32_t)(i + 1)), heads[i]->getParent());
+      heads[i]->addIncoming(hi, tail_done);
+    }
     interleaved_[s->loop] = W;
     return true;
   }
