@@ -771,6 +771,21 @@ class Lower {
   }
 
   // ------------------------------------------------------------ real values
+  // One part of pair p, the other still evaluated for its errors and warnings
+  // (`complex(x, 0 ** -1).real` raises ZeroDivisionError), in CPython's order: the real
+  // part's first.
+  static Expr part_of(const Pair& p, bool imag) {
+    auto quiet = [](const Expr& x) { return x->kind == EK::Const || (x->kind == EK::Load && !x->check_bound); };
+    auto seq = [&](std::vector<Expr> xs) {
+      TypeRef last = xs.back()->type;
+      return ir::with_type(ir::make_seq(std::move(xs)), last);
+    };
+    if (imag) return quiet(p.first) ? p.second : seq({p.first, p.second});
+    if (quiet(p.second)) return p.first;
+    if (quiet(p.first)) return seq({p.second, p.first});
+    return seq({p.first, p.second, p.first});  // (the real part's errors come first)
+  }
+
   // `e` (not complex) with every complex computation inside it lowered.
   Expr real(const Expr& e) {
     if (!e) return e;
@@ -782,7 +797,7 @@ class Lower {
       case EK::Attr:
         if (arg_complex(0) && (e->name == "real" || e->name == "imag")) {
           Pair p = cx(e->args[0]);
-          Expr r = e->name == "real" ? p.first : p.second;
+          Expr r = part_of(p, e->name == "imag");
           if (is_np(e->type) && e->type->dtype == DType::Float32) return round32(r, e->type);  // exact
           return is_np(e->type) ? ir::make_as_type(r, e->type) : r;
         }

@@ -330,3 +330,31 @@ def test_python_int_operand_of_an_empty_slice_is_still_converted(lo, hi, k):
             A[lo:hi] = abs(T0) + 1
         return locals()
     """, "f", lambda: (np.array([1, 5, -4, -3, -2], np.int8), k, lo, hi), expect=None)
+
+
+@pytest.mark.parametrize("part,expr", [
+    ("real", "complex(t.real, (v ** -2))"),
+    ("imag", "complex((v ** -2), t.imag)"),
+    ("real", "complex(1.0 / (v - 1), (v ** -2))"),
+    ("real", "complex(t * v, 2.0)"),
+    ("real", "(t * v) * complex(1.0, 1.0 / (v - 2))"),
+])
+def test_the_part_of_a_complex_number_not_taken_still_raises(part, expr):
+    # complex(x, 0 ** -2).real: CPython evaluates both parts (ZeroDivisionError at v = 0)
+    # before taking one. The kernel computed only the part it took.
+    run(f"""
+    def f(A, n, t):
+        a = 0.0
+        for v in range(0, n, 3):
+            a -= ({expr}).{part}
+            A[v] = a
+        return locals()
+    """, "f", lambda: (np.zeros(9), 9, 1j + 0.5), expect=None)
+    run(f"""
+    def f(A, n, t):
+        a = 0.0
+        for v in range(3, n, 3):
+            a -= ({expr}).{part}
+            A[v] = a
+        return locals()
+    """, "f", lambda: (np.zeros(9), 9, 1j + 0.5), expect=None)
