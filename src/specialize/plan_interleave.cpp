@@ -526,11 +526,20 @@ Interleave plan_loop(const Stmt& J, const Expr& step, NewVars& nv) {
   // Each lane's copy of F is generated: keep the code small. Where F is small, as many
   // lanes as keep 32 values in the lanes' copies of its variables (a gemm's one `acc`: 32
   // lanes, eight 4-wide chains of adds, each row of B loaded once per 32 columns; measured
-  // 2-3x faster than 8 lanes from 520x520 up), then blocks of 8 for what is left (a loop of
+  // 2-3x faster than 8 lanes from 250x250 up), then blocks of 8 for what is left (a loop of
   // fewer than 32 iterations would otherwise run all of them one by one).
   const size_t ops = size_of(fast, fast.size());
   const size_t vars = std::max<size_t>(1, fp.assigned.size());
-  if (ops <= 32) {
+  // (Loops over a few constant offsets, a window's `for d in (-1, 0, 1)`, have short
+  // recurrences and read memory more than they add: 8 lanes were as fast there.)
+  bool ranges = true;
+  for (auto& x : fast)
+    ir::for_each_stmt(x, [&](const Stmt& l) {
+      if (l->kind == SK::For && l->iter != StmtNode::Iter::Range) ranges = false;
+    });
+  if (ops <= 32 && !ranges) {
+    il.lanes = 8;
+  } else if (ops <= 32) {
     il.lanes = vars == 1 ? 32 : vars == 2 ? 16 : 8;
     il.then_lanes = il.lanes > 8 ? 8 : 0;
   } else if (ops <= 96) {

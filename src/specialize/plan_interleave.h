@@ -33,7 +33,8 @@
 // subscript with J's variable (`B[k, j]` of a C-ordered B, J stepping by 1 or -1: vector
 // loads; a row per lane, `A[j, k]`, was measured slower than one row after another); and F
 // is small enough to copy `lanes` times: 32 lanes (then blocks of 8) where F is small and
-// has one variable, 16 (then 8) with two, 8 with more, 4 where F is larger.
+// has one variable and loops over ranges, 16 (then 8) with two, 8 with more or where F loops
+// over constant offsets, 4 where F is larger.
 #pragma once
 #include <vector>
 
