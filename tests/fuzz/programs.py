@@ -330,7 +330,12 @@ class Gen:
         if self.int_(0, 3) == 0:
             self.emit(indent + 1, f"if {self.cond()}:")
             self.emit(indent + 2, "continue")
-        self.emit(indent + 1, f"{a} {self.pick(['+=', '+=', '-=', '*='])} {term or self.expr()}")
+        if self.int_(0, 5) == 0:
+            # A recurrence that does not keep an infinity (1 / inf is 0): its NumPy warnings
+            # cannot all be tested once after the loop (codegen's sticky_updates).
+            self.emit(indent + 1, f"{a} = {term or self.expr()} / ({a} + {self.pick(['1.5', '0.5', '2'])})")
+        else:
+            self.emit(indent + 1, f"{a} {self.pick(['+=', '+=', '-=', '*='])} {term or self.expr()}")
         self.loop_vars.pop()
         if self.int_(0, 1):
             self.emit(indent, f"{self.pick(['A', 'B'])}[{self.index()}] = {a}")
