@@ -677,13 +677,18 @@ class Gen {
     return scalar(t, t->kind == Type::Kind::PyFloat ? B.CreateFPExt(f, f64()) : f);
   }
 
+  // Whether operand k of e passes an infinity or a NaN on to e's value (as an infinity or
+  // a NaN): both operands of +, - and *, and a dividend.
+  static bool passes_nonfinite(const Expr& e, size_t k) {
+    using O = ir::BinOp;
+    if (e->kind != ExprNode::Kind::Binary) return false;
+    return e->binop == O::Add || e->binop == O::Sub || e->binop == O::Mul || (e->binop == O::TrueDiv && k == 0);
+  }
   void note_absorbed(const Expr& e) {
     if (!e) return;
     if (np_float_arith(e))
-      for (size_t k = 0; k < e->args.size(); k++) {
-        bool divisor = e->kind == ExprNode::Kind::Binary && e->binop == ir::BinOp::TrueDiv && k == 1;
-        if (!divisor && np_float_arith(e->args[k])) absorbed_.insert(e->args[k].get());
-      }
+      for (size_t k = 0; k < e->args.size(); k++)
+        if (passes_nonfinite(e, k) && np_float_arith(e->args[k])) absorbed_.insert(e->args[k].get());
     for (auto& a : e->args) note_absorbed(a);
   }
 
@@ -6272,15 +6277,13 @@ class Gen {
   // again one by one, which is always exact).
   std::vector<int> sticky_updates(const Stmt& x) {
     if (warn_gen_ != WarnGen::Fast) return {};
-    auto is_double = [](const TypeRef& t) {
-      return t && (t->kind == Type::Kind::PyFloat || (t->kind == Type::Kind::NpScalar && t->dtype == DType::Float64));
-    };
+    auto is_double = [](const TypeRef& t) { return t && (is_pyfloat(t) || (is_np(t) && t->dtype == DType::Float64)); };
     std::function<bool(const Expr&, int)> carries = [&](const Expr& e, int v) {
       if (e->kind == ExprNode::Kind::Load) return e->var == v;
-      if (e->kind != ExprNode::Kind::Binary || !is_double(e->type)) return false;
-      using O = ir::BinOp;
-      if (e->binop != O::Add && e->binop != O::Sub && e->binop != O::Mul && e->binop != O::TrueDiv) return false;
-      return carries(e->args[0], v) || (e->binop != O::TrueDiv && carries(e->args[1], v));
+      if (!is_double(e->type)) return false;
+      for (size_t k = 0; k < e->args.size(); k++)
+        if (passes_nonfinite(e, k) && carries(e->args[k], v)) return true;
+      return false;
     };
     std::map<int, std::vector<const ExprNode*>> updates;
     std::set<int> bad;
