@@ -186,6 +186,21 @@ std::vector<Stmt> flatten_blocks(const Stmt& s) {
   return out;
 }
 
+bool assigned_before_read(const std::vector<Stmt>& segs) {
+  std::set<int> all, assigned;  // assigned anywhere; by the Segs so far
+  for (auto& s : segs) collect_assigned(s, &all);
+  for (auto& s : segs) {
+    bool ok = true;
+    for_each_expr(s, [&](const Expr& x) {
+      if (x->kind == ExprNode::Kind::Load && all.count(x->var) && !assigned.count(x->var)) ok = false;
+    });
+    if (!ok) return false;
+    for (auto& f : s->effects)
+      if (f.kind == Effect::Kind::Assign) assigned.insert(f.var);
+  }
+  return true;
+}
+
 bool var_plus_offset(const Expr& e, int var) {
   if (e->kind == ExprNode::Kind::Load) return e->var == var;
   if (e->kind != ExprNode::Kind::Binary) return false;

@@ -40,6 +40,12 @@ bool same_pure_expr(const Expr& a, const Expr& b);
 int update_operand(const Effect& f);
 // The statements of `s` with blocks flattened (a loop body's top level).
 std::vector<Stmt> flatten_blocks(const Stmt& s);
+// For straight-line statements (Segs, run in order once per iteration): whether every
+// variable they assign is assigned by an earlier Seg before any of them reads it, so that no
+// value flows from one iteration to the next through a variable. (A Seg evaluates its
+// expressions before it assigns: a read in the Seg that assigns the variable reads the
+// previous iteration's value.)
+bool assigned_before_read(const std::vector<Stmt>& segs);
 // Whether `e` is variable `var` plus or minus something that does not read it (`j`, `j + 1`,
 // `k - j` is not): a subscript that steps by one element when `var` does.
 bool var_plus_offset(const Expr& e, int var);

@@ -37,11 +37,8 @@ Expr contiguous_subscript(const Expr& e) {
 }
 
 // The straight-line body of I: Segs, then perhaps `continue` of I, whose variables (not
-// I's or J's) are scalars assigned before they are read, in every iteration. (A Seg
-// evaluates its expressions before it assigns: a read in the Seg that assigns a variable
-// reads the previous iteration's value, which differs between the two orders.)
+// I's or J's) are scalars assigned before they are read, in every iteration.
 bool body_ok(const std::vector<Stmt>& body, int iloop, int ivar, int jvar) {
-  std::set<int> assigned;  // by the Segs so far
   for (size_t k = 0; k < body.size(); k++) {
     const Stmt& s = body[k];
     if (s->kind == SKind::Continue) {
@@ -56,18 +53,7 @@ bool body_ok(const std::vector<Stmt>& body, int iloop, int ivar, int jvar) {
           (f.var == ivar || f.var == jvar || !f.value->type || !f.value->type->is_scalar()))
         return false;
   }
-  std::set<int> all;
-  for (auto& s : body) ir::collect_assigned(s, &all);
-  for (auto& s : body) {
-    bool ok = true;
-    ir::for_each_expr(s, [&](const Expr& x) {
-      if (x->kind == EKind::Load && all.count(x->var) && !assigned.count(x->var)) ok = false;
-    });
-    if (!ok) return false;
-    for (auto& f : s->effects)
-      if (f.kind == ir::Effect::Kind::Assign) assigned.insert(f.var);
-  }
-  return true;
+  return ir::assigned_before_read(body);
 }
 
 // Accesses whose contiguous subscript steps with `v`.

@@ -457,6 +457,10 @@ class Gen {
   }
   void mark_fast_bad(Value* bad) {
     B.CreateStore(B.CreateOr(B.CreateLoad(i1(), fast_bad_), bad), fast_bad_);
+    if (sel_) {  // (chunked_loop: a chunk whose stores wait for the iteration's flag)
+      if (sel_->stores) sel_->marked_after_store = true;
+      B.CreateStore(B.CreateOr(B.CreateLoad(i1(), sel_->iter_bad), bad), sel_->iter_bad);
+    }
   }
 
   // How the current operation treats NumPy's warnings. An operation of an inlined helper
@@ -2947,6 +2951,17 @@ class Gen {
       } else if (f.kind == ir::Effect::Kind::Store && p.addr) {
         DType d = f.base->type->dtype;
         const int nb = f.part >= 0 ? dtype_size(d) / 2 : dtype_size(d);
+        if (sel_ && warn_gen_ == WarnGen::Fast) {
+          // Fast pass of a chunk without a log: the element keeps its value where this
+          // iteration may have warned, and the iteration is marked to run again exactly.
+          sel_->stores++;
+          Value* old = B.CreateAlignedLoad(p.stored->getType(), p.addr, llvm::Align(nb));
+          Value* bad = B.CreateLoad(i1(), sel_->iter_bad);
+          B.CreateStore(B.CreateZExt(bad, i8()), B.CreateGEP(i8(), sel_->held, sel_->kk));
+          log_store(p.addr, nb);
+          B.CreateAlignedStore(B.CreateSelect(bad, old, p.stored), p.addr, llvm::Align(nb));
+          continue;
+        }
         if (undo_ && undo_->next < undo_->ptr.size()) {  // fast pass of a chunk: keep the old value
           size_t st = undo_->next++;
           undo_->bytes[st] = nb;
@@ -5951,7 +5966,42 @@ class Gen {
     return pairs;
   }
 
-  bool chunked_loop(const Stmt& s, Value* k0, Value* trip, BasicBlock* exit, bool log_free_ok = true) {
+  // Where a chunk's stores can wait for their iteration's flag instead of being logged
+  // (Held): each iteration of `s` stores one array element, in its last statement (after
+  // which nothing reads memory), and otherwise only assigns variables it assigns before
+  // reading them; its iterations are independent (plan_parallel: none reads or writes an
+  // element another one writes, given the loop's alias pairs disjoint, checked where the
+  // loop starts). Then an iteration whose flag is set may simply leave its element as it
+  // was and run again exactly after the fast pass, on the same values: the other
+  // iterations neither read that element nor changed what it reads.
+  bool holds_stores(const Stmt& s) const {
+    if (!options_.plan || !options_.plan->loops[(size_t)s->loop].independent) return false;
+    std::vector<Stmt> segs = ir::flatten_blocks(s->body[0]);
+    if (!segs.empty() && segs.back()->kind == StmtNode::Kind::Continue) segs.pop_back();
+    int stores = 0, last = -1;
+    for (size_t k = 0; k < segs.size(); k++) {
+      if (segs[k]->kind != StmtNode::Kind::Seg) return false;
+      for (auto& f : segs[k]->effects) {
+        if (f.kind == ir::Effect::Kind::Append) return false;
+        if (f.kind == ir::Effect::Kind::Store) {
+          stores++;
+          last = (int)k;
+        }
+      }
+    }
+    return stores == 1 && last + 1 == (int)segs.size() && ir::assigned_before_read(segs);
+  }
+  struct Held {
+    llvm::AllocaInst* held = nullptr;      // [kChunk] i8: the iteration's store waited
+    llvm::AllocaInst* iter_bad = nullptr;  // the current iteration may have warned
+    Value* kk = nullptr;                   // iteration within the chunk
+    int stores = 0;                        // element stores generated
+    bool marked_after_store = false;       // a flag set after the store (then no Held)
+  };
+  std::optional<Held> sel_;
+
+  bool chunked_loop(const Stmt& s, Value* k0, Value* trip, BasicBlock* exit, bool log_free_ok = true,
+                    bool held_ok = true) {
     // What to discard if the fast pass cannot do without a hand-over.
     const GenMark mark = gen_mark();
     BasicBlock* pre = B.GetInsertBlock();
@@ -5962,12 +6012,23 @@ class Gen {
     // would stay.)
     Value* shares = nullptr;
     auto pairs = log_free_ok ? log_free_pairs(s->body[0]) : std::nullopt;
-    if (pairs) {
+    // Or without a log where the stores can wait for their iteration's flag (holds_stores;
+    // the same exact chunks where the loop's alias pairs share memory).
+    const bool held = !pairs && held_ok && holds_stores(s);
+    if (pairs || held) {
       u.ptr.clear();
       u.old.clear();
       u.bytes.clear();
       shares = B.getFalse();
+    }
+    if (pairs)
       for (auto& [w, r] : *pairs) shares = B.CreateOr(shares, may_share(w, r));
+    Held h;
+    if (held) {
+      shares = B.CreateNot(arrays_disjoint(options_.plan->loops[(size_t)s->loop]));
+      llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+      h.held = entry.CreateAlloca(i8(), c64(kChunk), "held");
+      h.iter_bad = entry.CreateAlloca(i1(), nullptr, "iter.bad");
     }
 
     BasicBlock* chead = BasicBlock::Create(C, "chunk.head", F);
@@ -6005,8 +6066,15 @@ class Gen {
     enter_iteration(s, k);
     u.kk = B.CreateSub(k, kc);
     fast_init_ = cbody;
+    if (held) {
+      B.CreateStore(B.getFalse(), h.iter_bad);
+      h.kk = u.kk;
+      sel_ = h;
+    }
     fast_pass(s->body[0], s->loop, flatch, u);
     fast_init_ = nullptr;
+    const bool held_broken = held && (sel_->stores != 1 || sel_->marked_after_store);
+    sel_.reset();
     if (bails_emitted() != mark.bails) {
       // Discard everything generated here and let the caller make a plain loop (which
       // must not read the fast pass's float32 sums).
@@ -6014,6 +6082,12 @@ class Gen {
       fast32_.clear();
       rollback(mark);
       return false;
+    }
+    if (held_broken) {  // (not one element store that the iteration's flag can hold)
+      fast_sums_.clear();
+      fast32_.clear();
+      rollback(mark);
+      return chunked_loop(s, k0, trip, exit, log_free_ok, /*held_ok=*/false);
     }
     if (!B.GetInsertBlock()->getTerminator()) B.CreateBr(flatch);
     B.SetInsertPoint(flatch);
@@ -6026,23 +6100,79 @@ class Gen {
     }
     fast_sums_.clear();
     fast32_.clear();
-    cold_branch(B.CreateLoad(i1(), fast_bad_), redo, cnext);
-    // Something may have warned: undo the chunk's stores (last first), restore the
-    // variables, and run the chunk again with exact warning flags.
-    B.SetInsertPoint(redo);
-    if (!shares) undo_stores(u, B.CreateSub(kend, kc));
-    for (size_t v = 0; v < bits_.size(); v++) {
-      B.CreateStore(saved_bits[v], bits_[v]);
-      B.CreateStore(saved_tags[v], tags_[v]);
-    }
-    B.CreateStore(saved_cur, L.cur);
-    warn_gen_ = WarnGen::Classify;
-    const int bails_before_redo = bails_emitted();
-    plain_loop(s, s->body[0], kc, kend, cnext);
-    warn_gen_ = WarnGen::Normal;
-    if (shares && bails_emitted() != bails_before_redo) {
-      rollback(mark);
-      return chunked_loop(s, k0, trip, exit, /*log_free_ok=*/false);
+    if (held) {
+      // Something may have warned: the iterations whose stores waited run again exactly,
+      // in order, and the variables then hold what the fast pass's last iteration left
+      // them. Where the arrays share memory (`redo`), every iteration of the chunk runs
+      // exactly instead, in the same loop (one exact copy of the body: a GPU version of
+      // the enclosing loop must make the same warning records).
+      BasicBlock* from_fast = B.GetInsertBlock();
+      BasicBlock* hredo = BasicBlock::Create(C, "held.redo", F);
+      BasicBlock* hdone = BasicBlock::Create(C, "held.done", F);
+      BasicBlock* hkeep = BasicBlock::Create(C, "held.keep", F);
+      cold_branch(B.CreateLoad(i1(), fast_bad_), hredo, cnext);
+      B.SetInsertPoint(redo);
+      B.CreateBr(hredo);
+      B.SetInsertPoint(hredo);
+      auto* all = B.CreatePHI(i1(), 2, "held.all");
+      all->addIncoming(B.getFalse(), from_fast);
+      all->addIncoming(B.getTrue(), redo);
+      std::vector<Value*> post_bits, post_tags;
+      for (size_t v = 0; v < bits_.size(); v++) {
+        post_bits.push_back(B.CreateLoad(i64(), bits_[v]));
+        post_tags.push_back(B.CreateLoad(i8(), tags_[v]));
+      }
+      Value* post_cur = B.CreateLoad(i64(), L.cur);
+      Value* post_par = par_iter_ && s->loop == par_loop_ ? B.CreateLoad(i64(), par_iter_) : nullptr;
+      warn_gen_ = WarnGen::Classify;
+      const int bails_before_held = bails_emitted();
+      counted_loop("held", kc, kend, false, hdone, [&](Value* kk, BasicBlock* latch) {
+        BasicBlock* one = BasicBlock::Create(C, "held.one", F);
+        BasicBlock* test = BasicBlock::Create(C, "held.test", F);
+        B.CreateCondBr(all, one, test);
+        B.SetInsertPoint(test);
+        Value* waited = B.CreateLoad(i8(), B.CreateGEP(i8(), h.held, B.CreateSub(kk, kc)));
+        B.CreateCondBr(B.CreateICmpNE(waited, c8(0)), one, latch);
+        B.SetInsertPoint(one);
+        enter_iteration(s, kk);
+        targets_.push_back({s->loop, latch, nullptr});
+        stmt(s->body[0]);
+        targets_.pop_back();
+      }, nullptr);
+      warn_gen_ = WarnGen::Normal;
+      if (bails_emitted() != bails_before_held) {
+        rollback(mark);
+        return chunked_loop(s, k0, trip, exit, log_free_ok, /*held_ok=*/false);
+      }
+      B.SetInsertPoint(hdone);
+      B.CreateCondBr(all, cnext, hkeep);
+      B.SetInsertPoint(hkeep);
+      for (size_t v = 0; v < bits_.size(); v++) {
+        B.CreateStore(post_bits[v], bits_[v]);
+        B.CreateStore(post_tags[v], tags_[v]);
+      }
+      B.CreateStore(post_cur, L.cur);
+      if (post_par) B.CreateStore(post_par, par_iter_);
+      B.CreateBr(cnext);
+    } else {
+      cold_branch(B.CreateLoad(i1(), fast_bad_), redo, cnext);
+      // Something may have warned: undo the chunk's stores (last first), restore the
+      // variables, and run the chunk again with exact warning flags.
+      B.SetInsertPoint(redo);
+      if (!shares) undo_stores(u, B.CreateSub(kend, kc));
+      for (size_t v = 0; v < bits_.size(); v++) {
+        B.CreateStore(saved_bits[v], bits_[v]);
+        B.CreateStore(saved_tags[v], tags_[v]);
+      }
+      B.CreateStore(saved_cur, L.cur);
+      warn_gen_ = WarnGen::Classify;
+      const int bails_before_redo = bails_emitted();
+      plain_loop(s, s->body[0], kc, kend, cnext);
+      warn_gen_ = WarnGen::Normal;
+      if (shares && bails_emitted() != bails_before_redo) {
+        rollback(mark);
+        return chunked_loop(s, k0, trip, exit, /*log_free_ok=*/false, /*held_ok=*/false);
+      }
     }
     B.SetInsertPoint(cnext);
     kc->addIncoming(kend, cnext);
