@@ -10,8 +10,12 @@ only those iterations run again. These tests put infinities, NaNs, overflows and
 integers at the start, middle and end of chunks (256 iterations), with variables the loop
 leaves behind, arrays passed twice, float32 elements and threads, and compare values and
 warnings with CPython's."""
+import os
+
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from difftest import run
 
@@ -245,3 +249,74 @@ def test_a_divisor_that_hides_the_overflow():
         x[123] = 1e200
         return np.zeros(700), x, 700
     run(src, "f", make, expect=None, warn_filter="default")
+
+
+# ---------------------------------------------------------------- random in-place updates
+# An innermost loop updating one array in place (the form these chunks hold), with the
+# update's shape, its dtypes, a variable before it, a second array that may be the same
+# one (shifted or not), and values that overflow, divide by zero or are already infinite
+# drawn at random, under both the default and the "always" filter.
+
+EXAMPLES = max(20, int(os.environ.get("STAGEPY_FUZZ_EXAMPLES", "150")) // 3)
+
+
+@st.composite
+def in_place_loops(draw):
+    ty = draw(st.sampled_from(["float64", "float64", "float32", "int64", "int16"]))
+    upd = draw(st.sampled_from(["y[K] = y[K] + E", "y[K] += E", "y[K] = E - y[K]", "y[K] *= E",
+                                "y[K] = y[K] * c + E", "y[K] = y[K] / E"]))
+    e = draw(st.sampled_from(["x[i]", "x[i] * c", "t", "t * x[i]", "x[i] / c", "c / x[i]", "x[i] * x[i]"]))
+    pre = draw(st.sampled_from(["", "t = x[i] + c", "t = c * x[i]; u = t * t"]))
+    after = draw(st.sampled_from(["", "", "z = y[K] * 2.0", "w = t"]))
+    two_d = draw(st.booleans())
+    same = draw(st.sampled_from([None, None, 0, 1, -1]))
+    n = draw(st.sampled_from([3, 255, 256, 600]))
+    specials = draw(st.lists(st.sampled_from([1e308, -1e308, np.inf, np.nan, 0.0, 1e200, 3e38]), max_size=3))
+    seed = draw(st.integers(0, 2**16))
+    c = draw(st.sampled_from(["1.5", "np.float32(2.0)", "3", "np.int64(2)"]))
+    flt = draw(st.sampled_from(["default", "default", "always"]))
+    if "t" in e and "t =" not in pre:
+        e = "x[i]"
+    if after == "w = t" and "t =" not in pre:
+        after = ""
+    K = "r, i" if two_d else "i"
+    lines = [f"    for r in range(2):"] if two_d else []
+    ind = "        " if two_d else "    "
+    lines.append(f"{ind}for i in range(lo, n):")
+    for stmt in [x for x in pre.split("; ") if x]:
+        lines.append(f"{ind}    " + stmt.replace("x[i]", f"x[{K}]"))
+    lines.append(f"{ind}    " + upd.replace("E", e).replace("x[i]", "x[K]").replace("K", K))
+    if after:
+        lines.append(f"{ind}    " + after.replace("K", K))
+    src = "def f(y, x, n, lo, c):\n" + "\n".join(lines) + "\n    return locals()\n"
+
+    def make_args():
+        rng = np.random.default_rng(seed)
+        shape = (2, n + 2) if two_d else (n + 2,)
+        if ty.startswith("int"):
+            y = rng.integers(-50, 50, shape).astype(ty)
+            x = rng.integers(1, 9, shape).astype(ty)
+            if specials:
+                y.flat[int(rng.integers(0, y.size))] = np.iinfo(ty).max - 3
+        else:
+            y = (rng.standard_normal(shape) * 4).astype(ty)
+            x = (rng.standard_normal(shape) * 4).astype(ty)
+            with np.errstate(all="ignore"):
+                for v in specials:
+                    (x if rng.random() < 0.5 else y).flat[int(rng.integers(0, y.size))] = v
+        if same is not None:
+            x = y[..., 1:] if same == 1 else y[..., :-1] if same == -1 else y
+            y = y[..., 1:] if same == -1 else y[..., :-1] if same == 1 else y
+        return y, x, n, 1 if same else 0, eval(c)
+    return src, make_args, flt
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=os.environ.get("CI") == "true",
+          suppress_health_check=list(HealthCheck))
+@given(in_place_loops())
+def test_random_in_place_updates_match_cpython(loop):
+    src, make_args, flt = loop
+    try:
+        run(src, "f", make_args, calls=2, expect=None, warn_filter=flt)
+    except AssertionError as e:
+        raise AssertionError(f"{e}\n--- program ---\n{src}\n--- arguments ---\n{make_args()!r}") from None
