@@ -457,9 +457,9 @@ class Gen {
   }
   void mark_fast_bad(Value* bad) {
     B.CreateStore(B.CreateOr(B.CreateLoad(i1(), fast_bad_), bad), fast_bad_);
-    if (sel_) {  // (chunked_loop: a chunk whose stores wait for the iteration's flag)
-      if (sel_->stores) sel_->marked_after_store = true;
-      B.CreateStore(B.CreateOr(B.CreateLoad(i1(), sel_->iter_bad), bad), sel_->iter_bad);
+    if (held_) {  // (chunked_loop: a chunk whose stores wait for the iteration's flag)
+      if (held_->stores) held_->marked_after_store = true;
+      B.CreateStore(B.CreateOr(B.CreateLoad(i1(), held_->iter_bad), bad), held_->iter_bad);
     }
   }
 
@@ -2951,13 +2951,13 @@ class Gen {
       } else if (f.kind == ir::Effect::Kind::Store && p.addr) {
         DType d = f.base->type->dtype;
         const int nb = f.part >= 0 ? dtype_size(d) / 2 : dtype_size(d);
-        if (sel_ && warn_gen_ == WarnGen::Fast) {
+        if (held_ && warn_gen_ == WarnGen::Fast) {
           // Fast pass of a chunk without a log: the element keeps its value where this
           // iteration may have warned, and the iteration is marked to run again exactly.
-          sel_->stores++;
+          held_->stores++;
           Value* old = B.CreateAlignedLoad(p.stored->getType(), p.addr, llvm::Align(nb));
-          Value* bad = B.CreateLoad(i1(), sel_->iter_bad);
-          B.CreateStore(B.CreateZExt(bad, i8()), B.CreateGEP(i8(), sel_->held, sel_->kk));
+          Value* bad = B.CreateLoad(i1(), held_->iter_bad);
+          B.CreateStore(B.CreateZExt(bad, i8()), B.CreateGEP(i8(), held_->held, held_->kk));
           log_store(p.addr, nb);
           B.CreateAlignedStore(B.CreateSelect(bad, old, p.stored), p.addr, llvm::Align(nb));
           continue;
@@ -5998,7 +5998,7 @@ class Gen {
     int stores = 0;                        // element stores generated
     bool marked_after_store = false;       // a flag set after the store (then no Held)
   };
-  std::optional<Held> sel_;
+  std::optional<Held> held_;
 
   bool chunked_loop(const Stmt& s, Value* k0, Value* trip, BasicBlock* exit, bool log_free_ok = true,
                     bool held_ok = true) {
@@ -6069,12 +6069,12 @@ class Gen {
     if (held) {
       B.CreateStore(B.getFalse(), h.iter_bad);
       h.kk = u.kk;
-      sel_ = h;
+      held_ = h;
     }
     fast_pass(s->body[0], s->loop, flatch, u);
     fast_init_ = nullptr;
-    const bool held_broken = held && (sel_->stores != 1 || sel_->marked_after_store);
-    sel_.reset();
+    const bool held_broken = held && (held_->stores != 1 || held_->marked_after_store);
+    held_.reset();
     if (bails_emitted() != mark.bails) {
       // Discard everything generated here and let the caller make a plain loop (which
       // must not read the fast pass's float32 sums).
