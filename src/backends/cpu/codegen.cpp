@@ -3696,6 +3696,10 @@ class Gen {
 
   // Iterations [k0, trip) of For loop `s`, then a branch to `exit`.
   void for_iterations(const Stmt& s, Value* k0, Value* trip, BasicBlock* exit) {
+    // A parallel body's rows panel by panel where that keeps an inner loop's memory in cache.
+    if (options_.plan && par_iter_ && s->loop == par_loop_ && !gpu_body_ && !gpu_mode_ && !no_interleave_ &&
+        warn_gen_ == WarnGen::Normal && panel_rows(s, k0, trip, exit))
+      return;
     // (Not in host code that shares arrays with GPU loops: each statement there may need
     // the GPU's copies back first.)
     // Interchanged where it can be (then CPython's order, generated below, is what runs
@@ -6286,6 +6290,122 @@ class Gen {
         out = x->args[2]->value.i;
     });
     return out;
+  }
+
+  // ------------------------------------------------------------ row panels
+  // The iterations [k0, trip) of a parallel body's loop `s` (its rows) whose body is one
+  // loop J (and J's range()), J interleaved over an inner range() loop K — gemm's `for j:
+  // acc = 0.0; for k: acc += A[i, k] * B[k, j]` — run panel by panel: J's iterations
+  // [pb, pb + width) of every row, then the next panel. Each block of J's lanes walks K's
+  // range through memory a row of B apart (a strip of B's columns); in row order the next
+  // row walks that strip again only after the rest of B, which a long K has pushed out of
+  // the cache by then. With panels sized so that their strips take about kPanelBytes (8
+  // bytes per column and K iteration), the strip is read from the cache by the other rows.
+  // The same results as rows in order: the rows are the parallel loop's iterations and J's
+  // are independent (interleaving needs it), each row's J iterations still run in order (the
+  // panels in turn), and a parallel body hands nothing over (a speculative one voids the
+  // whole run, a logged one undoes its window). Warnings: each (row, panel) records afresh
+  // under the key row * panels + panel (par_iter_, which warn_place scales by the sites'
+  // stride), and warn_record keeps a kind's earliest place, so the kinds are ranked by the
+  // row, the panel and the order within it where CPython first meets them. Each row
+  // evaluates J's range() before each panel as CPython does before the loop: its
+  // arguments, and K's, read nothing the rows assign, so every row has the same; both are
+  // evaluated once more before the panels to size them (not where that could warn or
+  // stop). Both loops end on their last iteration, as in order. Returns false (having
+  // generated nothing) where the body is not of that form.
+  static constexpr int64_t kPanelBytes = 512 * 1024;
+
+  bool panel_rows(const Stmt& s, Value* k0, Value* trip, BasicBlock* exit) {
+    std::vector<Stmt> xs = ir::flatten_blocks(s->body[0]);
+    if (!xs.empty() && xs.back()->kind == StmtNode::Kind::Continue && xs.back()->loop == s->loop) xs.pop_back();
+    if (xs.size() != 2 || xs[0]->kind != StmtNode::Kind::Range || xs[1]->kind != StmtNode::Kind::For ||
+        xs[1]->peeled || xs[0]->loop != xs[1]->loop)
+      return false;
+    const Stmt& range_j = xs[0];
+    const Stmt& J = xs[1];
+    const specialize::LoopPlan& jp = options_.plan->loops[(size_t)J->loop];
+    if (jp.interleave.lanes == 0 || !jp.independent) return false;
+    Stmt range_k;
+    for (auto& x : jp.interleave.fast_body)
+      ir::for_each_stmt(x, [&](const Stmt& y) {
+        if (!range_k && y->kind == StmtNode::Kind::Range) range_k = y;
+      });
+    if (!range_k) return false;
+    std::set<int> assigned;
+    ir::collect_assigned(s->body[0], &assigned);
+    assigned.insert(s->var);
+    for (const Stmt* r : {&range_j, (const Stmt*)&range_k})
+      for (auto& a : (*r)->args)
+        for (int v : assigned)
+          if (ir::reads_var(a, v)) return false;
+
+    const GenMark mark = gen_mark();
+    BasicBlock* go = BasicBlock::Create(C, "panel.go", F);
+    BasicBlock* done = BasicBlock::Create(C, "panel.done", F);
+    B.CreateCondBr(B.CreateICmpSLT(k0, trip), go, exit);
+    B.SetInsertPoint(go);
+    stmt(range_j);
+    stmt(range_k);
+    if (layout_.warn_sites.size() != mark.sites || bails_emitted() != mark.bails) {
+      // (Evaluated here they may warn or stop: a GPU version of the loop, which has no
+      // panels, would not make the same records; CPython evaluates them later.)
+      rollback(mark);
+      return false;
+    }
+    auto& LJ = loops_[(size_t)J->loop];
+    Value* tj0 = B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, B.CreateLoad(i64(), LJ.trip), c64(1));
+    Value* trip_k = B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, B.CreateLoad(i64(), loops_[(size_t)range_k->loop].trip), c64(1));
+    Value* width = B.CreateAnd(B.CreateSDiv(c64(kPanelBytes / 8), trip_k), c64(~int64_t(31)));
+    width = B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, width, c64(32));
+    // The warnings' keys are (row, panel): row * panels + panel. One panel where that
+    // could come near overflowing (warn_place multiplies it by the sites' stride).
+    Value* panels = B.CreateUDiv(B.CreateAdd(tj0, B.CreateSub(width, c64(1))), width);
+    Value* huge = B.CreateICmpUGT(B.CreateMul(trip, panels), c64(int64_t(1) << 40));
+    width = B.CreateSelect(huge, tj0, width);
+    panels = B.CreateSelect(huge, c64(1), panels);
+    // do { the rows' J iterations [pb, pb + width) } while (pb + width < J's trip count)
+    BasicBlock* pre = B.GetInsertBlock();
+    BasicBlock* head = BasicBlock::Create(C, "panel.head", F);
+    BasicBlock* rows_done = BasicBlock::Create(C, "panel.rows.done", F);
+    B.CreateBr(head);
+    B.SetInsertPoint(head);
+    auto* pb = B.CreatePHI(i64(), 2, "pb");
+    auto* pi = B.CreatePHI(i64(), 2, "pi");
+    pb->addIncoming(c64(0), pre);
+    pi->addIncoming(c64(0), pre);
+    // Each (row, panel) records its warnings afresh (the sites' seen kinds and the count
+    // cleared: filled in below, once the sites exist), under its own key, and warn_record
+    // keeps each kind's earliest place.
+    std::vector<llvm::Instruction*> resets;
+    counted_loop("panel.row", k0, trip, true, rows_done, [&](Value* k, BasicBlock* latch) {
+      enter_iteration(s, k);
+      B.CreateStore(B.CreateAdd(B.CreateMul(k, panels), pi), par_iter_);
+      resets.push_back(B.CreateBr(BasicBlock::Create(C, "panel.segment", F)));
+      B.SetInsertPoint(resets.back()->getSuccessor(0));
+      if (ir::contains_loop(s->body[0])) poll_interrupts(s->body[0]);
+      stmt(range_j);
+      Value* tj = B.CreateLoad(i64(), LJ.trip);
+      Value* lo = B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, pb, tj);
+      Value* hi = B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, B.CreateAdd(pb, width), tj);
+      for_iterations(J, lo, hi, latch);
+    }, nullptr);
+    B.SetInsertPoint(rows_done);
+    Value* next = B.CreateAdd(pb, width);
+    pb->addIncoming(next, rows_done);
+    pi->addIncoming(B.CreateAdd(pi, c64(1)), rows_done);
+    B.CreateCondBr(B.CreateICmpSLT(next, B.CreateLoad(i64(), LJ.trip)), head, done);
+    if (bails_emitted() != mark.bails) {  // (a way out in the rows: in the order they are written)
+      rollback(mark);
+      return false;
+    }
+    for (auto* at : resets) {
+      llvm::IRBuilder<> rb(at);
+      for (size_t w = mark.flags; w < warn_flags_.size(); w++) rb.CreateStore(c8(0), warn_flags_[w].bits);
+      if (warn_counter_ && warn_flags_.size() > mark.flags) rb.CreateStore(c64(0), warn_counter_);
+    }
+    B.SetInsertPoint(done);
+    B.CreateBr(exit);
+    return true;
   }
 
   // ------------------------------------------------------------ interleaved iterations

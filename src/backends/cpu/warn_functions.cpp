@@ -59,7 +59,11 @@ llvm::Function* warn_record_function(llvm::Module& m) {
                                      B.CreateICmpEQ(B.CreateAnd(old, mask), B.getInt8(0)));
     count = B.CreateAdd(count, B.CreateZExt(fresh, i64));
     llvm::Value* at = B.CreateSelect(by_count, count, B.CreateAdd(place, count));
-    B.CreateStore(B.CreateSelect(fresh, at, B.CreateLoad(i64, first)), first);
+    // By place: the earliest stands (a parallel body's rows run in panels, out of order:
+    // codegen's panel_rows); by count, the first.
+    llvm::Value* was = B.CreateLoad(i64, first);
+    llvm::Value* earliest = B.CreateSelect(by_count, at, B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, at, was));
+    B.CreateStore(B.CreateSelect(fresh, earliest, was), first);
   }
   B.CreateStore(count, count_p);
   B.CreateStore(B.CreateOr(old, kinds), bits);

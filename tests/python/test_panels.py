@@ -1,0 +1,107 @@
+"""Rows run panel by panel (codegen: `panel_rows`).
+
+In a parallel loop whose body is one interleaved loop J over an inner range() loop K (gemm:
+`for i: for j: acc = 0.0; for k: acc += A[i, k] * B[k, j]`), the rows run J's iterations a
+panel of columns at a time — every row's columns [pb, pb + width), then the next panel — so
+that the strip of B a panel walks stays in the cache. The panel's width shrinks as K grows
+(32 columns from K = 2048 up): these tests use long K loops so that rows have several panels,
+and check values, the loop variables and privates left behind, and NumPy's warnings (their
+order across rows and panels included) against CPython, on one thread and two."""
+import numpy as np
+import pytest
+
+from difftest import run
+
+ACC = """
+def f(A, B, C):
+    n, m, p = A.shape[0], B.shape[1], A.shape[1]
+    for i in range(n):
+        for j in range(m):
+            acc = 0.0
+            for k in range(p):
+                acc += A[i, k] * B[k, j]
+            C[i, j] = acc
+    return locals()
+"""
+
+IJK = """
+def f(A, B, C):
+    n, m, p = A.shape[0], B.shape[1], A.shape[1]
+    for i in range(n):
+        for j in range(m):
+            for k in range(p):
+                C[i, j] += A[i, k] * B[k, j]
+    return locals()
+"""
+
+
+def args(n, m, p, pokes=()):
+    def make():
+        rng = np.random.default_rng(n * 7 + m)
+        A = rng.integers(-4, 5, (n, p)).astype(np.float64)  # sums exact: any order would pass
+        B = rng.integers(-4, 5, (p, m)).astype(np.float64) / 4.0
+        C = np.zeros((n, m))
+        for name, at, x in pokes:
+            {"A": A, "B": B, "C": C}[name][at] = x
+        return A, B, C
+    return make
+
+
+@pytest.mark.parametrize("src", [ACC, IJK], ids=["acc", "ijk"])
+@pytest.mark.parametrize("shape", [(5, 100, 2100), (7, 33, 2100), (3, 200, 1100), (4, 0, 2100),
+                                   (4, 90, 0), (0, 90, 2100), (9, 64, 2048)])
+def test_panels_match_cpython(src, shape, threads):
+    run(src, "f", args(*shape), expect=None, warn_filter="default")
+
+
+@pytest.mark.parametrize("src", [ACC, IJK], ids=["acc", "ijk"])
+def test_warnings_in_several_rows_and_panels(src, threads):
+    # An add that overflows in row 4's first panel, a multiply in row 1's last panel and an
+    # invalid inf - inf in row 2's second: CPython warns in row order (multiply, invalid,
+    # add), which the panels' order (row 4's first panel before row 1's last) is not.
+    pokes = [("A", (4, 3), 1e308), ("A", (4, 4), 1e308), ("B", (3, 5), 1.5), ("B", (4, 5), 1.5),
+             ("A", (1, 7), 1e200), ("B", (7, 95), 1e200),
+             ("A", (2, 9), 1e308), ("B", (9, 40), 8.0), ("A", (2, 10), -1e308), ("B", (10, 40), 8.0)]
+    run(src, "f", args(6, 100, 2100, pokes), expect=None, warn_filter="default")
+
+
+def test_already_infinite_values(threads):
+    run(ACC, "f", args(5, 100, 2100, [("B", (100, 70), np.inf), ("A", (3, 5), np.nan)]), expect=None,
+        warn_filter="default")
+
+
+def test_a_row_dependent_inner_range_is_not_paneled(threads):
+    # (range(i) differs by row: each row's own evaluation decides, in order.)
+    src = """
+    def f(A, B, C):
+        n, m = C.shape
+        for i in range(n):
+            for j in range(m):
+                acc = 0.0
+                for k in range(i * 500):
+                    acc += A[i, k] * B[k, j]
+                C[i, j] = acc
+        return locals()
+    """
+    run(src, "f", args(5, 80, 2100), expect=None, warn_filter="default")
+
+
+def test_a_row_with_more_than_the_loop(threads):
+    src = """
+    def f(A, B, C):
+        n, m, p = A.shape[0], B.shape[1], A.shape[1]
+        for i in range(n):
+            s = A[i, 0] * 2.0
+            for j in range(m):
+                acc = s
+                for k in range(p):
+                    acc += A[i, k] * B[k, j]
+                C[i, j] = acc
+        return locals()
+    """
+    run(src, "f", args(5, 80, 2100), expect=None, warn_filter="default")
+
+
+def test_errstate_ignore_and_error_filter(threads):
+    run(ACC, "f", args(5, 100, 2100, [("A", (2, 3), 1e308), ("B", (3, 50), 4.0)]), expect=None,
+        warn_filter="error")
