@@ -652,14 +652,30 @@ class Planner {
     return pairs;
   }
 
+  // With one thread (and no GPU) a loop that could run in parallel is planned as such but
+  // marked `one_thread`, its reason "one thread": codegen may run its parallel body on this
+  // thread where that body's form pays (panel_rows).
   LoopPlan consider(const Stmt& s) {
+    if (o_.threads >= 2 || o_.gpu) return consider_threads(s);
+    LoopPlan lp = consider_threads(s);
+    // (Not with reductions: that body would combine them from their identities; one
+    // thread runs the loop itself.)
+    const bool could = lp.parallel && lp.reductions.empty() && lp.array_reductions.empty() &&
+                       lp.invariant_divisors.empty();
+    if (!could) lp = LoopPlan{};
+    lp.parallel = false;
+    lp.one_thread = could;
+    lp.why = "one thread (STAGEPY_THREADS)";
+    return lp;
+  }
+
+  LoopPlan consider_threads(const Stmt& s) {
     LoopPlan lp;
     auto no = [](std::string why) {
       LoopPlan seq;
       seq.why = std::move(why);
       return seq;
     };
-    if (o_.threads < 2 && !o_.gpu) return no("one thread (STAGEPY_THREADS)");
     if (!conds_.ok) return no(conds_.error);
     Info in = survey(s);
     if (std::string why = arrays_forbid(s, in, &lp.array_reductions); !why.empty()) return no(why);
@@ -1044,6 +1060,7 @@ std::string to_string(const ParallelPlan& p, const ir::Nest& nest) {
       }
     }
     if (lp.interchange) o << "; interchanged with its inner loop";
+    if (lp.one_thread) o << "; parallel with more threads";
     if (lp.parallel) {
       o << "; private";
       for (int v : lp.privates) o << " " << nest.vars[(size_t)v].name;

@@ -104,6 +104,9 @@ struct Interleave {
 
 struct LoopPlan {
   bool parallel = false;
+  // With one thread: the loop would be parallel with more (its plan is that plan, `parallel`
+  // false, `why` "one thread"); codegen may run its parallel body on this thread.
+  bool one_thread = false;
   // Its iterations touch no array element another iteration writes, for this call's facts,
   // provided the pairs in alias_pairs share no memory: they may run in any order as far as
   // arrays go (scalars: privates and reductions above, for parallel loops). Computed for

@@ -3595,8 +3595,14 @@ class Gen {
       k0 = c64(1);
     }
     const specialize::LoopPlan* lp = options_.plan && !par_iter_ ? &options_.plan->loops[(size_t)s->loop] : nullptr;
-    if (!(lp && lp->parallel && outer_parallel_.count(s->loop) && parallel_loop(s, *lp, k0, trip, exit)))
+    // With one thread, a loop that would be parallel runs its parallel body on this thread
+    // where that body goes panel by panel (panel_rows): the sequential loop's warnings are
+    // recorded in the order they occur, which panels change; the parallel body's by row.
+    const bool one = lp && lp->one_thread && !options_.gpu && !gpu_mode_ && panel_shape(s);
+    if (!(lp && ((lp->parallel && outer_parallel_.count(s->loop)) || one) && parallel_loop(s, *lp, k0, trip, exit))) {
+      if (one) parallel_refused_.erase(s->loop);  // (the report says "one thread")
       for_iterations(s, k0, trip, exit);
+    }
     B.SetInsertPoint(exit);
   }
 
@@ -5318,9 +5324,10 @@ class Gen {
     }
     B.SetInsertPoint(par);
     if (threads < 2) {
-      // Planned for the GPU only (one CPU thread): the sequential loop.
+      // Planned for the GPU only (one CPU thread), or a one-thread plan: the sequential
+      // loop (the parallel body on this thread, where it is the sequential version).
       B.CreateBr(seq);
-      parallel_ran_.insert(s->loop);
+      if (lp.parallel) parallel_ran_.insert(s->loop);
       return true;
     }
     if (gl && !has_inner) {
@@ -6315,29 +6322,41 @@ class Gen {
   // generated nothing) where the body is not of that form.
   static constexpr int64_t kPanelBytes = 512 * 1024;
 
-  bool panel_rows(const Stmt& s, Value* k0, Value* trip, BasicBlock* exit) {
+  struct PanelShape {
+    Stmt range_j, J, range_k;
+  };
+  // Whether loop `s`'s body has the form panel_rows takes, and its parts.
+  std::optional<PanelShape> panel_shape(const Stmt& s) const {
+    if (!options_.plan) return std::nullopt;
     std::vector<Stmt> xs = ir::flatten_blocks(s->body[0]);
     if (!xs.empty() && xs.back()->kind == StmtNode::Kind::Continue && xs.back()->loop == s->loop) xs.pop_back();
     if (xs.size() != 2 || xs[0]->kind != StmtNode::Kind::Range || xs[1]->kind != StmtNode::Kind::For ||
         xs[1]->peeled || xs[0]->loop != xs[1]->loop)
-      return false;
-    const Stmt& range_j = xs[0];
-    const Stmt& J = xs[1];
-    const specialize::LoopPlan& jp = options_.plan->loops[(size_t)J->loop];
-    if (jp.interleave.lanes == 0 || !jp.independent) return false;
-    Stmt range_k;
+      return std::nullopt;
+    PanelShape p{xs[0], xs[1], nullptr};
+    const specialize::LoopPlan& jp = options_.plan->loops[(size_t)p.J->loop];
+    if (jp.interleave.lanes == 0 || !jp.independent) return std::nullopt;
     for (auto& x : jp.interleave.fast_body)
       ir::for_each_stmt(x, [&](const Stmt& y) {
-        if (!range_k && y->kind == StmtNode::Kind::Range) range_k = y;
+        if (!p.range_k && y->kind == StmtNode::Kind::Range) p.range_k = y;
       });
-    if (!range_k) return false;
+    if (!p.range_k) return std::nullopt;
     std::set<int> assigned;
     ir::collect_assigned(s->body[0], &assigned);
     assigned.insert(s->var);
-    for (const Stmt* r : {&range_j, (const Stmt*)&range_k})
+    for (const Stmt* r : {&p.range_j, &p.range_k})
       for (auto& a : (*r)->args)
         for (int v : assigned)
-          if (ir::reads_var(a, v)) return false;
+          if (ir::reads_var(a, v)) return std::nullopt;
+    return p;
+  }
+
+  bool panel_rows(const Stmt& s, Value* k0, Value* trip, BasicBlock* exit) {
+    const std::optional<PanelShape> shape = panel_shape(s);
+    if (!shape) return false;
+    const Stmt& range_j = shape->range_j;
+    const Stmt& J = shape->J;
+    const Stmt& range_k = shape->range_k;
 
     const GenMark mark = gen_mark();
     BasicBlock* go = BasicBlock::Create(C, "panel.go", F);
