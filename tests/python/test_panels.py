@@ -105,3 +105,70 @@ def test_a_row_with_more_than_the_loop(threads):
 def test_errstate_ignore_and_error_filter(threads):
     run(ACC, "f", args(5, 100, 2100, [("A", (2, 3), 1e308), ("B", (3, 50), 4.0)]), expect=None,
         warn_filter="error")
+
+
+# ---------------------------------------------------------------- random panel nests
+# gemm-like nests with K long enough for several panels per row: the update's operation,
+# how the element or variable starts and ends, dtypes, values that overflow, divide by zero
+# or are already infinite, and the warnings filter are drawn at random.
+
+import os  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+EXAMPLES = max(8, int(os.environ.get("STAGEPY_FUZZ_EXAMPLES", "150")) // 10)
+
+
+@st.composite
+def panel_nests(draw):
+    e = draw(st.sampled_from(["A[i, k] * B[k, j]", "A[i, k] * B[k, j] + s", "A[i, k] / B[k, j]",
+                              "(A[i, k] - B[k, j]) * (A[i, k] - B[k, j])", "A[i, k] * 2.0 - B[k, j]"]))
+    form = draw(st.sampled_from(["acc", "acc", "elem", "max"]))
+    start = draw(st.sampled_from(["0.0", "s", "C[i, j]"]))
+    end = draw(st.sampled_from(["C[i, j] = acc", "C[i, j] = acc * 0.5"]))
+    dt = draw(st.sampled_from(["float64", "float64", "float32"]))
+    pokes = draw(st.lists(st.tuples(st.sampled_from("AB"), st.integers(0, 10**6),
+                                    st.sampled_from([1e308, -1e308, np.inf, np.nan, 0.0, 3e38, 1e200])),
+                          max_size=3))
+    m = draw(st.sampled_from([33, 70, 100]))
+    seed = draw(st.integers(0, 2**16))
+    flt = draw(st.sampled_from(["default", "default", "always"]))
+    if form == "elem":
+        body = ["            for k in range(p):", f"                C[i, j] += {e}"]
+    elif form == "max":
+        body = [f"            acc = {start}", "            for k in range(p):",
+                f"                acc = max(acc, {e})", f"            {end}"]
+    else:
+        body = [f"            acc = {start}", "            for k in range(p):",
+                f"                acc += {e}", f"            {end}"]
+    src = ("def f(A, B, C, s):\n    n, m, p = A.shape[0], B.shape[1], A.shape[1]\n    for i in range(n):\n"
+           "        for j in range(m):\n" + "\n".join(body) + "\n    return locals()\n")
+
+    def make():
+        rng = np.random.default_rng(seed)
+        A = rng.integers(-3, 4, (3, 2100)).astype(dt)
+        B = (rng.integers(-3, 4, (2100, m)) / 2.0).astype(dt)
+        B[B == 0] = 0.5
+        C = np.zeros((3, m), dt)
+        with np.errstate(all="ignore"):
+            for name, at, x in pokes:
+                a = A if name == "A" else B
+                a.flat[at % a.size] = x
+        return A, B, C, 1.5
+    return src, make, flt
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=os.environ.get("CI") == "true",
+          suppress_health_check=list(HealthCheck))
+@given(panel_nests(), st.sampled_from([1, 2]))
+def test_random_panel_nests_match_cpython(nest, threads):
+    import stagepy
+    src, make, flt = nest
+    stagepy.set_threads(threads)
+    try:
+        run(src, "f", make, calls=1, expect=None, warn_filter=flt)
+    except AssertionError as e:
+        raise AssertionError(f"{e}\n--- program (threads {threads}) ---\n{src}") from None
+    finally:
+        stagepy.set_threads(0)
