@@ -7,32 +7,19 @@ that the strip of B a panel walks stays in the cache. The panel's width shrinks 
 (32 columns from K = 2048 up): these tests use long K loops so that rows have several panels,
 and check values, the loop variables and privates left behind, and NumPy's warnings (their
 order across rows and panels included) against CPython, on one thread and two."""
+import os
+
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+import stagepy
 from difftest import run
+# (The same gemm sources as the interleaving tests: there one panel per row, here several.)
+from test_interleave import GEMM as ACC, GEMM_IJK as IJK
 
-ACC = """
-def f(A, B, C):
-    n, m, p = A.shape[0], B.shape[1], A.shape[1]
-    for i in range(n):
-        for j in range(m):
-            acc = 0.0
-            for k in range(p):
-                acc += A[i, k] * B[k, j]
-            C[i, j] = acc
-    return locals()
-"""
-
-IJK = """
-def f(A, B, C):
-    n, m, p = A.shape[0], B.shape[1], A.shape[1]
-    for i in range(n):
-        for j in range(m):
-            for k in range(p):
-                C[i, j] += A[i, k] * B[k, j]
-    return locals()
-"""
+pytestmark = pytest.mark.usefixtures("cpu_only")  # conftest.py: the CPU's panels
 
 
 def args(n, m, p, pokes=()):
@@ -112,11 +99,6 @@ def test_errstate_ignore_and_error_filter(threads):
 # how the element or variable starts and ends, dtypes, values that overflow, divide by zero
 # or are already infinite, and the warnings filter are drawn at random.
 
-import os  # noqa: E402
-
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
 EXAMPLES = max(8, int(os.environ.get("STAGEPY_FUZZ_EXAMPLES", "150")) // 10)
 
 
@@ -163,7 +145,6 @@ def panel_nests(draw):
           suppress_health_check=list(HealthCheck))
 @given(panel_nests(), st.sampled_from([1, 2]))
 def test_random_panel_nests_match_cpython(nest, threads):
-    import stagepy
     src, make, flt = nest
     stagepy.set_threads(threads)
     try:
