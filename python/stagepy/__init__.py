@@ -10,7 +10,7 @@ or, with no change to the program:  STAGEPY=1 python script.py   /   python -m s
 from . import _hook
 
 __version__ = "0.1.0"
-__all__ = ["enable", "disable", "enabled", "report", "print_report", "hook_stats", "finish_compiles", "set_threads", "threads",
+__all__ = ["enable", "disable", "enabled", "report", "print_report", "hook_stats", "finish_compiles", "set_threads", "threads", "set_strict_fp", "strict_fp",
            "set_target", "gpu_info"]
 
 
@@ -65,6 +65,20 @@ def threads():
     """The threads parallel loops use."""
     c = _hook.core()
     return c.threads() if c is not None and hasattr(c, "threads") else 1
+
+
+def strict_fp():
+    """Whether float reductions keep CPython's order (set_strict_fp)."""
+    c = _hook.core()
+    return bool(c.strict_fp()) if c is not None and hasattr(c, "strict_fp") else False
+
+
+def set_strict_fp(on=True):
+    """Whether float reductions keep CPython's order from now on (their loops then run
+    sequentially; otherwise a sum split over threads is added in another order, which may
+    change its last bits). STAGEPY_STRICT_FP=1 sets it at start. Returns the setting."""
+    c = _hook.core()
+    return bool(c.strict_fp(1 if on else 0)) if c is not None and hasattr(c, "strict_fp") else bool(on)
 
 
 def set_target(target):

@@ -64,15 +64,19 @@ struct Specialization {
 NestState::NestState() = default;
 NestState::~NestState() = default;
 
+// STAGEPY_STRICT_FP=1, or set_strict_fp (under the GIL): float reductions keep CPython's
+// order (their loops stay sequential).
+int strict_fp_setting = -1;  // -1: the environment's
+bool strict_fp() {
+  if (strict_fp_setting < 0) strict_fp_setting = env_flag("STAGEPY_STRICT_FP", false) ? 1 : 0;
+  return strict_fp_setting == 1;
+}
+void set_strict_fp(bool on) { strict_fp_setting = on ? 1 : 0; }
+
 namespace {
 
 thread_local PyObject* t_resume_iters = nullptr;
 
-// STAGEPY_STRICT_FP=1: float reductions keep CPython's order (their loops stay sequential).
-bool strict_fp() {
-  static const bool v = env_flag("STAGEPY_STRICT_FP", false);
-  return v;
-}
 
 // Kernels loaded at once (STAGEPY_MAX_KERNELS, default 1024): past that, the specializations
 // called longest ago are dropped with their kernels (their nests compile them again, or
@@ -999,6 +1003,7 @@ PyObject* dispatch(NestState& s) {
   key.push_back((uint64_t)fp);
   const int threads = backends::cpu::default_threads();
   key.push_back((uint64_t)threads);
+  key.push_back((uint64_t)strict_fp());
   // Whether parallel loops get GPU versions (a device, or its emulation; STAGEPY_TARGET).
   const bool gpu = backends::gpu::gpu_wanted();
   key.push_back((uint64_t)gpu);

@@ -6,6 +6,7 @@
 #include "backends/cpu/scratch.h"
 #include "backends/gpu/gpu_runtime.h"
 
+#include "hook/dispatch.h"
 #include "hook/nest_object.h"
 #include "hook/nest_runtime.h"
 #include "hook/numpy_bridge.h"
@@ -163,6 +164,13 @@ PyObject* py_threads(PyObject*, PyObject* args) {
   return PyLong_FromLong(backends::cpu::default_threads());
 }
 
+PyObject* py_strict_fp(PyObject*, PyObject* args) {
+  int on = -1;
+  if (!PyArg_ParseTuple(args, "|i", &on)) return nullptr;
+  if (on >= 0) set_strict_fp(on != 0);
+  return PyBool_FromLong(strict_fp());
+}
+
 PyObject* py_oracle_lookup(PyObject*, PyObject* args) {
   const char *kind, *op;
   int a, b;
@@ -218,6 +226,8 @@ PyMethodDef methods[] = {
     {"set_helper_info", py_set_helper_info, METH_O, "The function giving a helper's bytecode for inlining."},
     {"cache_dir", py_cache_dir, METH_NOARGS, "The disk cache's folder, or None when it is off (STAGEPY_CACHE=0)."},
     {"threads", py_threads, METH_VARARGS, "threads([n]): the threads parallel loops use (n: set; 0: default)."},
+    {"strict_fp", py_strict_fp, METH_VARARGS,
+     "strict_fp([on]): whether float reductions keep CPython's order (on: set; STAGEPY_STRICT_FP until then)."},
     {"isl_info", py_isl_info, METH_NOARGS, "Which isl the core is bound to."},
     {"gpu_info", py_gpu_info, METH_NOARGS, "The GPU: whether kernels use one, the device, transfers so far."},
     {"set_target", py_set_target, METH_O, "set_target('cpu'|'gpu'|'auto'): where parallel loops may run."},

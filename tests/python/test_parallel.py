@@ -7,6 +7,8 @@ Float reductions on threads are reassociated (docs/semantics.md); tests of them 
 values whose sums are exact in any order, so they still compare bit for bit."""
 import functools
 
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -724,6 +726,36 @@ def test_strict_fp_keeps_float_reductions_sequential():
     out = run_python(["-c", src], env_extra={"STAGEPY_STRICT_FP": "1", "STAGEPY_THREADS": "2"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "True [False]"
+
+
+def test_set_strict_fp_switches_float_sums_between_threads_and_order(two_threads_on_the_cpu):
+    # The setting is part of a specialization's key: one function runs its sum in CPython's
+    # order while it is on (equal bit for bit) and on threads again after.
+    src = textwrap.dedent("""
+    def f(A):
+        s = 0.0
+        for i in range(A.shape[0]):
+            s += A[i] * 0.1
+        return s
+    """)
+    A = np.random.default_rng(0).random(N)
+    plain = {}
+    exec(compile(src, "<strict_fp_plain>", "exec"), plain)
+    want = plain["f"](A)
+    assert not stagepy.strict_fp()
+    with stagepy.enable():
+        ns = {}
+        exec(compile(src, "<strict_fp>", "exec"), ns)
+        try:
+            assert stagepy.set_strict_fp(True) and stagepy.strict_fp()
+            assert ns["f"](A) == want
+            rec = [r for r in stagepy.report() if r["file"] == "<strict_fp>"][0]
+            assert rec["native_calls"] == 1 and loops([rec])["i"]["parallel_runs"] == 0
+        finally:
+            stagepy.set_strict_fp(False)
+        ns["f"](A)
+        rec = [r for r in stagepy.report() if r["file"] == "<strict_fp>"][0]
+        assert rec["native_calls"] == 2 and loops([rec])["i"]["parallel_runs"] == 1
 
 
 def test_a_loop_over_range_of_the_arrays_size_runs_on_threads(cpu_only):
