@@ -64,9 +64,12 @@ struct Specialization {
 NestState::NestState() = default;
 NestState::~NestState() = default;
 
+namespace {
 // STAGEPY_STRICT_FP=1, or set_strict_fp (under the GIL): float reductions keep CPython's
 // order (their loops stay sequential).
 int strict_fp_setting = -1;  // -1: the environment's
+}  // namespace
+
 bool strict_fp() {
   if (strict_fp_setting < 0) strict_fp_setting = env_flag("STAGEPY_STRICT_FP", false) ? 1 : 0;
   return strict_fp_setting == 1;

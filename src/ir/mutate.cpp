@@ -186,6 +186,12 @@ std::vector<Stmt> flatten_blocks(const Stmt& s) {
   return out;
 }
 
+std::vector<Stmt> body_statements(const Stmt& loop) {
+  std::vector<Stmt> xs = flatten_blocks(loop->body[0]);
+  if (!xs.empty() && xs.back()->kind == StmtNode::Kind::Continue && xs.back()->loop == loop->loop) xs.pop_back();
+  return xs;
+}
+
 bool assigned_before_read(const std::vector<Stmt>& segs) {
   std::set<int> all, assigned;  // assigned anywhere; by the Segs so far
   for (auto& s : segs) collect_assigned(s, &all);

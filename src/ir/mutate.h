@@ -40,6 +40,9 @@ bool same_pure_expr(const Expr& a, const Expr& b);
 int update_operand(const Effect& f);
 // The statements of `s` with blocks flattened (a loop body's top level).
 std::vector<Stmt> flatten_blocks(const Stmt& s);
+// The statements of For loop `loop`'s body, flattened, without a `continue` of the loop at
+// its end (the one every body ends with).
+std::vector<Stmt> body_statements(const Stmt& loop);
 // For straight-line statements (Segs, run in order once per iteration): whether every
 // variable they assign is assigned by an earlier Seg before any of them reads it, so that no
 // value flows from one iteration to the next through a variable. (A Seg evaluates its

@@ -78,8 +78,7 @@ int contiguous_in(const std::vector<Stmt>& body, int v, int other) {
 void consider(const Stmt& J, ParallelPlan* plan) {
   LoopPlan& lp = plan->loops[(size_t)J->loop];
   if (J->peeled || !lp.independent || !lp.reductions.empty() || lp.interleave.lanes > 0) return;
-  std::vector<Stmt> jb = ir::flatten_blocks(J->body[0]);
-  if (!jb.empty() && jb.back()->kind == SKind::Continue && jb.back()->loop == J->loop) jb.pop_back();
+  const std::vector<Stmt> jb = ir::body_statements(J);
   if (jb.size() != 2 || jb[0]->kind != SKind::Range || jb[1]->kind != SKind::For || jb[1]->peeled ||
       jb[0]->loop != jb[1]->loop)
     return;

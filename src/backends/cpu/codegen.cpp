@@ -5987,8 +5987,7 @@ class Gen {
   // iterations neither read that element nor changed what it reads.
   bool holds_stores(const Stmt& s) const {
     if (!options_.plan || !options_.plan->loops[(size_t)s->loop].independent) return false;
-    std::vector<Stmt> segs = ir::flatten_blocks(s->body[0]);
-    if (!segs.empty() && segs.back()->kind == StmtNode::Kind::Continue) segs.pop_back();
+    const std::vector<Stmt> segs = ir::body_statements(s);
     int stores = 0, last = -1;
     for (size_t k = 0; k < segs.size(); k++) {
       if (segs[k]->kind != StmtNode::Kind::Seg) return false;
@@ -6002,6 +6001,30 @@ class Gen {
     }
     return stores == 1 && last + 1 == (int)segs.size() && ir::assigned_before_read(segs);
   }
+  // The variables and loop `loop`'s current iteration as they are now, to put back later.
+  struct VarSnapshot {
+    std::vector<Value*> bits, tags;
+    Value* cur = nullptr;
+    int loop = -1;
+  };
+  VarSnapshot snapshot_vars(int loop) {
+    VarSnapshot v;
+    for (size_t x = 0; x < bits_.size(); x++) {
+      v.bits.push_back(B.CreateLoad(i64(), bits_[x]));
+      v.tags.push_back(B.CreateLoad(i8(), tags_[x]));
+    }
+    v.cur = B.CreateLoad(i64(), loops_[(size_t)loop].cur);
+    v.loop = loop;
+    return v;
+  }
+  void restore_vars(const VarSnapshot& v) {
+    for (size_t x = 0; x < bits_.size(); x++) {
+      B.CreateStore(v.bits[x], bits_[x]);
+      B.CreateStore(v.tags[x], tags_[x]);
+    }
+    B.CreateStore(v.cur, loops_[(size_t)v.loop].cur);
+  }
+
   struct Held {
     llvm::AllocaInst* held = nullptr;      // [kChunk] i8: the iteration's store waited
     llvm::AllocaInst* iter_bad = nullptr;  // the current iteration may have warned
@@ -6058,13 +6081,7 @@ class Gen {
     B.SetInsertPoint(cbody);
     Value* kend = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, B.CreateAdd(kc, c64(kChunk)), trip);
     // The variables at the start of the chunk, to start it again from.
-    std::vector<Value*> saved_bits, saved_tags;
-    for (size_t v = 0; v < bits_.size(); v++) {
-      saved_bits.push_back(B.CreateLoad(i64(), bits_[v]));
-      saved_tags.push_back(B.CreateLoad(i8(), tags_[v]));
-    }
-    auto& L = loops_[s->loop];
-    Value* saved_cur = B.CreateLoad(i64(), L.cur);
+    const VarSnapshot saved = snapshot_vars(s->loop);
     B.CreateStore(B.getFalse(), fast_bad_);
     if (shares) cold_branch(shares, redo, fhead);
     else B.CreateBr(fhead);
@@ -6128,12 +6145,7 @@ class Gen {
       auto* all = B.CreatePHI(i1(), 2, "held.all");
       all->addIncoming(B.getFalse(), from_fast);
       all->addIncoming(B.getTrue(), redo);
-      std::vector<Value*> post_bits, post_tags;
-      for (size_t v = 0; v < bits_.size(); v++) {
-        post_bits.push_back(B.CreateLoad(i64(), bits_[v]));
-        post_tags.push_back(B.CreateLoad(i8(), tags_[v]));
-      }
-      Value* post_cur = B.CreateLoad(i64(), L.cur);
+      const VarSnapshot post = snapshot_vars(s->loop);
       Value* post_par = par_iter_ && s->loop == par_loop_ ? B.CreateLoad(i64(), par_iter_) : nullptr;
       warn_gen_ = WarnGen::Classify;
       const int bails_before_held = bails_emitted();
@@ -6158,11 +6170,7 @@ class Gen {
       B.SetInsertPoint(hdone);
       B.CreateCondBr(all, cnext, hkeep);
       B.SetInsertPoint(hkeep);
-      for (size_t v = 0; v < bits_.size(); v++) {
-        B.CreateStore(post_bits[v], bits_[v]);
-        B.CreateStore(post_tags[v], tags_[v]);
-      }
-      B.CreateStore(post_cur, L.cur);
+      restore_vars(post);
       if (post_par) B.CreateStore(post_par, par_iter_);
       B.CreateBr(cnext);
     } else {
@@ -6171,11 +6179,7 @@ class Gen {
       // variables, and run the chunk again with exact warning flags.
       B.SetInsertPoint(redo);
       if (!shares) undo_stores(u, B.CreateSub(kend, kc));
-      for (size_t v = 0; v < bits_.size(); v++) {
-        B.CreateStore(saved_bits[v], bits_[v]);
-        B.CreateStore(saved_tags[v], tags_[v]);
-      }
-      B.CreateStore(saved_cur, L.cur);
+      restore_vars(saved);
       warn_gen_ = WarnGen::Classify;
       const int bails_before_redo = bails_emitted();
       plain_loop(s, s->body[0], kc, kend, cnext);
@@ -6328,8 +6332,7 @@ class Gen {
   // Whether loop `s`'s body has the form panel_rows takes, and its parts.
   std::optional<PanelShape> panel_shape(const Stmt& s) const {
     if (!options_.plan) return std::nullopt;
-    std::vector<Stmt> xs = ir::flatten_blocks(s->body[0]);
-    if (!xs.empty() && xs.back()->kind == StmtNode::Kind::Continue && xs.back()->loop == s->loop) xs.pop_back();
+    const std::vector<Stmt> xs = ir::body_statements(s);
     if (xs.size() != 2 || xs[0]->kind != StmtNode::Kind::Range || xs[1]->kind != StmtNode::Kind::For ||
         xs[1]->peeled || xs[0]->loop != xs[1]->loop)
       return std::nullopt;
@@ -6395,12 +6398,12 @@ class Gen {
     // Each (row, panel) records its warnings afresh (the sites' seen kinds and the count
     // cleared: filled in below, once the sites exist), under its own key, and warn_record
     // keeps each kind's earliest place.
-    std::vector<llvm::Instruction*> resets;
+    llvm::Instruction* reset = nullptr;  // where a segment starts
     counted_loop("panel.row", k0, trip, true, rows_done, [&](Value* k, BasicBlock* latch) {
       enter_iteration(s, k);
       B.CreateStore(B.CreateAdd(B.CreateMul(k, panels), pi), par_iter_);
-      resets.push_back(B.CreateBr(BasicBlock::Create(C, "panel.segment", F)));
-      B.SetInsertPoint(resets.back()->getSuccessor(0));
+      reset = B.CreateBr(BasicBlock::Create(C, "panel.segment", F));
+      B.SetInsertPoint(reset->getSuccessor(0));
       if (ir::contains_loop(s->body[0])) poll_interrupts(s->body[0]);
       stmt(range_j);
       Value* tj = B.CreateLoad(i64(), LJ.trip);
@@ -6417,8 +6420,8 @@ class Gen {
       rollback(mark);
       return false;
     }
-    for (auto* at : resets) {
-      llvm::IRBuilder<> rb(at);
+    {
+      llvm::IRBuilder<> rb(reset);
       for (size_t w = mark.flags; w < warn_flags_.size(); w++) rb.CreateStore(c8(0), warn_flags_[w].bits);
       if (warn_counter_ && warn_flags_.size() > mark.flags) rb.CreateStore(c64(0), warn_counter_);
     }
