@@ -322,6 +322,7 @@ class Gen {
   enum class WarnGen : uint8_t { Normal, Fast, Classify };
   WarnGen warn_gen_ = WarnGen::Normal;
   llvm::AllocaInst* fast_bad_ = nullptr;   // Fast: anything non-finite or wrapped
+  bool vector_int_checks_ = false;         // wrapping_op: checks the vectorizer takes
   // Per bail site generated so far: its statement's resume point and what the check is for
   // (the report's words for a loop a remaining check keeps sequential).
   std::vector<std::pair<int, std::string>> bail_notes_;
@@ -1913,6 +1914,58 @@ class Gen {
     fail(std::string("`") + ir::binop_name(op) + "` on floats");
   }
 
+  // x op y (+, -, *) of fixed-width integers as NumPy computes it (wrapping), and whether
+  // it wrapped. LLVM's *.with.overflow intrinsics are the best scalar code, but the loop
+  // vectorizer does not take them: in a fast pass that may vectorize (vector_int_checks_)
+  // the same answers come from plain arithmetic and compares: the operands' and result's
+  // signs for + and -; for *, a signed product in twice the width, an unsigned one
+  // compared in floating point (exact below the limit, and rounding cannot carry a larger
+  // product under it; a wide integer compare is what InstCombine turns back into the
+  // intrinsic). 64-bit products keep the intrinsic (no wider vector multiply).
+  std::pair<Value*, Value*> wrapping_op(ir::BinOp op, bool is_signed, Value* x, Value* y) {
+    using O = ir::BinOp;
+    llvm::Type* t = x->getType();
+    const unsigned bits = t->getIntegerBitWidth();
+    auto intrinsic = [&](llvm::Intrinsic::ID sid, llvm::Intrinsic::ID uid) -> std::pair<Value*, Value*> {
+      Value* r = B.CreateBinaryIntrinsic(is_signed ? sid : uid, x, y);
+      return {B.CreateExtractValue(r, 0), B.CreateExtractValue(r, 1)};
+    };
+    Value* zero = llvm::ConstantInt::get(t, 0);
+    switch (op) {
+      case O::Add: {
+        if (!vector_int_checks_)
+          return intrinsic(llvm::Intrinsic::sadd_with_overflow, llvm::Intrinsic::uadd_with_overflow);
+        Value* r = B.CreateAdd(x, y);
+        if (!is_signed) return {r, B.CreateICmpULT(r, x)};
+        // Both operands' signs differ from the result's.
+        return {r, B.CreateICmpSLT(B.CreateAnd(B.CreateXor(x, r), B.CreateXor(y, r)), zero)};
+      }
+      case O::Sub: {
+        if (!vector_int_checks_)
+          return intrinsic(llvm::Intrinsic::ssub_with_overflow, llvm::Intrinsic::usub_with_overflow);
+        Value* r = B.CreateSub(x, y);
+        if (!is_signed) return {r, B.CreateICmpULT(x, y)};
+        // The operands' signs differ and the result's differs from x's.
+        return {r, B.CreateICmpSLT(B.CreateAnd(B.CreateXor(x, y), B.CreateXor(x, r)), zero)};
+      }
+      case O::Mul: {
+        if (!vector_int_checks_ || bits >= 64)
+          return intrinsic(llvm::Intrinsic::smul_with_overflow, llvm::Intrinsic::umul_with_overflow);
+        Value* r = B.CreateMul(x, y);
+        if (is_signed) {
+          llvm::Type* wide = B.getIntNTy(bits < 16 ? 32 : 2 * bits);
+          Value* p = B.CreateMul(B.CreateSExt(x, wide), B.CreateSExt(y, wide));
+          return {r, B.CreateICmpNE(B.CreateSExt(r, wide), p)};
+        }
+        llvm::Type* ft = bits <= 16 ? B.getFloatTy() : B.getDoubleTy();
+        Value* p = B.CreateFMul(B.CreateUIToFP(x, ft), B.CreateUIToFP(y, ft));
+        const double limit = bits == 8 ? 255.0 : bits == 16 ? 65535.0 : 4294967295.0;
+        return {r, B.CreateFCmpOGT(p, llvm::ConstantFP::get(ft, limit))};
+      }
+      default: fail("internal error: wrapping_op");
+    }
+  }
+
   Value* numpy_binary(ir::BinOp op, const V& a, const V& b, const TypeRef& r, bool python_checks) {
     Checking checking(this, "a NumPy operation may warn or raise");
     using O = ir::BinOp;
@@ -1932,15 +1985,15 @@ class Gen {
     if (dtype_is_int(d)) {
       bool s = dtype_is_signed(d);
       Value* zero = llvm::ConstantInt::get(t, 0);
-      auto wrap = [&](llvm::Intrinsic::ID id, const char* name) {  // NumPy wraps, and warns
-        Value* r = B.CreateBinaryIntrinsic(id, x, y);
-        np_overflow_warning(name, d, B.CreateExtractValue(r, 1));
-        return B.CreateExtractValue(r, 0);
+      auto wrap = [&](O o, const char* name) {  // NumPy wraps, and warns
+        auto [r, overflowed] = wrapping_op(o, s, x, y);
+        np_overflow_warning(name, d, overflowed);
+        return r;
       };
       switch (op) {
-        case O::Add: return wrap(s ? llvm::Intrinsic::sadd_with_overflow : llvm::Intrinsic::uadd_with_overflow, "add");
-        case O::Sub: return wrap(s ? llvm::Intrinsic::ssub_with_overflow : llvm::Intrinsic::usub_with_overflow, "subtract");
-        case O::Mul: return wrap(s ? llvm::Intrinsic::smul_with_overflow : llvm::Intrinsic::umul_with_overflow, "multiply");
+        case O::Add: return wrap(op, "add");
+        case O::Sub: return wrap(op, "subtract");
+        case O::Mul: return wrap(op, "multiply");
         case O::FloorDiv:
         case O::Mod: {
           if (!divisor_nonzero_) bail_unless(B.CreateICmpNE(y, zero));
@@ -2673,6 +2726,12 @@ class Gen {
       return B.CreateTrunc(i, mt);
     }
     if (is_int_t(m)) {
+      // A NumPy integer whose dtype's values all fit (int32 into int32, uint8 into int16)
+      // needs no check: its representation holds nothing else.
+      if (is_np(m) && dtype_size(m->dtype) < 8) {
+        auto [mlo, mhi] = int_range(m->dtype);
+        if (mlo >= lo && mhi <= hi) return B.CreateTrunc(as_i64_int(x), mt);
+      }
       Value* v;
       if (is_np(m) && m->dtype == DType::UInt64) {
         if (!u64) bail_unless(B.CreateICmpSGE(x.v, c64(0)));  // above int64 max: out of range
@@ -6001,6 +6060,19 @@ class Gen {
     }
     return stores == 1 && last + 1 == (int)segs.size() && ir::assigned_before_read(segs);
   }
+  // Whether loop `s`'s fast pass may vectorize with NumPy integers' overflow checks in it
+  // (wrapping_op): no variable carried from one iteration to the next (a running sum's
+  // checks stay scalar) and no 64-bit product (its check is the intrinsic, which keeps
+  // the loop scalar). Where it may not, the intrinsics make the better scalar code.
+  static bool may_vectorize_int_checks(const Stmt& s) {
+    bool wide_product = false;
+    ir::for_each_expr(s->body[0], [&](const Expr& e) {
+      if (e->kind == ExprNode::Kind::Binary && e->binop == ir::BinOp::Mul && e->type &&
+          e->type->kind == Type::Kind::NpScalar && dtype_is_int(e->type->dtype) && dtype_size(e->type->dtype) == 8)
+        wide_product = true;
+    });
+    return !wide_product && ir::assigned_before_read(ir::body_statements(s));
+  }
   // The variables and loop `loop`'s current iteration as they are now, to put back later.
   struct VarSnapshot {
     std::vector<Value*> bits, tags;
@@ -6099,7 +6171,9 @@ class Gen {
       h.kk = u.kk;
       held_ = h;
     }
+    vector_int_checks_ = may_vectorize_int_checks(s);
     fast_pass(s->body[0], s->loop, flatch, u);
+    vector_int_checks_ = false;
     fast_init_ = nullptr;
     const bool held_broken = held && (held_->stores != 1 || held_->marked_after_store);
     held_.reset();
