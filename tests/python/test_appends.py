@@ -241,3 +241,25 @@ def test_appends_to_an_attribute_list_in_a_method():
     """
     recs = difftest.run(src, "f", lambda: (100,))
     assert [r["native_calls"] for r in recs if r["function"] == "Sim.run"] == [2 * difftest.CALLS]
+
+
+# A loop that appends and computes with NumPy scalars under the default warnings filter:
+# where an operation warned in the middle of 256 iterations, the exact re-run of those
+# iterations (fp warnings' speculative chunks) appended their items a second time (600
+# iterations gave 856 items). Such loops run without chunks.
+@pytest.mark.parametrize("at", [None, 0, 255, 256, 300, 599])
+@pytest.mark.parametrize("item", ["a[i] * 1e300", "(i, a[i] * 1e300)", "a[i] * 1e300 + b[i]"])
+def test_appends_beside_a_warning_in_a_chunk(at, item):
+    src = f"""
+    def f(a, b, n):
+        out = []
+        for i in range(n):
+            out.append({item})
+        return out
+    """
+    def make():
+        a = np.ones(600)
+        if at is not None:
+            a[at] = 1e10
+        return a, np.arange(600.0), 600
+    difftest.run(src, "f", make, expect=None, warn_filter="default")

@@ -3778,9 +3778,11 @@ class Gen {
       return;
     // Chunks whose stores would be logged are not for GPU bodies: a thread runs one
     // iteration of the parallel loop, and the log (kChunk entries per store, in local
-    // memory) only costs there (docs/gpu.md, "Kernels").
+    // memory) only costs there (docs/gpu.md, "Kernels"). Nor for bodies that append: the
+    // exact re-run would append the chunk's items a second time (nothing takes back the
+    // fast pass's appends).
     if (options_.fp == FpMode::Deferred && warn_gen_ == WarnGen::Normal &&
-        !(gpu_body_ && ir::stores_anything(s->body[0])) &&
+        !(gpu_body_ && ir::stores_anything(s->body[0])) && !appends(s->body[0]) &&
         (straight_line(s->body[0], s->loop) || branches_storing_nothing(s->body[0], s->loop)) &&
         has_np_arith(s->body[0]) && !ir::stores_sections(s->body[0]) && chunked_loop(s, k0, trip, exit))
       return;
@@ -5870,6 +5872,13 @@ class Gen {
         return true;
       default: return false;
     }
+  }
+  static bool appends(const Stmt& s) {
+    bool any = false;
+    ir::for_each_stmt(s, [&](const Stmt& x) {
+      for (auto& f : x->effects) any = any || f.kind == ir::Effect::Kind::Append;
+    });
+    return any;
   }
   static bool has_np_arith(const Stmt& s) {
     bool found = false;
