@@ -101,6 +101,10 @@ SOURCE = textwrap.dedent("""
             s += a[i] * b[i]
         return s
 
+    def iaxpy(y, x, a):
+        for k in range(x.shape[0]):
+            y[k] = y[k] + a * x[k]
+
     def mathfn(x, out):
         for k in range(x.shape[0]):
             out[k] = math.sqrt(x[k]) * math.exp(-x[k]) + math.log(x[k] + 1.0)
@@ -300,6 +304,7 @@ def cases(scale):
     n_d = s(1_000_000)
     a, b = rng.random(n_d), rng.random(n_d)
     a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    ix32 = rng.integers(-1000, 1000, n_d, dtype=np.int32)
     idx = rng.integers(0, 64, n_d)
     h_m = s(160)
     n_c = s(1_000_000)
@@ -330,6 +335,8 @@ def cases(scale):
         "cdot": (lambda f: f(ca, cb), lambda: ca @ cb, f"n={n_c} complex128, s += A[j] * B[j]"),
         "cdot64": (lambda f: f(ca64, cb64), lambda: ca64 @ cb64, f"n={n_c} complex64, s += A[j] * B[j]"),
         "dot32": (lambda f: f(a32, b32), lambda: a32 @ b32, f"n={n_d} float32, s = 0.0; s += a[i] * b[i]"),
+        "iaxpy": (lambda f: f(np.zeros(n_d, np.int32), ix32, 3), lambda: np.zeros(n_d, np.int32) + 3 * ix32,
+                  f"n={n_d} int32, y[k] = y[k] + a * x[k], a = 3"),
         "mathfn": (lambda f: f(a, np.zeros(n_d)), lambda: np.sqrt(a) * np.exp(-a) + np.log(a + 1.0),
                    f"n={n_d}, math.sqrt/exp/log per element"),
         "rownorms": (lambda f: f(R, np.zeros(n_r)), lambda: np.einsum("ij,ij->i", R, R), f"{n_r}x{n_r}, for row in A"),

@@ -661,7 +661,7 @@ class Planner {
     // (Not with reductions: that body would combine them from their identities; one
     // thread runs the loop itself.)
     const bool could = lp.parallel && lp.reductions.empty() && lp.array_reductions.empty() &&
-                       lp.invariant_divisors.empty();
+                       lp.invariant_divisors.empty() && lp.invariant_operands.empty();
     if (!could) lp = LoopPlan{};
     lp.parallel = false;
     lp.one_thread = could;
@@ -842,6 +842,7 @@ class Planner {
     }
     lp.alias_pairs = disjoint_pairs(in);
     for (auto& [v, t] : in.divisors) lp.invariant_divisors.push_back({v, t});
+    lp.invariant_operands = invariant_operands(s);
     lp.blocks = !lp.ordered && uniform_work(s->body[0], in.assigned);
     lp.parallel = true;
     return lp;
@@ -1037,6 +1038,21 @@ ParallelPlan plan_parallel(const TypedNest& tn, const FactSet& facts, const anal
   return Planner(tn, facts, conds, options).run();
 }
 
+std::vector<std::pair<int, DType>> invariant_operands(const Stmt& loop) {
+  std::set<int> assigned;
+  ir::collect_assigned(loop, &assigned);
+  std::set<std::pair<int, DType>> out;
+  ir::for_each_expr(loop->body[0], [&](const Expr& x) {
+    if (x->kind != EK::Binary || !x->type || x->type->kind != Type::Kind::NpScalar) return;
+    const DType d = x->type->dtype;
+    if (!((dtype_is_int(d) && d != DType::Int64) || d == DType::Float32)) return;
+    for (auto& a : x->args)
+      if (a->kind == EK::Load && !assigned.count(a->var) && a->type && a->type->kind == Type::Kind::PyInt)
+        out.insert({a->var, d});
+  });
+  return {out.begin(), out.end()};
+}
+
 std::string to_string(const ParallelPlan& p, const ir::Nest& nest) {
   std::ostringstream o;
   o << "threads " << p.threads << "\n";
@@ -1075,6 +1091,10 @@ std::string to_string(const ParallelPlan& p, const ir::Nest& nest) {
           o << " per iteration)";
         }
         for (int c : r.companions) o << " +" << nest.vars[(size_t)c].name;
+      }
+      if (!lp.invariant_operands.empty()) {
+        o << "; checked to fit before";
+        for (auto& [v, d] : lp.invariant_operands) o << " " << nest.vars[(size_t)v].name << " (" << dtype_name(d) << ")";
       }
       if (lp.ordered) o << " (in order)";
       else if (lp.blocks) o << "; one block per thread";

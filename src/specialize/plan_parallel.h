@@ -139,6 +139,11 @@ struct LoopPlan {
   // Scalars the loop does not assign that divide (/, //, %): checked non-zero once before
   // the loop runs on threads (else it runs sequentially), so the body needs no check.
   std::vector<std::pair<int, TypeRef>> invariant_divisors;
+  // Python ints the loop does not assign that meet a NumPy integer (other than int64) or
+  // float32 operand, which they must fit (NumPy raises; float32 beyond 2**24 goes to
+  // CPython): checked once before the loop runs on threads (else it runs sequentially), so
+  // the body needs no check.
+  std::vector<std::pair<int, DType>> invariant_operands;
 };
 
 struct ParallelPlan {
@@ -152,6 +157,10 @@ struct PlanOptions {
   FpMode fp = FpMode::Exact;
   bool gpu = false;          // loops may also run on a GPU: plan them even with one CPU thread
 };
+
+// LoopPlan::invariant_operands of For loop `loop`: the Python-int variables it does not
+// assign that an operation in it meets with a NumPy integer (not int64) or float32.
+std::vector<std::pair<int, DType>> invariant_operands(const ir::Stmt& loop);
 
 ParallelPlan plan_parallel(const TypedNest& tn, const FactSet& facts, const analysis::NestConditions& conds,
                            const PlanOptions& options);

@@ -139,3 +139,66 @@ def test_values_wrap_in_every_lane():
                 got = outcome(f_sp, tuple(a.copy() for a in args))
             assert got[0] == want[0] and np.array_equal(got[1], want[1]), (dt, op)
             assert native_calls(f_sp) == 1
+
+
+# A Python int meeting a NumPy integer or float32 must fit it (NumPy raises OverflowError,
+# or for float32 beyond 2**24 stagepy lets CPython compute): in a chunk's fast pass the
+# check only marks the chunk (value_check), whose exact re-run stops where CPython does.
+WEAK_OPERAND = """
+def f(y, x, a):
+    for k in range(x.shape[0]):
+        y[k] = y[k] + a * x[k]
+    return locals()
+"""
+
+WEAK_OPERAND_VARYING = """
+def f(y, x, a):
+    for k in range(x.shape[0]):
+        y[k] = y[k] + (a + k * k * k) * x[k]
+    return locals()
+"""
+
+
+@pytest.mark.parametrize("dt", ["int8", "int32", "uint16", "uint32", "float32"])
+@pytest.mark.parametrize("a", [3, -3, 127, 128, 2**24, 2**24 + 1, 2**31 - 1, 2**31, -2**31, 2**32, 2**40])
+def test_a_python_int_operand_that_may_not_fit(dt, a, threads):
+    # The loop's version without the check runs where `a` fits (checked where the loop
+    # starts: codegen's versioned_for_operands, and before threads: invariant_operands).
+    def make():
+        x = (np.arange(600) % 5).astype(dt)
+        return np.ones(600, dtype=dt), x, a
+    if dt == "float32":
+        fits = abs(a) <= 2**24
+    else:
+        fits = np.iinfo(dt).min <= a <= np.iinfo(dt).max
+    difftest.run(WEAK_OPERAND, "f", make, expect="native" if fits else None, warn_filter="default")
+
+
+@pytest.mark.parametrize("dt", ["int16", "int32", "float32"])
+def test_a_python_int_operand_that_stops_fitting_midway(dt):
+    # a + k**3 passes int16's limit at k = 32, int32's at k = 1291, 2**24 at k = 257: the
+    # statement stops for CPython there (OverflowError for the integers), earlier stores done.
+    def make():
+        return np.ones(1500, dtype=dt), (np.arange(1500) % 3).astype(dt), 5
+    difftest.run(WEAK_OPERAND_VARYING, "f", make, expect=None, warn_filter="default")
+
+
+# The operand is the outer loop's (checked once where the nest starts), or assigned by the
+# outer loop (checked where each row starts: `b` stops fitting int16 at row 3).
+NESTED = """
+def f(img, out, a):
+    for i in range(img.shape[0]):
+        b = a * (i + 1) ** 5
+        for j in range(img.shape[1]):
+            out[i, j] = img[i, j] * a + img[i, j] // 3 - b * img[i, j]
+    return locals()
+"""
+
+
+@pytest.mark.parametrize("dt", ["uint8", "int16", "float32"])
+@pytest.mark.parametrize("a", [2, 100, 300, 40000])
+def test_operands_of_a_nest_that_may_not_fit(dt, a, threads):
+    def make():
+        img = (np.arange(6 * 300) % 7).reshape(6, 300).astype(dt)
+        return img, np.zeros_like(img), a
+    difftest.run(NESTED, "f", make, expect=None, warn_filter="default")

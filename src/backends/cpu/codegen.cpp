@@ -281,6 +281,19 @@ class Gen {
     br->setMetadata(llvm::LLVMContext::MD_prof, md.createBranchWeights(1u << 20, 1));
     B.SetInsertPoint(cont);
   }
+  // A check of a value that NumPy refuses (a Python int that does not fit the NumPy type it
+  // meets), whose failure leaves nothing unsafe behind: in a chunk's fast pass it only marks
+  // the chunk (mark_fast_bad), whose exact re-run then stops for CPython at the iteration
+  // where it fails, so that the fast pass has no way out (a loop-invariant `a` in
+  // `y[k] + a * x[k]` over int32 or float32 kept the loop out of chunks); elsewhere a bail.
+  void value_check(Value* ok) {
+    if (warn_gen_ == WarnGen::Fast) {
+      if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(ok); c && c->isOne()) return;
+      mark_fast_bad(B.CreateNot(ok));
+      return;
+    }
+    bail_unless(ok);
+  }
   // A check whose failure does not make the code that follows unsafe (a float that came
   // out infinite, an integer that wrapped): folded into the statement's single check,
   // made before any of its effects.
@@ -362,6 +375,11 @@ class Gen {
   // divisor is one of them.
   static constexpr int64_t kMinParallelTrip = analysis::kMinParallelTrip;
   std::set<int> nonzero_vars_;
+  // Python ints a parallel body's loop checked to fit these NumPy types before it ran on
+  // threads (LoopPlan::invariant_operands), and whether the current operation's operands are
+  // such variables: numpy_operand needs no check for them.
+  std::set<std::pair<int, DType>> fitting_vars_;
+  std::array<bool, 2> operands_fit_{};
   std::set<const ir::ExprNode*> reassoc_ops_;  // float reduction updates in a parallel body
   // Checked integer sums' updates in a speculative parallel body (Reduction::checked): an
   // overflow there stops for CPython (making the threads' run void) rather than warning.
@@ -1003,11 +1021,24 @@ class Gen {
     }
   }
 
+  // Whether Python int `v` (i64) fits NumPy integer type `d` (NumPy raises where not), or
+  // is within 2**24 of zero (float32: beyond, the result may depend on the rounding path).
+  Value* int_fits(Value* v, DType d) {
+    auto [lo, hi] = int_range(d);
+    if (lo == INT64_MIN && hi == INT64_MAX) return B.getTrue();
+    if (d == DType::UInt64) return B.CreateICmpSGE(v, c64(0));
+    return B.CreateAnd(B.CreateICmpSGE(v, c64(lo)), B.CreateICmpSLE(v, c64(hi)));
+  }
+  Value* int_fits_float32(Value* v) {
+    return B.CreateNot(B.CreateOr(B.CreateICmpSGT(v, c64(1 << 24)), B.CreateICmpSLT(v, c64(-(1 << 24)))));
+  }
+  Value* fits_numpy_type(Value* v, DType d) { return d == DType::Float32 ? int_fits_float32(v) : int_fits(v, d); }
+
   // Converts operand `x` to the NumPy scalar type `to` as NumPy does before computing:
   // Python scalars are "weak" (a Python int must fit the type), NumPy scalars are cast.
-  Value* numpy_operand(const V& x, const TypeRef& to) {
+  Value* numpy_operand(const V& x, const TypeRef& to, bool fits = false) {
     Checking checking(this, "a Python number may not fit a NumPy type");
-    if (hetero(x.t)) return per_member(x, [&](const V& y) { return numpy_operand(y, to); });
+    if (hetero(x.t)) return per_member(x, [&](const V& y) { return numpy_operand(y, to, fits); });
     TypeRef m = rep(x.t);
     DType d = to->dtype;
     llvm::Type* t = ty(to);
@@ -1017,9 +1048,8 @@ class Gen {
     }
     if (dtype_is_float(d)) {
       if (is_pyint(m)) {
-        if (d == DType::Float32) {  // only where the result cannot depend on the rounding path
-          Value* big = B.CreateOr(B.CreateICmpSGT(x.v, c64(1 << 24)), B.CreateICmpSLT(x.v, c64(-(1 << 24))));
-          bail_unless(B.CreateNot(big));
+        if (d == DType::Float32 && !fits) {  // only where the result cannot depend on the rounding path
+          value_check(int_fits_float32(x.v));
         }
         return B.CreateSIToFP(x.v, t);
       }
@@ -1032,12 +1062,8 @@ class Gen {
       if (is_bool_t(m) || is_unsigned(m)) return B.CreateUIToFP(x.v, t);
       if (is_int_t(m)) return B.CreateSIToFP(x.v, t);
     } else {  // integer dtype
+      if (is_pyint(m) && !fits) value_check(int_fits(x.v, d));
       if (is_pyint(m)) {
-        auto [lo, hi] = int_range(d);
-        if (!(lo == INT64_MIN && hi == INT64_MAX)) {
-          if (d == DType::UInt64) bail_unless(B.CreateICmpSGE(x.v, c64(0)));
-          else bail_unless(B.CreateAnd(B.CreateICmpSGE(x.v, c64(lo)), B.CreateICmpSLE(x.v, c64(hi))));
-        }
         return B.CreateTrunc(x.v, t);
       }
       if (is_bool_t(m)) return B.CreateZExt(x.v, t);
@@ -1308,6 +1334,9 @@ class Gen {
         cur_node_ = e.get();
         divisor_nonzero_ = e->in_domain || (e->args[1]->kind == K::Load && nonzero_vars_.count(e->args[1]->var)) ||
                            facts_.has(FactKind::NonZeroDivisor, e->origin);
+        for (int k = 0; k < 2; k++)
+          operands_fit_[(size_t)k] = e->type && e->type->kind == Type::Kind::NpScalar && e->args[(size_t)k]->kind == K::Load &&
+                                     fitting_vars_.count({e->args[(size_t)k]->var, e->type->dtype});
         const bool exact_before = exact_now_, counter_before = counter_now_;
         if (exact_ops_.count(e.get())) exact_now_ = true;
         counter_now_ = counter_ops_.count(e.get()) > 0;
@@ -1322,6 +1351,7 @@ class Gen {
           return binary(op, x[0], x[1], rt);
         });
         divisor_nonzero_ = false;
+        operands_fit_ = {};
         exact_now_ = exact_before;
         counter_now_ = counter_before;
         if (auto sg = sign_ops_.find(e.get()); sg != sign_ops_.end()) note_sign(e, a, b, sg->second.first, sg->second.second);
@@ -1971,8 +2001,8 @@ class Gen {
     using O = ir::BinOp;
     warn_operands_ = {a.t, b.t};
     DType d = r->dtype;
-    Value* x = numpy_operand(a, r);
-    Value* y = numpy_operand(b, r);
+    Value* x = numpy_operand(a, r, operands_fit_[0]);
+    Value* y = numpy_operand(b, r, operands_fit_[1]);
     llvm::Type* t = x->getType();
     if (d == DType::Bool) {
       switch (op) {
@@ -3761,6 +3791,7 @@ class Gen {
 
   // Iterations [k0, trip) of For loop `s`, then a branch to `exit`.
   void for_iterations(const Stmt& s, Value* k0, Value* trip, BasicBlock* exit) {
+    if (versioned_for_operands(s, k0, trip, exit)) return;
     // A parallel body's rows panel by panel where that keeps an inner loop's memory in cache.
     if (options_.plan && par_iter_ && s->loop == par_loop_ && !gpu_body_ && !gpu_mode_ && !no_interleave_ &&
         warn_gen_ == WarnGen::Normal && panel_rows(s, k0, trip, exit))
@@ -3787,6 +3818,36 @@ class Gen {
         has_np_arith(s->body[0]) && !ir::stores_sections(s->body[0]) && chunked_loop(s, k0, trip, exit))
       return;
     plain_loop(s, s->body[0], k0, trip, exit);
+  }
+
+  // A loop whose operations meet Python ints it does not assign with NumPy integers or
+  // float32 (`y[k] + a * x[k]` over int32, LoopPlan::invariant_operands): two versions,
+  // chosen where it starts. Where those values fit their types, one without the checks
+  // (the fast pass of its speculative chunks then has no iteration to mark, and an update
+  // in place can hold its stores); else the loop as it was, which stops for CPython at the
+  // first iteration, as NumPy raises there. (Not in GPU code, which has no way out.)
+  bool unversioned_ = false;  // generating such an other version (and the loops in it)
+  bool versioned_for_operands(const Stmt& s, Value* k0, Value* trip, BasicBlock* exit) {
+    if (gpu_body_ || gpu_mode_ || warn_gen_ != WarnGen::Normal || unversioned_) return false;
+    std::vector<std::pair<int, DType>> ops;
+    for (auto& vd : specialize::invariant_operands(s))
+      if (!fitting_vars_.count(vd)) ops.push_back(vd);
+    if (ops.empty()) return false;
+    Value* ok = B.getTrue();
+    for (auto& [v, d] : ops) ok = B.CreateAnd(ok, fits_numpy_type(load(v, types::py_int(), false).v, d));
+    BasicBlock* fit = BasicBlock::Create(C, "operands.fit", F);
+    BasicBlock* other = BasicBlock::Create(C, "operands.other", F);
+    B.CreateCondBr(ok, fit, other);
+    B.SetInsertPoint(fit);
+    const std::set<std::pair<int, DType>> before = fitting_vars_;
+    fitting_vars_.insert(ops.begin(), ops.end());
+    for_iterations(s, k0, trip, exit);
+    fitting_vars_ = before;
+    B.SetInsertPoint(other);
+    unversioned_ = true;
+    for_iterations(s, k0, trip, exit);
+    unversioned_ = false;
+    return true;
   }
 
   // The skeleton of a counted loop, k from k0 while k < end (compared unsigned or signed),
@@ -3972,6 +4033,7 @@ class Gen {
     const std::map<int, V> parent_tuples = tuples_;
     std::vector<LoopSlots> parent_loops = loops_;
     const std::set<int> parent_nonzero = nonzero_vars_;
+    const std::set<std::pair<int, DType>> parent_fitting = fitting_vars_;
     const int parent_par_loop = par_loop_;
     llvm::AllocaInst* const parent_spec_bad = spec_bad_;
     const int parent_soft_checks = soft_checks_;
@@ -3984,6 +4046,7 @@ class Gen {
       log_.reset();
       loops_ = parent_loops;
       nonzero_vars_ = parent_nonzero;
+      fitting_vars_ = parent_fitting;
       par_loop_ = parent_par_loop;
       spec_bad_ = parent_spec_bad;
       soft_checks_ = parent_soft_checks;
@@ -4098,6 +4161,7 @@ class Gen {
       par_iter_ = B.CreateAlloca(i64(), nullptr, "par.iter");
       warn_stride_ = B.Insert(llvm::BinaryOperator::CreateAdd(c64(0), c64(0)), "warn.stride");
       for (auto& [v, t] : lp.invariant_divisors) nonzero_vars_.insert(v);
+      for (auto& vd : lp.invariant_operands) fitting_vars_.insert(vd);
       par_loop_ = s->loop;
       // A body that writes nothing may run speculatively (parallel_loop): it may then stop
       // for a signal, as the sequential loop does. (Not where loops may run on a GPU,
@@ -5016,6 +5080,7 @@ class Gen {
     ok = B.CreateAnd(ok, arrays_disjoint(lp));
     if (summing) ok = B.CreateAnd(ok, copies_pay(lp, k0, trip, inner));
     for (auto& [v, t] : lp.invariant_divisors) ok = B.CreateAnd(ok, truth(load(v, t, false)));
+    for (auto& [v, d] : lp.invariant_operands) ok = B.CreateAnd(ok, fits_numpy_type(load(v, types::py_int(), false).v, d));
     // Counters (Reduction::counter): |v| + iterations * (bound + |bound_vars|) within 64
     // bits, in 128 (each term below 2^64, their sum below 2^70: no wrap).
     for (auto& r : lp.reductions) {
@@ -5051,10 +5116,12 @@ class Gen {
     }
     // Where running the outlined body on this thread is the sequential loop (no reductions,
     // which it would start from their identities and reassociate; no invariant divisor,
-    // which it takes to be non-zero; no GPU version), that is the sequential version: one
-    // copy of the body less to optimize and compile. (Its warnings' keys overflow after
-    // (2^63 - 1) / their stride iterations: more than this thread runs in years.)
-    const bool body_is_sequential = !gl && lp.reductions.empty() && lp.invariant_divisors.empty() && !speculative;
+    // which it takes to be non-zero, nor operand it takes to fit; no GPU version), that is
+    // the sequential version: one copy of the body less to optimize and compile. (Its
+    // warnings' keys overflow after (2^63 - 1) / their stride iterations: more than this
+    // thread runs in years.)
+    const bool body_is_sequential = !gl && lp.reductions.empty() && lp.invariant_divisors.empty() &&
+                                    lp.invariant_operands.empty() && !speculative;
     // With a GPU version, one host copy of the loop serves both the sequential fallback
     // (iterations [k0, trip), then `exit`) and the GPU's answer 2 (iterations [k0, trip - 1),
     // then the last iteration's privates): a phi says which.
