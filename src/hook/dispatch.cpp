@@ -144,6 +144,26 @@ struct ArrayView {
   const Py_ssize_t* strides = nullptr;
 };
 
+// Whether two different subscripts of array `a` (items of `itemsize` bytes) may reach
+// overlapping bytes. Sufficient for "no": with the dimensions of more than one element
+// sorted by |stride|, each stride at least the extent of the dimensions before it (every C
+// or Fortran array, every slice of one, a transpose). Zero strides, and windows that share
+// elements, fail it; so would a rare interleaving that does not overlap (then CPython runs).
+bool may_overlap_itself(const ArrayView& a, Py_ssize_t itemsize) {
+  std::vector<std::pair<Py_ssize_t, Py_ssize_t>> dims;  // |stride|, length
+  for (int d = 0; d < a.ndim; d++) {
+    if (a.shape[d] == 0) return false;
+    if (a.shape[d] > 1) dims.push_back({a.strides[d] < 0 ? -a.strides[d] : a.strides[d], a.shape[d]});
+  }
+  std::sort(dims.begin(), dims.end());
+  Py_ssize_t extent = itemsize;
+  for (auto& [st, n] : dims) {
+    if (st < extent) return true;
+    extent = st * (n - 1) + extent;
+  }
+  return false;
+}
+
 // A live-in value: its Type and the key words that decide it.
 struct Described {
   TypeRef type;
@@ -939,6 +959,17 @@ PyObject* dispatch(NestState& s) {
       for (size_t v = 0; v < nv; v++)
         if (vals[v].get() == obj && vars[v].appended)
           return decline(s, "appends to `" + vars[v].name + "`, a list the nest also reads");
+
+  // An array whose own elements may overlap (np.lib.stride_tricks.as_strided with a zero
+  // or short stride, sliding_window_view(..., writeable=True)): two subscripts the analysis
+  // tells apart may be one element, which no proof here accounts for. Where the nest could
+  // write it, CPython runs the nest (read-only views, sliding_window_view's default, are fine).
+  for (size_t v = 0; v < nv; v++) {
+    if (!vals[v] || !descs[v].type || descs[v].type->kind != Type::Kind::Array || !descs[v].type->writeable) continue;
+    if (may_overlap_itself(views[v], dtype_size(descs[v].type->dtype)))
+      return decline(s, "`" + vars[v].name + "` is a writeable view whose elements overlap one another (strides " +
+                            "shorter than the elements they step over)");
+  }
 
   // Which arrays share memory is part of the key: kernels compiled for disjoint arrays
   // may assume it (the same buffer, or views such as a[1:] passed beside a).
