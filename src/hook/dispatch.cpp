@@ -746,6 +746,17 @@ constexpr unsigned long long kSmallProbe = 64, kSmallRetryMax = 1ULL << 20;
 constexpr unsigned kFailedBeforeSkipping = 3;
 constexpr int64_t kKeepScratchBytes = 1 << 20;  // kernels' scratch kept between calls (scratch.h)
 
+// Values the nest cannot run on (a list whose items are of mixed types or hold an int
+// beyond 64 bits; values a kernel could not be compiled for): finding that out again costs
+// reading them (a list of lists is read whole) on every call, which made a helper called
+// once per row quadratic. From the third such call in a row, the next 1, 2, 4... (at most
+// 1024) calls go to CPython without looking.
+PyObject* decline_values(NestState& s, std::string why) {
+  if (++s.failed_in_a_row >= kFailedBeforeSkipping)
+    s.skip_failing = 1ULL << std::min(s.failed_in_a_row - kFailedBeforeSkipping, 10u);
+  return decline(s, std::move(why));
+}
+
 PyObject* dispatch(NestState& s) {
   // Code rewritten while stagepy was enabled keeps its nest entries; after disable() they
   // answer "not handled" and the original loops run.
@@ -881,7 +892,7 @@ PyObject* dispatch(NestState& s) {
       ListBuffer*& lb = list_of[val];
       if (!lb) {
         lists.push_back(std::make_unique<ListBuffer>());
-        if (!lists.back()->read(val, seen_lists, &why)) return decline(s, "`" + vars[v].name + "` " + why);
+        if (!lists.back()->read(val, seen_lists, &why)) return decline_values(s, "`" + vars[v].name + "` " + why);
         lb = lists.back().get();
       }
       descs[v].type = types::py_list(lb->dtype(), lb->ndim());
@@ -893,7 +904,7 @@ PyObject* dispatch(NestState& s) {
       HeldBuffer*& hb = buffer_of[val];
       if (!hb) {
         buffers.push_back(std::make_unique<HeldBuffer>());
-        if (!buffers.back()->take(val, &why)) return decline(s, "`" + vars[v].name + "` " + why);
+        if (!buffers.back()->take(val, &why)) return decline_values(s, "`" + vars[v].name + "` " + why);
         hb = buffers.back().get();
       }
       descs[v].type = types::py_buffer(hb->dtype(), hb->writeable());
@@ -1063,14 +1074,9 @@ PyObject* dispatch(NestState& s) {
     evict_kernels(sp);
   }
   if (!sp->kernel.ok) {
-    // Values a kernel could not be compiled for: finding that out again costs reading them
-    // (a list of lists is read whole) on every call. From the third such call in a row,
-    // the next 1, 2, 4... (at most 1024) calls go to CPython without looking.
-    if (++s.failed_in_a_row >= kFailedBeforeSkipping)
-      s.skip_failing = 1ULL << std::min(s.failed_in_a_row - kFailedBeforeSkipping, 10u);
     std::string why = sp->kernel.reason;
     if (sp->kernel.reason_line >= 0) why += " (line " + std::to_string(sp->kernel.reason_line) + ")";
-    return decline(s, why);
+    return decline_values(s, why);
   }
 
   s.failed_in_a_row = 0;

@@ -321,3 +321,36 @@ def test_a_list_tested_for_emptiness_says_so():
         return n
     """, "f", lambda: ([1, 2, 3],), expect="interpreted")
     assert_reason(recs, "tests whether a list is empty")
+
+
+def test_a_list_it_cannot_take_then_one_it_can():
+    # A helper over a list of mixed ints and floats, called once per row: the nest is not
+    # read again on every call (from the third in a row, 1, 2, 4... calls go to CPython
+    # without looking), and once the list is one it can take, it runs natively again.
+    src = """
+    def row_sum(A, i):
+        t = 0
+        for j in range(len(A[i])):
+            t += A[i][j]
+        return t
+
+    def driver(A):
+        tot = 0
+        for i in range(len(A)):
+            tot += row_sum(A, i)
+        return tot
+    """
+    ns_py, ns_sp = {}, {}
+    exec(compile_module(src), ns_py)
+    with stagepy.enable():
+        exec(compile_module(src), ns_sp)
+        mixed = [[1, 2.5, 3]] * 300 + [[4, 5, 2**70]] * 300
+        ints_only = [[1, 2, 3] for _ in range(3000)]
+        for A in (mixed, ints_only):
+            got = ns_sp["driver"](A)
+            want = ns_py["driver"](A)
+            assert got == want and type(got) is type(want)
+    rec = [r for r in stagepy.report() if r["function"] == "row_sum"][-1]
+    # The int rows ran natively after the mixed ones (until the cost probe finds CPython
+    # faster for rows of three: that is the probe's business).
+    assert rec["native_calls"] > 0, rec
