@@ -5476,7 +5476,9 @@ class Gen {
       // thread stopped is undone, and the loop goes on in order from its first iteration,
       // after the earlier windows' reductions, privates and warnings are applied. A window
       // is sized so that its logs stay near kUndoWindowEntries per thread, from the store
-      // sites and the inner loops' iterations where they are known.
+      // sites and the inner loops' iterations where they are known; the first windows of
+      // each run are smaller (a sixteenth, doubling), so that a run stopping near its start
+      // (a loop restarted after each exception it raises) wastes little work on threads.
       auto* resb = entry.CreateAlloca(i64(), c64((int64_t)pr.size * threads), "par.backup");
       auto* uty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), ptr(), i64(), i64()}, false);
       Value* commit_fn = runtime_address("stagepy_undo_commit", reinterpret_cast<void*>(&stagepy_undo_commit));
@@ -5498,6 +5500,7 @@ class Gen {
         per_it = B.CreateMul(per_it, B.CreateBinaryIntrinsic(llvm::Intrinsic::umax, inner, c64(1)));
       Value* window = B.CreateBinaryIntrinsic(
           llvm::Intrinsic::smax, B.CreateSDiv(c64(kUndoWindowEntries * threads), per_it), c64(2 * threads));
+      Value* first_window = B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, B.CreateSDiv(window, c64(16)), c64(2 * threads));
       BasicBlock* before = B.GetInsertBlock();
       BasicBlock* wloop = BasicBlock::Create(C, "par.window", F);
       BasicBlock* wok = BasicBlock::Create(C, "par.window.ok", F);
@@ -5507,8 +5510,10 @@ class Gen {
       B.CreateBr(wloop);
       B.SetInsertPoint(wloop);
       llvm::PHINode* wlo = B.CreatePHI(i64(), 2, "window.lo");
+      llvm::PHINode* wsize = B.CreatePHI(i64(), 2, "window.size");
       wlo->addIncoming(k0, before);
-      Value* whi = B.CreateSelect(B.CreateICmpSLT(B.CreateSub(trip, wlo), window), trip, B.CreateAdd(wlo, window));
+      wsize->addIncoming(first_window, before);
+      Value* whi = B.CreateSelect(B.CreateICmpSLT(B.CreateSub(trip, wlo), wsize), trip, B.CreateAdd(wlo, wsize));
       Value* wst = B.CreateCall(pfty, pf, {body, ctxa, wlo, whi, c64(lp.blocks ? -(int64_t)threads : threads)});
       cold_branch(B.CreateICmpNE(wst, B.getInt32(0)), wfail, wok);
       B.SetInsertPoint(wok);
@@ -5521,6 +5526,7 @@ class Gen {
       }
       B.CreateCall(uty, commit_fn, recs);
       wlo->addIncoming(whi, B.GetInsertBlock());
+      wsize->addIncoming(B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, B.CreateShl(wsize, c64(1)), window), B.GetInsertBlock());
       B.CreateCondBr(B.CreateICmpSLT(whi, trip), wloop, wdone);
       B.SetInsertPoint(wfail);
       B.CreateCall(uty, abort_fn, recs);
