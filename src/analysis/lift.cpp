@@ -1415,9 +1415,14 @@ class Lifter {
       Ctx done = active_.back();
       if (r.form == ir::StmtNode::Iter::Range) {
         active_.pop_back();
-        if (!done.items.empty()) fail("unpacks the items of a for loop over range()", info.line);
+        if (!done.items.empty())
+          fail("unpacks the items of a for loop over a call (`for k, v in d.items()`: stagepy unpacks the items "
+               "of enumerate() and zip() only)", info.line);
         if (done.var < 0) fail("a for loop whose variable stagepy cannot follow", info.line);
-        if (r.args.empty() || r.args.size() > 3) fail("range() with " + std::to_string(r.args.size()) + " arguments", info.line);
+        if (r.args.empty() || r.args.size() > 3)
+          fail("loops over a call with " + std::to_string(r.args.size()) +
+                   " arguments (stagepy compiles for loops over range() with 1 to 3, over sequences, enumerate() and zip())",
+               info.line);
         Stmt f = ir::make_for(done.var, r.callee, r.args, ir::make_block(std::move(body)), ir_loop, rp, for_line);
         if (r.reversed) {
           auto m = std::make_shared<ir::StmtNode>(*f);

@@ -1417,8 +1417,36 @@ class Infer {
     return r;
   }
 
+  // `text.split`, `range`: a callee as the user wrote it, where it is a name or attributes.
+  std::string callee_name(const Expr& e) const {
+    if (e->kind == ExprNode::Kind::Load) return nest_.vars[(size_t)e->var].name;
+    if (e->kind == ExprNode::Kind::Attr && !e->args.empty()) {
+      const std::string base = callee_name(e->args[0]);
+      return base == "?" ? base : base + "." + e->name;
+    }
+    return "?";
+  }
+
   void for_stmt(const Stmt& s, const Env& env, LoopOuts& lo, std::vector<Stmt>& stmts,
                 std::vector<std::optional<Env>>& alts) {
+    using Iter = ir::StmtNode::Iter;
+    // What is called first (a loop over `line.split(",")` is no range() of a str).
+    if (s->range_callee) {
+      Builtin want = s->iter == Iter::Enumerate ? Builtin::Enumerate : s->iter == Iter::Zip ? Builtin::Zip : Builtin::Range;
+      Expr callee = expr(s->range_callee, env);
+      const bool is_callable = callee->type->kind == Type::Kind::Callable;
+      if (!unbound(callee->type) && is_callable && callee->type->builtin == Builtin::Reversed && want == Builtin::Range)
+        fail("loops over reversed() of something other than range() (stagepy compiles reversed(range(...)))", s->line);
+      if (!unbound(callee->type) && !(is_callable && callee->type->builtin == want))
+        fail("loops over `" + callee_name(s->range_callee) + "(...)`, which is not the builtin " + builtin_name(want) +
+                 " (stagepy compiles for loops over range(), sequences, enumerate() and zip())",
+             s->line);
+    }
+    if (s->reversed_callee) {
+      Expr r = expr(s->reversed_callee, env);
+      if (!unbound(r->type) && !(r->type->kind == Type::Kind::Callable && r->type->builtin == Builtin::Reversed))
+        fail("loops over `reversed(...)` where `reversed` is not the builtin", s->line);
+    }
     std::vector<Expr> args;
     for (auto& a : s->args) {
       Expr t = expr(a, env);
@@ -1426,24 +1454,12 @@ class Infer {
         if (t->type->kind == Type::Kind::PyBool) {
           // range(True) is range(1): bool is an int
         } else if (!int_like(t->type)) {
-          fail("calls range() with a " + t->type->str(), s->line);
+          fail(s->reversed_callee ? "loops over reversed() of a " + t->type->str() + " (stagepy compiles reversed(range(...)))"
+                                  : "calls range() with a " + t->type->str(),
+               s->line);
         }
       }
       args.push_back(t);
-    }
-    using Iter = ir::StmtNode::Iter;
-    if (s->range_callee) {
-      Builtin want = s->iter == Iter::Enumerate ? Builtin::Enumerate : s->iter == Iter::Zip ? Builtin::Zip : Builtin::Range;
-      Expr callee = expr(s->range_callee, env);
-      if (!unbound(callee->type) && !(callee->type->kind == Type::Kind::Callable && callee->type->builtin == want))
-        fail("loops over `" + (s->range_callee->kind == ExprNode::Kind::Load ? nest_.vars[s->range_callee->var].name : std::string("?")) +
-                 "(...)`, which is not the builtin " + builtin_name(want),
-             s->line);
-    }
-    if (s->reversed_callee) {
-      Expr r = expr(s->reversed_callee, env);
-      if (!unbound(r->type) && !(r->type->kind == Type::Kind::Callable && r->type->builtin == Builtin::Reversed))
-        fail("loops over `reversed(...)` where `reversed` is not the builtin", s->line);
     }
     // A desugared loop indexes its sequences: only where that is what iterating gives.
     for (auto& o : s->over) {

@@ -44,6 +44,39 @@ def reasons(recs):
             s += a * b
         return s
     """, lambda: ([(1, 2), (3, 4)],), "unpacks the items of `pairs`"),
+    # Calls that are not range(): the reason names what the loop is over (it said "range()
+    # with 0 arguments", "calls range() with a str", "... over range()").
+    ("""
+    def f(text):
+        n = 0
+        for w in text.split():
+            n += 1
+        return n
+    """, lambda: ("a b c",), "loops over a call with 0 arguments"),
+    ("""
+    def evens(n):
+        return range(0, 2 * n, 2)
+
+    def f(n):
+        s = 0
+        for v in evens(n):
+            s += v
+        return s
+    """, lambda: (5,), "loops over `evens(...)`, which is not the builtin range"),
+    ("""
+    def f(d):
+        s = 0
+        for k, v in d.items():
+            s += k * v
+        return s
+    """, lambda: ({1: 2, 3: 4},), "unpacks the items of a for loop over a call"),
+    ("""
+    def f(a):
+        s = 0.0
+        for v in reversed(a):
+            s += v
+        return s
+    """, lambda: (np.arange(3.0),), "loops over reversed() of something other than range()"),
 ])
 def test_loops_over_other_iterables_are_reported_with_the_reason(src, make_args, reason):
     recs = difftest.run(src, "f", make_args, expect="interpreted")
