@@ -10,7 +10,7 @@ or, with no change to the program:  STAGEPY=1 python script.py   /   python -m s
 from . import _hook
 
 __version__ = "0.1.0"
-__all__ = ["enable", "disable", "enabled", "report", "print_report", "hook_stats", "finish_compiles", "set_threads", "threads", "set_strict_fp", "strict_fp",
+__all__ = ["enable", "disable", "enabled", "report", "print_report", "hook_stats", "finish_compiles", "set_threads", "threads", "thread_info", "set_strict_fp", "strict_fp",
            "set_target", "gpu_info"]
 
 
@@ -65,6 +65,17 @@ def threads():
     """The threads parallel loops use."""
     c = _hook.core()
     return c.threads() if c is not None and hasattr(c, "threads") else 1
+
+
+def thread_info():
+    """The threads parallel loops use, and how often busy cores got in the way:
+    `late_regions`, parallel regions in which a thread started more than 1 ms late (other
+    processes had the cores), and `on_caller_regions`, regions that then ran on the calling
+    thread instead (for 20 ms after such a region, doubling while it goes on, up to 1 s)."""
+    c = _hook.core()
+    if c is None or not hasattr(c, "thread_info"):
+        return {"threads": 1, "late_regions": 0, "on_caller_regions": 0}
+    return c.thread_info()
 
 
 def strict_fp():

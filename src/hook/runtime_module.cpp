@@ -164,6 +164,27 @@ PyObject* py_threads(PyObject*, PyObject* args) {
   return PyLong_FromLong(backends::cpu::default_threads());
 }
 
+PyObject* py_thread_info(PyObject*, PyObject*) {
+  const backends::cpu::Contention c = backends::cpu::contention();
+  return Py_BuildValue("{s:l,s:K,s:K}", "threads", (long)backends::cpu::default_threads(), "late_regions",
+                       (unsigned long long)c.late_regions, "on_caller_regions", (unsigned long long)c.on_caller_regions);
+}
+
+PyObject* py_min_parallel_cost(PyObject*, PyObject* args) {
+  long long n = -1;
+  if (!PyArg_ParseTuple(args, "|L", &n)) return nullptr;
+  int64_t* c = backends::cpu::min_parallel_cost_address();
+  if (n >= 0) *c = n;
+  return PyLong_FromLongLong(*c);
+}
+
+PyObject* py_force_contended(PyObject*, PyObject* arg) {
+  const double s = PyFloat_AsDouble(arg);
+  if (s == -1.0 && PyErr_Occurred()) return nullptr;
+  backends::cpu::force_contended(s);
+  Py_RETURN_NONE;
+}
+
 PyObject* py_strict_fp(PyObject*, PyObject* args) {
   int on = -1;
   if (!PyArg_ParseTuple(args, "|i", &on)) return nullptr;
@@ -226,6 +247,11 @@ PyMethodDef methods[] = {
     {"set_helper_info", py_set_helper_info, METH_O, "The function giving a helper's bytecode for inlining."},
     {"cache_dir", py_cache_dir, METH_NOARGS, "The disk cache's folder, or None when it is off (STAGEPY_CACHE=0)."},
     {"threads", py_threads, METH_VARARGS, "threads([n]): the threads parallel loops use (n: set; 0: default)."},
+    {"thread_info", py_thread_info, METH_NOARGS,
+     "The threads, and the parallel regions that found a thread starting late (busy cores) or ran on the caller."},
+    {"_force_contended", py_force_contended, METH_O, "Tests only: parallel regions run on the caller for s seconds."},
+    {"min_parallel_cost", py_min_parallel_cost, METH_VARARGS,
+     "min_parallel_cost([n]): the least work (cost units) a parallel region runs on threads with (n: set)."},
     {"strict_fp", py_strict_fp, METH_VARARGS,
      "strict_fp([on]): whether float reductions keep CPython's order (on: set; STAGEPY_STRICT_FP until then)."},
     {"isl_info", py_isl_info, METH_NOARGS, "Which isl the core is bound to."},

@@ -915,3 +915,74 @@ def test_a_counter_in_an_inner_loop_is_not_bounded_by_the_outer_trip(cpu_only):
     """, "f", lambda: (np.random.default_rng(5).random((50, 40)), np.zeros(50)))
     assert not ran_parallel(recs, "i")
     assert "cnt" in loops(recs)["i"]["why"], loops(recs)["i"]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_regions_on_the_calling_thread_while_cores_are_busy(cpu_only, seed):
+    # Where a parallel region found a thread starting late (other processes had the cores),
+    # the next regions run their chunks on the calling thread for a while (parallel_runtime.h,
+    # Contention): the same chunks, records and results as the threads'. Forced here: a
+    # counter, privates, a warning in the first block, a stop for CPython in the last.
+    src = """
+    import math
+    def f(A, out, n):
+        cnt = 0
+        for i in range(n):
+            v = A[i]
+            out[i] = math.sqrt(v) + 1.0 / v
+            cnt += 1
+            last = i
+        return locals()
+    """
+
+    def make(bad):
+        def m():
+            A = np.random.default_rng(seed).random(N) + 0.5
+            A[7] = 0.0                 # 1 / 0: a warning, in the first block
+            if bad:
+                A[N - 5] = -1.0        # math.sqrt: ValueError in the last block
+            return A, np.zeros(N), N
+        return m
+    before = stagepy.thread_info()["on_caller_regions"]
+    stagepy._hook.core()._force_contended(60.0)
+    try:
+        for bad in (False, True):
+            recs = run(src, "f", make(bad), expect="bail" if bad else "native")
+            assert loops(recs)["i"]["parallel"]
+    finally:
+        stagepy._hook.core()._force_contended(0.0)
+    assert stagepy.thread_info()["on_caller_regions"] > before
+
+
+def test_regions_with_too_little_work_stay_on_this_thread(cpu_only):
+    # The default minimum (32768 cost units, about a simple operation each: a math call 16,
+    # a division 8): 2000 iterations of `C[i] = A[i] * 2.0 + B[i]` (2000 x 5 units) run on
+    # this thread, 20000 on the threads; 4000 of a math.exp call reach it (4000 x 21).
+    # A sequential loop entering a small parallel region 1200 times ran 10x slower on two
+    # threads than on one (a survey's doitgen).
+    core = stagepy._hook.core()
+    old = core.min_parallel_cost()
+    core.min_parallel_cost(32768)
+    try:
+        def runs(src, n):
+            recs = run(src, "f", lambda: (np.linspace(0.0, 1.0, n), np.ones(n), np.zeros(n), n))
+            return loops(recs)["i"]["parallel_runs"]
+        simple = """
+        def f(A, B, C, n):
+            for i in range(n):
+                C[i] = A[i] * 2.0 + B[i]
+            return locals()
+        """
+        calls = """
+        import math
+        def f(A, B, C, n):
+            for i in range(n):
+                C[i] = math.exp(A[i]) + B[i]
+            return locals()
+        """
+        assert runs(simple, 2000) == 0
+        assert runs(simple, 20000) > 0
+        assert runs(calls, 1000) == 0
+        assert runs(calls, 4000) > 0
+    finally:
+        core.min_parallel_cost(old)

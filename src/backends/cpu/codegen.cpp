@@ -3745,17 +3745,41 @@ class Gen {
   // The iterations of the loops in `body` (each counting one, its statements one each;
   // the larger side of a branch), for one iteration of the loop around it: nullptr where a
   // loop's bounds are not invariant_int.
-  Value* work_estimate(const Stmt& body, const std::set<int>& varying) {
+  // `weighted`: each statement counts its cost units (statement_cost) instead of 1.
+  Value* work_estimate(const Stmt& body, const std::set<int>& varying, bool weighted = false) {
     std::map<int, Value*> trips;
-    return work_of(body, varying, trips);
+    return work_of(body, varying, trips, weighted);
   }
-  Value* work_of(const Stmt& st, const std::set<int>& varying, std::map<int, Value*>& trips) {
+  // What one run of a statement costs, roughly in simple operations: a call (a math
+  // function, NumPy's) 16, a division or power 8, anything else 1 (parallel_runtime.h,
+  // min_parallel_cost_address).
+  static int64_t statement_cost(const Stmt& s) {
+    int64_t c = 0;
+    own_exprs(s, [&](const Expr& e) {
+      switch (e->kind) {
+        case ExprNode::Kind::Call: c += 16; break;
+        case ExprNode::Kind::Binary:
+          c += (e->binop == ir::BinOp::TrueDiv || e->binop == ir::BinOp::FloorDiv || e->binop == ir::BinOp::Mod ||
+                e->binop == ir::BinOp::Pow)
+                   ? 8
+                   : 1;
+          break;
+        case ExprNode::Kind::Unary:
+        case ExprNode::Kind::Compare:
+        case ExprNode::Kind::Subscript: c += 1; break;
+        default: break;
+      }
+    });
+    for (auto& f : s->effects) c += f.kind == ir::Effect::Kind::Store ? 1 : 0;
+    return std::max<int64_t>(c, 1);
+  }
+  Value* work_of(const Stmt& st, const std::set<int>& varying, std::map<int, Value*>& trips, bool weighted = false) {
     auto cap = [&](Value* x) { return B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, x, c64(kWorkCap)); };
     switch (st->kind) {
       case StmtNode::Kind::Block: {
         Value* sum = c64(0);
         for (auto& x : st->body) {
-          Value* w = work_of(x, varying, trips);
+          Value* w = work_of(x, varying, trips, weighted);
           if (!w) return nullptr;
           sum = cap(B.CreateAdd(sum, w));
         }
@@ -3775,17 +3799,17 @@ class Gen {
       case StmtNode::Kind::For: {
         auto it = trips.find(st->loop);
         if (it == trips.end()) return nullptr;
-        Value* inner = work_of(st->body[0], varying, trips);
+        Value* inner = work_of(st->body[0], varying, trips, weighted);
         if (!inner) return nullptr;
         return cap(B.CreateMul(it->second, B.CreateBinaryIntrinsic(llvm::Intrinsic::umax, inner, c64(1))));
       }
       case StmtNode::Kind::If: {
-        Value* a = work_of(st->body[0], varying, trips);
-        Value* b = a ? work_of(st->body[1], varying, trips) : nullptr;
+        Value* a = work_of(st->body[0], varying, trips, weighted);
+        Value* b = a ? work_of(st->body[1], varying, trips, weighted) : nullptr;
         return b ? B.CreateBinaryIntrinsic(llvm::Intrinsic::umax, a, b) : nullptr;
       }
       case StmtNode::Kind::While: return nullptr;
-      default: return c64(1);
+      default: return c64(weighted ? statement_cost(st) : 1);
     }
   }
 
@@ -5075,6 +5099,20 @@ class Gen {
       if ((inner = work_estimate(s->body[0], varying))) {
         Value* its = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, B.CreateSub(trip, k0), c64(kWorkCap));
         ok = B.CreateAnd(ok, B.CreateICmpSGE(B.CreateMul(its, inner), c64(kMinParallelTrip)));
+      }
+    }
+    // The work the region holds, in cost units (statement_cost): threads only where it
+    // repays waking and joining them (min_parallel_cost_address, read at every region).
+    // Not for GPU loops, whose cost model decides; not where a while loop leaves it unknown.
+    if (!gl) {
+      std::set<int> varying;
+      ir::collect_assigned(s->body[0], &varying);
+      varying.insert(s->var);
+      if (Value* per = work_estimate(s->body[0], varying, /*weighted=*/true)) {
+        Value* its = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, B.CreateSub(trip, k0), c64(kWorkCap));
+        Value* least = B.CreateLoad(
+            i64(), runtime_address("stagepy.min_parallel_cost", reinterpret_cast<void*>(min_parallel_cost_address())));
+        ok = B.CreateAnd(ok, B.CreateICmpSGE(B.CreateMul(its, per), least));
       }
     }
     ok = B.CreateAnd(ok, arrays_disjoint(lp));

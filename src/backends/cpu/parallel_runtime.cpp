@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <climits>
 #include <cstring>
 #include <cstdlib>
@@ -76,6 +77,29 @@ void forked_child() {
   return true;
 }();
 
+// Threads that start late (parallel_runtime.h, Contention).
+std::atomic<int64_t> caller_until_ns{0};  // regions run on the caller until then
+std::atomic<int64_t> backoff_ns{0};       // the next back-off
+std::atomic<uint64_t> late_regions{0}, on_caller_regions{0};
+constexpr int64_t kLate_ns = 1'000'000, kCalm_ns = 200'000;
+constexpr int64_t kFirstBackoff_ns = 20'000'000, kMaxBackoff_ns = 1'000'000'000;
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+// After a region that started at t0 and ended at t1, its last thread starting at `last`.
+void note_region(int64_t t0, int64_t last, int64_t t1) {
+  const int64_t late = last - t0;
+  if (late > kLate_ns && 2 * late > t1 - t0) {
+    late_regions.fetch_add(1, std::memory_order_relaxed);
+    const int64_t b = std::clamp(2 * backoff_ns.load(std::memory_order_relaxed), kFirstBackoff_ns, kMaxBackoff_ns);
+    backoff_ns.store(b, std::memory_order_relaxed);
+    caller_until_ns.store(t1 + b, std::memory_order_relaxed);
+  } else if (late < kCalm_ns) {
+    backoff_ns.store(0, std::memory_order_relaxed);
+  }
+}
+
 ParallelBody current_body(ParallelBody body) {
   Upgrades& u = upgrades();
   if (u.size.load(std::memory_order_acquire) == 0) return body;
@@ -84,6 +108,19 @@ ParallelBody current_body(ParallelBody body) {
   return it == u.to.end() ? body : it->second;
 }
 }  // namespace
+
+int64_t* min_parallel_cost_address() {
+  static int64_t cost = env_long("STAGEPY_MIN_PARALLEL_COST", 32768);
+  return &cost;
+}
+
+Contention contention() {
+  return {late_regions.load(std::memory_order_relaxed), on_caller_regions.load(std::memory_order_relaxed)};
+}
+
+void force_contended(double seconds) {
+  caller_until_ns.store(seconds > 0 ? now_ns() + (int64_t)(seconds * 1e9) : 0, std::memory_order_relaxed);
+}
 
 }  // namespace stagepy::backends::cpu
 
@@ -112,22 +149,32 @@ extern "C" int32_t stagepy_parallel_for(stagepy::backends::cpu::ParallelBody bod
   };
   int32_t status = 0;
   int64_t failed = INT64_MAX;  // the first chunk that returned a status
-  if (stagepy::backends::cpu::omp_lost.load(std::memory_order_relaxed)) {
+  namespace cpu = stagepy::backends::cpu;
+  const bool lost = cpu::omp_lost.load(std::memory_order_relaxed);
+  const int64_t t0 = cpu::now_ns();
+  if (lost || t0 < cpu::caller_until_ns.load(std::memory_order_relaxed)) {
+    if (!lost) cpu::on_caller_regions.fetch_add(1, std::memory_order_relaxed);
     for (int64_t tid = 0; tid < threads; tid++) {
       const std::pair<int64_t, int32_t> r = run_chunks(tid, threads);
       if (r.first < failed) failed = r.first, status = r.second;
     }
     return status;
   }
-  stagepy::backends::cpu::omp_started.store(true, std::memory_order_relaxed);
+  cpu::omp_started.store(true, std::memory_order_relaxed);
+  std::atomic<int64_t> last_start{t0};
 #pragma omp parallel num_threads((int)threads)
   {
+    const int64_t start = cpu::now_ns();
+    int64_t seen = last_start.load(std::memory_order_relaxed);
+    while (start > seen && !last_start.compare_exchange_weak(seen, start, std::memory_order_relaxed)) {
+    }
     const std::pair<int64_t, int32_t> r = run_chunks(omp_get_thread_num(), omp_get_num_threads());
     if (r.second) {
 #pragma omp critical(stagepy_parallel_status)
       if (r.first < failed) failed = r.first, status = r.second;
     }
   }
+  cpu::note_region(t0, last_start.load(std::memory_order_relaxed), cpu::now_ns());
   return status;
 }
 

@@ -24,6 +24,30 @@ void set_threads(int n);
 // optimizations). `full` null: forget `quick` (its code is about to go).
 void set_parallel_body_upgrade(ParallelBody quick, ParallelBody full);
 
+// Threads that start late: where other processes keep the cores busy, a parallel region
+// waits for a thread the OS runs only a time slice later (milliseconds, for a loop of
+// microseconds: a survey script ran 9 s where one thread took 0.2 ms). A region in which
+// the last thread started more than 1 ms after the region, and after more than half of
+// it, makes the next regions run on the calling thread (the same chunks, as the threads
+// would have run them: the same records and results) for a while: 20 ms, doubling while
+// regions keep finding late threads, up to 1 s; a region whose threads all start within
+// 200 us ends the back-off.
+// The least work a region must hold to run on threads, in codegen's cost units (about a
+// simple operation each: a math function call 16, a division 8; parallel_cost): a region
+// wakes the threads and joins them (a microsecond or two), which a few hundred simple
+// iterations do not repay (a loop of 512 ran 9x slower on two threads than on one).
+// STAGEPY_MIN_PARALLEL_COST, else 32768 (this VM's break-even: 8-16K simple iterations,
+// 6K divisions, 1.5K calls of exp). Kernels read it at every region.
+int64_t* min_parallel_cost_address();
+
+struct Contention {
+  uint64_t late_regions = 0;       // regions that found a thread late
+  uint64_t on_caller_regions = 0;  // regions run on the calling thread because of them
+};
+Contention contention();
+// Tests: regions run on the calling thread for the next `seconds` (0: from now on, not).
+void force_contended(double seconds);
+
 }  // namespace stagepy::backends::cpu
 
 extern "C" {
