@@ -984,5 +984,12 @@ def test_regions_with_too_little_work_stay_on_this_thread(cpu_only):
         assert runs(simple, 20000) > 0
         assert runs(calls, 1000) == 0
         assert runs(calls, 4000) > 0
+        # More threads cost more to wake: four ask twice the minimum (8000 x 5 is enough
+        # for two, not for four).
+        assert runs(simple, 8000) > 0
+        stagepy.set_threads(4)
+        assert runs(simple, 8000) == 0
+        assert runs(simple, 20000) > 0
     finally:
         core.min_parallel_cost(old)
+        stagepy.set_threads(2)

@@ -36,8 +36,10 @@ void set_parallel_body_upgrade(ParallelBody quick, ParallelBody full);
 // simple operation each: a math function call 16, a division 8; parallel_cost): a region
 // wakes the threads and joins them (a microsecond or two), which a few hundred simple
 // iterations do not repay (a loop of 512 ran 9x slower on two threads than on one).
-// STAGEPY_MIN_PARALLEL_COST, else 32768 (this VM's break-even: 8-16K simple iterations,
-// 6K divisions, 1.5K calls of exp). Kernels read it at every region.
+// STAGEPY_MIN_PARALLEL_COST, else 32768 (this VM's break-even on two threads: 8-16K simple
+// iterations, 6K divisions, 1.5K calls of exp), for two threads: kernels for T > 2 threads
+// ask T / 2 times as much (waking and joining sixteen cost 7 us where two cost 1.7). Kernels
+// read it at every region.
 int64_t* min_parallel_cost_address();
 
 struct Contention {
