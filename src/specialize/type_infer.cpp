@@ -6,6 +6,7 @@
 
 #include "analysis/append_targets.h"
 #include "ir/mutate.h"
+#include "ir/printer.h"
 
 namespace stagepy::specialize {
 namespace {
@@ -1417,16 +1418,6 @@ class Infer {
     return r;
   }
 
-  // `text.split`, `range`: a callee as the user wrote it, where it is a name or attributes.
-  std::string callee_name(const Expr& e) const {
-    if (e->kind == ExprNode::Kind::Load) return nest_.vars[(size_t)e->var].name;
-    if (e->kind == ExprNode::Kind::Attr && !e->args.empty()) {
-      const std::string base = callee_name(e->args[0]);
-      return base == "?" ? base : base + "." + e->name;
-    }
-    return "?";
-  }
-
   void for_stmt(const Stmt& s, const Env& env, LoopOuts& lo, std::vector<Stmt>& stmts,
                 std::vector<std::optional<Env>>& alts) {
     using Iter = ir::StmtNode::Iter;
@@ -1438,7 +1429,7 @@ class Infer {
       if (!unbound(callee->type) && is_callable && callee->type->builtin == Builtin::Reversed && want == Builtin::Range)
         fail("loops over reversed() of something other than range() (stagepy compiles reversed(range(...)))", s->line);
       if (!unbound(callee->type) && !(is_callable && callee->type->builtin == want))
-        fail("loops over `" + callee_name(s->range_callee) + "(...)`, which is not the builtin " + builtin_name(want) +
+        fail("loops over `" + ir::to_string(s->range_callee, nest_) + "(...)`, which is not the builtin " + builtin_name(want) +
                  " (stagepy compiles for loops over range(), sequences, enumerate() and zip())",
              s->line);
     }

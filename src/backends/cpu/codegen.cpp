@@ -1021,8 +1021,9 @@ class Gen {
     }
   }
 
-  // Whether Python int `v` (i64) fits NumPy integer type `d` (NumPy raises where not), or
-  // is within 2**24 of zero (float32: beyond, the result may depend on the rounding path).
+  // Whether the integer `v` (i64: a Python int, or any integer widened) fits integer dtype
+  // `d` (NumPy raises where not), or is within 2**24 of zero (float32: beyond, the result of
+  // a Python int may depend on the rounding path).
   Value* int_fits(Value* v, DType d) {
     auto [lo, hi] = int_range(d);
     if (lo == INT64_MIN && hi == INT64_MAX) return B.getTrue();
@@ -2724,10 +2725,7 @@ class Gen {
     if (dtype_is_float(d)) {
       if (is_bool_t(m)) return B.CreateUIToFP(x.v, mt);
       if (is_pyint(m)) {
-        if (d == DType::Float32) {
-          Value* big = B.CreateOr(B.CreateICmpSGT(x.v, c64(1 << 24)), B.CreateICmpSLT(x.v, c64(-(1 << 24))));
-          bail_unless(B.CreateNot(big));
-        }
+        if (d == DType::Float32) bail_unless(int_fits_float32(x.v));
         return B.CreateSIToFP(x.v, mt);
       }
       if (is_int_t(m)) return is_unsigned(m) ? B.CreateUIToFP(x.v, mt) : B.CreateSIToFP(x.v, mt);
@@ -2769,11 +2767,7 @@ class Gen {
       } else {
         v = as_i64_int(x);
       }
-      if (u64) {
-        if (!(is_np(m) && m->dtype == DType::UInt64)) bail_unless(B.CreateICmpSGE(v, c64(0)));
-      } else if (!(lo == INT64_MIN && hi == INT64_MAX)) {
-        bail_unless(B.CreateAnd(B.CreateICmpSGE(v, c64(lo)), B.CreateICmpSLE(v, c64(hi))));
-      }
+      if (!(u64 && is_np(m) && m->dtype == DType::UInt64)) bail_unless(int_fits(v, d));
       return B.CreateTrunc(v, mt);
     }
     fail("stores a " + x.t->str() + " into a " + std::string(dtype_name(d)) + " array");
@@ -5092,26 +5086,19 @@ class Gen {
     // the threads for nine iterations at every entry). Inner bounds that only the iterations
     // know leave the two-iteration rule.
     Value* inner = nullptr;
-    if (has_inner && !gl) {
-      std::set<int> varying;
-      ir::collect_assigned(s->body[0], &varying);
-      varying.insert(s->var);
-      if ((inner = work_estimate(s->body[0], varying))) {
-        Value* its = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, B.CreateSub(trip, k0), c64(kWorkCap));
-        ok = B.CreateAnd(ok, B.CreateICmpSGE(B.CreateMul(its, inner), c64(kMinParallelTrip)));
-      }
-    }
-    // The work the region holds, in cost units (statement_cost): threads only where it
-    // repays waking and joining them (min_parallel_cost_address, read at every region, for
-    // two threads; more cost more to wake and join: 1.7 us for two, 7 for sixteen on the
-    // GPU machine's host, so the minimum grows with them, threads / 2 times).
-    // Not for GPU loops, whose cost model decides; not where a while loop leaves it unknown.
     if (!gl) {
       std::set<int> varying;
       ir::collect_assigned(s->body[0], &varying);
       varying.insert(s->var);
+      Value* its = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, B.CreateSub(trip, k0), c64(kWorkCap));
+      if (has_inner && (inner = work_estimate(s->body[0], varying)))
+        ok = B.CreateAnd(ok, B.CreateICmpSGE(B.CreateMul(its, inner), c64(kMinParallelTrip)));
+      // The work the region holds, in cost units (statement_cost): threads only where it
+      // repays waking and joining them (min_parallel_cost_address, read at every region,
+      // for two threads; more cost more to wake and join: 1.7 us for two, 7 for sixteen on
+      // the GPU machine's host, so the minimum grows with them, threads / 2 times). Not for
+      // GPU loops, whose cost model decides; not where a while loop leaves it unknown.
       if (Value* per = work_estimate(s->body[0], varying, /*weighted=*/true)) {
-        Value* its = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, B.CreateSub(trip, k0), c64(kWorkCap));
         Value* least = B.CreateLoad(
             i64(), runtime_address("stagepy.min_parallel_cost", reinterpret_cast<void*>(min_parallel_cost_address())));
         if (threads > 2) least = B.CreateMul(least, c64(threads / 2));

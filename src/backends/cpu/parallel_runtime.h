@@ -24,6 +24,16 @@ void set_threads(int n);
 // optimizations). `full` null: forget `quick` (its code is about to go).
 void set_parallel_body_upgrade(ParallelBody quick, ParallelBody full);
 
+// The least work a region must hold to run on threads, in codegen's cost units
+// (statement_cost: about a simple operation each, a math function call 16, a division 8):
+// a region wakes the threads and joins them (a microsecond or two), which a few hundred
+// simple iterations do not repay (a loop of 512 ran 9x slower on two threads than on one).
+// STAGEPY_MIN_PARALLEL_COST, else 32768 (this VM's break-even on two threads: 8-16K simple
+// iterations, 6K divisions, 1.5K calls of exp), for two threads: kernels for T > 2 threads
+// ask T / 2 times as much (waking and joining sixteen cost 7 us where two cost 1.7). Kernels
+// read it at every region.
+int64_t* min_parallel_cost_address();
+
 // Threads that start late: where other processes keep the cores busy, a parallel region
 // waits for a thread the OS runs only a time slice later (milliseconds, for a loop of
 // microseconds: a survey script ran 9 s where one thread took 0.2 ms). A region in which
@@ -32,16 +42,6 @@ void set_parallel_body_upgrade(ParallelBody quick, ParallelBody full);
 // would have run them: the same records and results) for a while: 20 ms, doubling while
 // regions keep finding late threads, up to 1 s; a region whose threads all start within
 // 200 us ends the back-off.
-// The least work a region must hold to run on threads, in codegen's cost units (about a
-// simple operation each: a math function call 16, a division 8; parallel_cost): a region
-// wakes the threads and joins them (a microsecond or two), which a few hundred simple
-// iterations do not repay (a loop of 512 ran 9x slower on two threads than on one).
-// STAGEPY_MIN_PARALLEL_COST, else 32768 (this VM's break-even on two threads: 8-16K simple
-// iterations, 6K divisions, 1.5K calls of exp), for two threads: kernels for T > 2 threads
-// ask T / 2 times as much (waking and joining sixteen cost 7 us where two cost 1.7). Kernels
-// read it at every region.
-int64_t* min_parallel_cost_address();
-
 struct Contention {
   uint64_t late_regions = 0;       // regions that found a thread late
   uint64_t on_caller_regions = 0;  // regions run on the calling thread because of them
