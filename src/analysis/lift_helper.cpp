@@ -31,6 +31,7 @@ class HelperLifter {
     for (int k = 0; k < nparams_; k++) st.locals[k] = ir::make_load(k, O);
     out.body = exec(0, st);
     out.globals = globals_;
+    out.lines = std::move(lines_);
     out.ok = true;
     return out;
   }
@@ -57,6 +58,11 @@ class HelperLifter {
   std::map<int, size_t> index_of_;
   std::vector<std::string> globals_;
   int budget_ = kBudget;
+  std::map<const ir::ExprNode*, int> lines_;
+  Expr at_line(Expr e, const Instr& in) {
+    lines_[e.get()] = in.line;
+    return e;
+  }
 
   Expr pop(State& st) {
     if (st.stack.empty()) fail("its bytecode underflows the stack");
@@ -127,7 +133,7 @@ class HelperLifter {
           Expr b = pop(st), a = pop(st);
           auto op = binary_op_of(in.sarg);
           if (!op) fail("it uses the operator " + in.sarg);
-          st.stack.push_back(ir::make_binary(op->first, a, b, op->second, O));
+          st.stack.push_back(at_line(ir::make_binary(op->first, a, b, op->second, O), in));
           break;
         }
         case Op::COMPARE_OP: {
@@ -144,10 +150,10 @@ class HelperLifter {
           st.stack.push_back(ir::make_compare(in.iarg ? ir::CmpOp::IsNot : ir::CmpOp::Is, a, b, O));
           break;
         }
-        case Op::UNARY_NEGATIVE: st.stack.push_back(ir::make_unary(ir::UnOp::Neg, pop(st), O)); break;
-        case Op::UNARY_POSITIVE: st.stack.push_back(ir::make_unary(ir::UnOp::Pos, pop(st), O)); break;
-        case Op::UNARY_INVERT: st.stack.push_back(ir::make_unary(ir::UnOp::Invert, pop(st), O)); break;
-        case Op::UNARY_NOT: st.stack.push_back(ir::make_unary(ir::UnOp::Not, pop(st), O)); break;
+        case Op::UNARY_NEGATIVE: st.stack.push_back(at_line(ir::make_unary(ir::UnOp::Neg, pop(st), O), in)); break;
+        case Op::UNARY_POSITIVE: st.stack.push_back(at_line(ir::make_unary(ir::UnOp::Pos, pop(st), O), in)); break;
+        case Op::UNARY_INVERT: st.stack.push_back(at_line(ir::make_unary(ir::UnOp::Invert, pop(st), O), in)); break;
+        case Op::UNARY_NOT: st.stack.push_back(at_line(ir::make_unary(ir::UnOp::Not, pop(st), O), in)); break;
         case Op::CALL_INTRINSIC_1:
           if (in.sarg != "INTRINSIC_UNARY_POSITIVE") fail("it uses " + in.sarg);
           st.stack.push_back(ir::make_unary(ir::UnOp::Pos, pop(st), O));
@@ -246,7 +252,16 @@ class HelperLifter {
         case Op::POP_JUMP_BACKWARD_IF_FALSE: case Op::POP_JUMP_BACKWARD_IF_TRUE:
         case Op::POP_JUMP_BACKWARD_IF_NONE: case Op::POP_JUMP_BACKWARD_IF_NOT_NONE:
           fail("it loops");
-        case Op::BINARY_SUBSCR: fail("it reads an element of a container (only scalar helpers are inlined)");
+        case Op::BINARY_SUBSCR: {
+          // An element (or row) of a container it was passed or reads as a global: the
+          // caller's plan sees these reads in the inlined IR (plan_parallel), not in the
+          // polyhedral model, which was built before the helper was known.
+          Expr idx = pop(st), obj = pop(st);
+          st.stack.push_back(at_line(ir::make_subscript(obj, idx, O), in));
+          break;
+        }
+        case Op::BINARY_SLICE: case Op::BUILD_SLICE: fail("it takes a slice");
+        case Op::STORE_SUBSCR: case Op::STORE_SLICE: fail("it stores into a container");
         default:
           fail("it uses " + in.opname);
       }

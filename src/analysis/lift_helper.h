@@ -4,11 +4,14 @@
 //
 // The body is executed symbolically from its first instruction, forking at each branch
 // until every path returns: local assignments are substituted, `if`/`else` and
-// conditional expressions become Cond nodes. Only pure scalar code qualifies: no loops,
-// no subscripts, no stores other than to the function's own locals, no method calls.
+// conditional expressions become Cond nodes. Only code without effects qualifies: no loops,
+// no slices, no stores other than to the function's own locals, no method calls. It may
+// read elements of what it is passed (`a[i - 1] + a[i + 1]`): Subscript nodes like the
+// caller's, which plan_parallel sees after inlining (the polyhedral model does not).
 // Its Loads name entries of `vars`: the parameters first (in order), then the globals the
 // body reads. Every node has the origin ir::kInlinedOrigin.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +26,9 @@ struct HelperBody {
   int nparams = 0;
   std::vector<std::string> globals;  // vars[nparams + k] is globals[k]
   ir::Expr body;
+  // The source line of each operation and element read (Binary, Unary, Subscript nodes):
+  // where NumPy's warnings come from when they happen in the helper.
+  std::map<const ir::ExprNode*, int> lines;
 };
 
 HelperBody lift_helper(const CodeInfo& code, int nparams);

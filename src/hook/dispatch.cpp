@@ -6,6 +6,7 @@
 // libffi, box what it assigned and write it back to the frame.
 #include "hook/dispatch.h"
 #include "ir/mutate.h"
+#include "ir/printer.h"
 
 #include "backends/cpu/jit.h"
 #include "backends/gpu/gpu_runtime.h"
@@ -266,14 +267,20 @@ ffi_type* ffi_of(Repr r) {
 std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_t> key, std::vector<TypeRef> entry,
                                                specialize::FactSet facts, FpMode fp,
                                                std::vector<std::pair<int, int>> overlapping, int threads, bool gpu,
-                                               const std::map<int, specialize::Helper>& helpers) {
+                                               const std::map<int, specialize::Helper>& helpers,
+                                               const NestState::Inlined* inl) {
   auto sp = std::make_unique<Specialization>();
   sp->key = std::move(key);
   sp->entry = std::move(entry);
   sp->facts = std::move(facts);
   sp->fp = fp;
   auto code = s.code;
-  auto line_of = [code](int offset) {
+  std::map<int, int> helper_lines = inl ? inl->lines : std::map<int, int>{};
+  auto line_of = [code, helper_lines](int offset) {
+    if (offset >= ir::kFirstNumberedInlinedOrigin) {
+      auto it = helper_lines.find(offset);
+      return it == helper_lines.end() ? -1 : it->second;
+    }
     for (auto& in : code->instrs)
       if (in.offset == offset) return in.line;
     return -1;
@@ -285,7 +292,8 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
   rq.helpers = helpers;
   rq.entry = sp->entry;
   rq.oracle = &oracle();
-  rq.conds = s.conds.get();
+  rq.conds = inl ? inl->conds.get() : s.conds.get();
+  rq.inlined = inl ? &inl->nest : nullptr;
   rq.facts = sp->facts;
   rq.fp = fp;
   rq.overlapping_vars = std::move(overlapping);
@@ -434,6 +442,51 @@ HelperEntry* helper_for(NestState& s, PyObject* fn, const FrameRef& f, std::stri
   HelperEntry* e = s.helpers.back().get();
   *why = e->reason;
   return e->reason.empty() ? e : nullptr;
+}
+
+// The nest with its helpers inlined, and its static stage, for the set of helpers `key`
+// names (each: its variable, function, code, defaults): the model built before the helpers
+// were known has none of their element reads and no facts about their operations, so the
+// analysis runs again on the inlined nest, whose reads and operations have origins of their
+// own (inline_helpers.h).
+// Made once per set (at most kMaxInlined kept; the nest's variables must not have grown
+// since: Temps are numbered after them).
+constexpr size_t kMaxInlined = 8;
+const NestState::Inlined* inlined_for(NestState& s, const std::vector<uint64_t>& key,
+                                      const std::map<int, specialize::Helper>& helpers) {
+  for (auto& x : s.inlined)
+    if (x->key == key && x->nvars == s.lift.nest.vars.size()) return x.get();
+  if (s.inlined.size() >= kMaxInlined) {
+    if (s.last_conds == s.inlined.front()->conds.get()) s.last_conds = nullptr, s.last_nest = nullptr;
+    s.inlined.erase(s.inlined.begin());
+  }
+  auto x = std::make_unique<NestState::Inlined>();
+  x->key = key;
+  x->nvars = s.lift.nest.vars.size();
+  double t0 = now_s();
+  specialize::InlineResult r = specialize::inline_helpers(s.lift.nest, helpers, true, true);
+  if (!r.ok) {
+    x->reason = r.reason;
+  } else {
+    x->nest = std::move(r.nest);
+    bool same_file = true;
+    for (auto& [v, h] : helpers)
+      for (auto& e : s.helpers)
+        if (e->body == h.body) {
+          PyObject* fname = ((PyCodeObject*)e->code.get())->co_filename;
+          const char* u = fname && PyUnicode_Check(fname) ? PyUnicode_AsUTF8(fname) : nullptr;
+          if (!u) PyErr_Clear();
+          same_file = same_file && u && s.filename == u;
+        }
+    if (same_file) x->lines = std::move(r.lines);
+    const std::string name = s.function + ":" + std::to_string(s.line);
+    if (debug_level() > 0) debug_dump("inline_helpers (for the analysis): " + name, ir::to_string(x->nest));
+    x->conds = std::make_unique<analysis::NestConditions>(specialize::first_sight(x->nest, name));
+  }
+  x->analysis_s = now_s() - t0;
+  s.analysis_s += x->analysis_s;
+  s.inlined.push_back(std::move(x));
+  return s.inlined.back().get();
 }
 
 // A helper's default value as a constant of the kernel, with the words that key it (its
@@ -647,6 +700,11 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
   p.values.assign(c.params.size(), 0);
   p.known.assign(c.params.size(), 0);
   auto is_array = [&](int v) { return descs[(size_t)v].type && descs[(size_t)v].type->kind == Type::Kind::Array; };
+  // (Conditions of a nest with helpers inlined may name its Temps: variables no frame holds.)
+  for (auto& [var, rank] : c.assumptions.array_rank)
+    if ((size_t)var >= descs.size()) return p;
+  for (auto& [var, name] : c.assumptions.builtins)
+    if ((size_t)var >= descs.size()) return p;
   for (auto& [var, rank] : c.assumptions.array_rank) {
     const TypeRef& t = descs[(size_t)var].type;
     // An attribute variable that holds nothing (`A.shape` of an array: the nest computes
@@ -674,6 +732,7 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
   };
   for (size_t i = 0; i < c.params.size(); i++) {
     const analysis::PolyParam& pp = c.params[i];
+    if ((size_t)pp.var >= vals.size()) continue;  // unknown
     int a = -1;
     if (pp.kind == analysis::PolyParam::Kind::Extent && pp.dim == 0 && (a = array_attr((size_t)pp.var, ".shape")) >= 0) {
       // `A.shape` of an array: a tuple of A's rank.
@@ -1013,18 +1072,35 @@ PyObject* dispatch(NestState& s) {
     key.push_back(~0ULL);  // end of the overlapping pairs
   }
 
-  // The facts that hold for these values (the static stage runs on the first call).
+  // The facts that hold for these values (the static stage runs on the first call; again,
+  // on the nest with them inlined, for each set of helpers it calls).
   if (!s.conds) {
     double t0 = now_s();
     s.conds = std::make_unique<analysis::NestConditions>(
         specialize::first_sight(s.lift.nest, s.function + ":" + std::to_string(s.line)));
     s.analysis_s = now_s() - t0;
   }
+  const NestState::Inlined* inl = nullptr;
   {
-    specialize::ParamValues pv = param_values(*s.conds, vars, vals, descs, views);
+    std::vector<uint64_t> hkey;
+    for (auto& [v, h] : helpers) {
+      hkey.push_back((uint64_t)v);
+      hkey.insert(hkey.end(), descs[(size_t)v].extra.begin(), descs[(size_t)v].extra.end());
+      hkey.push_back(descs[(size_t)v].k2);
+    }
+    if (!hkey.empty()) {
+      inl = inlined_for(s, hkey, helpers);
+      if (!inl->reason.empty()) return decline(s, inl->reason);
+    }
+  }
+  const analysis::NestConditions& conds = inl ? *inl->conds : *s.conds;
+  {
+    specialize::ParamValues pv = param_values(conds, vars, vals, descs, views);
     if (pv.values != s.last_params || pv.known != s.last_known || pv.assumptions_hold != s.last_assumptions ||
-        s.last_bits.size() != s.conds->conds.size()) {
-      s.last_bits = specialize::evaluate_conditions(*s.conds, pv);
+        s.last_bits.size() != conds.conds.size() || s.last_conds != &conds) {
+      s.last_bits = specialize::evaluate_conditions(conds, pv);
+      s.last_conds = &conds;
+      s.last_nest = inl ? &inl->nest : &s.lift.nest;
       s.last_params = std::move(pv.values);
       s.last_known = std::move(pv.known);
       s.last_assumptions = pv.assumptions_hold;
@@ -1068,8 +1144,8 @@ PyObject* dispatch(NestState& s) {
     for (size_t v = 0; v < nv; v++) entry[v] = vars[v].read ? descs[v].type : types::unbound();
     if (!again) s.compiles++;
     s.specs.push_back(
-        specialize_for(s, key, std::move(entry), specialize::facts_of(*s.conds, s.last_bits), fp, overlapping, threads,
-                       gpu, helpers));
+        specialize_for(s, key, std::move(entry), specialize::facts_of(conds, s.last_bits), fp, overlapping, threads,
+                       gpu, helpers, inl));
     sp = s.specs.back().get();
     evict_kernels(sp);
   }

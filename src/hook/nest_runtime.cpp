@@ -101,8 +101,10 @@ std::string shown_param(const analysis::PolyParam& p, const std::vector<ir::Var>
 // latest call ("d = 0"). Both "" where the answer does not depend on the call. `summed`:
 // the loop's test left out the arrays it sums into in a copy per thread.
 std::pair<std::string, std::string> carried_condition(const NestState& s, int loop, bool summed) {
-  if (!s.conds || !s.conds->ok) return {};
-  const analysis::NestConditions& c = *s.conds;
+  const analysis::NestConditions* cp = s.last_conds ? s.last_conds : s.conds.get();
+  if (!cp || !cp->ok) return {};
+  const analysis::NestConditions& c = *cp;
+  const ir::Nest& nest = s.last_nest ? *s.last_nest : s.lift.nest;
   for (const analysis::Condition& cond : c.conds) {
     const analysis::FactKind kind =
         summed ? analysis::FactKind::NoCarriedBesideUpdates : analysis::FactKind::NoCarried;
@@ -111,7 +113,7 @@ std::pair<std::string, std::string> carried_condition(const NestState& s, int lo
     std::vector<std::string> shown;
     std::vector<uint8_t> extent, used;
     for (const analysis::PolyParam& p : c.params) {
-      shown.push_back(shown_param(p, s.lift.nest.vars));
+      shown.push_back(shown_param(p, nest.vars));
       extent.push_back(p.kind == analysis::PolyParam::Kind::Extent);
     }
     const std::string when = cond.violated.describe(shown, extent, &used);

@@ -6,6 +6,7 @@
 #include <Python.h>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -84,6 +85,24 @@ struct NestState {
   // The static stage of the analysis (first dispatch), and the facts of the last call's
   // parameter values (most calls repeat them).
   std::unique_ptr<analysis::NestConditions> conds;
+  // Per set of helpers the nest calls (their words of the guard key): the nest with them
+  // inlined and the static stage of that nest, whose model sees their reads and
+  // operations (dispatch.cpp). Made at the set's first call.
+  struct Inlined {
+    std::vector<uint64_t> key;
+    size_t nvars = 0;  // the nest's variables when made (a later helper's globals add more)
+    ir::Nest nest;
+    std::unique_ptr<analysis::NestConditions> conds;
+    std::string reason;  // why the helpers could not be inlined ("" when they were)
+    // The line in its helper of each numbered operation, where every helper is in the
+    // caller's file (its NumPy warnings are then emitted after the kernel, from there).
+    std::map<int, int> lines;
+    double analysis_s = 0;
+  };
+  std::vector<std::unique_ptr<Inlined>> inlined;
+  // The conditions last_bits are of (`conds`, or an Inlined's), and their nest.
+  const analysis::NestConditions* last_conds = nullptr;
+  const ir::Nest* last_nest = nullptr;
   std::vector<int64_t> last_params;
   std::vector<uint8_t> last_known, last_bits;
   bool last_assumptions = false;

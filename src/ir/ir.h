@@ -153,6 +153,13 @@ Expr make_unpacked_item(Expr v, int k, int n, int origin = -1);
 // The origin of every node an inlined helper's body contributes: no fact of the caller's
 // analysis (keyed by the caller's bytecode offsets) applies to it.
 constexpr int kInlinedOrigin = -2;
+// Where the static stage runs on a nest with its helpers inlined (dispatch.cpp), the
+// element reads and operations the helpers contribute get origins of their own from here
+// on (above any bytecode offset), so that its facts can be about them.
+constexpr int kFirstNumberedInlinedOrigin = 1 << 28;
+// Whether a node came from an inlined helper's body (numbered or not): its operations warn
+// at the helper's line, which no offset of the caller's names.
+inline bool is_inlined_origin(int origin) { return origin == kInlinedOrigin || origin >= kFirstNumberedInlinedOrigin; }
 // A copy of `e` with `type` set.
 Expr with_type(const Expr& e, TypeRef type);
 

@@ -72,8 +72,8 @@ void read_first(const Expr& e, int nparams, std::set<int>& out, std::set<const E
 
 class Inliner {
  public:
-  Inliner(ir::Nest& out, const std::map<int, Helper>& helpers, bool hoist)
-      : out_(out), helpers_(helpers), hoist_(hoist), first_temp_((int)out.vars.size()) {
+  Inliner(ir::Nest& out, const std::map<int, Helper>& helpers, bool hoist, bool number)
+      : out_(out), helpers_(helpers), hoist_(hoist), number_(number), first_temp_((int)out.vars.size()) {
     for (auto& [v, h] : helpers) {
       std::set<const ExprNode*> seen;
       count_uses(h.body->body, body_uses_[&h], seen);
@@ -127,6 +127,7 @@ class Inliner {
   }
 
   bool hoisted() const { return temps_ > 0; }
+  std::map<int, int>& lines() { return lines_; }
 
  private:
   // Where rewrite() is: the statement's own expressions, or one inlined call's body.
@@ -157,6 +158,9 @@ class Inliner {
   std::map<const Helper*, std::map<const ExprNode*, int>> body_uses_;
   std::map<const Helper*, std::set<int>> uncond_params_;  // parameters the body always reads
   bool hoist_;
+  bool number_;
+  int next_origin_ = ir::kFirstNumberedInlinedOrigin;
+  std::map<int, int> lines_;  // numbered origin -> the helper's line
   const int first_temp_;  // this pass's Temps are the variables from here on
   int temps_ = 0;
 
@@ -233,6 +237,13 @@ class Inliner {
     if (r->kind == EK::Attr && sc.h) r = bind_attr(r);
     if (r->kind == EK::Seq && first) r = drop_computed(r);
     if (r->kind == EK::Subscript) r = tuple_item(r);
+    if (number_ && sc.h && r->origin == ir::kInlinedOrigin &&
+        ((r->kind == EK::Subscript && r->unpack == 0) || r->kind == EK::Binary || r->kind == EK::Unary)) {
+      auto c = std::make_shared<ExprNode>(*r);
+      c->origin = next_origin_++;
+      if (auto l = sc.h->body->lines.find(e.get()); l != sc.h->body->lines.end()) lines_[c->origin] = l->second;
+      r = c;
+    }
     return r;
   }
 
@@ -322,14 +333,16 @@ class Inliner {
 
 }  // namespace
 
-InlineResult inline_helpers(const ir::Nest& nest, const std::map<int, Helper>& helpers, bool hoist) {
+InlineResult inline_helpers(const ir::Nest& nest, const std::map<int, Helper>& helpers, bool hoist,
+                            bool number) {
   InlineResult r;
   r.nest = nest;
   if (helpers.empty()) return r;
-  Inliner in(r.nest, helpers, hoist);
+  Inliner in(r.nest, helpers, hoist, number);
   try {
     r.nest.root = in.stmt(nest.root);
     r.hoisted = in.hoisted();
+    r.lines = std::move(in.lines());
   } catch (const Failure& f) {
     r.ok = false;
     r.reason = f.why;

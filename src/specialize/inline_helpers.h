@@ -12,8 +12,14 @@
 // that fails in them hands the whole statement to CPython, as one in the statement would.
 // Elsewhere the call becomes seq(a, b, body[a, b]): the arguments evaluated as CPython
 // does, then the body with them substituted.
-// Runs per specialization, before infer_types: the function a name holds is part of the
-// guard key.
+// With `number`, each element read and arithmetic operation an inlined body makes (its
+// Subscript, Binary and Unary nodes) gets an origin of its own from
+// ir::kFirstNumberedInlinedOrigin on, in an order fixed by the nest and the helpers: the
+// static stage run again on such a nest (dispatch.cpp, for helpers that read elements) then
+// has facts about them (indices in bounds, ints within 64 bits), as about the caller's own.
+// Otherwise they keep ir::kInlinedOrigin, which no fact is about.
+// Runs per specialization, before infer_types, or once per set of helpers that read
+// elements: the function a name holds is part of the guard key.
 #pragma once
 #include <map>
 #include <memory>
@@ -40,8 +46,10 @@ struct InlineResult {
   int reason_line = -1;
   ir::Nest nest;
   bool hoisted = false;  // some values went into Temps (so infer_types may see new shapes)
+  std::map<int, int> lines;  // `number`: each numbered operation's line in its helper
 };
 
-InlineResult inline_helpers(const ir::Nest& nest, const std::map<int, Helper>& helpers, bool hoist = true);
+InlineResult inline_helpers(const ir::Nest& nest, const std::map<int, Helper>& helpers, bool hoist = true,
+                            bool number = false);
 
 }  // namespace stagepy::specialize

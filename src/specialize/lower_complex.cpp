@@ -305,7 +305,7 @@ class Lower {
   bool in_seg_ = false;               // lowering a Seg (only those defer warnings)
 
   bool defers_warnings(const Expr& e) const {
-    return fp_ == FpMode::Deferred && in_seg_ && e->origin != ir::kInlinedOrigin &&
+    return fp_ == FpMode::Deferred && in_seg_ && !ir::is_inlined_origin(e->origin) &&
            (e->binop == ir::BinOp::Add || e->binop == ir::BinOp::Sub || e->binop == ir::BinOp::Mul ||
             e->binop == ir::BinOp::TrueDiv);
   }

@@ -45,7 +45,13 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
 
   auto t0 = std::chrono::steady_clock::now();
   InlineResult inlined;
-  if (!rq.helpers.empty()) {
+  const ir::Nest* nest = rq.nest;
+  if (hoist && rq.inlined) {
+    // Inlined once for the static stage (dispatch.cpp). Without Temps (below), its element
+    // reads keep no origin the facts are about.
+    nest = rq.inlined;
+    *hoisted = true;
+  } else if (!rq.helpers.empty()) {
     inlined = inline_helpers(*rq.nest, rq.helpers, hoist);
     *hoisted = inlined.hoisted;
     if (!inlined.ok) {
@@ -53,9 +59,10 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
       return k;
     }
     if (dbg) debug_dump("inline_helpers: " + name, ir::to_string(inlined.nest));
+    nest = &inlined.nest;
   }
   InferInput in;
-  in.nest = rq.helpers.empty() ? rq.nest : &inlined.nest;
+  in.nest = nest;
   in.entry = rq.entry;
   in.oracle = rq.oracle;
   in.line_of = rq.line_of;

@@ -76,6 +76,9 @@ struct KernelRequest {
   std::function<int(int)> line_of;
   std::string name;
   std::map<int, Helper> helpers;                       // variable -> the function it holds
+  // `nest` with `helpers` inlined (Temps, reads and operations numbered: inline_helpers.h),
+  // which `conds` is about; null where `conds` is about `nest` itself (no helpers).
+  const ir::Nest* inlined = nullptr;
   bool gpu = false;                                    // give parallel loops GPU versions too
 };
 

@@ -134,6 +134,7 @@ class Planner {
   struct Info {
     std::set<int> assigned;                    // scalar variables assigned in the loop
     std::set<int> arrays, written;             // array variables subscripted / stored to
+    std::set<int> helper_reads;                // array variables inlined helpers read elements of
     std::map<int, std::vector<const ExprNode*>> exposed;  // reads before any write in the iteration
     std::map<int, int> reads;                  // Load nodes per variable
     // Of those, the reads only a NumPy complex operation's warnings see: loads inside its
@@ -223,6 +224,9 @@ class Planner {
     if (v >= 0) {
       in.arrays.insert(v);
       if (store) in.written.insert(v);
+      // A read an inlined helper makes that the model has no access for (helpers inlined
+      // again without Temps, pipeline.cpp: their reads keep the unnumbered origin).
+      if (!store && origin == ir::kInlinedOrigin) in.helper_reads.insert(v);
     } else {
       in.bad_index = "subscripts an array it cannot name";
     }
@@ -556,6 +560,10 @@ class Planner {
     if (in.exits) return "it may stop early (return or raise)";
     if (in.appends >= 0) return "it appends to " + name(in.appends) + ", in order";
     if (!in.bad_index.empty()) return in.bad_index;
+    for (int v : in.helper_reads)
+      if (in.written.count(v))
+        return name(v) + " is written in the loop and read by a helper it calls (the analysis does not see a "
+               "helper's subscripts)";
     if (!facts_.no_carried(s->loop)) {
       const analysis::Condition* c = condition_of(FactKind::NoCarriedBesideUpdates, s->loop);
       if (!summed || !c || !facts_.has(Fact{FactKind::NoCarriedBesideUpdates, -1, 0, s->loop}))

@@ -491,7 +491,12 @@ class Gen {
     // do, but with their own messages, once per operation: where one may warn, the
     // statement goes to CPython (nothing is stored before every element is computed).
     if (elementwise_) return options_.fp == FpMode::Ignore ? FpMode::Ignore : FpMode::Exact;
-    return options_.fp == FpMode::Deferred && op_origin_ == ir::kInlinedOrigin ? FpMode::Exact : options_.fp;
+    // An inlined helper's operation warns at the helper's line: deferred only where that
+    // line is known (an operation numbered for the analysis, whose line dispatch.cpp gives).
+    if (options_.fp == FpMode::Deferred && ir::is_inlined_origin(op_origin_) &&
+        (op_origin_ == ir::kInlinedOrigin || !options_.line_of || options_.line_of(op_origin_) <= 0))
+      return FpMode::Exact;
+    return options_.fp;
   }
 
   // A NumPy operation that overflowed (`overflow`: an integer one that wrapped, a cast to
