@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 DTYPES = ["float64", "float32", "int64", "int32", "int16", "int8", "uint8", "bool"]
 SCALARS = ["s", "t", "u"]
-# Helper functions the nests may call (inlined when their arguments are Python numbers).
+# Helper functions the nests may call (inlined), some reading elements of what they are passed.
 HELPERS = """
 import cmath
 import math
@@ -38,6 +38,15 @@ def h3(x, y):
 def h4(x, y, z=2):
     a, b = y, x * z
     return a - b, b, h2(a)
+
+def g1(X, i):
+    return X[i] * 2 + X[i - 1]
+
+def g2(X, i, j):
+    return X[i][j] - X[j][i]
+
+def g3(X, i, d=1):
+    return X[i + d] if i + d < len(X) else h2(X[i])
 """
 CDTYPES = ["complex128", "complex128", "complex64", "float64", "int64", "float32"]
 CSCALARS = [1j, 2 - 1j, np.complex128(0.5 + 1j), 2.5, 3, 0j, np.float64(1.5), complex(-0.0, 0.0),
@@ -162,6 +171,11 @@ class Gen:
             return f"({a} if {self.cond(depth + 1)} else {b})"
         if form == 11 and self.int_(0, 1):
             return self.pick([f"h1({a}, {b})", f"h2({a})"])
+        if form == 11 and self.int_(0, 1):
+            # Helpers that read elements of what they are passed (inlined; the analysis
+            # runs again on the nest with them inlined).
+            return self.pick([f"g1({self.pick(['A', 'B'])}, {self.index()})", f"g2(M, {self.index()}, {self.index()})",
+                              f"g3({self.pick(['A', 'B'])}, {self.index()})", f"g3(A, {self.index()}, {self.index()})"])
         return f"({a} ** {self.pick(['2', '0', '3'])})"
 
     def generator(self):

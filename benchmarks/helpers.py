@@ -1,0 +1,178 @@
+"""Helpers that read elements: a loop nest calling `lap(u, i, j)`, `alive(g, i, j, n)` or
+`dist(X, i, j)` against the same nest with the helper written out by hand, under CPython,
+stagepy (one thread and every thread) and numba (njit, the helper njit-ed too), in one
+process. Until stop 48 such a helper kept its caller in CPython ("reads an element of a
+container"); now it is inlined and the analysis runs again on the inlined nest.
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/helpers.py [--repeat N] [--scale S]
+"""
+import argparse
+import sys
+import time
+
+import numpy as np
+
+SOURCE = """
+import math
+
+def lap(u, i, j):
+    return u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4.0 * u[i, j]
+
+def stencil_helper(u, v, steps):
+    n = u.shape[0]
+    for t in range(steps):
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                v[i, j] = u[i, j] + 0.2 * lap(u, i, j)
+        u, v = v, u
+    return u
+
+def stencil_inline(u, v, steps):
+    n = u.shape[0]
+    for t in range(steps):
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                v[i, j] = u[i, j] + 0.2 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4.0 * u[i, j])
+        u, v = v, u
+    return u
+
+def alive(g, i, j, n):
+    return g[i % n, j % n]
+
+def life_helper(g, out, gens):
+    n = g.shape[0]
+    for gen in range(gens):
+        for i in range(n):
+            for j in range(n):
+                c = (alive(g, i - 1, j - 1, n) + alive(g, i - 1, j, n) + alive(g, i - 1, j + 1, n) +
+                     alive(g, i, j - 1, n) + alive(g, i, j + 1, n) +
+                     alive(g, i + 1, j - 1, n) + alive(g, i + 1, j, n) + alive(g, i + 1, j + 1, n))
+                out[i, j] = 1 if c == 3 or (c == 2 and g[i, j] == 1) else 0
+        g, out = out, g
+    return g
+
+def life_inline(g, out, gens):
+    n = g.shape[0]
+    for gen in range(gens):
+        for i in range(n):
+            for j in range(n):
+                c = (g[(i - 1) % n, (j - 1) % n] + g[(i - 1) % n, j % n] + g[(i - 1) % n, (j + 1) % n] +
+                     g[i % n, (j - 1) % n] + g[i % n, (j + 1) % n] +
+                     g[(i + 1) % n, (j - 1) % n] + g[(i + 1) % n, j % n] + g[(i + 1) % n, (j + 1) % n])
+                out[i, j] = 1 if c == 3 or (c == 2 and g[i, j] == 1) else 0
+        g, out = out, g
+    return g
+
+def dist(X, i, j):
+    dx = X[i, 0] - X[j, 0]
+    dy = X[i, 1] - X[j, 1]
+    dz = X[i, 2] - X[j, 2]
+    return math.sqrt(dx * dx + dy * dy + dz * dz)
+
+def pairs_helper(X, D):
+    n = X.shape[0]
+    for i in range(n):
+        for j in range(n):
+            D[i, j] = dist(X, i, j)
+
+def pairs_inline(X, D):
+    n = X.shape[0]
+    for i in range(n):
+        for j in range(n):
+            dx = X[i, 0] - X[j, 0]
+            dy = X[i, 1] - X[j, 1]
+            dz = X[i, 2] - X[j, 2]
+            D[i, j] = math.sqrt(dx * dx + dy * dy + dz * dz)
+"""
+
+KERNELS = ["stencil", "life", "pairs"]
+
+
+def namespace(enabled, jit=None):
+    import stagepy
+    ns = {}
+    code = compile(SOURCE, "<benchmark helpers>", "exec")
+    if enabled:
+        with stagepy.enable():
+            exec(code, ns)
+    else:
+        exec(code, ns)
+    if jit:  # every function jitted in place, so the kernels call the jitted helpers
+        for k, v in list(ns.items()):
+            if callable(v) and getattr(v, "__module__", None) is None and k != "math":
+                ns[k] = jit(v)
+    return ns
+
+
+def cases(scale):
+    s = lambda n: max(8, int(n * scale))  # noqa: E731
+    rng = np.random.default_rng(0)
+    n_s, steps = s(400), 20
+    u0 = rng.random((n_s, n_s))
+    n_l, gens = s(256), 10
+    g0 = (rng.random((n_l, n_l)) < 0.35).astype(np.int64)
+    n_p = s(600)
+    X = rng.random((n_p, 3))
+    return {
+        "stencil": (lambda f: f(u0.copy(), u0.copy(), steps), f"{n_s}x{n_s} x {steps} steps"),
+        "life": (lambda f: f(g0.copy(), np.zeros_like(g0), gens), f"{n_l}x{n_l} x {gens} generations, periodic"),
+        "pairs": (lambda f: f(X, np.zeros((n_p, n_p))), f"{n_p}x3 points, D[i, j] = dist(X, i, j)"),
+    }
+
+
+def best(fn, repeat):
+    t = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        t.append(time.perf_counter() - t0)
+    return min(t)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--scale", type=float, default=1.0)
+    args = ap.parse_args()
+    import stagepy
+    try:
+        import numba
+    except ImportError:
+        numba = None
+    plain, fast = namespace(False), namespace(True)
+    jitted = namespace(False, numba.njit) if numba else None
+    print(f"Python {sys.version.split()[0]}, NumPy {np.__version__}, numba {numba.__version__ if numba else '-'}, "
+          f"{stagepy.threads()} threads")
+    print("| kernel | size | form | CPython (s) | stagepy 1t (s) | stagepy (s) | numba (s) | same result |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, (call, size) in cases(args.scale).items():
+        for form in ("helper", "inline"):
+            fn = f"{name}_{form}"
+            want = call(plain[fn])
+            t_py = best(lambda: call(plain[fn]), 1)
+            with stagepy.enable():
+                stagepy.set_threads(0)
+                got = call(fast[fn])
+                stagepy.finish_compiles()
+                t_n = best(lambda: call(fast[fn]), args.repeat)
+                stagepy.set_threads(1)
+                call(fast[fn])
+                t_1 = best(lambda: call(fast[fn]), args.repeat)
+                stagepy.set_threads(0)
+            t_nb = None
+            if jitted:
+                call(jitted[fn])
+                t_nb = best(lambda: call(jitted[fn]), args.repeat)
+            same = want is None or np.array_equal(want, got)
+            print(f"| {name} | {size} | {form} | {t_py:.3f} | {t_1:.4f} | {t_n:.4f} | "
+                  f"{t_nb:.4f} | {same} |" if t_nb is not None else
+                  f"| {name} | {size} | {form} | {t_py:.3f} | {t_1:.4f} | {t_n:.4f} | - | {same} |")
+    recs = [r for r in stagepy.report() if r["file"] == "<benchmark helpers>"]
+    for r in recs:
+        par = [l["variable"] for l in r["loops"] if l["parallel"]]
+        print(f"  {r['function']}:{r['line']} {r['status']} parallel={par} analysis {r['analysis_s'] * 1e3:.1f} ms"
+              + (f" reason: {r['reason']}" if r["reason"] else ""))
+
+
+if __name__ == "__main__":
+    main()
