@@ -1,8 +1,9 @@
-"""Helpers that read elements: a loop nest calling `lap(u, i, j)`, `alive(g, i, j, n)` or
-`dist(X, i, j)` against the same nest with the helper written out by hand, under CPython,
-stagepy (one thread and every thread) and numba (njit, the helper njit-ed too), in one
-process. Until stop 48 such a helper kept its caller in CPython ("reads an element of a
-container"); now it is inlined and the analysis runs again on the inlined nest.
+"""Helpers that read elements, and helpers that loop: a loop nest calling `lap(u, i, j)`,
+`alive(g, i, j, n)`, `dist(X, i, j)`, `dot(A[i], B[j], n)` or `count(g, i, j, n)` against
+the same nest with the helper written out by hand, under CPython, stagepy (one thread and
+every thread) and numba (njit, the helper njit-ed too), in one process. Until stop 48 such
+helpers kept their callers in CPython ("reads an element of a container", "it loops"); now
+they are inlined and the analysis runs again on the inlined nest.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/helpers.py [--repeat N] [--scale S]
 """
@@ -75,6 +76,59 @@ def pairs_helper(X, D):
         for j in range(n):
             D[i, j] = dist(X, i, j)
 
+def dot(a, b, n):
+    s = 0.0
+    for k in range(n):
+        s += a[k] * b[k]
+    return s
+
+def gemm_helper(A, B, C):
+    n, m, p = A.shape[0], B.shape[0], A.shape[1]
+    for i in range(n):
+        for j in range(m):
+            C[i, j] = dot(A[i], B[j], p)
+
+def gemm_inline(A, B, C):
+    n, m, p = A.shape[0], B.shape[0], A.shape[1]
+    for i in range(n):
+        for j in range(m):
+            s = 0.0
+            for k in range(p):
+                s += A[i, k] * B[j, k]
+            C[i, j] = s
+
+def count(g, i, j, n):
+    c = 0
+    for di in (-1, 0, 1):
+        for dj in (-1, 0, 1):
+            if di != 0 or dj != 0:
+                c += g[(i + di) % n, (j + dj) % n]
+    return c
+
+def lifeloop_helper(g, out, gens):
+    n = g.shape[0]
+    for gen in range(gens):
+        for i in range(n):
+            for j in range(n):
+                c = count(g, i, j, n)
+                out[i, j] = 1 if c == 3 or (c == 2 and g[i, j] == 1) else 0
+        g, out = out, g
+    return g
+
+def lifeloop_inline(g, out, gens):
+    n = g.shape[0]
+    for gen in range(gens):
+        for i in range(n):
+            for j in range(n):
+                c = 0
+                for di in (-1, 0, 1):
+                    for dj in (-1, 0, 1):
+                        if di != 0 or dj != 0:
+                            c += g[(i + di) % n, (j + dj) % n]
+                out[i, j] = 1 if c == 3 or (c == 2 and g[i, j] == 1) else 0
+        g, out = out, g
+    return g
+
 def pairs_inline(X, D):
     n = X.shape[0]
     for i in range(n):
@@ -85,7 +139,6 @@ def pairs_inline(X, D):
             D[i, j] = math.sqrt(dx * dx + dy * dy + dz * dz)
 """
 
-KERNELS = ["stencil", "life", "pairs"]
 
 
 def namespace(enabled, jit=None):
@@ -113,8 +166,13 @@ def cases(scale):
     g0 = (rng.random((n_l, n_l)) < 0.35).astype(np.int64)
     n_p = s(600)
     X = rng.random((n_p, 3))
+    n_g = s(200)
+    A, B = rng.random((n_g, n_g)), rng.random((n_g, n_g))
     return {
         "stencil": (lambda f: f(u0.copy(), u0.copy(), steps), f"{n_s}x{n_s} x {steps} steps"),
+        "gemm": (lambda f: f(A, B, np.zeros((n_g, n_g))), f"{n_g}x{n_g}, C[i, j] = dot(A[i], B[j], n) (a helper that loops)"),
+        "lifeloop": (lambda f: f(g0.copy(), np.zeros_like(g0), gens),
+                     f"{n_l}x{n_l} x {gens} generations, count(g, i, j, n) loops over (-1, 0, 1)"),
         "life": (lambda f: f(g0.copy(), np.zeros_like(g0), gens), f"{n_l}x{n_l} x {gens} generations, periodic"),
         "pairs": (lambda f: f(X, np.zeros((n_p, n_p))), f"{n_p}x3 points, D[i, j] = dist(X, i, j)"),
     }

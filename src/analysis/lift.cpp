@@ -195,6 +195,29 @@ class Lifter {
     return out[0];
   }
 
+  // A function's body (the region: its first instruction up to its return, left out): the
+  // statements, and the value left on the stack for the return (its constant for
+  // RETURN_CONST).
+  void run_function(FunctionBody& fb, const Instr& ret) {
+    State st;
+    std::vector<Stmt> out;
+    lift_from(g_.entry, -1, st, out, false);
+    if (ret.op == Op::RETURN_CONST) {
+      if (!st.stack.empty()) fail("its return leaves values on the stack", ret.line);
+      if (ret.iarg < 0 || ret.iarg >= (int)code_.consts.size()) fail("bad constant index", ret.line);
+      fb.result = const_expr(code_.consts[(size_t)ret.iarg], org(ret), ret.line);
+    } else {
+      if (st.stack.size() != 1 || st.stack.back().k != SVal::K::Expr || !st.stack.back().e)
+        fail("returns something other than a value", ret.line);
+      fb.result = st.stack.back().e;
+    }
+    if (!st.pending.empty()) fail("assigns in its return statement", ret.line);
+    nest_.root = ir::make_block(std::move(out));
+    nest_.py_version = code_.version;
+    nest_.line = line_at(spec_.entry_offset);
+    fb.nest = std::move(nest_);
+  }
+
   ir::Nest run() {
     State st;
     for (int i = 0; i < spec_.entry_depth; i++) st.stack.push_back(special(SVal::K::Opaque));
@@ -1534,6 +1557,33 @@ LiftResult lift_nest(const CodeInfo& code, const LoopSpec& spec) {
     r.reason_line = e.line;
   }
   return r;
+}
+
+FunctionBody lift_function(const CodeInfo& code) {
+  FunctionBody fb;
+  int ret = -1, returns = 0;
+  for (size_t i = 0; i < code.instrs.size(); i++)
+    if (code.instrs[i].op == Op::RETURN_VALUE || code.instrs[i].op == Op::RETURN_CONST) {
+      returns++;
+      ret = (int)i;
+    }
+  if (returns != 1 || code.instrs.empty()) {
+    fb.reason = returns ? "it loops and returns from more than one place" : "it loops and never returns";
+    return fb;
+  }
+  LoopSpec spec;
+  spec.entry_offset = code.instrs[0].offset;
+  spec.header_offset = spec.entry_offset;
+  spec.exit_offset = code.instrs[(size_t)ret].offset;
+  try {
+    Lifter lifter(code, spec);
+    lifter.run_function(fb, code.instrs[(size_t)ret]);
+    fb.ok = true;
+  } catch (const LiftError& e) {
+    fb.ok = false;
+    fb.reason = "it loops, and its body " + e.reason;
+  }
+  return fb;
 }
 
 }  // namespace stagepy::analysis

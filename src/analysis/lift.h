@@ -24,6 +24,19 @@ struct LiftResult {
 
 LiftResult lift_nest(const CodeInfo& code, const LoopSpec& spec);
 
+// A helper function's whole body, for inlining one that loops (inline_helpers.h): the
+// statements from its first instruction up to its return (which must be its only one; a
+// `raise` may be anywhere: an Exit), as a nest whose variables are its own (Fast: its
+// locals and parameters by slot; Global; Builtin: the hidden `range`/`len` of desugared
+// loops; Temp: hidden positions), and the value the return computes; or the reason not.
+struct FunctionBody {
+  bool ok = false;
+  std::string reason;
+  ir::Nest nest;
+  ir::Expr result;
+};
+FunctionBody lift_function(const CodeInfo& code);
+
 // Shared with lift_helper: BINARY_OP's argument ("+", "+=", "//"...) as an IR operator and
 // whether it is the augmented form; COMPARE_OP's ("<", "=="...); a constant as IR, or
 // nullptr for one IR has no value for (str, bytes, big ints).

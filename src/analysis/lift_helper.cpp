@@ -4,6 +4,7 @@
 #include <map>
 
 #include "analysis/lift.h"
+#include "ir/mutate.h"
 
 namespace stagepy::analysis {
 namespace {
@@ -270,12 +271,69 @@ class HelperLifter {
   }
 };
 
+// A helper that loops: lift_function's statements with the variables renumbered as an
+// expression body's are (parameters, globals, then locals).
+HelperBody statement_helper(const CodeInfo& code, int nparams) {
+  HelperBody h;
+  h.nparams = nparams;
+  FunctionBody fb = lift_function(code);
+  if (!fb.ok) {
+    h.reason = fb.reason;
+    return h;
+  }
+  const std::vector<ir::Var>& vars = fb.nest.vars;
+  std::vector<int> renum(vars.size(), -1);
+  std::vector<size_t> locals;
+  for (size_t v = 0; v < vars.size(); v++) {
+    const ir::Var& x = vars[v];
+    if (x.storage == ir::Var::Storage::Fast && x.index >= 0 && x.index < nparams) {
+      renum[v] = x.index;
+    } else if (x.storage == ir::Var::Storage::Global || x.storage == ir::Var::Storage::Builtin) {
+      renum[v] = nparams + (int)h.globals.size();
+      h.globals.push_back(x.name);
+      h.builtin.push_back(x.storage == ir::Var::Storage::Builtin);
+    } else if (x.storage == ir::Var::Storage::Fast || x.storage == ir::Var::Storage::Temp) {
+      locals.push_back(v);
+    } else {
+      h.reason = "it loops, and uses `" + x.name + "` (a variable of an enclosing scope or a name)";
+      return h;
+    }
+  }
+  auto nest = std::make_shared<ir::Nest>(fb.nest);
+  nest->vars.assign((size_t)nparams + h.globals.size(), ir::Var{});
+  for (int k = 0; k < nparams; k++) nest->vars[(size_t)k].name = "param" + std::to_string(k);
+  for (size_t v = 0; v < vars.size(); v++)
+    if (renum[v] >= 0) nest->vars[(size_t)renum[v]] = vars[v];
+  for (size_t v : locals) {
+    renum[v] = (int)nest->vars.size();
+    nest->vars.push_back(vars[v]);
+  }
+  auto load = [&](const Expr& e) -> Expr {
+    if (e->kind != ir::ExprNode::Kind::Load || e->var < 0) return e;
+    auto c = std::make_shared<ir::ExprNode>(*e);
+    c->var = renum[(size_t)e->var];
+    return c;
+  };
+  ir::Stmt root = ir::map_exprs(fb.nest.root, load);
+  nest->root = ir::map_stmts(root, [&](ir::StmtNode& x) {
+    for (auto& f : x.effects)
+      if (f.var >= 0) f.var = renum[(size_t)f.var];
+    if (x.var >= 0 && (x.kind == ir::StmtNode::Kind::For)) x.var = renum[(size_t)x.var];
+  });
+  h.body = ir::map_expr(fb.result, load);
+  for (auto& in : code.instrs) h.origin_lines.emplace(in.offset, in.line);
+  h.statements = std::move(nest);
+  h.ok = true;
+  return h;
+}
+
 }  // namespace
 
-HelperBody lift_helper(const CodeInfo& code, int nparams) {
+HelperBody lift_helper(const CodeInfo& code, int nparams, bool loops) {
   try {
     return HelperLifter(code, nparams).run();
   } catch (const Failure& f) {
+    if (loops && f.why == "it loops") return statement_helper(code, nparams);
     HelperBody h;
     h.reason = f.why;
     return h;

@@ -12,6 +12,7 @@
 // body reads. Every node has the origin ir::kInlinedOrigin.
 #pragma once
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,8 +30,18 @@ struct HelperBody {
   // The source line of each operation and element read (Binary, Unary, Subscript nodes):
   // where NumPy's warnings come from when they happen in the helper.
   std::map<const ir::ExprNode*, int> lines;
+  // A helper that loops (`s = 0.0; for k in range(n): s += a[k] * b[k]; return s`): its
+  // statements (lift_function), whose variables are numbered as `body`'s Loads are (the
+  // parameters, then the globals, then its own locals and hidden variables, `statements->vars`
+  // holding all of them), and `body` is the value it returns. Null for an expression.
+  std::shared_ptr<const ir::Nest> statements;
+  std::vector<uint8_t> builtin;  // per global: a hidden builtin of a desugared loop (`len`, `range`)
+  // Its origins are its own bytecode offsets: their lines, for its warnings.
+  std::map<int, int> origin_lines;
 };
 
-HelperBody lift_helper(const CodeInfo& code, int nparams);
+// The body as one expression (lift_helper above) where it has no loop; else, with `loops`,
+// its statements (lift_function) where they lift.
+HelperBody lift_helper(const CodeInfo& code, int nparams, bool loops = true);
 
 }  // namespace stagepy::analysis

@@ -319,14 +319,18 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
       for (auto& ar : lp.array_reductions)
         rec.summed += (rec.summed.empty() ? "" : ", ") + s.lift.nest.vars[(size_t)ar.var].name;
     }
-    for (int l : sp->kernel.interchanged_loops) s.loops[(size_t)l].interchanged = true;
-    for (int l : sp->kernel.parallel_loops) s.loops[(size_t)l].parallel = true;
+    // (Loops of inlined helpers have ids past the nest's own: not in the report.)
+    for (int l : sp->kernel.interchanged_loops)
+      if ((size_t)l < s.loops.size()) s.loops[(size_t)l].interchanged = true;
+    for (int l : sp->kernel.parallel_loops)
+      if ((size_t)l < s.loops.size()) s.loops[(size_t)l].parallel = true;
     for (auto& rec : s.loops) rec.gpu_why.clear();
     for (auto& [l, why] : sp->kernel.gpu_refused)
       if ((size_t)l < s.loops.size()) s.loops[(size_t)l].gpu_why = why;
     for (auto* gl : sp->kernel.gpu_loops)
       if ((size_t)gl->loop < s.loops.size()) s.loops[(size_t)gl->loop].gpu.push_back(gl);
-    for (auto& [l, why] : sp->kernel.refused_loops) s.loops[(size_t)l].why = why;
+    for (auto& [l, why] : sp->kernel.refused_loops)
+      if ((size_t)l < s.loops.size()) s.loops[(size_t)l].why = why;
   }
   s.compile_s += now_s() - t0;
   s.infer_s += sp->kernel.infer_s;
@@ -427,16 +431,23 @@ HelperEntry* helper_for(NestState& s, PyObject* fn, const FrameRef& f, std::stri
   }
   if (h->reason.empty()) {
     ir::Nest& nest = s.lift.nest;
-    for (auto& g : h->body->globals) h->global_vars.push_back(var_named(nest, ir::Var::Storage::Global, g, -1));
+    const analysis::HelperBody& b = *h->body;
+    for (size_t k = 0; k < b.globals.size(); k++)
+      h->global_vars.push_back(var_named(
+          nest, k < b.builtin.size() && b.builtin[k] ? ir::Var::Storage::Builtin : ir::Var::Storage::Global,
+          b.globals[k], -1));
+    const int first_local = b.nparams + (int)b.globals.size();
     std::function<void(const ir::Expr&)> attrs = [&](const ir::Expr& x) {
+      if (!x) return;
       for (auto& a : x->args) attrs(a);
       if (x->kind != ir::ExprNode::Kind::Attr || x->args[0]->kind != ir::ExprNode::Kind::Load ||
-          x->args[0]->var < h->body->nparams)
+          x->args[0]->var < b.nparams || x->args[0]->var >= first_local)
         return;
-      int base = h->global_vars[(size_t)(x->args[0]->var - h->body->nparams)];
+      int base = h->global_vars[(size_t)(x->args[0]->var - b.nparams)];
       var_named(nest, ir::Var::Storage::Attr, nest.vars[(size_t)base].name + "." + x->name, base);
     };
-    attrs(h->body->body);
+    attrs(b.body);
+    if (b.statements) ir::for_each_expr(b.statements->root, attrs);
   }
   s.helpers.push_back(std::move(h));
   HelperEntry* e = s.helpers.back().get();

@@ -155,7 +155,8 @@ Expr make_unpacked_item(Expr v, int k, int n, int origin = -1);
 constexpr int kInlinedOrigin = -2;
 // Where the static stage runs on a nest with its helpers inlined (dispatch.cpp), the
 // element reads and operations the helpers contribute get origins of their own from here
-// on (above any bytecode offset), so that its facts can be about them.
+// on (above any bytecode offset, and past any origin the nest has: inline_helpers.cpp), so
+// that its facts can be about them.
 constexpr int kFirstNumberedInlinedOrigin = 1 << 28;
 // Whether a node came from an inlined helper's body (numbered or not): its operations warn
 // at the helper's line, which no offset of the caller's names.

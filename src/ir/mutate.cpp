@@ -37,6 +37,14 @@ Stmt map_exprs(const Stmt& s, const ExprFn& f) {
   return c;
 }
 
+Stmt map_stmts(const Stmt& s, const std::function<void(StmtNode&)>& f) {
+  if (!s) return s;
+  auto c = std::make_shared<StmtNode>(*s);
+  for (auto& b : c->body) b = map_stmts(b, f);
+  f(*c);
+  return c;
+}
+
 void walk_expr(const Expr& e, const std::function<void(const Expr&)>& f) {
   if (!e) return;
   f(e);

@@ -13,6 +13,9 @@ using ExprFn = std::function<Expr(const Expr&)>;  // sees a node whose children 
 
 Expr map_expr(const Expr& e, const ExprFn& f);
 Stmt map_exprs(const Stmt& s, const ExprFn& f);   // applies map_expr to every expression in `s`
+// A copy of `s` in which `f` has seen every statement node (children first), to change its
+// own fields (variables, loop ids, resume points; not its expressions: map_exprs).
+Stmt map_stmts(const Stmt& s, const std::function<void(StmtNode&)>& f);
 void for_each_expr(const Stmt& s, const std::function<void(const Expr&)>& f);  // pre-order
 void for_each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& f);  // pre-order
 void walk_expr(const Expr& e, const std::function<void(const Expr&)>& f);      // pre-order; e may be null

@@ -1,6 +1,7 @@
 // See inline_helpers.h.
 #include "specialize/inline_helpers.h"
 
+#include <algorithm>
 #include <set>
 
 #include "ir/mutate.h"
@@ -31,6 +32,7 @@ size_t count_nodes(const Expr& e, size_t limit) {
 
 struct Failure {
   std::string why;
+  bool needs_hoist = false;
 };
 
 bool trivial(const Expr& e) { return e->kind == EK::Load || e->kind == EK::Const; }
@@ -72,8 +74,9 @@ void read_first(const Expr& e, int nparams, std::set<int>& out, std::set<const E
 
 class Inliner {
  public:
-  Inliner(ir::Nest& out, const std::map<int, Helper>& helpers, bool hoist, bool number)
-      : out_(out), helpers_(helpers), hoist_(hoist), number_(number), first_temp_((int)out.vars.size()) {
+  Inliner(ir::Nest& out, const std::map<int, Helper>& helpers, bool hoist, bool number, int first_number)
+      : out_(out), helpers_(helpers), hoist_(hoist), number_(number), next_origin_(first_number),
+        first_temp_((int)out.vars.size()) {
     for (auto& [v, h] : helpers) {
       std::set<const ExprNode*> seen;
       count_uses(h.body->body, body_uses_[&h], seen);
@@ -84,13 +87,14 @@ class Inliner {
 
   Stmt stmt(const Stmt& s) {
     auto c = std::make_shared<StmtNode>(*s);
-    std::vector<ir::Effect> pre;  // one Seg each: a Temp may read the ones before it
+    std::vector<Stmt> pre;  // Temps (one Seg each: a Temp may read the ones before it) and the
+                            // statements of helpers that loop
     switch (s->kind) {
       case StmtNode::Kind::Seg: {
         // Codegen evaluates every expression of a Seg before it applies any effect (the
         // lifter refuses an element read after a write in one statement): all of them may
         // go first.
-        Statement st(s->resume >= 0 && hoist_);
+        Statement st(s->resume >= 0 && hoist_, s->resume, s->line);
         for (auto& f : c->effects) st.count({f.base, f.index, f.value});
         for (auto& f : c->effects) {
           f.base = top(f.base, st, true);
@@ -101,7 +105,7 @@ class Inliner {
         break;
       }
       case StmtNode::Kind::If: {
-        Statement st(s->resume >= 0 && hoist_);
+        Statement st(s->resume >= 0 && hoist_, s->resume, s->line);
         st.count({c->cond});
         c->cond = top(c->cond, st, true);
         pre = std::move(st.pre);
@@ -110,7 +114,7 @@ class Inliner {
       default: {
         // Loop headers: substituted in place (Temps there would come between a loop and the
         // loop around it).
-        Statement st(false);
+        Statement st(false, s->resume, s->line);
         for (auto& a : c->args) a = top(a, st, false);
         for (auto& o : c->over) o = top(o, st, false);
         c->range_callee = top(c->range_callee, st, false);
@@ -120,10 +124,8 @@ class Inliner {
     }
     for (auto& b : c->body) b = stmt(b);
     if (pre.empty()) return c;
-    std::vector<Stmt> block;
-    for (auto& p : pre) block.push_back(ir::make_seg({p}, s->resume, s->line));
-    block.push_back(c);
-    return ir::make_block(std::move(block));
+    pre.push_back(c);
+    return ir::make_block(std::move(pre));
   }
 
   bool hoisted() const { return temps_ > 0; }
@@ -142,9 +144,12 @@ class Inliner {
   };
   // One statement being rewritten: the Temps it computes first.
   struct Statement {
-    explicit Statement(bool may_hoist) : may_hoist(may_hoist) { caller.uses = &uses; }
+    Statement(bool may_hoist, int resume, int line) : may_hoist(may_hoist), resume(resume), line(line) {
+      caller.uses = &uses;
+    }
     bool may_hoist;
-    std::vector<ir::Effect> pre;
+    int resume, line;        // the statement's
+    std::vector<Stmt> pre;   // what runs before it
     std::map<const ExprNode*, int> uses;
     Scope caller;
     void count(std::initializer_list<Expr> es) {
@@ -159,7 +164,9 @@ class Inliner {
   std::map<const Helper*, std::set<int>> uncond_params_;  // parameters the body always reads
   bool hoist_;
   bool number_;
-  int next_origin_ = ir::kFirstNumberedInlinedOrigin;
+  int next_origin_;
+  int locals_ = 0;      // Temps made for the locals of helpers that loop
+  int stmt_depth_ = 0;  // helpers that loop being inlined inside one another
   std::map<int, int> lines_;  // numbered origin -> the helper's line
   const int first_temp_;  // this pass's Temps are the variables from here on
   int temps_ = 0;
@@ -183,8 +190,124 @@ class Inliner {
     f.kind = ir::Effect::Kind::Assign;
     f.var = (int)out_.vars.size() - 1;
     f.value = e;
-    st.pre.push_back(f);
+    st.pre.push_back(ir::make_seg({f}, st.resume, st.line));
     return ir::make_load(f.var, ir::kInlinedOrigin);
+  }
+
+  // A new Temp for local `name` of helper `h` (not a scratch: a helper's loop carries it).
+  int local(const Helper& h, const std::string& name) {
+    ir::Var v;
+    v.name = "$" + h.name + "." + name + "#" + std::to_string(locals_++);
+    v.storage = ir::Var::Storage::Temp;
+    v.assigned = v.read = true;
+    out_.vars.push_back(v);
+    return (int)out_.vars.size() - 1;
+  }
+
+  // The origin an inlined node gets: its own number (`number`, its line kept), or none.
+  int origin_for(const ExprNode& x, const std::map<int, int>* helper_lines) {
+    const bool numbered = (x.kind == EK::Subscript && x.unpack == 0) || x.kind == EK::Binary || x.kind == EK::Unary;
+    if (!number_ || !numbered) return ir::kInlinedOrigin;
+    const int o = next_origin_++;
+    if (helper_lines)
+      if (auto l = helper_lines->find(x.origin); l != helper_lines->end()) lines_[o] = l->second;
+    return o;
+  }
+
+  // A call of a helper that loops: its statements, with its locals in new Temps, its loops
+  // numbered after the nest's, every resume point the calling statement's (a check failing
+  // inside hands the whole statement to CPython, which calls the function), put before the
+  // statement; the value is its return's. Only where the call is evaluated whenever its
+  // statement is (its loops run before the statement, as its Temps are computed), and its
+  // statements assign only its own locals (stores or appends would not be undone when
+  // CPython runs the statement again).
+  Expr inline_statements(const Expr& e, const Helper& h, Scope& sc, Statement& st, bool first) {
+    const analysis::HelperBody& b = *h.body;
+    const ir::Nest& hn = *b.statements;
+    if (!hoist_) throw Failure{"calls `" + h.name + "`, which loops (its arguments must go into variables)", true};
+    if (!first || !st.may_hoist)
+      throw Failure{"calls `" + h.name + "`, which loops, where the call may not be evaluated (a branch of a " +
+                    "conditional expression or of `and`/`or`, a loop's header)"};
+    if (stmt_depth_ >= kMaxDepth) throw Failure{"calls `" + h.name + "`, which loops, too deep (recursion)"};
+    const int n = b.nparams, given = (int)e->args.size() - 1, first_default = n - (int)h.defaults.size();
+    const int first_local = n + (int)b.globals.size();
+    check_arguments(e, h);
+    std::set<int> assigned;
+    ir::collect_assigned(hn.root, &assigned);
+    bool stores = false;
+    ir::for_each_stmt(hn.root, [&](const Stmt& x) {
+      for (auto& f : x->effects)
+        if (f.kind == ir::Effect::Kind::Store || f.kind == ir::Effect::Kind::Append) stores = true;
+    });
+    if (stores) throw Failure{"calls `" + h.name + "`, which loops and stores into a container"};
+    for (int v : assigned)
+      if (v >= n && v < first_local) throw Failure{"calls `" + h.name + "`, which assigns a global"};
+    // The arguments: a parameter the body assigns gets a Temp of its own. A variable, or an
+    // element or row of one (`A[i]`), is evaluated first, for its errors (an unbound variable,
+    // an index out of range: CPython raises at the call), and then read where the body reads
+    // the parameter: nothing changes it meanwhile (the body stores nowhere), and the analysis
+    // then sees `a[k]` as `A[i][k]`. Other values go into Temps.
+    std::vector<Expr> params;
+    for (int k = 1; k <= n; k++) {
+      Expr a = k <= given ? rewrite(e->args[(size_t)k], sc, st, true) : h.defaults[(size_t)(k - 1 - first_default)];
+      if (!assigned.count(k - 1) && a->kind != EK::Const && plain_access(a)) {
+        ir::Effect f;
+        f.kind = ir::Effect::Kind::Eval;
+        f.value = a;
+        st.pre.push_back(ir::make_seg({f}, st.resume, st.line));
+      } else if (assigned.count(k - 1) || (!trivial(a) && !maybe_tuple(a))) {
+        a = spill(a, st);
+      }
+      params.push_back(a);
+    }
+    std::vector<int> locals;
+    for (size_t v = (size_t)first_local; v < hn.vars.size(); v++) locals.push_back(local(h, hn.vars[v].name));
+    std::map<int, int> loops;
+    for (size_t l = 0; l < hn.loops.size(); l++) {
+      loops[(int)l] = (int)out_.loops.size();
+      out_.loops.push_back(hn.loops[l]);
+    }
+    auto var_of = [&](int v) -> int {  // an assigned variable's
+      if (v < n) return params[(size_t)v]->var;
+      if (v >= first_local) return locals[(size_t)(v - first_local)];
+      throw Failure{"calls `" + h.name + "`, which assigns a global"};
+    };
+    auto expr = [&](const Expr& x) -> Expr {
+      if (x->kind == EK::Load && x->var >= 0) {
+        if (x->var < n) return params[(size_t)x->var];
+        if (x->var < first_local) return ir::make_load(h.global_vars[(size_t)(x->var - n)], ir::kInlinedOrigin);
+        auto c = std::make_shared<ExprNode>(*x);
+        c->var = locals[(size_t)(x->var - first_local)];
+        c->origin = ir::kInlinedOrigin;
+        return c;
+      }
+      auto c = std::make_shared<ExprNode>(*x);
+      c->origin = origin_for(*x, &b.origin_lines);
+      return c->kind == EK::Attr ? bind_attr(c) : Expr(c);
+    };
+    Stmt body = ir::map_stmts(ir::map_exprs(hn.root, expr), [&](StmtNode& x) {
+      for (auto& f : x.effects) {
+        if (f.kind == ir::Effect::Kind::Assign) f.var = var_of(f.var);
+        f.origin = ir::kInlinedOrigin;  // (the helper's own offsets mean nothing here)
+      }
+      if (x.kind == StmtNode::Kind::For) x.var = var_of(x.var);
+      if (x.loop >= 0) x.loop = loops.at(x.loop);
+      if (x.resume >= 0 || x.kind == StmtNode::Kind::Exit) x.resume = st.resume;
+      x.line = st.line;
+    });
+    // Its own calls of helpers, inlined in turn (each of its statements gets its Temps).
+    stmt_depth_++;
+    body = stmt(body);
+    stmt_depth_--;
+    st.pre.push_back(body);
+    Expr value = ir::map_expr(b.body, expr);
+    stmt_depth_++;
+    Scope inner;
+    inner.uses = sc.uses;
+    inner.depth = sc.depth + 1;
+    value = rewrite(value, inner, st, true);
+    stmt_depth_--;
+    return value;
   }
 
   // `e` with helper calls inlined. `first`: `e` is evaluated whenever the statement is, so
@@ -221,7 +344,10 @@ class Inliner {
     }
     if (e->kind == EK::Call && args[0]->kind == EK::Load) {
       auto it = helpers_.find(args[0]->var);
-      if (it != helpers_.end() && sc.depth < kMaxDepth) return inline_call(e, it->second, sc, st, first);
+      if (it != helpers_.end() && sc.depth < kMaxDepth) {
+        if (it->second.body->statements) return inline_statements(e, it->second, sc, st, first);
+        return inline_call(e, it->second, sc, st, first);
+      }
     }
     if (e->kind == EK::Call)
       for (size_t k = 1; k < e->args.size(); k++) {
@@ -248,11 +374,8 @@ class Inliner {
   }
 
   Expr inline_call(const Expr& e, const Helper& h, Scope& sc, Statement& st, bool first) {
-    if (!e->kwnames.empty()) throw Failure{"calls `" + h.name + "` with keyword arguments"};
+    check_arguments(e, h);
     const int n = h.body->nparams, given = (int)e->args.size() - 1, first_default = n - (int)h.defaults.size();
-    if (given > n || given < first_default)
-      throw Failure{"calls `" + h.name + "` with " + std::to_string(given) + " arguments (it takes " +
-                    (first_default < n ? std::to_string(first_default) + " to " : "") + std::to_string(n) + ")"};
     Scope inner;
     inner.h = &h;
     inner.uses = &body_uses_.at(&h);
@@ -283,6 +406,37 @@ class Inliner {
     if (evaluated.empty()) return body;
     evaluated.push_back(std::move(body));
     return ir::make_seq(std::move(evaluated), e->origin);
+  }
+
+  // Positional arguments, as many as the function takes (its defaults for the last ones).
+  static void check_arguments(const Expr& e, const Helper& h) {
+    if (!e->kwnames.empty()) throw Failure{"calls `" + h.name + "` with keyword arguments"};
+    const int n = h.body->nparams, given = (int)e->args.size() - 1, first_default = n - (int)h.defaults.size();
+    if (given > n || given < first_default)
+      throw Failure{"calls `" + h.name + "` with " + std::to_string(given) + " arguments (it takes " +
+                    (first_default < n ? std::to_string(first_default) + " to " : "") + std::to_string(n) + ")"};
+  }
+
+  // A variable, or a subscript of one by indices of variables, constants and arithmetic
+  // (`A`, `A[i]`, `M[i + 1, j]`): pure, cheap, the same value wherever it is read while
+  // nothing is stored.
+  static bool plain_access(const Expr& e) {
+    switch (e->kind) {
+      case EK::Load: case EK::Const: return true;
+      case EK::Subscript:
+        return e->unpack == 0 && e->args[0]->kind != EK::Tuple && plain_access(e->args[0]) && plain_index(e->args[1]);
+      default: return false;
+    }
+  }
+  static bool plain_index(const Expr& e) {
+    switch (e->kind) {
+      case EK::Load: case EK::Const: return true;
+      case EK::Binary: case EK::Tuple: case EK::Unary:
+        for (auto& a : e->args)
+          if (!plain_index(a)) return false;
+        return true;
+      default: return false;
+    }
   }
 
   // `(a, b)[k]` (an item of a helper's returned tuple) as that item, where nothing else the
@@ -338,7 +492,11 @@ InlineResult inline_helpers(const ir::Nest& nest, const std::map<int, Helper>& h
   InlineResult r;
   r.nest = nest;
   if (helpers.empty()) return r;
-  Inliner in(r.nest, helpers, hoist, number);
+  // Numbers past every origin the nest has (a nest with many generator expressions gives
+  // their nodes origins in steps of 2^24: lift.cpp).
+  int top = ir::kFirstNumberedInlinedOrigin - 1;
+  ir::for_each_expr(nest.root, [&](const Expr& x) { top = std::max(top, x->origin); });
+  Inliner in(r.nest, helpers, hoist, number, top + 1);
   try {
     r.nest.root = in.stmt(nest.root);
     r.hoisted = in.hoisted();
@@ -346,6 +504,7 @@ InlineResult inline_helpers(const ir::Nest& nest, const std::map<int, Helper>& h
   } catch (const Failure& f) {
     r.ok = false;
     r.reason = f.why;
+    r.needs_hoist = f.needs_hoist;
   }
   return r;
 }

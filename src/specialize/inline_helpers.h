@@ -47,6 +47,7 @@ struct InlineResult {
   ir::Nest nest;
   bool hoisted = false;  // some values went into Temps (so infer_types may see new shapes)
   std::map<int, int> lines;  // `number`: each numbered operation's line in its helper
+  bool needs_hoist = false;  // not ok only because a helper that loops needs `hoist`
 };
 
 InlineResult inline_helpers(const ir::Nest& nest, const std::map<int, Helper>& helpers, bool hoist = true,

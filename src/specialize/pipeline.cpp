@@ -56,6 +56,7 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
     *hoisted = inlined.hoisted;
     if (!inlined.ok) {
       k.reason = inlined.reason;
+      k.needs_hoist = inlined.needs_hoist;
       return k;
     }
     if (dbg) debug_dump("inline_helpers: " + name, ir::to_string(inlined.nest));
@@ -189,7 +190,9 @@ Kernel compile_kernel(const KernelRequest& rq) {
   // (a row, an array): the helpers substituted in place may still compile.
   if (!k.ok && hoisted) {
     if (debug_level() > 0) debug_dump("inline_helpers: again without Temps for " + rq.name, k.reason);
-    k = compile(rq, false, &hoisted);
+    Kernel again = compile(rq, false, &hoisted);
+    // (A helper that loops cannot be inlined without Temps: the first reason is the one.)
+    if (!again.needs_hoist) k = std::move(again);
   }
   return k;
 }

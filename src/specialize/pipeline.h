@@ -42,6 +42,7 @@ namespace stagepy::specialize {
 struct Kernel {
   bool ok = false;
   std::string reason;  // why not, in a user's words
+  bool needs_hoist = false;  // not ok only because a helper that loops needs its Temps
   int reason_line = -1;
   void* fn = nullptr;       // the kernel's entry, while `code` keeps it loaded
   std::shared_ptr<void> code;

@@ -230,6 +230,8 @@ class Planner {
     } else {
       in.bad_index = "subscripts an array it cannot name";
     }
+    // The item of a `for x in S` at the loop's hidden position: in range by construction.
+    if (!store && node->in_domain) return;
     size_t k = index->kind == EK::Tuple ? index->args.size() : 1;
     for (size_t p = 0; p < k; p++) {
       if (!affine_.count({origin, (int)p})) continue;

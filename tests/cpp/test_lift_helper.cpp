@@ -59,22 +59,35 @@ TEST(LiftHelper, BranchesBecomeConditionalsAndLocalsAreKeptForTheirErrors) {
   EXPECT_EQ(show(h), "(seq((p0 * 2), p1) if bool(((p0 * 2) < p1)) else seq((p0 * 2), ((p0 * 2) + K)))");
 }
 
-TEST(LiftHelper, RefusesLoopsSubscriptsAndReadsBeforeAssignment) {
+TEST(LiftHelper, RefusesStoresAndReadsBeforeAssignment) {
   {
     Asm a;  // while True: pass  (a backward jump)
     int top = a.emit("NOP");
     a.emit("JUMP_BACKWARD", "", 0, 0, top);
+    EXPECT_EQ(analysis::lift_helper(a.code, 0, /*loops=*/false).reason, "it loops");
     analysis::HelperBody h = analysis::lift_helper(a.code, 0);
     EXPECT_FALSE(h.ok);
-    EXPECT_EQ(h.reason, "it loops");
+    EXPECT_EQ(h.reason, "it loops and never returns");
   }
   {
-    Asm a;  // return x[0]
+    Asm a;  // while True: if not x: return 0   (two returns: not as statements either)
+    int top = a.emit("LOAD_FAST", "x", 0);
+    int jump = a.emit("POP_JUMP_IF_FALSE");
+    int zero = a.konst(int_const(0));
+    a.emit("RETURN_CONST", "", zero);
+    int back = a.emit("JUMP_BACKWARD", "", 0, 0, top);
+    a.patch(jump, back);
+    a.emit("RETURN_CONST", "", zero);
+    EXPECT_EQ(analysis::lift_helper(a.code, 1).reason, "it loops and returns from more than one place");
+  }
+  {
+    Asm a;  // x[0] = 1; return 0
+    a.emit("LOAD_CONST", "", a.konst(int_const(1)));
     a.emit("LOAD_FAST", "x", 0);
     a.emit("LOAD_CONST", "", a.konst(int_const(0)));
-    a.emit("BINARY_SUBSCR");
-    a.emit("RETURN_VALUE");
-    EXPECT_NE(analysis::lift_helper(a.code, 1).reason.find("reads an element"), std::string::npos);
+    a.emit("STORE_SUBSCR");
+    a.emit("RETURN_CONST", "", a.konst(int_const(0)));
+    EXPECT_EQ(analysis::lift_helper(a.code, 1).reason, "it stores into a container");
   }
   {
     Asm a;  // return y  (y: a local never assigned)
@@ -82,6 +95,20 @@ TEST(LiftHelper, RefusesLoopsSubscriptsAndReadsBeforeAssignment) {
     a.emit("RETURN_VALUE");
     EXPECT_EQ(analysis::lift_helper(a.code, 1).reason, "it may read `y` before assigning it");
   }
+}
+
+TEST(LiftHelper, ReadsElementsWithTheirLines) {
+  Asm a;  // return x[0]
+  a.emit("LOAD_FAST", "x", 0);
+  a.emit("LOAD_CONST", "", a.konst(int_const(0)));
+  a.emit("BINARY_SUBSCR", "", 0, 0, -1, /*line=*/7);
+  a.emit("RETURN_VALUE");
+  analysis::HelperBody h = analysis::lift_helper(a.code, 1);
+  ASSERT_TRUE(h.ok) << h.reason;
+  ASSERT_EQ(h.body->kind, ir::ExprNode::Kind::Subscript);
+  EXPECT_EQ(h.body->origin, ir::kInlinedOrigin);
+  ASSERT_EQ(h.lines.count(h.body.get()), 1u);
+  EXPECT_EQ(h.lines.at(h.body.get()), 7);
 }
 
 TEST(LiftHelper, ReturnsConstantsAndCallsThroughGlobals) {

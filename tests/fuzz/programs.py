@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 DTYPES = ["float64", "float32", "int64", "int32", "int16", "int8", "uint8", "bool"]
 SCALARS = ["s", "t", "u"]
-# Helper functions the nests may call (inlined), some reading elements of what they are passed.
+# Helper functions the nests may call (inlined), some reading elements of what they are passed,
+# some looping.
 HELPERS = """
 import cmath
 import math
@@ -47,6 +48,18 @@ def g2(X, i, j):
 
 def g3(X, i, d=1):
     return X[i + d] if i + d < len(X) else h2(X[i])
+
+def l1(X, n):
+    s = 0
+    for q in range(n):
+        s += X[q]
+    return s
+
+def l2(X, i, w=2):
+    t = 0.5
+    for q in range(i, i + w):
+        t = t * 0.5 + h1(X[q % len(X)], q)
+    return t
 """
 CDTYPES = ["complex128", "complex128", "complex64", "float64", "int64", "float32"]
 CSCALARS = [1j, 2 - 1j, np.complex128(0.5 + 1j), 2.5, 3, 0j, np.float64(1.5), complex(-0.0, 0.0),
@@ -175,7 +188,10 @@ class Gen:
             # Helpers that read elements of what they are passed (inlined; the analysis
             # runs again on the nest with them inlined).
             return self.pick([f"g1({self.pick(['A', 'B'])}, {self.index()})", f"g2(M, {self.index()}, {self.index()})",
-                              f"g3({self.pick(['A', 'B'])}, {self.index()})", f"g3(A, {self.index()}, {self.index()})"])
+                              f"g3({self.pick(['A', 'B'])}, {self.index()})", f"g3(A, {self.index()}, {self.index()})",
+                              # helpers that loop (inlined as statements before the call's)
+                              f"l1({self.pick(['A', 'B'])}, {self.index()})", f"l1(M[{self.index()}], k)",
+                              f"l2({self.pick(['A', 'B'])}, {self.index()})"])
         return f"({a} ** {self.pick(['2', '0', '3'])})"
 
     def generator(self):

@@ -421,6 +421,33 @@ def f(A, B):
     return locals()
 """, "f", lambda: (rng.random(N) * 10, np.zeros(N)), expect_gpu=False)
 
+case("helper_reading_elements", """
+def lap(u, i, j):
+    return u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4.0 * u[i, j]
+
+def f(u, v):
+    n, m = u.shape
+    for i in range(1, n - 1):
+        for j in range(1, m - 1):
+            v[i, j] = u[i, j] + 0.2 * lap(u, i, j)
+    return locals()
+""", "f", lambda: (rng.random((300, 310)), np.zeros((300, 310))))
+
+case("helper_that_loops", """
+def dot(a, b, p):
+    s = 0.0
+    for k in range(p):
+        s += a[k] * b[k]
+    return s
+
+def f(A, B, C):
+    n, p = A.shape
+    for i in range(n):
+        for j in range(B.shape[0]):
+            C[i, j] = dot(A[i], B[j], p)
+    return locals()
+""", "f", lambda: (rng.random((200, 64)), rng.random((180, 64)), np.zeros((200, 180))))
+
 for _dt in ("complex128", "complex64"):
     # Complex elements read and written part by part (complex64: float32 parts, each
     # operation rounded to float32); under errstate "ignore" nothing needs CPython.

@@ -33,13 +33,15 @@ SCRIPT = textwrap.dedent("""
 
     a = np.arange(1000.0)             # enough work per call that the kernel beats CPython
     print(total(a), called_first(10))
-    for k in range(3000):             # enough frames for the hook to step aside (sweep)
-        total(a)
+    for k in range(3000):             # enough frames for the hook to step aside (sweep);
+        total(a)                      # (str(): this loop stays in CPython, so `total`
+        str(k)                        # is called, not inlined into it)
     late = numba.njit(called_first)
     late_total = numba.njit(total)
     print(decorated(a), late(10), late_total(a))
     for k in range(100):              # the nest still runs natively after all this
         total(a)
+        str(k)
 """)
 
 
