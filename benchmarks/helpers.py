@@ -191,6 +191,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--inline-first", action="store_true", help="measure the written-out form of each kernel first")
     args = ap.parse_args()
     import stagepy
     try:
@@ -204,7 +205,7 @@ def main():
     print("| kernel | size | form | CPython (s) | stagepy 1t (s) | stagepy (s) | numba (s) | same result |")
     print("|---|---|---|---|---|---|---|---|")
     for name, (call, size) in cases(args.scale).items():
-        for form in ("helper", "inline"):
+        for form in ("inline", "helper") if args.inline_first else ("helper", "inline"):
             fn = f"{name}_{form}"
             want = call(plain[fn])
             t_py = best(lambda: call(plain[fn]), 1)
@@ -227,9 +228,10 @@ def main():
                   f"| {name} | {size} | {form} | {t_py:.3f} | {t_1:.4f} | {t_n:.4f} | - | {same} |")
     recs = [r for r in stagepy.report() if r["file"] == "<benchmark helpers>"]
     for r in recs:
-        par = [l["variable"] for l in r["loops"] if l["parallel"]]
-        print(f"  {r['function']}:{r['line']} {r['status']} parallel={par} analysis {r['analysis_s'] * 1e3:.1f} ms"
-              + (f" reason: {r['reason']}" if r["reason"] else ""))
+        runs = {l["variable"]: l["parallel_runs"] for l in r["loops"] if l["parallel_runs"]}
+        print(f"  {r['function']}:{r['line']} {r['status']} native calls {r['native_calls']}, parallel runs {runs}, "
+              f"analysis {r['analysis_s'] * 1e3:.1f} ms" + (f" reason: {r['reason']}" if r["reason"] else ""))
+    print("threads:", stagepy.thread_info())
 
 
 if __name__ == "__main__":

@@ -81,7 +81,9 @@ void forked_child() {
 std::atomic<int64_t> caller_until_ns{0};  // regions run on the caller until then
 std::atomic<int64_t> backoff_ns{0};       // the next back-off
 std::atomic<uint64_t> late_regions{0}, on_caller_regions{0};
-constexpr int64_t kLate_ns = 1'000'000, kCalm_ns = 200'000;
+std::atomic<int64_t> last_end_ns{0};  // when the last region on the threads ended
+std::atomic<int> late_streak{0};      // regions in a row (each soon after the last) found late
+constexpr int64_t kCalm_ns = 200'000, kIdle_ns = 2'000'000;
 constexpr int64_t kFirstBackoff_ns = 20'000'000, kMaxBackoff_ns = 1'000'000'000;
 int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -89,14 +91,27 @@ int64_t now_ns() {
 }
 // After a region that started at t0 and ended at t1, its last thread starting at `last`.
 void note_region(int64_t t0, int64_t last, int64_t t1) {
+  // Threads left idle for a while sleep, and waking them (a hypervisor's halted vCPUs, the
+  // first region's thread creation) can take milliseconds on a machine with every core
+  // free: a late start after an idle spell says nothing of busy cores. (On a 16-core VM
+  // the first region after each second of CPython work was late, and sent the next ones
+  // to the calling thread.)
+  const int64_t idle = t0 - last_end_ns.exchange(t1, std::memory_order_relaxed);
+  if (idle > kIdle_ns) return;
+  // STAGEPY_LATE_THREADS_MS: how late a thread must start to count (0: never), 1 ms unless set.
+  static const int64_t late_ns = env_long("STAGEPY_LATE_THREADS_MS", 1) * 1'000'000;
   const int64_t late = last - t0;
-  if (late > kLate_ns && 2 * late > t1 - t0) {
+  if (late_ns > 0 && late > late_ns && 2 * late > t1 - t0) {
     late_regions.fetch_add(1, std::memory_order_relaxed);
+    // One late region alone (a hypervisor's hiccup: on the 16-core GPU host a few a minute
+    // on idle cores) is not busy cores; two in a row are.
+    if (late_streak.fetch_add(1, std::memory_order_relaxed) < 1) return;
     const int64_t b = std::clamp(2 * backoff_ns.load(std::memory_order_relaxed), kFirstBackoff_ns, kMaxBackoff_ns);
     backoff_ns.store(b, std::memory_order_relaxed);
     caller_until_ns.store(t1 + b, std::memory_order_relaxed);
-  } else if (late < kCalm_ns) {
-    backoff_ns.store(0, std::memory_order_relaxed);
+  } else {
+    late_streak.store(0, std::memory_order_relaxed);
+    if (late < kCalm_ns) backoff_ns.store(0, std::memory_order_relaxed);
   }
 }
 

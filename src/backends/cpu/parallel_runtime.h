@@ -37,11 +37,13 @@ int64_t* min_parallel_cost_address();
 // Threads that start late: where other processes keep the cores busy, a parallel region
 // waits for a thread the OS runs only a time slice later (milliseconds, for a loop of
 // microseconds: a survey script ran 9 s where one thread took 0.2 ms). A region in which
-// the last thread started more than 1 ms after the region, and after more than half of
-// it, makes the next regions run on the calling thread (the same chunks, as the threads
-// would have run them: the same records and results) for a while: 20 ms, doubling while
-// regions keep finding late threads, up to 1 s; a region whose threads all start within
-// 200 us ends the back-off.
+// the last thread started more than 1 ms after the region (STAGEPY_LATE_THREADS_MS; 0:
+// never), and after more than half of it, is late; the second late region in a row makes
+// the next regions run on the calling thread (the same chunks, as the threads would have
+// run them: the same records and results) for a while: 20 ms, doubling while regions keep
+// finding late threads, up to 1 s; a region whose threads all start within 200 us ends the
+// back-off. Only regions within 2 ms of the previous one count: threads idle for longer
+// sleep, and may take milliseconds to wake on a machine with free cores.
 struct Contention {
   uint64_t late_regions = 0;       // regions that found a thread late
   uint64_t on_caller_regions = 0;  // regions run on the calling thread because of them
