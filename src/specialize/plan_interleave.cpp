@@ -173,19 +173,23 @@ class FastPart {
   }
 };
 
-// Whether the lanes' elements lie side by side in memory wherever F's loops subscript an
-// array with J's variable: only in the last position, as `j + c`, of arrays whose last
-// dimension is contiguous, with J stepping by 1 or -1. Then the lanes' loads are vector
-// loads; elsewhere (a row per lane: `A[j, k]`) each lane streams its own row, and running
-// them together was measured slower than one row after the other.
-bool lanes_side_by_side(const std::vector<Stmt>& fast, int jvar, const Expr& step) {
+// How the lanes' elements lie in memory wherever F's loops subscript an array with J's
+// variable. Side by side: only in the last position, as `j + c`, of arrays whose last
+// dimension is contiguous, with J stepping by 1 or -1; then the lanes' loads are vector
+// loads. Rows: a row per lane (`A[j, k]`, `A[j][k]`), each lane streaming its own, in loops
+// whose runs all have fewer than 512 iterations: the lanes' rows stay in the cache (gemm
+// A·Bᵀ at 200: 4 lanes 2.7x faster than one row after the other); long rows run together
+// were measured slower (8 rows of 250K elements: 3.0 ms against 1.7). Else neither.
+enum class Lanes { Neither, SideBySide, Rows };
+Lanes lanes_layout(const std::vector<Stmt>& fast, int jvar, const Expr& step, const ParallelPlan& plan) {
   if (step && !(step->kind == EK::Const && step->value.kind == ir::ConstValue::Kind::Int &&
                 (step->value.i == 1 || step->value.i == -1)))
-    return false;
-  bool ok = true;
+    return Lanes::Neither;
+  bool side = true, rows = true;
   for (auto& x : fast)
     ir::for_each_stmt(x, [&](const Stmt& loop) {
       if (loop->kind != SK::For) return;
+      const bool short_runs = plan.loops[(size_t)loop->loop].few_iterations;
       for (auto& body : loop->body)
         ir::for_each_expr(body, [&](const Expr& e) {
           if (e->kind != EK::Subscript || !reads_var(e->args[1], jvar)) return;
@@ -197,11 +201,12 @@ bool lanes_side_by_side(const std::vector<Stmt>& fast, int jvar, const Expr& ste
           for (size_t p = 0; p < n; p++) {
             const Expr& at = index->kind == EK::Tuple ? index->args[p] : index;
             if (!reads_var(at, jvar)) continue;
-            if (p + 1 != n || !contiguous || !ir::var_plus_offset(at, jvar)) ok = false;
+            if (p + 1 != n || !contiguous || !ir::var_plus_offset(at, jvar)) side = false;
+            if (!short_runs || !ir::var_plus_offset(at, jvar)) rows = false;
           }
         });
     });
-  return ok;
+  return side ? Lanes::SideBySide : rows ? Lanes::Rows : Lanes::Neither;
 }
 
 // Expression nodes of F (its loops' bodies once): the size of one lane's copy.
@@ -447,7 +452,7 @@ class NewVars {
   std::vector<TypeRef>* entry_;
 };
 
-Interleave plan_loop(const Stmt& J, const Expr& step, NewVars& nv) {
+Interleave plan_loop(const Stmt& J, const Expr& step, NewVars& nv, const ParallelPlan& plan) {
   Interleave il;
   const std::vector<Stmt> xs = ir::flatten_blocks(J->body[0]);
   size_t f = 0;
@@ -511,7 +516,8 @@ Interleave plan_loop(const Stmt& J, const Expr& step, NewVars& nv) {
   for (auto& x : fast)
     if (!fp.top(x, D)) return no();
   if (!fp.recurrence || fp.assigned.count(J->var)) return no();
-  if (!lanes_side_by_side(fast, J->var, step)) return no();
+  const Lanes layout = lanes_layout(fast, J->var, step, plan);
+  if (layout == Lanes::Neither) return no();
   for (int v : fp.loop_vars)
     if (fp.assigned.count(v)) return no();
   std::set<int> rest;
@@ -545,6 +551,7 @@ Interleave plan_loop(const Stmt& J, const Expr& step, NewVars& nv) {
   } else if (ops <= 96) {
     il.lanes = 4;
   }
+  if (layout == Lanes::Rows && il.lanes > 8) il.lanes = 8, il.then_lanes = 0;  // (a row each: few)
   if (il.lanes == 0) return no();
   il.fast = f;
   il.lane_vars.assign(fp.assigned.begin(), fp.assigned.end());
@@ -569,7 +576,7 @@ void plan_interleave(TypedNest* tn, std::vector<TypeRef>* entry, ParallelPlan* p
     if (s->kind != StmtNode::Kind::For) return;
     LoopPlan& lp = plan->loops[(size_t)s->loop];
     const std::vector<Expr>& args = range_args[s->loop];
-    if (lp.independent) lp.interleave = plan_loop(s, args.size() == 3 ? args[2] : nullptr, nv);
+    if (lp.independent) lp.interleave = plan_loop(s, args.size() == 3 ? args[2] : nullptr, nv, *plan);
   });
 }
 

@@ -88,6 +88,7 @@ class Planner {
     ir::for_each_stmt(n_.root, [&](const Stmt& s) {
       if (s->kind != SK::For) return;
       LoopPlan& lp = p.loops[(size_t)s->loop];
+      lp.few_iterations = facts_.has(Fact{FactKind::FewIterations, -1, 0, s->loop});
       if (lp.parallel) {
         // (Not where it sums into arrays: two iterations may update one element, which
         // interleaved lanes or an interchange would each have to see the other's value of.)

@@ -114,6 +114,8 @@ struct LoopPlan {
   // element: only their copies make them independent).
   bool independent = false;
   Interleave interleave;
+  // Every run of it has fewer than 512 iterations (a fact of this call).
+  bool few_iterations = false;
   // Codegen runs the loop with its one inner loop outside it (plan_interchange.h).
   bool interchange = false;
   std::string why;                     // why not, in a user's words ("" when parallel or not looked at)

@@ -242,7 +242,7 @@ def f(a, b, n):
 
 
 def test_an_index_error_inside_a_helper_in_a_parallel_loop():
-    recs = run("""
+    src = """
 def ahead(a, i, k):
     return a[i + k] * 0.5
 
@@ -250,16 +250,9 @@ def f(a, b, n, k):
     for i in range(n):
         b[i] = ahead(a, i, k)
     return b
-""", "f", lambda: (np.arange(float(N)), np.zeros(N), N, 1), expect=None, warn_filter="default")
+"""
     # k = 1 reads one past the end at the last i: IndexError, with every earlier b[i] written.
+    recs = run(src, "f", lambda: (np.arange(float(N)), np.zeros(N), N, 1), expect=None, warn_filter="default")
     assert any(r["native_calls"] for r in recs), recs
-    recs = run("""
-def ahead(a, i, k):
-    return a[i + k] * 0.5
-
-def f(a, b, n, k):
-    for i in range(n):
-        b[i] = ahead(a, i, k)
-    return b
-""", "f", lambda: (np.arange(float(N)), np.zeros(N), N - 1, 1), warn_filter="default")
+    recs = run(src, "f", lambda: (np.arange(float(N)), np.zeros(N), N - 1, 1), warn_filter="default")
     assert ran_parallel(recs, "i"), recs
