@@ -239,3 +239,20 @@ def f(A, n):
 """, "f", lambda: ([1, 2, 3, 4, 0, 1], 6), expect=None)
     assert not any(r["native_calls"] for r in recs if r["function"] == "f"), recs
     assert "where the call may not be evaluated" in reason_of(recs), recs
+
+
+def test_a_row_argument_out_of_range_raises_at_the_call_even_if_never_read():
+    # dot(A[i], B[j], 0) reads no element of its rows, but CPython takes A[i] at the call:
+    # IndexError once i passes A's rows, after the earlier iterations' writes.
+    run("""
+def dot(a, b, n):
+    s = 0.0
+    for k in range(n):
+        s += a[k] * b[k]
+    return s
+
+def f(A, B, out, n, p):
+    for i in range(n):
+        out[i] = dot(A[i], B[0], p) + 1.0
+    return out
+""", "f", lambda: (np.ones((5, 3)), np.ones((2, 3)), np.zeros(8), 8, 0), expect="bail")
