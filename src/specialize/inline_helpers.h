@@ -12,14 +12,21 @@
 // that fails in them hands the whole statement to CPython, as one in the statement would.
 // Elsewhere the call becomes seq(a, b, body[a, b]): the arguments evaluated as CPython
 // does, then the body with them substituted.
+// A helper that loops (HelperBody::statements) is inlined only with `hoist`, where the call
+// is evaluated whenever its statement is: its statements go before the statement, its
+// locals in new Temps, its loops renumbered after the nest's, every resume point the
+// statement's; the call's value is its return's. It must store into no container and
+// assign no global (CPython runs the whole statement again after any check that fails).
 // With `number`, each element read and arithmetic operation an inlined body makes (its
-// Subscript, Binary and Unary nodes) gets an origin of its own from
-// ir::kFirstNumberedInlinedOrigin on, in an order fixed by the nest and the helpers: the
-// static stage run again on such a nest (dispatch.cpp, for helpers that read elements) then
-// has facts about them (indices in bounds, ints within 64 bits), as about the caller's own.
-// Otherwise they keep ir::kInlinedOrigin, which no fact is about.
-// Runs per specialization, before infer_types, or once per set of helpers that read
-// elements: the function a name holds is part of the guard key.
+// Subscript, Binary and Unary nodes) gets an origin of its own, past every origin of the
+// nest and from ir::kFirstNumberedInlinedOrigin on, in an order fixed by the nest and the
+// helpers: the static stage run again on such a nest (dispatch.cpp, once per set of
+// helpers) then has facts about them (indices in bounds, ints within 64 bits), as about
+// the caller's own; `lines` keeps each one's line in its helper. Otherwise they keep
+// ir::kInlinedOrigin, which no fact is about.
+// Runs once per set of helpers a nest calls (numbered, for the analysis and the kernels),
+// and again per specialization without `hoist` where type inference refused a Temp: the
+// function a name holds is part of the guard key.
 #pragma once
 #include <map>
 #include <memory>
