@@ -48,6 +48,7 @@ struct HelperEntry {
   std::string reason;   // why it cannot be inlined ("" when it can)
   std::shared_ptr<const analysis::HelperBody> body;
   std::vector<int> global_vars;
+  bool in_caller_file = false;  // its code's file is the calling nest's (lines there mean its lines)
 };
 
 struct Specialization {
@@ -409,6 +410,10 @@ HelperEntry* helper_for(NestState& s, PyObject* fn, const FrameRef& f, std::stri
   }
   auto h = std::make_unique<HelperEntry>();
   h->code = PyRef::borrow(code);
+  PyObject* fname = ((PyCodeObject*)code)->co_filename;
+  const char* u = fname && PyUnicode_Check(fname) ? PyUnicode_AsUTF8(fname) : nullptr;
+  if (!u) PyErr_Clear();
+  h->in_caller_file = u && s.filename == u;
   PyObject* info_fn = helper_info_fn();
   if (!info_fn) {
     h->reason = "stagepy cannot read its bytecode";
@@ -437,17 +442,15 @@ HelperEntry* helper_for(NestState& s, PyObject* fn, const FrameRef& f, std::stri
           nest, k < b.builtin.size() && b.builtin[k] ? ir::Var::Storage::Builtin : ir::Var::Storage::Global,
           b.globals[k], -1));
     const int first_local = b.nparams + (int)b.globals.size();
-    std::function<void(const ir::Expr&)> attrs = [&](const ir::Expr& x) {
-      if (!x) return;
-      for (auto& a : x->args) attrs(a);
+    auto attr = [&](const ir::Expr& x) {
       if (x->kind != ir::ExprNode::Kind::Attr || x->args[0]->kind != ir::ExprNode::Kind::Load ||
           x->args[0]->var < b.nparams || x->args[0]->var >= first_local)
         return;
       int base = h->global_vars[(size_t)(x->args[0]->var - b.nparams)];
       var_named(nest, ir::Var::Storage::Attr, nest.vars[(size_t)base].name + "." + x->name, base);
     };
-    attrs(b.body);
-    if (b.statements) ir::for_each_expr(b.statements->root, attrs);
+    ir::walk_expr(b.body, attr);
+    if (b.statements) ir::for_each_expr(b.statements->root, attr);
   }
   s.helpers.push_back(std::move(h));
   HelperEntry* e = s.helpers.back().get();
@@ -480,22 +483,13 @@ const NestState::Inlined* inlined_for(NestState& s, const std::vector<uint64_t>&
     x->reason = r.reason;
   } else {
     x->nest = std::move(r.nest);
-    bool same_file = true;
-    for (auto& [v, h] : helpers)
-      for (auto& e : s.helpers)
-        if (e->body == h.body) {
-          PyObject* fname = ((PyCodeObject*)e->code.get())->co_filename;
-          const char* u = fname && PyUnicode_Check(fname) ? PyUnicode_AsUTF8(fname) : nullptr;
-          if (!u) PyErr_Clear();
-          same_file = same_file && u && s.filename == u;
-        }
-    if (same_file) x->lines = std::move(r.lines);
+    if (std::all_of(helpers.begin(), helpers.end(), [](auto& vh) { return vh.second.in_caller_file; }))
+      x->lines = std::move(r.lines);
     const std::string name = s.function + ":" + std::to_string(s.line);
     if (debug_level() > 0) debug_dump("inline_helpers (for the analysis): " + name, ir::to_string(x->nest));
     x->conds = std::make_unique<analysis::NestConditions>(specialize::first_sight(x->nest, name));
   }
-  x->analysis_s = now_s() - t0;
-  s.analysis_s += x->analysis_s;
+  s.analysis_s += now_s() - t0;
   s.inlined.push_back(std::move(x));
   return s.inlined.back().get();
 }
@@ -712,11 +706,8 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
   p.known.assign(c.params.size(), 0);
   auto is_array = [&](int v) { return descs[(size_t)v].type && descs[(size_t)v].type->kind == Type::Kind::Array; };
   // (Conditions of a nest with helpers inlined may name its Temps: variables no frame holds.)
-  for (auto& [var, rank] : c.assumptions.array_rank)
-    if ((size_t)var >= descs.size()) return p;
-  for (auto& [var, name] : c.assumptions.builtins)
-    if ((size_t)var >= descs.size()) return p;
   for (auto& [var, rank] : c.assumptions.array_rank) {
+    if ((size_t)var >= descs.size()) return p;
     const TypeRef& t = descs[(size_t)var].type;
     // An attribute variable that holds nothing (`A.shape` of an array: the nest computes
     // the attribute itself) has no elements the nest could access.
@@ -728,6 +719,7 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
     if (t->kind != Type::Kind::Array && t->kind != Type::Kind::Tuple) return p;
   }
   for (auto& [var, name] : c.assumptions.builtins) {
+    if ((size_t)var >= descs.size()) return p;
     const TypeRef& t = descs[(size_t)var].type;
     Builtin want = name == "len" ? Builtin::Len : name == "min" ? Builtin::Min : Builtin::Max;
     if (!t || t->kind != Type::Kind::Callable || t->builtin != want) return p;
@@ -993,7 +985,7 @@ PyObject* dispatch(NestState& s) {
       descs[v].k1 = (uint64_t)(uintptr_t)Py_TYPE(val);
       descs[v].k2 = (uint64_t)(uintptr_t)val;
       descs[v].extra.push_back((uint64_t)(uintptr_t)PyFunction_GET_CODE(val));
-      specialize::Helper helper{vars[v].name, h->body, h->global_vars, {}};
+      specialize::Helper helper{vars[v].name, h->body, h->global_vars, {}, h->in_caller_file};
       // Its defaults are constants of the kernel: their values are part of the key.
       PyObject* defaults = PyFunction_GET_DEFAULTS(val);
       const Py_ssize_t nd = defaults && PyTuple_Check(defaults) ? PyTuple_GET_SIZE(defaults) : 0;

@@ -97,7 +97,6 @@ struct NestState {
     // The line in its helper of each numbered operation, where every helper is in the
     // caller's file (its NumPy warnings are then emitted after the kernel, from there).
     std::map<int, int> lines;
-    double analysis_s = 0;
   };
   std::vector<std::unique_ptr<Inlined>> inlined;
   // The conditions last_bits are of (`conds`, or an Inlined's), and their nest.

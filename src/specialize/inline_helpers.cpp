@@ -204,13 +204,14 @@ class Inliner {
     return (int)out_.vars.size() - 1;
   }
 
-  // The origin an inlined node gets: its own number (`number`, its line kept), or none.
-  int origin_for(const ExprNode& x, const std::map<int, int>* helper_lines) {
+  // The origin a node an inlined body contributes gets: with `number`, an element read or an
+  // arithmetic operation its own (its line in the helper kept, where known: `line` > 0);
+  // else ir::kInlinedOrigin.
+  int origin_for(const ExprNode& x, int line) {
     const bool numbered = (x.kind == EK::Subscript && x.unpack == 0) || x.kind == EK::Binary || x.kind == EK::Unary;
     if (!number_ || !numbered) return ir::kInlinedOrigin;
     const int o = next_origin_++;
-    if (helper_lines)
-      if (auto l = helper_lines->find(x.origin); l != helper_lines->end()) lines_[o] = l->second;
+    if (line > 0) lines_[o] = line;
     return o;
   }
 
@@ -282,7 +283,8 @@ class Inliner {
         return c;
       }
       auto c = std::make_shared<ExprNode>(*x);
-      c->origin = origin_for(*x, &b.origin_lines);
+      auto l = b.origin_lines.find(x->origin);
+      c->origin = origin_for(*x, l == b.origin_lines.end() ? -1 : l->second);
       return c->kind == EK::Attr ? bind_attr(c) : Expr(c);
     };
     Stmt body = ir::map_stmts(ir::map_exprs(hn.root, expr), [&](StmtNode& x) {
@@ -363,12 +365,14 @@ class Inliner {
     if (r->kind == EK::Attr && sc.h) r = bind_attr(r);
     if (r->kind == EK::Seq && first) r = drop_computed(r);
     if (r->kind == EK::Subscript) r = tuple_item(r);
-    if (number_ && sc.h && r->origin == ir::kInlinedOrigin &&
-        ((r->kind == EK::Subscript && r->unpack == 0) || r->kind == EK::Binary || r->kind == EK::Unary)) {
-      auto c = std::make_shared<ExprNode>(*r);
-      c->origin = next_origin_++;
-      if (auto l = sc.h->body->lines.find(e.get()); l != sc.h->body->lines.end()) lines_[c->origin] = l->second;
-      r = c;
+    if (sc.h && r->origin == ir::kInlinedOrigin) {
+      auto l = sc.h->body->lines.find(e.get());
+      const int o = origin_for(*r, l == sc.h->body->lines.end() ? -1 : l->second);
+      if (o != r->origin) {
+        auto c = std::make_shared<ExprNode>(*r);
+        c->origin = o;
+        r = c;
+      }
     }
     return r;
   }

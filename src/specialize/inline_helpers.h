@@ -45,6 +45,9 @@ struct Helper {
   // The function's default values (`__defaults__`, numbers: constants of this
   // specialization, whose guard key holds them): for the last parameters a call leaves out.
   std::vector<ir::Expr> defaults;
+  // Its code is in the calling nest's file: a line of its is a line there (NumPy warnings of
+  // its operations may be emitted after the kernel from it).
+  bool in_caller_file = false;
 };
 
 struct InlineResult {
