@@ -623,8 +623,9 @@ class Lower {
     const double n = real_constant(e->args[1]);
     if (!(n == std::floor(n) && std::fabs(n) < 100.0))
       fail("raises a NumPy complex number to a power other than a constant integer below 100");
+    // (x ** 0 evaluates x all the same, for its errors: `A[i] ** 0` past A's end)
+    const Pair a = spill(base, /*force=*/n == 0);
     if (n == 0) return {fconst(1.0), fconst(0.0)};
-    const Pair a = spill(base);
     std::vector<Pair> steps;
     auto step = [&](Pair p) {
       p = spill(p);
@@ -670,7 +671,7 @@ class Lower {
     long k = (long)n;
     long m = k > 0 ? k : -k;
     Pair r = {fconst(1.0), fconst(0.0)};
-    Pair p = base;
+    Pair p = spill(base, /*force=*/m == 0);  // (x ** 0 evaluates x all the same, for its errors)
     for (long mask = 1; mask > 0 && m >= mask; mask <<= 1) {
       if (m & mask) r = spill(prod(r, p));
       if (m >= (mask << 1)) p = spill(prod(p, p));

@@ -351,3 +351,28 @@ def test_the_part_of_a_complex_number_not_taken_still_raises(part, expr):
                 A[v] = a
             return locals()
         """, "f", lambda: (np.zeros(9), 9, 1j + 0.5), expect=None)
+
+
+@pytest.mark.parametrize("kind", ["complex64", "complex128", "list"])
+@pytest.mark.parametrize("power", ["0", "0.0", "(0+0j)", "-0"])
+def test_a_complex_element_to_the_power_zero_is_still_read(kind, power):
+    # `B[v0 + g0] ** 0` past B's end: CPython raises IndexError. The complex lowering
+    # replaced x ** 0 by 1 + 0j without reading x, so the kernel returned normally.
+    def data():
+        b = np.array([1 + 1j, 2, 3 - 2j, 4, 5j])
+        return (b.tolist() if kind == "list" else b.astype(kind)), 3
+    run(f"""
+    def f(B, n):
+        t = 0
+        for v0 in range(len(B)):
+            t = all(((B[v0 + g0] ** {power}) for g0 in range(0, n, 1)))
+        return t
+    """, "f", data, expect="bail")
+    run(f"""
+    def g(B, n):
+        t = 0
+        for v0 in range(len(B)):
+            for g0 in range(n):
+                t = B[v0 + g0] ** {power}
+        return t
+    """, "g", data, expect="bail")
