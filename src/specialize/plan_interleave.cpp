@@ -327,10 +327,12 @@ class Elements {
     return true;
   }
 
-  // A value whose store and read back give the same value, of the element's type.
+  // A value whose store and read back give the same value, of the element's type: a
+  // Python float into a float64 element (a float32 one rounds it).
   static bool storable(const Expr& v, const Element& el) {
     if (types::same(v->type, el.type)) return true;
-    return el.type->kind == Type::Kind::NpScalar && v->type && v->type->kind == Type::Kind::PyFloat;
+    return el.type->kind == Type::Kind::NpScalar && el.type->dtype == DType::Float64 && v->type &&
+           v->type->kind == Type::Kind::PyFloat;
   }
 
   bool promotable(Element& el) const {

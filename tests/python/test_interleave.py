@@ -595,3 +595,17 @@ def test_a_window_with_a_skip_in_its_innermost_loop_and_python_lists():
         return locals()
     """, "f", lambda: (rand(6, 30).tolist(), np.zeros((6, 30)).tolist(), 6, 30))
     assert interleaved(recs, "j") > 1
+
+
+def test_a_float32_element_set_from_a_python_float_runs_natively():
+    # tmp[i] = 0.0 rounds 0.1-like floats into float32: the element is not kept in a
+    # register as the float (gesummv and atax with float32 data).
+    recs = run("""
+    def f(x, tmp, n, c):
+        for i in range(n):
+            tmp[i] = c
+            for j in range(n):
+                tmp[i] += x[j] * 0.1
+        return tmp
+    """, "f", lambda: (rand(40, dtype=np.float32), np.ones(40, dtype=np.float32), 40, 0.1))
+    assert all(r["native_calls"] for r in recs if r["line"] == 3), recs
