@@ -57,6 +57,10 @@ struct LoopSpec {
   int exit_offset = 0;    // first instruction after the loop
   int entry_depth = 0;    // values on the stack below the call
   bool while_loop = false;  // the nest is a while statement (its first test, then the loop)
+  // The region is a function's body (lift_function): any loops, one after another, and
+  // where it returns from more than one place, a return ends the body, not the frame
+  // (raises still do).
+  bool function = false;
 };
 
 struct CodeInfo;

@@ -32,6 +32,8 @@ bool is_cond(Op op) {
   }
 }
 
+bool is_return(Op op) { return op == Op::RETURN_VALUE || op == Op::RETURN_CONST; }
+
 bool is_stop(Op op) {
   return op == Op::RETURN_VALUE || op == Op::RETURN_CONST || op == Op::RAISE_VARARGS || op == Op::RERAISE;
 }
@@ -266,14 +268,15 @@ RegionCFG build_cfg(const CodeInfo& code, const LoopSpec& spec) {
     g.innermost[b] = best;
   }
 
-  // The outermost loop is the candidate's for loop, and nothing may sit beside it.
+  // The outermost loop is the candidate's for loop, and nothing may sit beside it (in a
+  // function's body, any loops may).
   int outer = -1;
-  for (size_t l = 0; l < g.loops.size(); l++)
+  for (size_t l = 0; l < g.loops.size() && !spec.function; l++)
     if (g.loops[l].parent < 0) {
       if (outer >= 0) fail("more than one loop at the top of the region", header_line);
       outer = (int)l;
     }
-  if (outer < 0 || g.loops[outer].is_for == spec.while_loop)
+  if (!spec.function && (outer < 0 || g.loops[outer].is_for == spec.while_loop))
     fail(spec.while_loop ? "the region's loop is not a while loop" : "the region's loop is not a for loop", header_line);
 
   // Follows: for loops continue where FOR_ITER exits; a while loop's exits that do not go
@@ -368,8 +371,8 @@ RegionCFG build_cfg(const CodeInfo& code, const LoopSpec& spec) {
     for (int b = nb - 1; b >= 0; b--) {
       const Block& blk = g.blocks[b];
       if (!reach[b] || g.ends_frame[b] || g.loop_of_header[b] >= 0 || blk.term == Block::Term::ForIter) continue;
-      bool all = blk.term == Block::Term::Stop;
-      if (!all) {
+      bool all = blk.term == Block::Term::Stop && !(spec.function && is_return(ins[blk.last - 1].op));
+      if (!all && blk.term != Block::Term::Stop) {
         all = !blk.succ.empty();
         for (int s : blk.succ) all = all && s >= 0 && g.ends_frame[s];
       }

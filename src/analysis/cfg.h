@@ -38,7 +38,8 @@ struct RegionCFG {
   std::vector<int> loop_of_header;        // block -> loop whose header it is, or -1
   std::vector<int> innermost;             // block -> innermost loop containing it, or -1
   // block -> every path from it ends in a return or raise, through no loop header and
-  // not to the region's exit (the code that leaves the frame from inside the loops)
+  // not to the region's exit (the code that leaves the frame from inside the loops); in a
+  // function's body (LoopSpec::function), every path raises
   std::vector<bool> ends_frame;
 
   // The block where the two arms of the branch ending block `b` meet again, following

@@ -12,6 +12,7 @@
 #include "analysis/append_targets.h"
 #include "analysis/bind_module_attributes.h"
 #include "analysis/cfg.h"
+#include "analysis/structure_returns.h"
 #include "analysis/while_exits.h"
 #include "ir/mutate.h"
 
@@ -95,6 +96,10 @@ struct Ctx {
 };
 
 [[noreturn]] void fail(const std::string& why, int line) { throw LiftError{why, line}; }
+
+// The hidden variable a function's body that returns from several places assigns its
+// return value to (lift_function).
+constexpr const char* kReturnVar = "return";
 
 constexpr const char* kNotReduced =
     "uses a generator expression other than as the argument of sum(), min(), max(), any() or all()";
@@ -198,9 +203,22 @@ class Lifter {
   // A function's body (the region: its first instruction up to its return, left out): the
   // statements, and the value left on the stack for the return (its constant for
   // RETURN_CONST).
-  void run_function(FunctionBody& fb, const Instr& ret) {
+  void run_function(FunctionBody& fb, const Instr& ret, bool several) {
     State st;
     std::vector<Stmt> out;
+    if (several) {
+      // Every path ends in a return (or a raise): each assigned the return variable.
+      if (lift_from(g_.entry, -1, st, out, false)) fail("its body ends without a return", ret.line);
+      const int rv = var_of(ir::Var::Storage::Temp, -1, kReturnVar);
+      // Set on every path before the caller's statement reads it, and read nowhere else.
+      nest_.vars[(size_t)rv].assigned = nest_.vars[(size_t)rv].scratch = true;
+      fb.result = load(rv, st, org(ret));
+      nest_.root = structure_returns(ir::make_block(std::move(out)), nest_);
+      nest_.py_version = code_.version;
+      nest_.line = line_at(spec_.entry_offset);
+      fb.nest = std::move(nest_);
+      return;
+    }
     lift_from(g_.entry, -1, st, out, false);
     if (ret.op == Op::RETURN_CONST) {
       if (!st.stack.empty()) fail("its return leaves values on the stack", ret.line);
@@ -899,6 +917,29 @@ class Lifter {
         st.stack.push_back(iterable(v, in.line));
         break;
       }
+      case Op::RETURN_VALUE: case Op::RETURN_CONST: {
+        // A function's body returning from one of several places: the value goes into the
+        // return variable, and an Exit at a return point marks where the body ends
+        // (structure_returns turns those into breaks).
+        if (!spec_.function || spec_.exit_offset >= 0 || parent_) fail(friendly(in), in.line);
+        Expr v;
+        if (in.op == Op::RETURN_CONST) {
+          if (in.iarg < 0 || in.iarg >= (int)code_.consts.size()) fail("bad constant index", in.line);
+          v = const_expr(code_.consts[(size_t)in.iarg], o, in.line);
+        } else {
+          v = pop_expr(st, in);
+        }
+        if (!st.stack.empty()) fail("returns with values on the stack", in.line);
+        add_effect(st, assignment(var_of(ir::Var::Storage::Temp, -1, kReturnVar), v, o), in.line);
+        flush(st, out);
+        ir::ResumePoint r;
+        r.offset = in.offset;
+        r.line = in.line;
+        r.returns = true;
+        nest_.resumes.push_back(r);
+        out.push_back(ir::make_exit((int)nest_.resumes.size() - 1, in.line));
+        break;
+      }
       case Op::NOP:
         break;
       case Op::END_FOR:
@@ -971,6 +1012,9 @@ class Lifter {
             in.op != Op::STORE_GLOBAL)
           st.after_loop_store = false;
       }
+      if (blk.term == Block::Term::Stop && spec_.function && spec_.exit_offset < 0 && !parent_ &&
+          (code_.instrs[blk.last - 1].op == Op::RETURN_VALUE || code_.instrs[blk.last - 1].op == Op::RETURN_CONST))
+        return false;  // (step lifted the return)
       if (blk.term == Block::Term::Stop) {
         // A return or raise whose statement began before the blocks that lead only to it
         // (`return x if c else y`): CPython runs the whole statement again.
@@ -1567,17 +1611,22 @@ FunctionBody lift_function(const CodeInfo& code) {
       returns++;
       ret = (int)i;
     }
-  if (returns != 1 || code.instrs.empty()) {
-    fb.reason = returns ? "it loops and returns from more than one place" : "it loops and never returns";
+  if (returns == 0 || code.instrs.empty()) {
+    fb.reason = "it loops and never returns";
     return fb;
   }
   LoopSpec spec;
   spec.entry_offset = code.instrs[0].offset;
   spec.header_offset = spec.entry_offset;
-  spec.exit_offset = code.instrs[(size_t)ret].offset;
+  // One return, at the end: the region ends there, and its value is the result. Else the
+  // whole code, each return assigning the return variable (structure_returns.h).
+  // A return inside a loop (`while True: ... return m`) is one of the several kind.
+  const bool several = returns > 1 || ret + 1 != (int)code.instrs.size();
+  spec.function = true;
+  spec.exit_offset = several ? -1 : code.instrs[(size_t)ret].offset;
   try {
     Lifter lifter(code, spec);
-    lifter.run_function(fb, code.instrs[(size_t)ret]);
+    lifter.run_function(fb, code.instrs[(size_t)ret], several);
     fb.ok = true;
   } catch (const LiftError& e) {
     fb.ok = false;

@@ -5,6 +5,17 @@
 
 namespace stagepy::ir {
 
+std::string shown_name(const Var& v) {
+  const std::string& n = v.name;
+  const size_t dot = n.find('.'), hash = n.rfind('#');
+  if (v.storage != Var::Storage::Temp || n.size() < 2 || n[0] != '$' || dot == std::string::npos ||
+      hash == std::string::npos || hash < dot)
+    return "`" + n + "`";
+  const std::string helper = n.substr(1, dot - 1), local = n.substr(dot + 1, hash - dot - 1);
+  if (local == "return") return "the value `" + helper + "` returns";
+  return "`" + local + "` of `" + helper + "`";
+}
+
 const char* binop_name(BinOp op) {
   static const char* n[] = {"+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "@"};
   return n[static_cast<int>(op)];

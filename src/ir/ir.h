@@ -57,6 +57,11 @@ struct Var {
   bool appended = false;
 };
 
+// How the report names variable `v` (in backquotes): its Python name; for the Temp of a
+// local of an inlined helper that loops ("$h.x#3"), "`x` of `h`", and for the value such a
+// helper returns, "the value `h` returns".
+std::string shown_name(const Var& v);
+
 // ---------------------------------------------------------------- expressions
 enum class BinOp : uint8_t {
   Add, Sub, Mul, TrueDiv, FloorDiv, Mod, Pow, LShift, RShift, And, Or, Xor, MatMul
@@ -257,6 +262,9 @@ struct ResumePoint {
   // An Exit's: the statement returns or raises (CPython finishes the frame from there).
   // Stopping here is a way for the nest to end, not a failed check.
   bool exit = false;
+  // lift_function's, in a body that returns from more than one place: the Exit after the
+  // Seg that assigns the return value (analysis/structure_returns.h removes them).
+  bool returns = false;
 };
 
 struct LoopInfo {

@@ -194,12 +194,14 @@ class Inliner {
     return ir::make_load(f.var, ir::kInlinedOrigin);
   }
 
-  // A new Temp for local `name` of helper `h` (not a scratch: a helper's loop carries it).
-  int local(const Helper& h, const std::string& name) {
+  // A new Temp for local `x` of helper `h` (not a scratch, as a helper's loop may carry it,
+  // unless the lifter's return variable: set before its one read in the caller's statement).
+  int local(const Helper& h, const ir::Var& x) {
     ir::Var v;
-    v.name = "$" + h.name + "." + name + "#" + std::to_string(locals_++);
+    v.name = "$" + h.name + "." + x.name + "#" + std::to_string(locals_++);
     v.storage = ir::Var::Storage::Temp;
     v.assigned = v.read = true;
+    v.scratch = x.storage == ir::Var::Storage::Temp && x.scratch;
     out_.vars.push_back(v);
     return (int)out_.vars.size() - 1;
   }
@@ -262,7 +264,7 @@ class Inliner {
       params.push_back(a);
     }
     std::vector<int> locals;
-    for (size_t v = (size_t)first_local; v < hn.vars.size(); v++) locals.push_back(local(h, hn.vars[v].name));
+    for (size_t v = (size_t)first_local; v < hn.vars.size(); v++) locals.push_back(local(h, hn.vars[v]));
     std::map<int, int> loops;
     for (size_t l = 0; l < hn.loops.size(); l++) {
       loops[(int)l] = (int)out_.loops.size();

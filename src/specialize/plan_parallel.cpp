@@ -113,7 +113,7 @@ class Planner {
   std::set<std::pair<int, int>> affine_;
   ParallelPlan* plan_ = nullptr;
 
-  std::string name(int v) const { return "`" + n_.vars[(size_t)v].name + "`"; }
+  std::string name(int v) const { return ir::shown_name(n_.vars[(size_t)v]); }
 
   // Finds the outermost loops that can run in parallel (nothing inside one is parallel).
   // `inside`: how many parallel loops enclose `s`. Threads take the outermost parallel loop;

@@ -107,7 +107,7 @@ class Infer {
     tags_.push_back(t);
   }
 
-  std::string vname(int v) const { return "`" + nest_.vars[v].name + "`"; }
+  std::string vname(int v) const { return ir::shown_name(nest_.vars[v]); }
 
   // ------------------------------------------------------------ expressions
   Expr typed(const Expr& e, std::vector<Expr> args, TypeRef t) {

@@ -60,6 +60,26 @@ def l2(X, i, w=2):
     for q in range(i, i + w):
         t = t * 0.5 + h1(X[q % len(X)], q)
     return t
+
+def l3(X, t, n=4):
+    for q in range(n):
+        if X[q] > t:
+            return q
+        if X[q] == t:
+            break
+    k = 0
+    while k < n:
+        if X[k] < -t:
+            return -k
+        k += 1
+    return n * 2
+
+def l4(X, i, w=3):
+    for p in range(w):
+        for q in range(p, w):
+            if X[(i + p + q) % len(X)] > X[i % len(X)]:
+                return p * w + q
+    return -1
 """
 CDTYPES = ["complex128", "complex128", "complex64", "float64", "int64", "float32"]
 CSCALARS = [1j, 2 - 1j, np.complex128(0.5 + 1j), 2.5, 3, 0j, np.float64(1.5), complex(-0.0, 0.0),
@@ -191,7 +211,10 @@ class Gen:
                               f"g3({self.pick(['A', 'B'])}, {self.index()})", f"g3(A, {self.index()}, {self.index()})",
                               # helpers that loop (inlined as statements before the call's)
                               f"l1({self.pick(['A', 'B'])}, {self.index()})", f"l1(M[{self.index()}], k)",
-                              f"l2({self.pick(['A', 'B'])}, {self.index()})"])
+                              f"l2({self.pick(['A', 'B'])}, {self.index()})",
+                              # helpers that loop and return from several places
+                              f"l3({self.pick(['A', 'B'])}, {a})", f"l3(M[{self.index()}], {a}, k)",
+                              f"l4({self.pick(['A', 'B'])}, {self.index()})"])
         return f"({a} ** {self.pick(['2', '0', '3'])})"
 
     def generator(self):
