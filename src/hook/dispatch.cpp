@@ -901,7 +901,8 @@ PyObject* dispatch(NestState& s) {
   // Python lists, read into buffers (one per list object, whichever variables hold it).
   std::vector<std::unique_ptr<ListBuffer>> lists;
   std::unordered_map<PyObject*, ListBuffer*> list_of;
-  std::unordered_set<PyObject*> seen_lists;
+  std::unordered_map<PyObject*, ListBuffer*> seen_lists;
+  std::vector<std::pair<ListBuffer*, ListBuffer*>> shared_lists;
   // Lists the nest only appends to (Var::appended): the items the kernel collects for each
   // list object, appended to it when the kernel returns (a list is held by `vals`).
   std::vector<std::pair<PyObject*, std::unique_ptr<backends::cpu::AppendBuffer>>> appends;
@@ -916,6 +917,15 @@ PyObject* dispatch(NestState& s) {
     for (const auto& given : {ir::subscript_assigned(s.lift.nest.root), ir::computed_assigned(s.lift.nest.root)})
       for (int v : given)
         if ((size_t)v < nv) s.fresh[(size_t)v] = 1;
+    s.stored.assign(nv, 0);
+    ir::for_each_stmt(s.lift.nest.root, [&](const ir::Stmt& x) {
+      for (auto& e : x->effects) {
+        if (e.kind != ir::Effect::Kind::Store) continue;
+        const int r = ir::root_var(e.base);
+        if (r < 0 || (size_t)r >= nv || s.fresh[(size_t)r] || s.lift.nest.vars[(size_t)r].assigned) s.stores_unknown = true;
+        else s.stored[(size_t)r] = 1;
+      }
+    });
     s.fresh_known = true;
   }
   for (size_t v = 0; v < nv; v++) {
@@ -954,9 +964,11 @@ PyObject* dispatch(NestState& s) {
       ListBuffer*& lb = list_of[val];
       if (!lb) {
         lists.push_back(std::make_unique<ListBuffer>());
-        if (!lists.back()->read(val, seen_lists, &why)) return decline_values(s, "`" + vars[v].name + "` " + why);
+        if (!lists.back()->read(val, seen_lists, shared_lists, &why))
+          return decline_values(s, "`" + vars[v].name + "` " + why);
         lb = lists.back().get();
       }
+      lb->written = lb->written || s.stores_unknown || s.stored[v];
       descs[v].type = types::py_list(lb->dtype(), lb->ndim());
       descs[v].k1 = (uint64_t)(uintptr_t)&PyList_Type;
       descs[v].k2 = (uint64_t)lb->dtype() | ((uint64_t)lb->ndim() << 8);
@@ -1024,6 +1036,21 @@ PyObject* dispatch(NestState& s) {
     key.push_back(descs[v].k2);
     key.insert(key.end(), descs[v].extra.begin(), descs[v].extra.end());
   }
+
+  // Lists read into two buffers (or twice into one: `[[0.0] * m] * n`) where the kernel may
+  // write either: a store into one copy would not show in the other.
+  for (auto& [a, b] : shared_lists)
+    if (a->written || b->written) {
+      std::string names;
+      for (size_t v = 0; v < nv; v++) {
+        auto it = vals[v] ? list_of.find(vals[v].get()) : list_of.end();
+        if (it != list_of.end() && (it->second == a || it->second == b) && names.find("`" + vars[v].name + "`") == std::string::npos)
+          names += (names.empty() ? "`" : " and `") + vars[v].name + "`";
+      }
+      return decline_values(s, names + (a == b ? " holds one list twice (an alias such as `A[0] is A[1]`)"
+                                                 : " share a list (a row passed beside its matrix)") +
+                                   ", and the nest stores into it");
+    }
 
   // A list the nest appends to must be no list it reads (`A[0]` of a list of lists holding
   // it): the kernel reads the buffers as they were at entry.

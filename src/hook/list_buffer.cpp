@@ -55,7 +55,8 @@ bool ListBuffer::store(PyObject* item, size_t at, std::string* why) {
   }
 }
 
-bool ListBuffer::read(PyObject* list, std::unordered_set<PyObject*>& seen, std::string* why) {
+bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>& seen,
+                      std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why) {
   // The shape, from the first element at each depth.
   shape_.clear();
   PyObject* at = list;
@@ -83,10 +84,8 @@ bool ListBuffer::read(PyObject* list, std::unordered_set<PyObject*>& seen, std::
         *why = "is ragged (inner lists of different lengths)";
         return false;
       }
-      if (!seen.insert(l).second) {
-        *why = "shares a list with another list stagepy reads (an alias such as `A[0] is A[1]`)";
-        return false;
-      }
+      auto [it, first] = seen.emplace(l, this);
+      if (!first) shared.emplace_back(it->second, this);
       if (d + 1 < shape_.size())
         for (Py_ssize_t i = 0; i < shape_[d]; i++) next.push_back(PyList_GET_ITEM(l, i));
     }

@@ -12,7 +12,7 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/types.h"
@@ -21,10 +21,16 @@ namespace stagepy::runtime {
 
 class ListBuffer {
  public:
-  // Reads `list` (borrowed; it must outlive the buffer). `seen` collects every list object
-  // read in this call so that lists sharing an inner list are refused. On failure returns
-  // false and sets `why` (no Python exception is set).
-  bool read(PyObject* list, std::unordered_set<PyObject*>& seen, std::string* why);
+  // Reads `list` (borrowed; it must outlive the buffer). `seen` maps every list object read
+  // in this call to the buffer that copied it; a list met again (`A[0] is A[1]`, or `row`
+  // beside `A` with `row is A[0]`) adds the two buffers to `shared`. The caller refuses
+  // those where the kernel may write either (`written`): its copies would disagree. Copies
+  // of a list only read hold the same values. On failure returns false and sets `why` (no
+  // Python exception is set).
+  bool read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>& seen,
+            std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why);
+  // Whether the kernel may store into the list (some variable holding it is a store's root).
+  bool written = false;
 
   // Writes the elements that differ from what was read back into the lists. -1 with a
   // Python exception set if a new object could not be made.

@@ -81,6 +81,12 @@ struct NestState {
   // neither read nor compared with the others for sharing memory). Filled on first use.
   std::vector<uint8_t> fresh;
   bool fresh_known = false;
+  // Per variable: whether the nest stores into what it holds (the root of a store's
+  // subscript chain); `stores_unknown`: some store's root is a variable the nest assigns
+  // (`r = M[i]; r[j] = 0`), so any list may be written. Lists that are only read may share
+  // inner lists (ListBuffer::read). Filled with `fresh`.
+  std::vector<uint8_t> stored;
+  bool stores_unknown = false;
 
   // The static stage of the analysis (first dispatch), and the facts of the last call's
   // parameter values (most calls repeat them).

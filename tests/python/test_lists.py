@@ -189,7 +189,7 @@ def test_empty_lists():
     ("ragged", lambda: ([[1.0, 2.0], [3.0]], 2), "ragged"),
     ("mixed", lambda: ([[1, 2.0], [3, 4]], 2), "mixes element types"),
     ("big int", lambda: ([[1, 2**70], [3, 4]], 2), "beyond 64 bits"),
-    ("aliased rows", lambda: ((lambda r: [r, r])([1.0, 2.0]), 2), "shares a list"),
+    ("aliased rows", lambda: ((lambda r: [r, r])([1.0, 2.0]), 2), "holds one list twice"),
     ("subclass of float", lambda: ([[np.float64(1.0), np.float64(2.0)], [3.0, 4.0]], 2), "holds"),
     ("strings", lambda: ([["a", "b"], ["c", "d"]], 2), "holds str"),
 ])
@@ -275,7 +275,45 @@ def test_row_shared_with_another_argument_stays_interpreted():
                 M[i][j] = M[i][j] + r[j]
         return M, r
     """, "f", args, expect="interpreted")
-    assert "shares a list" in recs[0]["reason"]
+    assert "share a list" in recs[0]["reason"]
+
+
+@pytest.mark.parametrize("case", ["same matrix twice", "rows shared", "row beside its matrix"])
+def test_lists_that_share_rows_but_are_only_read_run_natively(case):
+    # Copies of a list the kernel only reads hold the same values: sharing is harmless.
+    def args():
+        A = matrix(12, 12, 1)
+        if case == "same matrix twice":
+            return A, A, A[3], [0.0] * 12, 12
+        if case == "rows shared":
+            r = [float(k) for k in range(12)]
+            return [r] * 12, A, r, [0.0] * 12, 12
+        return A, matrix(12, 12, 2), A[5], [0.0] * 12, 12
+    recs = run("""
+    def f(A, B, r, out, n):
+        for i in range(n):
+            s = 0.0
+            for k in range(n):
+                s += A[i][k] * B[k][i] + r[k]
+            out[i] = s
+        return out
+    """, "f", args)
+    assert all(rec["native_calls"] for rec in recs), recs
+
+
+def test_a_written_list_reached_through_a_variable_that_only_reads_it():
+    # B is A (one buffer, written), and r is A[0]: its own copy would miss the stores into A[0].
+    def args():
+        A = matrix(6, 6, 1)
+        return A, A, A[0], 6
+    recs = run("""
+    def f(A, B, r, n):
+        for i in range(n):
+            for j in range(n):
+                B[j][i] = A[i][j] + r[j]
+        return A
+    """, "f", args, expect="interpreted")
+    assert "share a list" in recs[0]["reason"], recs
 
 
 def test_tuple_subscript_of_a_list_raises_like_cpython():
