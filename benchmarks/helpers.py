@@ -1,11 +1,14 @@
 """Helpers that read elements, and helpers that loop: a loop nest calling `lap(u, i, j)`,
-`alive(g, i, j, n)`, `dist(X, i, j)`, `dot(A[i], B[j], n)` or `count(g, i, j, n)` against
+`alive(g, i, j, n)`, `dist(X, i, j)`, `dot(A[i], B[j], n)`, `count(g, i, j, n)`, or the
+helpers with returns inside their loops `is_prime(n)` and `find(a, x)` (a binary search), against
 the same nest with the helper written out by hand, under CPython, stagepy (one thread and
 every thread) and numba (njit, the helper njit-ed too), in one process. Until stop 48 such
 helpers kept their callers in CPython ("reads an element of a container", "it loops"); now
-they are inlined and the analysis runs again on the inlined nest.
+they are inlined and the analysis runs again on the inlined nest. Until stop 49, helpers that
+return from inside their loops kept their callers in CPython ("it loops and returns from more
+than one place").
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/helpers.py [--repeat N] [--scale S]
+    OPENBLAS_NUM_THREADS=1 python benchmarks/helpers.py [--repeat N] [--scale S] [--only primes search]
 """
 import argparse
 import sys
@@ -130,6 +133,65 @@ def lifeloop_inline(g, out, gens):
         g, out = out, g
     return g
 
+def is_prime(n):
+    if n < 2:
+        return False
+    d = 2
+    while d * d <= n:
+        if n % d == 0:
+            return False
+        d += 1
+    return True
+
+def primes_helper(flags, N):
+    for n in range(N):
+        flags[n] = is_prime(n)
+    return flags
+
+def primes_inline(flags, N):
+    for n in range(N):
+        p = n >= 2
+        d = 2
+        while p and d * d <= n:
+            if n % d == 0:
+                p = False
+            d += 1
+        flags[n] = p
+    return flags
+
+def find(a, x):
+    lo, hi = 0, len(a) - 1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if a[mid] == x:
+            return mid
+        if a[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid - 1
+    return -1
+
+def search_helper(a, xs, out):
+    for k in range(len(xs)):
+        out[k] = find(a, xs[k])
+    return out
+
+def search_inline(a, xs, out):
+    for k in range(len(xs)):
+        x = xs[k]
+        lo, hi, r = 0, len(a) - 1, -1
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            if a[mid] == x:
+                r = mid
+                break
+            if a[mid] < x:
+                lo = mid + 1
+            else:
+                hi = mid - 1
+        out[k] = r
+    return out
+
 def pairs_inline(X, D):
     n = X.shape[0]
     for i in range(n):
@@ -167,6 +229,9 @@ def cases(scale):
     g0 = (rng.random((n_l, n_l)) < 0.35).astype(np.int64)
     n_p = s(600)
     X = rng.random((n_p, 3))
+    n_pr = s(300000)
+    sorted_a = np.unique(rng.integers(0, 4 * s(200000), s(200000)))
+    xs = rng.integers(0, 4 * s(200000), s(400000))
     n_g = s(200)
     A, B = rng.random((n_g, n_g)), rng.random((n_g, n_g))
     return {
@@ -176,6 +241,10 @@ def cases(scale):
                      f"{n_l}x{n_l} x {gens} generations, count(g, i, j, n) loops over (-1, 0, 1)"),
         "life": (lambda f: f(g0.copy(), np.zeros_like(g0), gens), f"{n_l}x{n_l} x {gens} generations, periodic"),
         "pairs": (lambda f: f(X, np.zeros((n_p, n_p))), f"{n_p}x3 points, D[i, j] = dist(X, i, j)"),
+        "primes": (lambda f: f(np.zeros(n_pr, dtype=np.bool_), n_pr),
+                   f"is_prime(n) for n < {n_pr}: trial division, `return False` inside a while loop"),
+        "search": (lambda f: f(sorted_a, xs, np.zeros(len(xs), dtype=np.int64)),
+                   f"binary search of {len(xs)} values in {len(sorted_a)}: returns inside a while loop"),
     }
 
 
@@ -184,6 +253,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--inline-first", action="store_true", help="measure the written-out form of each kernel first")
+    ap.add_argument("--only", nargs="*", help="kernels to measure (default: all)")
     args = ap.parse_args()
     import stagepy
     try:
@@ -197,6 +267,8 @@ def main():
     print("| kernel | size | form | CPython (s) | stagepy 1t (s) | stagepy (s) | numba (s) | same result |")
     print("|---|---|---|---|---|---|---|---|")
     for name, (call, size) in cases(args.scale).items():
+        if args.only and name not in args.only:
+            continue
         for form in ("inline", "helper") if args.inline_first else ("helper", "inline"):
             fn = f"{name}_{form}"
             want = call(plain[fn])
