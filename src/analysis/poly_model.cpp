@@ -139,12 +139,13 @@ class Builder {
   }
 
   // Extent `k` of what `e` names (A.shape[k], len(A)): an array variable's own, or for a
-  // bound row its container's extent after the row's indices.
+  // bound row, or a row written out (`len(A[i])`, a helper's `a.shape[0]` inlined with
+  // `a` = `A[i]`), its container's extent after the row's indices (arrays and the lists
+  // stagepy reads are rectangular). Not after a slice (`len(A[1:])`).
   std::optional<std::string> extent_of(const Expr& e, int k) {
-    if (e->kind == K::Subscript) return std::nullopt;  // only names
     int v = -1;
     std::vector<std::pair<Expr, std::pair<int, int>>> idx;
-    if (!chain(e, v, idx) || v < 0 || kept_.count(v)) return std::nullopt;
+    if (!chain(e, v, idx) || v < 0 || kept_.count(v) || has_slice(idx)) return std::nullopt;
     int d = (int)idx.size() + k;
     note_rank_at_least(v, d + 1);
     return extent(v, d);

@@ -270,3 +270,36 @@ def test_a_row_left_from_the_last_run_is_not_read(container):
     recs = difftest.run(src, "f", make, expect="native")
     inner = [r for r in recs if r["line"] == 6]
     assert inner and inner[0]["native_calls"] == inner[0]["calls"], inner
+
+
+@pytest.mark.parametrize("container", ["list", "array"])
+@pytest.mark.parametrize("extent", ["len(A[i])", "A[i].shape[0]", "len(A[i + 1])"])
+def test_the_length_of_a_row_written_out_is_the_containers_extent(container, extent):
+    # len(A[i]) is A's second extent (arrays, and the lists stagepy reads, are rectangular):
+    # the reads are in bounds, and the i loop carries nothing.
+    if container == "list" and "shape" in extent:
+        pytest.skip("lists have no shape")
+    def args():
+        A = np.arange(24 * 700.0).reshape(24, 700) % 17.0
+        return (A.tolist() if container == "list" else A), np.zeros(23)
+    recs = difftest.run(f"""
+    def f(A, out):
+        for i in range(len(A) - 1):
+            s = 0.0
+            for k in range({extent}):
+                s += A[i][k] * 2.0
+            out[i] = s
+        return out
+    """, "f", args, warn_filter="default")
+    loops = {l["variable"]: l for r in recs for l in r["loops"]}
+    assert loops["i"]["parallel"], loops
+
+
+def test_the_length_of_a_sliced_row_is_not_the_containers_extent():
+    # len(A[1:]) is one less than A's first extent: reads up to it stay in bounds, past it raise.
+    difftest.run("""
+    def f(A, out, d):
+        for i in range(len(A[1:]) + d):
+            out[i] = A[i + 1][0] * 2.0
+        return out
+    """, "f", lambda: (np.arange(20.0).reshape(10, 2), np.zeros(12), 1), expect="bail")
