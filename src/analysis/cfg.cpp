@@ -358,8 +358,20 @@ RegionCFG build_cfg(const CodeInfo& code, const LoopSpec& spec) {
         bool outer_target = false;
         for (int p = L.parent; p >= 0; p = g.loops[p].parent)
           outer_target = outer_target || s == g.loops[p].header || s == g.loops[p].follow;
-        if (!outer_target) fail("a for loop with an else clause", ins[g.blocks[L.header].last - 1].line);
+        if (outer_target) continue;
+        // A break past an else clause: every such break goes to one block, and the clause
+        // (from the follow) is entered only from the loop's header, when it is exhausted.
+        if (s < 0 || (L.else_exit >= 0 && L.else_exit != s))
+          fail("a for loop with an else clause stagepy cannot structure", ins[g.blocks[L.header].last - 1].line);
+        L.else_exit = s;
       }
+    }
+    if (L.else_exit >= 0) {
+      bool only_exhausted = L.follow >= 0;
+      for (int p : L.follow >= 0 ? g.blocks[L.follow].pred : std::vector<int>{})
+        only_exhausted = only_exhausted && (!reach[p] || p == L.header);
+      if (!only_exhausted)
+        fail("a for loop with an else clause stagepy cannot structure", ins[g.blocks[L.header].last - 1].line);
     }
   }
 
@@ -412,8 +424,9 @@ int RegionCFG::merge_point(int b) const {
     if (node == sink) return out;
     if (node >= nb) {
       int c = node - nb;
-      if (loops[c].follow != -1) {
-        int t = map_target(loops[c].follow);
+      for (int f : {loops[c].follow, loops[c].else_exit}) {  // (else_exit: where its breaks go)
+        if (f == -1) continue;
+        int t = map_target(f);
         if (t >= 0) out.push_back(t);
       }
       return out;

@@ -24,6 +24,9 @@ struct Loop {
   std::vector<bool> in;      // block membership
   int follow = -1;           // block execution continues at after the loop; -1: none;
                              // kExitBlock: the region's exit
+  // A for loop with an else clause: the block its breaks go to, past the clause (which
+  // starts at `follow`, entered only when the iterator is exhausted); -1 for none.
+  int else_exit = -1;
   int parent = -1;           // enclosing loop, -1 for none
   int depth = 0;
 };

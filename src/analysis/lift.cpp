@@ -93,6 +93,10 @@ struct Ctx {
   int var = -1;
   int header_offset = -1;
   std::vector<int> items{};  // the variables the unpacked items went to (-1: not yet)
+  // A for loop with an else clause: where its breaks go (cfg.h's Loop::else_exit), and the
+  // hidden variable a break sets (the clause runs where it is clear).
+  int else_exit = -1;
+  int broke = -1;
 };
 
 [[noreturn]] void fail(const std::string& why, int line) { throw LiftError{why, line}; }
@@ -967,12 +971,14 @@ class Lifter {
             out.push_back(ir::make_continue(c.ir_loop, st.stmt_line));
             return false;
           }
-          if (b == c.follow) {
+          if (b == c.follow || (c.else_exit >= 0 && b == c.else_exit)) {
+            if (c.else_exit >= 0 && b == c.follow) fail("a jump into a for loop's else clause", st.stmt_line);
             int expect = c.base - (c.is_for ? 1 : 0);
             if ((int)st.stack.size() != expect) fail("break with values on the stack", -1);
             if (c.is_for && (st.popped_iters.empty() || st.popped_iters.back() != c.ir_loop))
               fail("leaves a for loop without dropping its iterator", -1);
             if (c.is_for) st.popped_iters.pop_back();
+            if (c.broke >= 0) add_effect(st, assignment(c.broke, bool_const(true, -1), -1), st.stmt_line);
             flush(st, out);
             out.push_back(ir::make_break(c.ir_loop, st.stmt_line));
             return false;
@@ -1472,10 +1478,19 @@ class Lifter {
       st.stack.pop_back();
       int rp = resume(st);
       int for_line = st.stmt_line;
+      int broke = -1;
+      if (L.else_exit >= 0) {
+        // for ... else: a hidden flag, cleared before the loop and set by its breaks.
+        broke = var_of(ir::Var::Storage::Temp, -1, "broke" + std::to_string(ir_loop));
+        nest_.vars[(size_t)broke].assigned = nest_.vars[(size_t)broke].read = true;
+        out.push_back(ir::make_seg({assignment(broke, bool_const(false, -1), -1)}, rp, for_line));
+      }
       State inner = st;
       inner.stack.push_back(special(SVal::K::Iter, ir_loop));
       Ctx c{l, ir_loop, true, L.header, L.follow, (int)inner.stack.size()};
       c.header_offset = info.header_offset;
+      c.else_exit = L.else_exit;
+      c.broke = broke;
       inner.stack.push_back(special(SVal::K::Next, ir_loop));
       active_.push_back(c);
       lift_from(hb.succ[1], -1, inner, body, false);
@@ -1530,6 +1545,23 @@ class Lifter {
       out.push_back(w);
     }
     st.shadow.clear();
+    if (L.else_exit >= 0) {
+      // The else clause, where no break set the flag; then on where the breaks go.
+      const int broke = var_of(ir::Var::Storage::Temp, -1, "broke" + std::to_string(ir_loop));
+      std::vector<Stmt> clause;
+      State at_clause = st;
+      const bool falls = lift_from(L.follow, L.else_exit, st, clause, false);
+      if (falls && (int)st.stack.size() != base()) fail("a for loop's else clause leaves values on the stack", info.line);
+      if (!falls) st = at_clause;  // (the breaks' path goes on from the loop's state)
+      State clause_start = at_clause;  // (the If's test cannot fail: a resume point all the same)
+      clause_start.stmt_start = code_.instrs[(size_t)g_.blocks[(size_t)L.follow].first].offset;
+      clause_start.stmt_reenter = false;
+      clause_start.stmt_line = code_.instrs[(size_t)g_.blocks[(size_t)L.follow].first].line;
+      int r = resume(clause_start);
+      out.push_back(ir::make_if(ir::make_truth(load(broke, st, -1), -1), ir::make_block({}),
+                                ir::make_block(std::move(clause)), r, info.line));
+      return L.else_exit;
+    }
     return L.follow == -1 ? -1 : L.follow;
   }
 };
