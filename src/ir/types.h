@@ -32,6 +32,7 @@ enum class Builtin : uint16_t {
   MathSqrt, MathExp, MathLog, MathLog2, MathLog10, MathSin, MathCos, MathTan, MathAsin, MathAcos,
   MathAtan, MathSinh, MathCosh, MathTanh, MathFabs, MathFloor, MathCeil, MathTrunc, MathAtan2,
   MathPow, MathHypot, MathCopysign, MathFmod, MathIsnan, MathIsinf, MathIsfinite, MathExpm1, MathLog1p,
+  MathErf, MathErfc, MathAsinh, MathAcosh, MathAtanh, MathCbrt, MathExp2, MathDegrees, MathRadians,
   // numpy scalar functions (ufuncs)
   NpSqrt, NpExp, NpLog, NpSin, NpCos, NpTan, NpAbs, NpFloor, NpCeil, NpArctan2, NpHypot, NpMinimum,
   NpMaximum, NpFabs, NpTanh, NpArctan, NpLog2, NpLog10, NpExpm1, NpLog1p, NpSinh, NpCosh, NpArcsin,

@@ -355,6 +355,26 @@ def test_builtins_and_math():
     """, "f", lambda: (arr("float64", n=9, seed=11), 9))
 
 
+@pytest.mark.parametrize("fn", ["erf", "erfc", "asinh", "acosh", "atanh", "cbrt", "exp2", "degrees", "radians"])
+def test_more_math_functions_give_cpythons_values_and_errors(fn):
+    # libm's own results (CPython calls the same functions), and CPython's errors where the
+    # result is not finite: acosh below 1, atanh of 1, exp2 past the float range.
+    def data():
+        x = np.concatenate([np.linspace(-3.0, 3.0, 41), [0.0, -0.0, 1.5, 30.0, 1e300, 1100.0]])
+        return x, len(x)
+    src = f"""
+    import math
+    def f(A, n):
+        out = [0.0] * n
+        for i in range(n):
+            out[i] = math.{fn}(A[i]) + math.{fn}(i)
+        return out
+    """
+    run(src, "f", data, expect=None)
+    recs = run(src, "f", lambda: (np.linspace(1.0, 2.0, 9) * 0.45, 9))
+    assert all(r["native_calls"] for r in recs), recs
+
+
 def test_numpy_functions():
     run("""
     import numpy as np

@@ -2524,6 +2524,17 @@ class Gen {
       case Builtin::MathTanh: return checked(libm1("tanh", x));
       case Builtin::MathExpm1: return checked(libm1("expm1", x));
       case Builtin::MathLog1p: return in_domain(libm1("log1p", x));
+      // (CPython's math module calls libm for these too: the same results, bit for bit)
+      case Builtin::MathErf: return checked(libm1("erf", x));
+      case Builtin::MathErfc: return checked(libm1("erfc", x));
+      case Builtin::MathAsinh: return checked(libm1("asinh", x));
+      case Builtin::MathAcosh: return checked(libm1("acosh", x));
+      case Builtin::MathAtanh: return checked(libm1("atanh", x));
+      case Builtin::MathCbrt: return checked(libm1("cbrt", x));
+      case Builtin::MathExp2: return checked(libm1("exp2", x));
+      // x * (180 / pi) and x * (pi / 180), CPython's constants; no error (an overflow is inf)
+      case Builtin::MathDegrees: return scalar(rt, B.CreateFMul(x, llvm::ConstantFP::get(f64(), 180.0 / M_PI)));
+      case Builtin::MathRadians: return scalar(rt, B.CreateFMul(x, llvm::ConstantFP::get(f64(), M_PI / 180.0)));
       case Builtin::MathFabs: return scalar(rt, B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x));
       case Builtin::MathFloor: return scalar(rt, float_to_int(B.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x), false));
       case Builtin::MathCeil: return scalar(rt, float_to_int(B.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x), false));
