@@ -58,6 +58,8 @@ enum class Builtin : uint16_t {
   NpDot,
   // divmod(a, b) of numbers: typed as the tuple (a // b, a % b), which is what it computes
   Divmod,
+  // pow(a, b): typed as a ** b; pow(a, b, m) of Python ints: int_functions.h's
+  Pow,
   // cmath functions of a number (complex, or real converted to x + 0j): computed as CPython's
   // cmathmodule.c computes them (backends/cpu/complex_functions.h). cmath.polar(z) is typed as
   // the tuple (CmathPolar(z), CmathPhase(z)): CmathPolar alone is its modulus.

@@ -97,7 +97,7 @@ int builtin_arity(Builtin b) {
       return 3;
     case Builtin::Range: case Builtin::Min: case Builtin::Max: case Builtin::Round: case Builtin::Complex:
     case Builtin::Enumerate: case Builtin::Zip: case Builtin::Reversed: case Builtin::Sum: case Builtin::Any:
-    case Builtin::All: case Builtin::CmathLog: case Builtin::CFunc: case Builtin::NpCLoop:
+    case Builtin::All: case Builtin::CmathLog: case Builtin::CFunc: case Builtin::NpCLoop: case Builtin::Pow:
       return -1;
     default:
       return 1;

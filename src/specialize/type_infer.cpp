@@ -915,6 +915,18 @@ class Infer {
                                    o),
                     env);
       }
+      case Builtin::Pow: {
+        // pow(a, b) is a ** b (the same __pow__); pow(a, b, m) of Python ints (and bools) is
+        // computed by the runtime (any other operand: CPython's TypeError or NumPy's).
+        if (at.size() == 2)
+          return expr(ir::make_binary(ir::BinOp::Pow, e->args[1], e->args[2], false, ir::kInlinedOrigin), env);
+        if (at.size() != 3) fail("calls pow() with " + std::to_string(at.size()) + " arguments", ln);
+        for (auto& t : at)
+          for (auto& m : members(t))
+            if (m->kind != Type::Kind::PyInt && m->kind != Type::Kind::PyBool)
+              fail("calls pow() with a modulus on a " + t->str() + " (Python ints only)", ln);
+        return typed(e, args, types::py_int());
+      }
       case Builtin::CmathSqrt: case Builtin::CmathExp: case Builtin::CmathLog: case Builtin::CmathLog10:
       case Builtin::CmathSin: case Builtin::CmathCos: case Builtin::CmathTan: case Builtin::CmathSinh:
       case Builtin::CmathCosh: case Builtin::CmathTanh: case Builtin::CmathAsin: case Builtin::CmathAcos:

@@ -375,6 +375,50 @@ def test_more_math_functions_give_cpythons_values_and_errors(fn):
     assert all(r["native_calls"] for r in recs), recs
 
 
+@pytest.mark.parametrize("m", [1000003, -7, 1, -1, 2 ** 61 - 1, 9223372036854775807, -(2 ** 62), 0])
+def test_pow_with_a_modulus(m):
+    # (a ** b) % m with m's sign, through 128-bit products; m == 0 (ValueError) and a
+    # negative exponent (a modular inverse) go to CPython.
+    run(f"""
+    def f(n, b0):
+        s = 0
+        out = []
+        for i in range(-n, n):
+            s += pow(i, 3, {m}) + pow(i * 7919, b0 + i % 5, {m})
+            s = s % 1000000007
+            out.append(pow(True, i % 3, {m}))
+        return s, out
+    """, "f", lambda: (300, 65537), expect="bail" if m == 0 else "native")
+    run(f"""
+    def f(n):
+        s = 0
+        for i in range(n):
+            s += pow(5, 3 - i, {m})
+        return s
+    """, "f", lambda: (8,), expect=None)
+
+
+def test_pow_of_two_arguments_is_the_power_operator():
+    run("""
+    import numpy as np
+    def f(A, n):
+        t = 0.0
+        k = 0
+        for i in range(n):
+            t += pow(A[i] - 0.5, 2) + pow(abs(A[i]), 0.5) + pow(np.float32(A[i]), 3)
+            k += pow(i, 2) + pow(-2, i % 5)
+        return t, k
+    """, "f", lambda: (np.linspace(-1.0, 1.0, 50), 50))
+    recs = run("""
+    def f(A, n):
+        t = 0
+        for i in range(n):
+            t += pow(A[i], 2, 7)
+        return t
+    """, "f", lambda: (np.arange(5.0), 5), expect=None)
+    assert "Python ints only" in recs[0]["reason"], recs
+
+
 def test_numpy_functions():
     run("""
     import numpy as np

@@ -8,6 +8,7 @@
 #include "backends/cpu/jit.h"
 #include "backends/cpu/pairwise_sum.h"
 #include "backends/cpu/parallel_runtime.h"
+#include "backends/cpu/int_functions.h"
 #include "backends/cpu/scratch.h"
 #include "backends/cpu/undo_log.h"
 #include "backends/cpu/warn_functions.h"
@@ -2304,6 +2305,7 @@ class Gen {
     for (size_t i = 1; i < e->args.size(); i++) args.push_back(gen(e->args[i]));
     if (f == Builtin::Min || f == Builtin::Max || f == Builtin::Len) return call_values(f, args, e->type);
     if (f == Builtin::NpWhere || f == Builtin::NpClip) return numpy_call(f, args, e->type);  // (no oracle entries)
+    if (f == Builtin::Pow) return call_values(f, args, e->type);  // (Python ints and bools: as_i64_int)
     in_domain_ = e->in_domain;
     V out = dispatch(args, e->type, [&](const std::vector<V>& x) {
       TypeRef rt = over_members(x, [&](const std::vector<TypeRef>& m) { return oracle_.call(f, m); });
@@ -2454,6 +2456,20 @@ class Gen {
         TypeRef m = rep(a.t);
         if (is_float_t(m)) return scalar(rt, float_to_int(as_double(a), false));
         return scalar(rt, as_i64_int(a));
+      }
+      case Builtin::Pow: {
+        // pow(a, b, m) of Python ints (type_infer: a ** b otherwise); CPython computes the
+        // cases the runtime leaves to it (m == 0, b < 0).
+        if (args.size() != 3) break;
+        if (gpu_body_) gpu_refuse("it calls pow() with a modulus");
+        Checking checking(this, "pow() with a modulus may raise");
+        llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+        llvm::AllocaInst* out = entry.CreateAlloca(i64(), nullptr, "powmod.out");
+        auto* fty = llvm::FunctionType::get(B.getInt32Ty(), {i64(), i64(), i64(), ptr()}, false);
+        Value* ok = B.CreateCall(fty, runtime_address("stagepy_powmod", reinterpret_cast<void*>(&stagepy_powmod)),
+                                 {as_i64_int(args[0]), as_i64_int(args[1]), as_i64_int(args[2]), out});
+        bail_unless(B.CreateICmpNE(ok, B.getInt32(0)));
+        return scalar(rt, B.CreateLoad(i64(), out));
       }
       case Builtin::Float: return scalar(rt, as_double(args[0]));
       case Builtin::Bool: return scalar(rt, truth(args[0]));
