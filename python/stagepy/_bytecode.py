@@ -214,7 +214,8 @@ def normalize(code, instrs=None):
 
 def normalize_consts(consts):
     """Constants as (kind, value) pairs the lifter understands: kind is one of
-    'none', 'bool', 'int', 'float', 'complex', 'tuple' or 'frozenset' (of numbers; value: list of
+    'none', 'bool', 'int', 'float', 'complex', 'char' (a str of one character; value: its code
+    point), 'tuple' or 'frozenset' (of numbers; value: list of
     pairs), 'names' (a tuple
     of strings: a call's keyword names), or 'other' (value: what the nest does with it, for
     the report)."""
@@ -230,12 +231,17 @@ def normalize_consts(consts):
             return ("float", c)
         if t is complex:
             return ("complex", c)
+        if t is str and len(c) == 1:
+            return ("char", ord(c))  # compared with a str's characters (`s[i] == 'G'`)
+        if t is str and 2 <= len(c) <= 64:
+            return ("strchars", [("char", ord(x)) for x in c])  # `s[i] in "aeiou"` only
         if t is tuple and c and all(type(x) is str for x in c):
             return ("names", list(c))  # a call's keyword names (KW_NAMES, CALL_KW)
         if t is tuple:
             return ("tuple", [one(x) for x in c])
-        if t is frozenset and c and all(type(x) in (bool, int, float, complex) for x in c):
-            # `x in {1, 2, 3}`: its items (in no order the nest may depend on).
+        if t is frozenset and c and all(type(x) in (bool, int, float, complex) or (type(x) is str and len(x) == 1)
+                                        for x in c):
+            # `x in {1, 2, 3}`, `c in ('a', 'e')`: its items (in no order the nest may depend on).
             return ("frozenset", [one(x) for x in c])
         return ("other", _unhandled_constant(c))
     return [one(c) for c in consts]

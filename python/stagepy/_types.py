@@ -27,7 +27,7 @@ _BINOPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operato
            ">>": operator.rshift, "&": operator.and_, "|": operator.or_, "^": operator.xor}
 _UNOPS = {"-": operator.neg, "+": operator.pos, "~": operator.invert}
 _BUILTINS = ["range", "len", "abs", "min", "max", "int", "float", "bool", "round", "complex", "enumerate", "zip", "reversed",
-             "sum", "any", "all", "divmod", "pow"]
+             "sum", "any", "all", "divmod", "pow", "ord"]
 _MATH = ["sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
          "cosh", "tanh", "fabs", "floor", "ceil", "trunc", "atan2", "pow", "hypot", "copysign", "fmod",
          "isnan", "isinf", "isfinite", "expm1", "log1p", "erf", "erfc", "asinh", "acosh", "atanh", "cbrt", "exp2",

@@ -70,8 +70,11 @@ struct Const {
   // is `spec`; other code objects are Other.
   // Names: a tuple of strings (a call's keyword names, `names`).
   // Other: anything else; `names` may hold what the code does with it ("defines a lambda").
-  // FrozenSet: a frozenset of numbers (`elems`), which only `in` may use.
-  enum class Kind : uint8_t { None, Bool, Int, Float, Complex, Tuple, FrozenSet, Code, Names, Other } kind = Kind::Other;
+  // FrozenSet: a frozenset of numbers (`elems`), which only `in` may use; with `str`, the
+  // characters of a short str constant (`c in "aeiou"`: the same test for a character).
+  bool str = false;
+  // Char: a str of one character (`i`: its code point).
+  enum class Kind : uint8_t { None, Bool, Int, Float, Complex, Char, Tuple, FrozenSet, Code, Names, Other } kind = Kind::Other;
   int64_t i = 0;
   double f = 0.0;   // Float; Complex: the real part
   double f2 = 0.0;  // Complex: the imaginary part

@@ -101,6 +101,21 @@ struct Ctx {
 
 [[noreturn]] void fail(const std::string& why, int line) { throw LiftError{why, line}; }
 
+// The code point of a UTF-8 string of exactly one character, or -1.
+int64_t single_code_point(const std::string& s) {
+  const auto* u = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  if (n == 0) return -1;
+  const size_t len = u[0] < 0x80 ? 1 : (u[0] >> 5) == 6 ? 2 : (u[0] >> 4) == 14 ? 3 : (u[0] >> 3) == 30 ? 4 : 0;
+  if (len == 0 || len != n) return -1;
+  int64_t cp = len == 1 ? u[0] : len == 2 ? (u[0] & 0x1f) : len == 3 ? (u[0] & 0x0f) : (u[0] & 0x07);
+  for (size_t k = 1; k < len; k++) {
+    if ((u[k] >> 6) != 2) return -1;
+    cp = (cp << 6) | (u[k] & 0x3f);
+  }
+  return cp;
+}
+
 // The hidden variable a function's body that returns from several places assigns its
 // return value to (lift_function).
 constexpr const char* kReturnVar = "return";
@@ -460,7 +475,10 @@ class Lifter {
       fail("uses a for loop's item other than by assigning it to names", in.line);
     if (v.k == SVal::K::Generator || v.k == SVal::K::GenFunc || v.k == SVal::K::Code || v.k == SVal::K::Closure)
       fail(kNotReduced, in.line);
-    if (v.k == SVal::K::SetConst) fail("uses a set constant other than as the right side of `in`", in.line);
+    if (v.k == SVal::K::SetConst)
+      fail(std::string("uses a ") + (code_.consts[(size_t)v.cidx].str ? "str" : "set") +
+               " constant other than as the right side of `in`",
+           in.line);
     if (v.k != SVal::K::Expr) fail("unexpected stack value for " + in.opname, in.line);
     return v.e;
   }
@@ -787,6 +805,23 @@ class Lifter {
         // to one of the constants is also equal to it, NaN apart, which is refused).
         if (!st.stack.empty() && st.stack.back().k == SVal::K::SetConst) {
           contains_set_constant(st, in);
+          break;
+        }
+        if (!st.stack.empty() && st.stack.back().k == SVal::K::KwNames) {
+          // `c in ('a', 'e')`: a tuple constant of strs comes as keyword names (the same
+          // constant kind); of one-character strs, their characters.
+          SVal names = pop(st, in);
+          Expr a = pop_expr(st, in);
+          std::vector<Expr> items;
+          for (auto& n : names.names) {
+            const int64_t cp = single_code_point(n);
+            if (cp < 0) fail("uses `in` on a tuple of strs longer than one character", in.line);
+            ir::ConstValue k;
+            k.kind = ir::ConstValue::Kind::Char;
+            k.i = cp;
+            items.push_back(ir::make_const(k, o));
+          }
+          st.stack.push_back(of(membership(a, items, "tuple", in)));
           break;
         }
         Expr b = pop_expr(st, in), a = pop_expr(st, in);
@@ -1598,6 +1633,7 @@ ir::Expr constant_expr(const Const& c, int origin) {
     case Const::Kind::Bool: v.kind = ir::ConstValue::Kind::Bool; v.b = c.i != 0; break;
     case Const::Kind::Int: v.kind = ir::ConstValue::Kind::Int; v.i = c.i; break;
     case Const::Kind::Float: v.kind = ir::ConstValue::Kind::Float; v.f = c.f; break;
+    case Const::Kind::Char: v.kind = ir::ConstValue::Kind::Char; v.i = c.i; break;
     case Const::Kind::Complex:
       v.kind = ir::ConstValue::Kind::Complex;
       v.f = c.f;

@@ -22,6 +22,8 @@
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
+#include <deque>
+#include <array>
 
 #include "backends/cpu/append_buffer.h"
 #include "backends/cpu/parallel_runtime.h"
@@ -581,6 +583,7 @@ PyObject* sequence_now(const FrameRef& f, const ir::Nest& nest, const ir::Expr& 
         case ir::ConstValue::Kind::Bool: return PyBool_FromLong(e->value.b);
         case ir::ConstValue::Kind::Float: return PyFloat_FromDouble(e->value.f);
         case ir::ConstValue::Kind::Complex: return PyComplex_FromDoubles(e->value.f, e->value.f2);
+        case ir::ConstValue::Kind::Char: return PyUnicode_FromOrdinal((int)e->value.i);
         case ir::ConstValue::Kind::None: return Py_NewRef(Py_None);
       }
       return Py_NewRef(Py_None);
@@ -907,6 +910,9 @@ PyObject* dispatch(NestState& s) {
   // list object, appended to it when the kernel returns (a list is held by `vals`).
   std::vector<std::pair<PyObject*, std::unique_ptr<backends::cpu::AppendBuffer>>> appends;
   std::unordered_map<PyObject*, backends::cpu::AppendBuffer*> append_of;
+  // The length and item size of each str read (ArrayView points at them: a deque keeps
+  // them in place).
+  std::deque<std::array<Py_ssize_t, 2>> str_dims;
   // Buffer-protocol objects, held until the kernel is done.
   std::vector<std::unique_ptr<HeldBuffer>> buffers;
   std::unordered_map<PyObject*, HeldBuffer*> buffer_of;
@@ -974,6 +980,19 @@ PyObject* dispatch(NestState& s) {
       descs[v].k2 = (uint64_t)lb->dtype() | ((uint64_t)lb->ndim() << 8);
       views[v] = {lb->data(), lb->ndim(), lb->shape(), lb->strides()};
       convert_s += now_s() - t0;
+    } else if (val && PyUnicode_CheckExact(val)) {
+      // A str: its code points in place (CPython's 1-, 2- or 4-byte kind), read-only; the
+      // kernel compares its characters (Type::Kind::PyChar).
+#if PY_VERSION_HEX < 0x030C0000
+      if (PyUnicode_READY(val) < 0) return nullptr;
+#endif
+      const int kind = (int)PyUnicode_KIND(val);
+      const DType d = kind == 1 ? DType::UInt8 : kind == 2 ? DType::UInt16 : DType::UInt32;
+      str_dims.push_back({PyUnicode_GET_LENGTH(val), (Py_ssize_t)kind});
+      descs[v].type = types::py_str(d);
+      descs[v].k1 = (uint64_t)(uintptr_t)&PyUnicode_Type;
+      descs[v].k2 = (uint64_t)kind;
+      views[v] = {PyUnicode_DATA(val), 1, &str_dims.back()[0], &str_dims.back()[1]};
     } else if (val && HeldBuffer::handles(val)) {
       HeldBuffer*& hb = buffer_of[val];
       if (!hb) {

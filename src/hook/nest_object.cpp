@@ -40,12 +40,17 @@ bool to_const(PyObject* pair, analysis::Const& c) {
     c.kind = K::Float;
     c.f = PyFloat_AsDouble(v);
     if (c.f == -1.0 && PyErr_Occurred()) return false;
+  } else if (kind == "char") {
+    c.kind = K::Char;
+    c.i = PyLong_AsLongLong(v);
+    if (c.i == -1 && PyErr_Occurred()) return false;
   } else if (kind == "complex" && PyComplex_Check(v)) {
     c.kind = K::Complex;
     c.f = PyComplex_RealAsDouble(v);
     c.f2 = PyComplex_ImagAsDouble(v);
-  } else if (kind == "tuple" || kind == "frozenset") {
+  } else if (kind == "tuple" || kind == "frozenset" || kind == "strchars") {
     c.kind = kind == "tuple" ? K::Tuple : K::FrozenSet;
+    c.str = kind == "strchars";
     PyRef seq = PyRef::steal(PySequence_Fast(v, "tuple constant"));
     if (!seq) return false;
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq.get()); i++) {

@@ -76,9 +76,9 @@ struct ExprNode;
 using Expr = std::shared_ptr<const ExprNode>;
 
 struct ConstValue {
-  enum class Kind : uint8_t { None, Bool, Int, Float, Complex } kind = Kind::None;
+  enum class Kind : uint8_t { None, Bool, Int, Float, Complex, Char } kind = Kind::None;
   bool b = false;
-  int64_t i = 0;
+  int64_t i = 0;    // Int; Char: a str of one character, its code point
   double f = 0.0;   // Float; Complex: the real part
   double f2 = 0.0;  // Complex: the imaginary part
 };

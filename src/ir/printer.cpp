@@ -29,6 +29,12 @@ std::string const_str(const ConstValue& c) {
       std::snprintf(buf, sizeof buf, "complex(%.17g, %.17g)", c.f, c.f2);
       return buf;
     }
+    case ConstValue::Kind::Char: {
+      if (c.i >= 0x20 && c.i < 0x7f && c.i != '\'' && c.i != '\\') return std::string("'") + (char)c.i + "'";
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "chr(%lld)", (long long)c.i);
+      return buf;
+    }
   }
   return "?";
 }

@@ -40,7 +40,7 @@ const char* builtin_name(Builtin b) {
       "numpy.deg2rad", "numpy.rad2deg", "numpy.radians", "numpy.degrees", "numpy.copysign", "numpy.fmin",
       "numpy.fmax", "complex", "complex.conjugate", "<hypot>",
       "numpy.float64", "numpy.float32", "numpy.int64", "numpy.int32", "numpy.int16", "numpy.int8",
-      "numpy.uint8", "numpy.bool", "enumerate", "zip", "reversed", "sum", "any", "all", "numpy.sum", "numpy.max", "numpy.min", "numpy.mean", "numpy.where", "numpy.clip", "numpy.dot", "divmod", "pow",
+      "numpy.uint8", "numpy.bool", "enumerate", "zip", "reversed", "sum", "any", "all", "numpy.sum", "numpy.max", "numpy.min", "numpy.mean", "numpy.where", "numpy.clip", "numpy.dot", "divmod", "pow", "ord",
       "cmath.sqrt", "cmath.exp", "cmath.log", "cmath.log10", "cmath.sin", "cmath.cos", "cmath.tan", "cmath.sinh",
       "cmath.cosh", "cmath.tanh", "cmath.asin", "cmath.acos", "cmath.atan", "cmath.asinh",
       "cmath.acosh", "cmath.atanh", "cmath.phase", "cmath.polar", "cmath.rect", "cmath.isnan", "cmath.isinf",
@@ -61,6 +61,7 @@ std::string Type::str() const {
     case Kind::PyComplex: return "complex";
     case Kind::NpScalar: return std::string("np.") + (dtype == DType::Bool ? "bool_" : dtype_name(dtype));
     case Kind::Array: {
+      if (pystr) return "str";
       if (pybuf) return std::string("buffer of ") + dtype_name(dtype) + (writeable ? "" : ", readonly");
       if (pylist) {
         std::string s = "list";
@@ -92,6 +93,7 @@ std::string Type::str() const {
     case Kind::View: return "row (" + elems[0]->str() + ")";
     case Kind::Slice: return "slice";
     case Kind::Appended: return "list (appended to)";
+    case Kind::PyChar: return "character of a str";
   }
   return "?";
 }
@@ -102,7 +104,7 @@ bool Type::operator==(const Type& o) const {
     case Kind::NpScalar: return dtype == o.dtype;
     case Kind::Array:
       return dtype == o.dtype && ndim == o.ndim && layout == o.layout && writeable == o.writeable && pylist == o.pylist &&
-             pybuf == o.pybuf && temp == o.temp && local == o.local;
+             pybuf == o.pybuf && pystr == o.pystr && temp == o.temp && local == o.local;
     case Kind::Module:
     case Kind::Object:
     case Kind::Function: return name == o.name;
@@ -128,6 +130,7 @@ size_t Type::hash() const {
   mix(writeable);
   mix(pylist);
   mix(pybuf);
+  mix(pystr);
   mix(temp);
   mix(local);
   mix(static_cast<size_t>(builtin));
@@ -178,6 +181,7 @@ Repr repr_of(const Type& t) {
     }
     case Type::Kind::View: return Repr::I64;
     case Type::Kind::Appended: return Repr::I64;  // the buffer's address
+    case Type::Kind::PyChar: return Repr::I32;  // the code point
     case Type::Kind::Array: return t.local ? Repr::I64 : Repr::None;  // the pointer to its memory
     default: return Repr::None;
   }
@@ -265,6 +269,16 @@ TypeRef py_list(DType d, int ndim) {
 TypeRef py_buffer(DType d, bool writeable) {
   auto t = std::make_shared<Type>(*array(d, 1, Type::Strided, writeable));
   t->pybuf = true;
+  return t;
+}
+TypeRef py_str(DType d) {
+  auto t = std::make_shared<Type>(*py_buffer(d, false));
+  t->pystr = true;
+  return t;
+}
+TypeRef py_char() {
+  auto t = std::make_shared<Type>();
+  t->kind = Type::Kind::PyChar;
   return t;
 }
 TypeRef list_elem(DType d) {

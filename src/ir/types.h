@@ -60,6 +60,8 @@ enum class Builtin : uint16_t {
   Divmod,
   // pow(a, b): typed as a ** b; pow(a, b, m) of Python ints: int_functions.h's
   Pow,
+  // ord(c) of a character of a str (Type::Kind::PyChar): its code point
+  Ord,
   // cmath functions of a number (complex, or real converted to x + 0j): computed as CPython's
   // cmathmodule.c computes them (backends/cpu/complex_functions.h). cmath.polar(z) is typed as
   // the tuple (CmathPolar(z), CmathPhase(z)): CmathPolar alone is its modulus.
@@ -116,6 +118,9 @@ struct Type {
     Appended,  // a Python list the nest only appends to (`out.append(x)`, Var::appended):
                // kernels hold the address of a buffer collecting the items (append_buffer.h),
                // which the dispatcher appends to the list when the kernel returns
+    PyChar,    // a str of one character, an item of a str (`s[i]`) or a constant (`'G'`): its
+               // code point (an i32 in kernels); compared with another only, or taken by
+               // ord(); never a variable's value
   };
   Kind kind = Kind::Unknown;
   DType dtype = DType::Float64;  // NpScalar, Array
@@ -126,6 +131,9 @@ struct Type {
                                  // (dtype Int64), floats (Float64) or bools (Bool)
   bool pybuf = false;            // Array: an array.array, bytearray, bytes or memoryview
                                  // (1-d); its items of `dtype` read as Python ints/floats/bools
+  bool pystr = false;            // Array (with pybuf): a str, its code points of `dtype`
+                                 // (UInt8, UInt16, UInt32: CPython's kinds); items read as
+                                 // PyChar; read-only
   // Items are Python objects (a list or a buffer), not NumPy scalars.
   bool py_items() const { return pylist || pybuf; }
   bool temp = false;             // Array: the new array an operation on whole arrays or
@@ -166,6 +174,9 @@ TypeRef array(DType d, int ndim, Type::Layout layout, bool writeable);
 TypeRef py_list(DType d, int ndim);
 // A buffer-protocol object (py_buffer.h) with items of `d`.
 TypeRef py_buffer(DType d, bool writeable);
+// A str whose code points are of dtype `d` (its kind), and one of its characters.
+TypeRef py_str(DType d);
+TypeRef py_char();
 // The Python type an item of dtype `d` of a list or buffer reads as (int, float or bool).
 TypeRef list_elem(DType d);
 TypeRef tuple(std::vector<TypeRef> elems);

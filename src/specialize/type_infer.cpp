@@ -170,6 +170,7 @@ class Infer {
           case ir::ConstValue::Kind::Int: t = types::py_int(); break;
           case ir::ConstValue::Kind::Float: t = types::py_float(); break;
           case ir::ConstValue::Kind::Complex: t = types::py_complex(); break;
+          case ir::ConstValue::Kind::Char: t = types::py_char(); break;
         }
         return typed(e, {}, t);
       }
@@ -297,8 +298,10 @@ class Infer {
           return typed(e, {a, b}, types::py_bool());
         }
         if (np_array(a->type) || np_array(b->type)) return elementwise(e, {a, b}, ln);
+        if (a->type->kind == Type::Kind::PyChar && b->type->kind == Type::Kind::PyChar)
+          return typed(e, {a, b}, types::py_bool());  // one-character strs: their code points
         if (!a->type->is_scalar() || !b->type->is_scalar())
-          fail(std::string("compares ") + a->type->str() + " and " + b->type->str(), ln);
+          fail(std::string("compares a ") + a->type->str() + " and a " + b->type->str(), ln);
         const Oracle& o = *in_.oracle;
         const bool eq = e->cmpop == ir::CmpOp::EQ || e->cmpop == ir::CmpOp::NE;
         TypeRef r = combine(a->type, b->type, [&](const TypeRef& x, const TypeRef& y) -> TypeRef {
@@ -365,6 +368,12 @@ class Infer {
   // ------------------------------------------------------------ whole arrays and slices
   // A NumPy array value: a whole array, a row or a slice of one, or what an operation on
   // them computes.
+  static bool contains_char(const TypeRef& t) {
+    if (t->kind == Type::Kind::PyChar) return true;
+    for (auto& e : t->elems)
+      if (contains_char(e)) return true;
+    return false;
+  }
   static bool np_array(const TypeRef& t) { return t && t->kind == Type::Kind::Array && !t->py_items(); }
 
   // The NumPy functions computed on arrays: those kernels compute exactly (NumPy's own
@@ -648,6 +657,7 @@ class Infer {
       if (idx->type->kind == Type::Kind::Tuple) fail("indexes a " + bt.str() + " with a tuple", ln);
       if (idx->type->kind == Type::Kind::Slice) fail("slices a " + bt.str() + " (which copies it)", ln);
       if (!int_like(idx->type)) fail("indexes a list with a " + idx->type->str() + " (only integers are supported)", ln);
+      if (bt.pystr) return types::py_char();
       if (bt.ndim == 1) return types::list_elem(bt.dtype);
       return types::py_list(bt.dtype, bt.ndim - 1);
     }
@@ -914,6 +924,12 @@ class Infer {
                                     ir::make_binary(ir::BinOp::Mod, e->args[1], e->args[2], false, o)},
                                    o),
                     env);
+      }
+      case Builtin::Ord: {
+        if (at.size() != 1 || at[0]->kind != Type::Kind::PyChar)
+          fail("calls ord() on " + (at.size() == 1 ? "a " + at[0]->str() : "other than one value") +
+                   " (stagepy takes the ord() of a str's characters)", ln);
+        return typed(e, args, types::py_int());
       }
       case Builtin::Pow: {
         // pow(a, b) is a ** b (the same __pow__); pow(a, b, m) of Python ints (and bools) is
@@ -1199,6 +1215,7 @@ class Infer {
           }
           if (t->kind == Type::Kind::Array && t->local)
             fail("gives " + vname(f.var) + " an array another variable holds (an operation on arrays it keeps)", s->line);
+          if (t->kind == Type::Kind::Array && t->pystr) fail("assigns a str to " + vname(f.var), s->line);
           if (t->kind == Type::Kind::Array && f.value->kind != ExprNode::Kind::Load) {
             int base = -1;
             Expr index = row_index(f.value, &base);
@@ -1292,6 +1309,11 @@ class Infer {
       }
     }
     for (auto& [v, t] : assigns) {
+      // A character of a str is a value of the expression that compares it (or takes its
+      // ord()), never a variable's: its variable would have to hold a str.
+      if (t->kind == Type::Kind::PyChar || (t->kind == Type::Kind::Tuple && contains_char(t)))
+        fail("assigns a character of a str to " + vname(v) + " (stagepy compares a str's characters, `s[i] == t[j]`, "
+             "and takes their ord(), without keeping them in variables)", s->line);
       env[v] = t;
       note_tag(t);
     }

@@ -1378,6 +1378,16 @@ class Gen {
         if (Value* r = hypot_compare(e)) return scalar(e->type, r);
         V a = gen(e->args[0]), b = gen(e->args[1]);
         ir::CmpOp op = e->cmpop;
+        if (a.t->kind == Type::Kind::PyChar && b.t->kind == Type::Kind::PyChar) {
+          // One-character strs compare as their code points (below 0x110000: signed is fine).
+          static const std::map<ir::CmpOp, llvm::CmpInst::Predicate> preds = {
+              {ir::CmpOp::LT, llvm::CmpInst::ICMP_ULT}, {ir::CmpOp::LE, llvm::CmpInst::ICMP_ULE},
+              {ir::CmpOp::EQ, llvm::CmpInst::ICMP_EQ},  {ir::CmpOp::NE, llvm::CmpInst::ICMP_NE},
+              {ir::CmpOp::GT, llvm::CmpInst::ICMP_UGT}, {ir::CmpOp::GE, llvm::CmpInst::ICMP_UGE}};
+          auto p = preds.find(op);
+          if (p == preds.end()) fail("internal error: a comparison of characters");
+          return scalar(e->type, B.CreateICmp(p->second, a.v, b.v));
+        }
         return dispatch({a, b}, e->type, [&](const std::vector<V>& x) {
           TypeRef rt = (op == ir::CmpOp::Is || op == ir::CmpOp::IsNot)
                            ? types::py_bool()
@@ -1445,6 +1455,7 @@ class Gen {
       case ir::ConstValue::Kind::Bool: return scalar(types::py_bool(), B.getInt1(e->value.b));
       case ir::ConstValue::Kind::Int: return scalar(types::py_int(), c64(e->value.i));
       case ir::ConstValue::Kind::Float: return scalar(types::py_float(), llvm::ConstantFP::get(f64(), e->value.f));
+      case ir::ConstValue::Kind::Char: return scalar(types::py_char(), B.getInt32((uint32_t)e->value.i));
       case ir::ConstValue::Kind::Complex:
         // lower_complex's marker: a complex variable's own slot keeps only its type tag.
         if (e->type->is_complex()) return scalar(e->type, c64(0));
@@ -1615,7 +1626,9 @@ class Gen {
         return at;
       }
       DType d = base.t->dtype;
+      if (base.t->pystr && gpu_body_) gpu_refuse("it reads the characters of a str");
       Value* v = load_item(d, at.v);
+      if (base.t->pystr) return scalar(t, d == DType::UInt32 ? v : B.CreateZExt(v, B.getInt32Ty()));  // a code point
       if (d == DType::Bool) v = B.CreateICmpNE(v, c8(0));
       // Items of lists and buffers read as Python ints and floats: widened.
       else if (base.t->py_items() && dtype_is_int(d) && dtype_size(d) < 8)
@@ -2306,6 +2319,7 @@ class Gen {
     if (f == Builtin::Min || f == Builtin::Max || f == Builtin::Len) return call_values(f, args, e->type);
     if (f == Builtin::NpWhere || f == Builtin::NpClip) return numpy_call(f, args, e->type);  // (no oracle entries)
     if (f == Builtin::Pow) return call_values(f, args, e->type);  // (Python ints and bools: as_i64_int)
+    if (f == Builtin::Ord) return scalar(e->type, B.CreateZExt(args[0].v, i64()));  // a code point
     in_domain_ = e->in_domain;
     V out = dispatch(args, e->type, [&](const std::vector<V>& x) {
       TypeRef rt = over_members(x, [&](const std::vector<TypeRef>& m) { return oracle_.call(f, m); });

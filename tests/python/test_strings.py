@@ -1,0 +1,124 @@
+"""Strings inside nests: a str is read in place (its code points, of CPython's 1-, 2- or 4-byte
+kind), and its characters (`s[i]`, one-character constants like 'G') compare as their code
+points or give ord(); they are never kept in variables. Every result is compared with
+CPython's: values, IndexError at the same index after the earlier writes."""
+import random
+
+import numpy as np
+import pytest
+
+from difftest import ran_parallel, run
+
+KINDS = {
+    "ascii": "ACGT",
+    "latin-1": "acgtéü",
+    "bmp": "aé☃λ",
+    "astral": "a😀b😺",
+}
+
+
+def text(alphabet, n, seed):
+    r = random.Random(seed)
+    return "".join(r.choice(alphabet) for _ in range(n))
+
+
+def native(recs, name="f"):
+    return any(r["native_calls"] for r in recs if r["function"] == name)
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_edit_distance_over_an_array(kind):
+    recs = run("""
+    import numpy as np
+    def f(s, t):
+        n, m = len(s), len(t)
+        D = np.zeros((n + 1, m + 1), dtype=np.int64)
+        for i in range(n + 1):
+            D[i, 0] = i
+        for j in range(m + 1):
+            D[0, j] = j
+        for i in range(1, n + 1):
+            for j in range(1, m + 1):
+                cost = 0 if s[i - 1] == t[j - 1] else 1
+                D[i, j] = min(D[i - 1, j] + 1, D[i, j - 1] + 1, D[i - 1, j - 1] + cost)
+        return int(D[n, m])
+    """, "f", lambda: (text(KINDS[kind], 70, 1), text(KINDS[kind], 60, 2)))
+    assert native(recs), recs
+
+
+def test_longest_common_subsequence_over_lists_with_strs_of_different_kinds():
+    recs = run("""
+    def f(a, b):
+        L = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+        for i in range(1, len(a) + 1):
+            for j in range(1, len(b) + 1):
+                if a[i - 1] == b[j - 1]:
+                    L[i][j] = L[i - 1][j - 1] + 1
+                else:
+                    L[i][j] = max(L[i - 1][j], L[i][j - 1])
+        return L[len(a)][len(b)]
+    """, "f", lambda: (text("abcé", 50, 3), text("abc😀", 40, 4)))
+    assert native(recs), recs
+
+
+def test_counts_orderings_constants_and_ord():
+    recs = run("""
+    def f(seq):
+        gc = 0
+        low = 0
+        h = 0
+        vowels = 0
+        for i in range(len(seq)):
+            if seq[i] == 'G' or seq[i] == 'C':
+                gc += 1
+            if 'a' <= seq[i] <= 'z' and seq[i] != 'q':
+                low += 1
+            if seq[i] in ('a', 'e', 'i', 'o', 'u', 'é'):
+                vowels += 1
+            if seq[i] not in "GCé😀":
+                vowels += 10
+            h = (h * 31 + ord(seq[i])) % 1000000007
+        return gc, low, vowels, h
+    """, "f", lambda: (text("GCATgcatéqz😀", 400, 5),))
+    assert native(recs), recs
+
+
+def test_a_loop_comparing_two_strs_runs_in_parallel():
+    recs = run("""
+    def f(s, t, out):
+        for i in range(len(out)):
+            out[i] = 1 if s[i] == t[i] else 0
+        return out
+    """, "f", lambda: (text("ACGT", 3000, 6), text("ACGT", 3000, 7), np.zeros(3000, dtype=np.int64)))
+    assert ran_parallel(recs, "i"), recs
+
+
+def test_negative_indices_and_an_index_error_after_the_earlier_writes():
+    run("""
+    def f(s, out, n):
+        for i in range(n):
+            out[i] = ord(s[-1 - i]) - ord(s[i])
+        return out
+    """, "f", lambda: ("abcdefg", np.zeros(9, dtype=np.int64), 9), expect="bail")
+    run("""
+    def f(s, n):
+        c = 0
+        for i in range(n):
+            if s[i] == s[0]:
+                c += 1
+        return c
+    """, "f", lambda: ("", 1), expect=None)
+
+
+@pytest.mark.parametrize("loop, reason", [
+    ("for ch in s:\n        if ch == 'a':\n            c += 1", "assigns a character of a str"),
+    ("for i in range(len(s)):\n        if s[i] == 1:\n            c += 1", "compares a character of a str"),
+    ("for i in range(len(s)):\n        if s[i] == 'ab':\n            c += 1", "str constant"),
+    ("for i in range(len(s)):\n        c += 'ab'.count(s[i])", ""),
+    ("for i in range(len(s)):\n        c += s[i]", ""),
+])
+def test_what_a_nest_does_with_strs_beyond_comparing_characters_stays_in_cpython(loop, reason):
+    src = "def f(s):\n    c = 0\n    " + loop + "\n    return c\n"
+    recs = run(src, "f", lambda: ("abca",), expect=None)
+    assert not native(recs), recs
+    assert reason in " ".join(r["reason"] for r in recs), recs
