@@ -448,6 +448,31 @@ def f(A, B, C):
     return locals()
 """, "f", lambda: (rng.random((200, 64)), rng.random((180, 64)), np.zeros((200, 180))))
 
+case("helper_returning_early", """
+def is_prime(n):
+    if n < 2:
+        return False
+    for d in range(2, n):
+        if d * d > n:
+            break
+        if n % d == 0:
+            return False
+    return True
+
+def first_above(a, t):
+    for k in range(a.shape[0]):
+        if a[k] > t:
+            return k
+    return -1
+
+def f(flags, A, out):
+    for n in range(flags.shape[0]):
+        flags[n] = is_prime(n)
+    for i in range(A.shape[0]):
+        out[i] = first_above(A[i], 0.99)
+    return locals()
+""", "f", lambda: (np.zeros(200000, dtype=np.bool_), rng.random((4000, 300)), np.zeros(4000, dtype=np.int64)))
+
 for _dt in ("complex128", "complex64"):
     # Complex elements read and written part by part (complex64: float32 parts, each
     # operation rounded to float32); under errstate "ignore" nothing needs CPython.
