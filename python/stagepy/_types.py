@@ -40,7 +40,7 @@ _NUMPY1 = ["sqrt", "exp", "log", "sin", "cos", "tan", "abs", "floor", "ceil", "f
            "deg2rad", "rad2deg", "radians", "degrees"]
 _NUMPY2 = ["arctan2", "hypot", "minimum", "maximum", "power", "copysign", "fmin", "fmax"]
 # NumPy scalar types a nest may call to convert a value (np.float32(x)).
-_NUMPY_TYPES = ["float64", "float32", "int64", "int32", "int16", "int8", "uint8", "bool"]
+_NUMPY_TYPES = ["float64", "float32", "int64", "int32", "int16", "int8", "uint8", "uint16", "uint32", "uint64", "bool"]
 
 _done = {"python": False, "numpy": False}
 

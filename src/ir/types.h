@@ -42,7 +42,8 @@ enum class Builtin : uint16_t {
   // library's hypot(re, im), which is what abs() of a complex number computes
   Complex, Conjugate, CHypot,
   // NumPy's scalar types called as functions (np.float32(x)): x converted as NumPy does
-  NpFloat64Type, NpFloat32Type, NpInt64Type, NpInt32Type, NpInt16Type, NpInt8Type, NpUInt8Type, NpBoolType,
+  NpFloat64Type, NpFloat32Type, NpInt64Type, NpInt32Type, NpInt16Type, NpInt8Type, NpUInt8Type, NpUInt16Type,
+  NpUInt32Type, NpUInt64Type, NpBoolType,
   // only as the iterable of a for loop (the lifter desugars them)
   Enumerate, Zip, Reversed,
   // sum(g), any(g), all(g) of a generator expression: the lifter turns them into a loop

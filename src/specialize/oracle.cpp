@@ -67,6 +67,9 @@ std::optional<DType> numpy_type_dtype(Builtin b) {
     case Builtin::NpInt16Type: return DType::Int16;
     case Builtin::NpInt8Type: return DType::Int8;
     case Builtin::NpUInt8Type: return DType::UInt8;
+    case Builtin::NpUInt16Type: return DType::UInt16;
+    case Builtin::NpUInt32Type: return DType::UInt32;
+    case Builtin::NpUInt64Type: return DType::UInt64;
     case Builtin::NpBoolType: return DType::Bool;
     default: return std::nullopt;
   }

@@ -3,7 +3,7 @@
 program(draw) returns (source, make_args): a function `f` whose loop nest reads and writes
 NumPy arrays, Python lists (of lists) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
 bounds from outer variables), affine and non-affine subscripts (some out of bounds, some
-negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, return/raise inside the loops, appends to a list, min/max/abs, math.sqrt/log, np.float32(x) and the other scalar types, mixed
+negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list, min/max/abs, math.sqrt/log, np.float32(x) and the other scalar types, mixed
 int/float/bool arithmetic, sum/min/max/any/all of generator expressions, stores of elementwise
 operations into slices, rows, columns and whole arrays, a complex flavour
 (complex scalars, arrays and lists, with the operations complex numbers have), and ending
@@ -39,6 +39,9 @@ def h3(x, y):
 def h4(x, y, z=2):
     a, b = y, x * z
     return a - b, b, h2(a)
+
+WORD = "abcabd\u00e9ab"
+WIDE = "b\U0001F600a\u2603c"
 
 def g1(X, i):
     return X[i] * 2 + X[i - 1]
@@ -185,7 +188,7 @@ class Gen:
             # them, abs, max with 0) or not (prove_domains.h).
             x = self.pick([f"{a} * {a}", f"({a} * {a} + {b} * {b})", f"abs({a})", f"max({a}, 0.0)",
                            f"({a} * {a} - 1)", a, f"(k * k + {a} * {a})"])
-            t = self.pick(["float64", "float32", "int64", "int32", "int8", "uint8", "bool_"])
+            t = self.pick(["float64", "float32", "int64", "int32", "int8", "uint8", "uint16", "uint64", "bool_"])
             return self.pick([f"math.sqrt({x})", f"math.log(1.0 + {x})", f"math.log({x})", f"np.{t}({a})"])
         if form <= 4:
             op = self.pick(["+", "-", "*", "+", "*"])
@@ -269,6 +272,11 @@ class Gen:
         elif self.cplx and self.int_(0, 3) == 0:
             a = f"bool({a})"
         c = f"{a} {op} {b}"
+        if self.int_(0, 9) == 0:
+            # Characters of a str (code points of 1, 2 or 4 bytes; indices may be out of range).
+            w = self.pick(["WORD", "WIDE"])
+            c = self.pick([f"{w}[{self.index()}] {op} {w}[{self.index()}]", f"{w}[{self.index()}] == 'b'",
+                           f"{w}[{self.index()}] in 'a\u00e9c'", f"ord({w}[{self.index()}]) > {a}"])
         if depth < 2 and self.int_(0, 4) == 0:
             c = f"({c}) {self.pick(['and', 'or'])} ({self.cond(depth + 1)})"
         if self.int_(0, 6) == 0:
@@ -537,6 +545,10 @@ class Gen:
             self.loop_vars.pop()
             del self.item_vars[len(self.item_vars) - len(items):]
             del self.row_vars[rows:]
+            if self.int_(0, 3) == 0:
+                # for ... else: the clause runs where no break left the loop.
+                self.emit(indent, "else:")
+                self.stmts(indent + 1, depth + 1)
         elif form == 10 and depth < 3:
             w = f"w{self.counter}"
             self.counter += 1

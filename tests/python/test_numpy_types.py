@@ -29,7 +29,8 @@ def test_float32_accumulator_over_a_float32_array():
     assert all(r["reason"] == "" for r in recs if r["line"] > 0 and r["native_calls"])
 
 
-@pytest.mark.parametrize("t", ["float64", "float32", "int64", "int32", "int16", "int8", "uint8", "bool_"])
+@pytest.mark.parametrize("t", ["float64", "float32", "int64", "int32", "int16", "int8", "uint8", "uint16", "uint32",
+                               "uint64", "bool_"])
 @pytest.mark.parametrize("src", ["A[i]", "B[i]", "i", "i * 1.5 - 40", "i > 40", "float(i) / 7"])
 def test_conversions_of_every_kind_of_real(t, src):
     # A: float64 elements, B: int64 elements; Python ints, floats and bools.
@@ -48,7 +49,8 @@ def test_conversions_of_every_kind_of_real(t, src):
 
 
 @pytest.mark.parametrize("t, value", [("int8", 300), ("uint8", -1), ("int32", 2**40), ("int64", 1e19),
-                                      ("int32", float("nan")), ("int16", float("inf"))])
+                                      ("int32", float("nan")), ("int16", float("inf")), ("uint64", -1),
+                                      ("uint64", 2**63 + 5), ("uint32", 2**32), ("uint16", -0.5)])
 def test_a_python_value_out_of_range_raises_at_the_same_iteration(t, value):
     # OverflowError / ValueError from CPython at i == 5, after the earlier stores.
     difftest.run(f"""
@@ -93,3 +95,14 @@ def test_a_name_that_is_not_numpys_type_stays_interpreted():
             A[i] = np.float32(A[i])
         return A
     """, "f", lambda: (np.arange(5.0), Fake()), expect="interpreted")
+
+
+def test_an_fnv_hash_in_uint64_wraps_and_warns_as_numpy_does():
+    # np.uint64 arithmetic wraps modulo 2**64; NumPy's scalar multiply warns on overflow.
+    difftest.run("""
+    def f(data):
+        h = np.uint64(14695981039346656037)
+        for i in range(len(data)):
+            h = (h ^ np.uint64(data[i])) * np.uint64(1099511628211)
+        return h
+    """, "f", lambda: (list(range(40)),), globals_=G, expect=None, warn_filter="default")

@@ -4975,7 +4975,8 @@ class Gen {
         BI::NpFabs, BI::NpIsnan, BI::NpIsinf, BI::NpIsfinite, BI::NpSign, BI::NpSquare, BI::NpTrunc,
         BI::NpRint, BI::NpCopysign, BI::NpFmin, BI::NpFmax, BI::NpDeg2rad, BI::NpRad2deg, BI::NpRadians,
         BI::NpDegrees, BI::Complex, BI::Conjugate, BI::NpFloat64Type, BI::NpFloat32Type, BI::NpInt64Type,
-        BI::NpInt32Type, BI::NpInt16Type, BI::NpInt8Type, BI::NpUInt8Type, BI::NpBoolType, BI::Round32, BI::Cast32,
+        BI::NpInt32Type, BI::NpInt16Type, BI::NpInt8Type, BI::NpUInt8Type, BI::NpUInt16Type, BI::NpUInt32Type,
+        BI::NpUInt64Type, BI::NpBoolType, BI::Round32, BI::Cast32,
         BI::CmathIsnan, BI::CmathIsinf, BI::CmathIsfinite, BI::Divmod};
     if (ir::contains_loop(body)) return true;
     bool costly = false;
