@@ -7,12 +7,12 @@ test in tests/python/test_fuzz_regressions.py once minimised and fixed."""
 import contextlib
 import os
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 import stagepy
 
-from difftest import Hang, run
+from difftest import Hang, TooSlowToCompare, run
 from helpers import core
 from programs import programs
 
@@ -52,6 +52,8 @@ def test_random_nests_match_cpython(prog, warn_filter):
     try:
         with float_sums_in_order():
             run(src, "f", make_args, calls=2, expect=None, warn_filter=warn_filter)
+    except TooSlowToCompare:
+        reject()
     except (AssertionError, Hang) as e:
         raise AssertionError(f"{e}\n--- program (warnings filter {warn_filter!r}) ---\n{src}\n--- arguments ---\n{make_args()!r}") from None
 
@@ -68,6 +70,8 @@ def test_random_nests_match_cpython_with_forced_handovers(prog, period):
     try:
         with float_sums_in_order():
             run(src, "f", make_args, calls=2, expect=None)
+    except TooSlowToCompare:
+        reject()
     except (AssertionError, Hang) as e:
         raise AssertionError(f"{e}\n--- program (hand-over every <= {period} statements) ---\n{src}") from None
     finally:
