@@ -1,0 +1,165 @@
+"""Idioms a survey of programs written without stagepy in mind kept in CPython until stop 49:
+the tutorial's prime search with `for ... else`, string dynamic programming (edit distance over
+a NumPy table, LCS over lists) and a GC count with a hash over ord(), modular exponentiation
+with pow(a, b, m), and math.erf. Each under CPython, stagepy (one thread and every thread) and
+numba (njit), in one process; every result compared with CPython's.
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/idioms.py [--repeat N] [--scale S] [--only NAME...]
+"""
+import argparse
+import random
+import sys
+
+import numpy as np
+
+from kernels import best  # best-of-repeat wall time, as kernels.py measures
+
+SOURCE = """
+import math
+import numpy as np
+
+def primes_for_else(N):
+    c = 0
+    for n in range(2, N):
+        for x in range(2, int(n ** 0.5) + 1):
+            if n % x == 0:
+                break
+        else:
+            c += n
+        c -= 1
+    return c
+
+def edit_distance(s, t):
+    n, m = len(s), len(t)
+    D = np.zeros((n + 1, m + 1), dtype=np.int64)
+    for i in range(n + 1):
+        D[i, 0] = i
+    for j in range(m + 1):
+        D[0, j] = j
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            cost = 0 if s[i - 1] == t[j - 1] else 1
+            D[i, j] = min(D[i - 1, j] + 1, D[i, j - 1] + 1, D[i - 1, j - 1] + cost)
+    return int(D[n, m])
+
+def lcs(a, b):
+    L = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            if a[i - 1] == b[j - 1]:
+                L[i][j] = L[i - 1][j - 1] + 1
+            else:
+                L[i][j] = max(L[i - 1][j], L[i][j - 1])
+    return L[len(a)][len(b)]
+
+def gc_hash(seq):
+    gc = 0
+    h = 0
+    for i in range(len(seq)):
+        if seq[i] == 'G' or seq[i] == 'C':
+            gc += 1
+        h = (h * 31 + ord(seq[i])) % 1000000007
+    return gc, h
+
+def powmod_sum(n, e, m):
+    s = 0
+    for i in range(n):
+        s = (s + pow(i, e, m)) % m
+    return s
+
+def erf_table(x, out):
+    for i in range(x.shape[0]):
+        out[i] = math.erf(x[i]) + math.erfc(x[i] * 0.5)
+    return out
+"""
+
+
+def namespace(enabled, jit=None):
+    import stagepy
+    ns = {}
+    code = compile(SOURCE, "<benchmark idioms>", "exec")
+    if enabled:
+        with stagepy.enable():
+            exec(code, ns)
+    else:
+        exec(code, ns)
+    if jit:
+        for k, v in list(ns.items()):
+            if callable(v) and getattr(v, "__module__", None) is None and k not in ("math", "np"):
+                ns[k] = jit(v)
+    return ns
+
+
+def cases(scale):
+    s = lambda n: max(8, int(n * scale))  # noqa: E731
+    r = random.Random(0)
+    dna = lambda n: "".join(r.choice("ACGT") for _ in range(n))  # noqa: E731
+    a, b = dna(s(1500)), dna(s(1400))
+    la, lb = dna(s(700)), dna(s(600))
+    long = dna(s(2_000_000))
+    x = np.linspace(-3.0, 3.0, s(1_000_000))
+    n_pr = s(200000)
+    return {
+        "primes_for_else": (lambda f: f(n_pr), f"n < {n_pr}: `for x ...: if n % x == 0: break` / `else: c += n` / `c -= 1`"),
+        "edit_distance": (lambda f: f(a, b), f"{len(a)} x {len(b)} DNA, NumPy table"),
+        "lcs": (lambda f: f(la, lb), f"{len(la)} x {len(lb)} DNA, list of lists"),
+        "gc_hash": (lambda f: f(long), f"{len(long)} characters, `== 'G'` and ord()"),
+        "powmod_sum": (lambda f: f(s(300000), 65537, 2 ** 61 - 1), f"pow(i, 65537, 2**61 - 1), i < {s(300000)}"),
+        "erf_table": (lambda f: f(x, np.zeros_like(x)), f"math.erf + math.erfc of {len(x)} floats"),
+    }
+
+
+def same(a, b):
+    if isinstance(a, np.ndarray):
+        return np.array_equal(a, b)
+    return a == b
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--only", nargs="*", help="kernels to measure (default: all)")
+    args = ap.parse_args()
+    import stagepy
+    try:
+        import numba
+    except ImportError:
+        numba = None
+    plain, fast = namespace(False), namespace(True)
+    jitted = namespace(False, numba.njit) if numba else None
+    print(f"Python {sys.version.split()[0]}, NumPy {np.__version__}, numba {numba.__version__ if numba else '-'}, "
+          f"{stagepy.threads()} threads")
+    print("| kernel | size | CPython (s) | stagepy 1t (s) | stagepy (s) | numba (s) | same result |")
+    print("|---|---|---|---|---|---|---|")
+    for name, (call, size) in cases(args.scale).items():
+        if args.only and name not in args.only:
+            continue
+        want = call(plain[name])
+        t_py = best(lambda: call(plain[name]), 1)
+        with stagepy.enable():
+            stagepy.set_threads(0)
+            got = call(fast[name])
+            stagepy.finish_compiles()
+            t_n = best(lambda: call(fast[name]), args.repeat)
+            stagepy.set_threads(1)
+            call(fast[name])
+            t_1 = best(lambda: call(fast[name]), args.repeat)
+            stagepy.set_threads(0)
+        t_nb = "-"
+        if jitted:
+            try:
+                call(jitted[name])
+                t_nb = f"{best(lambda: call(jitted[name]), args.repeat):.4f}"
+            except Exception as e:  # numba may not compile an idiom
+                t_nb = f"({type(e).__name__})"
+        print(f"| {name} | {size} | {t_py:.3f} | {t_1:.4f} | {t_n:.4f} | {t_nb} | {same(want, got)} |")
+    recs = [r for r in stagepy.report() if r["file"] == "<benchmark idioms>"]
+    for r in recs:
+        runs = {l["variable"]: l["parallel_runs"] for l in r["loops"] if l["parallel_runs"]}
+        print(f"  {r['function']}:{r['line']} {r['status']} native calls {r['native_calls']}, parallel runs {runs}"
+              + (f" reason: {r['reason']}" if r["reason"] else ""))
+
+
+if __name__ == "__main__":
+    main()
