@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from kernels import best  # best-of-repeat wall time, as kernels.py measures
+from kernels import jitted_namespace, three_ways  # kernels.py's timing
 
 SOURCE = """
 import math
@@ -205,19 +205,7 @@ def pairs_inline(X, D):
 
 
 def namespace(enabled, jit=None):
-    import stagepy
-    ns = {}
-    code = compile(SOURCE, "<benchmark helpers>", "exec")
-    if enabled:
-        with stagepy.enable():
-            exec(code, ns)
-    else:
-        exec(code, ns)
-    if jit:  # every function jitted in place, so the kernels call the jitted helpers
-        for k, v in list(ns.items()):
-            if callable(v) and getattr(v, "__module__", None) is None and k != "math":
-                ns[k] = jit(v)
-    return ns
+    return jitted_namespace(SOURCE, "<benchmark helpers>", enabled, jit)
 
 
 def cases(scale):
@@ -271,25 +259,11 @@ def main():
             continue
         for form in ("inline", "helper") if args.inline_first else ("helper", "inline"):
             fn = f"{name}_{form}"
-            want = call(plain[fn])
-            t_py = best(lambda: call(plain[fn]), 1)
-            with stagepy.enable():
-                stagepy.set_threads(0)
-                got = call(fast[fn])
-                stagepy.finish_compiles()
-                t_n = best(lambda: call(fast[fn]), args.repeat)
-                stagepy.set_threads(1)
-                call(fast[fn])
-                t_1 = best(lambda: call(fast[fn]), args.repeat)
-                stagepy.set_threads(0)
-            t_nb = None
-            if jitted:
-                call(jitted[fn])
-                t_nb = best(lambda: call(jitted[fn]), args.repeat)
+            want, got, t_py, t_1, t_n, t_nb = three_ways(call, plain[fn], fast[fn], jitted[fn] if jitted else None,
+                                                         args.repeat)
             same = want is None or np.array_equal(want, got)
-            print(f"| {name} | {size} | {form} | {t_py:.3f} | {t_1:.4f} | {t_n:.4f} | "
-                  f"{t_nb:.4f} | {same} |" if t_nb is not None else
-                  f"| {name} | {size} | {form} | {t_py:.3f} | {t_1:.4f} | {t_n:.4f} | - | {same} |")
+            nb = f"{t_nb:.4f}" if isinstance(t_nb, float) else t_nb or "-"
+            print(f"| {name} | {size} | {form} | {t_py:.3f} | {t_1:.4f} | {t_n:.4f} | {nb} | {same} |")
     recs = [r for r in stagepy.report() if r["file"] == "<benchmark helpers>"]
     for r in recs:
         runs = {l["variable"]: l["parallel_runs"] for l in r["loops"] if l["parallel_runs"]}

@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from kernels import best  # best-of-repeat wall time, as kernels.py measures
+from kernels import jitted_namespace, three_ways  # kernels.py's timing
 
 SOURCE = """
 import math
@@ -75,19 +75,7 @@ def erf_table(x, out):
 
 
 def namespace(enabled, jit=None):
-    import stagepy
-    ns = {}
-    code = compile(SOURCE, "<benchmark idioms>", "exec")
-    if enabled:
-        with stagepy.enable():
-            exec(code, ns)
-    else:
-        exec(code, ns)
-    if jit:
-        for k, v in list(ns.items()):
-            if callable(v) and getattr(v, "__module__", None) is None and k not in ("math", "np"):
-                ns[k] = jit(v)
-    return ns
+    return jitted_namespace(SOURCE, "<benchmark idioms>", enabled, jit)
 
 
 def cases(scale):
@@ -135,25 +123,10 @@ def main():
     for name, (call, size) in cases(args.scale).items():
         if args.only and name not in args.only:
             continue
-        want = call(plain[name])
-        t_py = best(lambda: call(plain[name]), 1)
-        with stagepy.enable():
-            stagepy.set_threads(0)
-            got = call(fast[name])
-            stagepy.finish_compiles()
-            t_n = best(lambda: call(fast[name]), args.repeat)
-            stagepy.set_threads(1)
-            call(fast[name])
-            t_1 = best(lambda: call(fast[name]), args.repeat)
-            stagepy.set_threads(0)
-        t_nb = "-"
-        if jitted:
-            try:
-                call(jitted[name])
-                t_nb = f"{best(lambda: call(jitted[name]), args.repeat):.4f}"
-            except Exception as e:  # numba may not compile an idiom
-                t_nb = f"({type(e).__name__})"
-        print(f"| {name} | {size} | {t_py:.3f} | {t_1:.4f} | {t_n:.4f} | {t_nb} | {same(want, got)} |")
+        want, got, t_py, t_1, t_n, t_nb = three_ways(call, plain[name], fast[name], jitted[name] if jitted else None,
+                                                     args.repeat)
+        nb = f"{t_nb:.4f}" if isinstance(t_nb, float) else t_nb or "-"
+        print(f"| {name} | {size} | {t_py:.3f} | {t_1:.4f} | {t_n:.4f} | {nb} | {same(want, got)} |")
     recs = [r for r in stagepy.report() if r["file"] == "<benchmark idioms>"]
     for r in recs:
         runs = {l["variable"]: l["parallel_runs"] for l in r["loops"] if l["parallel_runs"]}

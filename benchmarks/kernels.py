@@ -375,6 +375,51 @@ def best(fn, repeat):
     return min(times)
 
 
+def jitted_namespace(source, filename, enabled, jit=None):
+    """The functions `source` defines: compiled under stagepy (`enabled`) or plain; with `jit`
+    (numba.njit), each plain function jitted in place, so that kernels call jitted helpers."""
+    import stagepy
+    ns = {}
+    code = compile(source, filename, "exec")
+    if enabled:
+        with stagepy.enable():
+            exec(code, ns)
+    else:
+        exec(code, ns)
+    if jit:
+        for k, v in list(ns.items()):
+            if callable(v) and getattr(v, "__module__", None) is None and k not in ("math", "np"):
+                ns[k] = jit(v)
+    return ns
+
+
+def three_ways(call, plain_fn, fast_fn, jit_fn, repeat):
+    """`call(fn)` timed under CPython (once), stagepy on one thread and on every thread (after
+    the first call and the background compiles), and numba (None where it has no jitted
+    function; a string where numba fails to compile it). Returns (CPython's result, stagepy's
+    result, t_cpython, t_1thread, t_threads, t_numba)."""
+    import stagepy
+    want = call(plain_fn)
+    t_py = best(lambda: call(plain_fn), 1)
+    with stagepy.enable():
+        stagepy.set_threads(0)
+        got = call(fast_fn)
+        stagepy.finish_compiles()
+        t_n = best(lambda: call(fast_fn), repeat)
+        stagepy.set_threads(1)
+        call(fast_fn)
+        t_1 = best(lambda: call(fast_fn), repeat)
+        stagepy.set_threads(0)
+    t_nb = None
+    if jit_fn is not None:
+        try:
+            call(jit_fn)
+            t_nb = best(lambda: call(jit_fn), repeat)
+        except Exception as e:  # numba may not compile an idiom
+            t_nb = f"({type(e).__name__})"
+    return want, got, t_py, t_1, t_n, t_nb
+
+
 def on(f):
     """f, called with stagepy enabled (stagepy.disable() turns native nests off too)."""
     import stagepy
