@@ -545,6 +545,7 @@ PyObject* box(const TypeRef& t, uint64_t bits) {
     }
     case Type::Kind::NpScalar: return np::box_scalar(t->dtype, bits);
     case Type::Kind::None: Py_RETURN_NONE;
+    case Type::Kind::PyChar: return PyUnicode_FromOrdinal((int)(bits & 0x1fffff));  // a str of one character
     default: break;
   }
   PyErr_Format(PyExc_SystemError, "stagepy: cannot box a %s", t->str().c_str());
@@ -946,10 +947,11 @@ PyObject* dispatch(NestState& s) {
     }
     if (!why.empty()) return decline(s, why);
     vals[v] = PyRef::steal(val);
-    if (val && v < s.fresh.size() && s.fresh[v] && (PyList_CheckExact(val) || np::is_ndarray(val))) {
-      // A variable the nest may give a row (`row = A[i]`) or an array it computes
-      // (`d = X[i] - X[j]`, its own memory) holds only those in kernels: a list or array it
-      // holds at entry (left by the loop's last run) is not read and counts as no value (a
+    if (val && v < s.fresh.size() && s.fresh[v] && (PyList_CheckExact(val) || np::is_ndarray(val) || PyUnicode_CheckExact(val))) {
+      // A variable the nest may give a row (`row = A[i]`), an array it computes
+      // (`d = X[i] - X[j]`, its own memory) or a character (`ch = s[i]`) holds only those in
+      // kernels: a list, array or str it holds at entry (left by the loop's last run) is not
+      // read and counts as no value (a
       // read of it before the nest assigns it hands the statement to CPython, which finds
       // the value in the frame).
       vals[v] = PyRef();

@@ -816,6 +816,8 @@ class Planner {
                     " keeps a NaN or the later of two equal values (min(e, v), max(e, v), <= or >=): it "
                     "depends on the order of the iterations");
         lp.ordered = true;
+      } else if (t->kind == Type::Kind::PyChar) {
+        return no("the min/max in " + name(v) + " is of characters of a str (not a reduction stagepy splits)");
       } else if (!is_int(t)) {
         return no("min/max of " + t->str() + " in " + name(v) + " depends on the order (NaN)");
       }

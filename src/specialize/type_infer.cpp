@@ -368,12 +368,6 @@ class Infer {
   // ------------------------------------------------------------ whole arrays and slices
   // A NumPy array value: a whole array, a row or a slice of one, or what an operation on
   // them computes.
-  static bool contains_char(const TypeRef& t) {
-    if (t->kind == Type::Kind::PyChar) return true;
-    for (auto& e : t->elems)
-      if (contains_char(e)) return true;
-    return false;
-  }
   static bool np_array(const TypeRef& t) { return t && t->kind == Type::Kind::Array && !t->py_items(); }
 
   // The NumPy functions computed on arrays: those kernels compute exactly (NumPy's own
@@ -1309,11 +1303,6 @@ class Infer {
       }
     }
     for (auto& [v, t] : assigns) {
-      // A character of a str is a value of the expression that compares it (or takes its
-      // ord()), never a variable's: its variable would have to hold a str.
-      if (t->kind == Type::Kind::PyChar || (t->kind == Type::Kind::Tuple && contains_char(t)))
-        fail("assigns a character of a str to " + vname(v) + " (stagepy compares a str's characters, `s[i] == t[j]`, "
-             "and takes their ord(), without keeping them in variables)", s->line);
       env[v] = t;
       note_tag(t);
     }

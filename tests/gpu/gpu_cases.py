@@ -473,6 +473,15 @@ def f(flags, A, out):
     return locals()
 """, "f", lambda: (np.zeros(200000, dtype=np.bool_), rng.random((4000, 300)), np.zeros(4000, dtype=np.int64)))
 
+case("str_characters", """
+def f(s, t, out):
+    for i in range(len(out)):
+        out[i] = 1 if s[i] == t[i] or ord(s[i]) < 66 else 0
+    return locals()
+""", "f", lambda: ("".join("ACGT"[int(x)] for x in rng.integers(0, 4, N)),
+                   "".join("ACGT"[int(x)] for x in rng.integers(0, 4, N)), np.zeros(N, dtype=np.int64)),
+     expect_gpu=False, why="str")
+
 for _dt in ("complex128", "complex64"):
     # Complex elements read and written part by part (complex64: float32 parts, each
     # operation rounded to float32); under errstate "ignore" nothing needs CPython.

@@ -37,6 +37,13 @@ def test_parallel_loops_ran_on_the_emulated_gpu(results):
             assert "gpu" in r["status"] or r["why"], (name, r)
 
 
+def test_strs_stay_on_the_cpu_with_the_reason(results):
+    # The GPU body refuses a str's characters (the CPU's threads run the loop).
+    r = results[0]["str_characters"]
+    assert r["equal"] and r["launches"] == 0, r
+    assert any("str" in w for w in r["why"]), r
+
+
 def test_arrays_stay_on_the_device_across_a_time_loop(results):
     # Two calls of 6 time steps with two parallel loops each: A and B (96x96 float64) go to
     # the device once per call and come back once per call.

@@ -1,6 +1,7 @@
 """Strings inside nests: a str is read in place (its code points, of CPython's 1-, 2- or 4-byte
-kind), and its characters (`s[i]`, one-character constants like 'G') compare as their code
-points or give ord(); they are never kept in variables. Every result is compared with
+kind), and its characters (`s[i]`, `for ch in s`, one-character constants like 'G') compare as
+their code points or give ord(); a variable holding one is written back as a str of one
+character. Every result is compared with
 CPython's: values, IndexError at the same index after the earlier writes."""
 import random
 
@@ -110,8 +111,40 @@ def test_negative_indices_and_an_index_error_after_the_earlier_writes():
     """, "f", lambda: ("", 1), expect=None)
 
 
+def test_characters_in_variables_and_loops_over_strs():
+    # `for ch in s`, zip over two strs, `x = s[i]`: the variables hold code points in the
+    # kernel and strs of one character afterwards (the last one, as CPython leaves them).
+    recs = run("""
+    def f(s, t):
+        c = 0
+        v = 0
+        for ch in s:
+            if ch == 'a':
+                c += 1
+            elif ch in "éü😀":
+                v += ord(ch)
+        same = 0
+        for a, b in zip(s, t):
+            if a == b:
+                same += 1
+        for i in range(len(t)):
+            x = t[i]
+            if x > 'm':
+                c += 2
+        return locals()
+    """, "f", lambda: (text("abcéü😀", 300, 8), text("abcmnz", 250, 9)))
+    assert native(recs), recs
+    run("""
+    def f(s):
+        n = 0
+        for ch in s:
+            n += 1
+        return n, ch
+    """, "f", lambda: ("",), expect=None)  # UnboundLocalError at `ch`, as in CPython
+
+
 @pytest.mark.parametrize("loop, reason", [
-    ("for ch in s:\n        if ch == 'a':\n            c += 1", "assigns a character of a str"),
+    ("for i in range(len(s)):\n        p = (s[i], 1)\n        c += p[1]", "assigns a (character of a str"),
     ("for i in range(len(s)):\n        if s[i] == 1:\n            c += 1", "compares a character of a str"),
     ("for i in range(len(s)):\n        if s[i] == 'ab':\n            c += 1", "str constant"),
     ("for i in range(len(s)):\n        c += 'ab'.count(s[i])", ""),

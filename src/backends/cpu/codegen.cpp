@@ -1480,6 +1480,7 @@ class Gen {
       x.v = B.CreateLoad(i64(), bits_[var]);
       return x;
     }
+    if (t->kind == Type::Kind::PyChar) return scalar(t, B.CreateTrunc(B.CreateLoad(i64(), bits_[var]), B.getInt32Ty()));
     if (t->kind == Type::Kind::Tuple) {
       auto it = tuples_.find(var);
       if (it == tuples_.end()) fail("internal error: tuple `" + nest_.vars[var].name + "`");
@@ -3632,6 +3633,11 @@ class Gen {
     }
     if (x.t->kind == Type::Kind::View) {
       B.CreateStore(x.v, bits_[var]);
+      B.CreateStore(c8(tag_of(x.t)), tags_[var]);
+      return;
+    }
+    if (x.t->kind == Type::Kind::PyChar) {  // its code point
+      B.CreateStore(B.CreateZExt(x.v, i64()), bits_[var]);
       B.CreateStore(c8(tag_of(x.t)), tags_[var]);
       return;
     }
