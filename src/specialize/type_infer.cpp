@@ -267,6 +267,18 @@ class Infer {
         ir::BinOp op = e->binop;
         TypeRef r = combine(a->type, b->type, [&](const TypeRef& x, const TypeRef& y) { return o.binary(op, x, y); },
                             std::string("`") + ir::binop_name(op) + "`", ln);
+        if (op == ir::BinOp::Pow && promoted_power(a->type, b->type)) {
+          // NumPy computes a scalar ** scalar with its scalar math (libm's pow) only where one
+          // operand is a NumPy scalar of the result's type; otherwise (np.int32(7) ** 1.5,
+          // np.float32(x) ** np.int64(3)) it promotes both and runs its power ufunc, whose loop
+          // (SIMD on many CPUs) may differ from libm in the last bit: kernels call that loop.
+          if (a->type->kind == Type::Kind::Union || b->type->kind == Type::Kind::Union)
+            fail("computes `**` of " + a->type->str() + " and " + b->type->str() +
+                     ", values NumPy may promote (its power loop) or not",
+                 ln);
+          Expr callee = ir::with_type(ir::make_const(ir::ConstValue{}, e->origin), types::callable(Builtin::NpPower));
+          return typed(ir::make_call(callee, {e->args[0], e->args[1]}, {}, e->origin), {callee, a, b}, r);
+        }
         return typed(e, {a, b}, r);
       }
       case K::Unary: {
@@ -368,6 +380,19 @@ class Infer {
   // ------------------------------------------------------------ whole arrays and slices
   // A NumPy array value: a whole array, a row or a slice of one, or what an operation on
   // them computes.
+  // Whether `x ** y` of these scalars gives a NumPy float through a promotion: no operand
+  // is a NumPy scalar of the result's dtype (then NumPy runs its power ufunc, not its scalar
+  // math). For any pair of their members.
+  bool promoted_power(const TypeRef& a, const TypeRef& b) const {
+    for (auto& x : members(a))
+      for (auto& y : members(b)) {
+        TypeRef r = in_.oracle->binary(ir::BinOp::Pow, x, y);
+        if (!r || r->kind != Type::Kind::NpScalar || !dtype_is_float(r->dtype)) continue;
+        auto own = [&](const TypeRef& t) { return t->kind == Type::Kind::NpScalar && t->dtype == r->dtype; };
+        if (!own(x) && !own(y)) return true;
+      }
+    return false;
+  }
   static bool np_array(const TypeRef& t) { return t && t->kind == Type::Kind::Array && !t->py_items(); }
 
   // The NumPy functions computed on arrays: those kernels compute exactly (NumPy's own

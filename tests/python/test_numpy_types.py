@@ -106,3 +106,19 @@ def test_an_fnv_hash_in_uint64_wraps_and_warns_as_numpy_does():
             h = (h ^ np.uint64(data[i])) * np.uint64(1099511628211)
         return h
     """, "f", lambda: (list(range(40)),), globals_=G, expect=None, warn_filter="default")
+
+
+@pytest.mark.parametrize("x", ["np.int32(A[i] * 10)", "np.float32(A[i])", "np.int8(A[i])", "np.uint8(A[i])",
+                               "np.bool_(A[i] > 20)", "A[i]", "float(A[i])", "int(A[i])"])
+@pytest.mark.parametrize("y", ["1.5", "np.int64(3)", "np.float32(0.5)", "np.float64(1.25)", "2", "np.int32(i % 4)"])
+def test_powers_of_numpy_scalars_take_numpys_path(x, y):
+    # NumPy computes x ** y with its scalar math (libm's pow) where one operand is a NumPy
+    # scalar of the result's type, and with its power ufunc's loop (which may differ from
+    # libm in the last bit) where it promotes both: np.int32(7) ** 1.5 (the fuzzer's find).
+    difftest.run(f"""
+    def f(A, n):
+        out = []
+        for i in range(n):
+            out.append({x} ** {y})
+        return out
+    """, "f", lambda: (np.random.default_rng(3).random(60) * 40, 60), globals_=G, expect=None, warn_filter="default")
