@@ -84,6 +84,20 @@ def test_counts_orderings_constants_and_ord():
     assert native(recs), recs
 
 
+def test_a_conditional_expression_of_characters():
+    recs = run("""
+    def f(s, t, n):
+        c = 0
+        for i in range(n):
+            if (s[i] if i % 2 else t[i]) == 'a':
+                c += 1
+            x = s[i] if s[i] > t[i] else t[i]
+            c += ord(x)
+        return c, x
+    """, "f", lambda: ("abacabadabacaba", "aabbaabbaabbaab", 15))
+    assert native(recs), recs
+
+
 def test_a_loop_comparing_two_strs_runs_in_parallel():
     recs = run("""
     def f(s, t, out):

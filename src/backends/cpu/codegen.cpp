@@ -1685,7 +1685,7 @@ class Gen {
     BasicBlock* fa = B.GetInsertBlock();
     B.CreateBr(mb);
     B.SetInsertPoint(mb);
-    if (!e->type->is_scalar()) {
+    if (!e->type->is_scalar() && e->type->kind != Type::Kind::PyChar) {  // (a character: its code point)
       if (e->type->kind == Type::Kind::None) return a;
       fail("a conditional expression of " + e->type->str());
     }
