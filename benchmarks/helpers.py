@@ -10,12 +10,10 @@ than one place").
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/helpers.py [--repeat N] [--scale S] [--only primes search]
 """
-import argparse
-import sys
 
 import numpy as np
 
-from kernels import jitted_namespace, three_ways  # kernels.py's timing
+from kernels import three_way_session, three_ways  # kernels.py's timing
 
 SOURCE = """
 import math
@@ -204,10 +202,6 @@ def pairs_inline(X, D):
 
 
 
-def namespace(enabled, jit=None):
-    return jitted_namespace(SOURCE, "<benchmark helpers>", enabled, jit)
-
-
 def cases(scale):
     s = lambda n: max(8, int(n * scale))  # noqa: E731
     rng = np.random.default_rng(0)
@@ -237,21 +231,11 @@ def cases(scale):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--scale", type=float, default=1.0)
-    ap.add_argument("--inline-first", action="store_true", help="measure the written-out form of each kernel first")
-    ap.add_argument("--only", nargs="*", help="kernels to measure (default: all)")
-    args = ap.parse_args()
     import stagepy
-    try:
-        import numba
-    except ImportError:
-        numba = None
-    plain, fast = namespace(False), namespace(True)
-    jitted = namespace(False, numba.njit) if numba else None
-    print(f"Python {sys.version.split()[0]}, NumPy {np.__version__}, numba {numba.__version__ if numba else '-'}, "
-          f"{stagepy.threads()} threads")
+    args, plain, fast, jitted = three_way_session(
+        SOURCE, "<benchmark helpers>",
+        lambda ap: ap.add_argument("--inline-first", action="store_true",
+                                   help="measure the written-out form of each kernel first"))
     print("| kernel | size | form | CPython (s) | stagepy 1t (s) | stagepy (s) | numba (s) | same result |")
     print("|---|---|---|---|---|---|---|---|")
     for name, (call, size) in cases(args.scale).items():

@@ -6,13 +6,11 @@ numba (njit), in one process; every result compared with CPython's.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/idioms.py [--repeat N] [--scale S] [--only NAME...]
 """
-import argparse
 import random
-import sys
 
 import numpy as np
 
-from kernels import jitted_namespace, three_ways  # kernels.py's timing
+from kernels import three_way_session, three_ways  # kernels.py's timing
 
 SOURCE = """
 import math
@@ -74,10 +72,6 @@ def erf_table(x, out):
 """
 
 
-def namespace(enabled, jit=None):
-    return jitted_namespace(SOURCE, "<benchmark idioms>", enabled, jit)
-
-
 def cases(scale):
     s = lambda n: max(8, int(n * scale))  # noqa: E731
     r = random.Random(0)
@@ -104,20 +98,8 @@ def same(a, b):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--scale", type=float, default=1.0)
-    ap.add_argument("--only", nargs="*", help="kernels to measure (default: all)")
-    args = ap.parse_args()
     import stagepy
-    try:
-        import numba
-    except ImportError:
-        numba = None
-    plain, fast = namespace(False), namespace(True)
-    jitted = namespace(False, numba.njit) if numba else None
-    print(f"Python {sys.version.split()[0]}, NumPy {np.__version__}, numba {numba.__version__ if numba else '-'}, "
-          f"{stagepy.threads()} threads")
+    args, plain, fast, jitted = three_way_session(SOURCE, "<benchmark idioms>")
     print("| kernel | size | CPython (s) | stagepy 1t (s) | stagepy (s) | numba (s) | same result |")
     print("|---|---|---|---|---|---|---|")
     for name, (call, size) in cases(args.scale).items():

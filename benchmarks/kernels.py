@@ -393,6 +393,32 @@ def jitted_namespace(source, filename, enabled, jit=None):
     return ns
 
 
+def three_way_session(source, filename, add_flags=None):
+    """A benchmark comparing CPython, stagepy and numba on the functions `source` defines:
+    parses --repeat, --scale, --only (and what `add_flags(parser)` adds), prints the versions
+    line, and returns (args, plain, fast, jitted) namespaces (jitted is None without numba)."""
+    import argparse
+    import sys
+    import stagepy
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--only", nargs="*", help="kernels to measure (default: all)")
+    if add_flags:
+        add_flags(ap)
+    args = ap.parse_args()
+    try:
+        import numba
+    except ImportError:
+        numba = None
+    plain = jitted_namespace(source, filename, False)
+    fast = jitted_namespace(source, filename, True)
+    jitted = jitted_namespace(source, filename, False, numba.njit) if numba else None
+    print(f"Python {sys.version.split()[0]}, NumPy {np.__version__}, numba {numba.__version__ if numba else '-'}, "
+          f"{stagepy.threads()} threads")
+    return args, plain, fast, jitted
+
+
 def three_ways(call, plain_fn, fast_fn, jit_fn, repeat):
     """`call(fn)` timed under CPython (once), stagepy on one thread and on every thread (after
     the first call and the background compiles), and numba (None where it has no jitted
