@@ -1,7 +1,10 @@
 // See lift_helper.h.
 #include "analysis/lift_helper.h"
 
+#include <algorithm>
+#include <iterator>
 #include <map>
+#include <set>
 
 #include "analysis/lift.h"
 #include "ir/mutate.h"
@@ -271,6 +274,98 @@ class HelperLifter {
   }
 };
 
+// Definite assignment over a helper's statements: every call starts with its locals
+// unbound, and where a read may find one so (`for i in range(n): pass` then `return i`, with
+// n == 0) CPython raises UnboundLocalError. Inlined, a local is a Temp that keeps the value
+// the previous call left, so such a helper is not inlined. The state: the locals assigned on
+// every path to a point; `top` where no path reaches it (after break, continue, exit).
+class DefiniteAssignment {
+ public:
+  DefiniteAssignment(const ir::Nest& n, int first_local) : n_(n), first_local_(first_local) {}
+
+  // The first local a read may find unassigned, or -1.
+  int run(const ir::Expr& result) {
+    State st = stmt(n_.root, State{});
+    if (!st.top) reads(result, st.must);
+    return bad_;
+  }
+
+ private:
+  struct State {
+    std::set<int> must;
+    bool top = false;
+  };
+  const ir::Nest& n_;
+  const int first_local_;
+  int bad_ = -1;
+  std::map<int, std::vector<std::set<int>>> breaks_;  // loop -> the sets at its breaks
+
+  static State meet(const State& a, const State& b) {
+    if (a.top) return b;
+    if (b.top) return a;
+    State r;
+    std::set_intersection(a.must.begin(), a.must.end(), b.must.begin(), b.must.end(),
+                          std::inserter(r.must, r.must.begin()));
+    return r;
+  }
+  void reads(const ir::Expr& e, const std::set<int>& must) {
+    ir::walk_expr(e, [&](const ir::Expr& x) {
+      // (The return variable of a body that returns from several places is set on every path
+      // by construction, behind the flag that says it was: not something this follows.)
+      if (bad_ < 0 && x->kind == ir::ExprNode::Kind::Load && x->var >= first_local_ && !must.count(x->var) &&
+          !n_.vars[(size_t)x->var].scratch)
+        bad_ = x->var;
+    });
+  }
+  State stmt(const ir::Stmt& s, State st) {
+    using SK = ir::StmtNode::Kind;
+    switch (s->kind) {
+      case SK::Block:
+        for (auto& b : s->body) {
+          if (st.top) break;
+          st = stmt(b, st);
+        }
+        return st;
+      case SK::Seg:
+        for (auto& f : s->effects) {
+          reads(f.base, st.must);
+          reads(f.index, st.must);
+          reads(f.value, st.must);
+          if (f.kind == ir::Effect::Kind::Assign && f.var >= 0) st.must.insert(f.var);
+        }
+        return st;
+      case SK::If:
+        reads(s->cond, st.must);
+        return meet(stmt(s->body[0], st), stmt(s->body[1], st));
+      case SK::For: case SK::While: {
+        for (auto& a : s->args) reads(a, st.must);
+        for (auto& o : s->over) reads(o, st.must);
+        State in = st;
+        if (s->kind == SK::For && s->var >= 0) in.must.insert(s->var);
+        stmt(s->body[0], in);
+        // After a for loop: what held before it (it may not run). After a while loop, left
+        // by its breaks only: what held at every break.
+        if (s->kind == SK::For) return st;
+        State out;
+        out.top = true;
+        for (auto& b : breaks_[s->loop]) {
+          State x;
+          x.must = b;
+          out = meet(out, x);
+        }
+        return out;
+      }
+      case SK::Break:
+        breaks_[s->loop].push_back(st.must);
+        return State{{}, true};
+      case SK::Continue: case SK::Exit:
+        return State{{}, true};
+      default:
+        return st;
+    }
+  }
+};
+
 // A helper that loops: lift_function's statements with the variables renumbered as an
 // expression body's are (parameters, globals, then locals).
 HelperBody statement_helper(const CodeInfo& code, int nparams) {
@@ -321,6 +416,12 @@ HelperBody statement_helper(const CodeInfo& code, int nparams) {
     if (x.var >= 0 && (x.kind == ir::StmtNode::Kind::For)) x.var = renum[(size_t)x.var];
   });
   h.body = ir::map_expr(fb.result, load);
+  const int unassigned = DefiniteAssignment(*nest, nparams + (int)h.globals.size()).run(h.body);
+  if (unassigned >= 0) {
+    h.reason = "it loops, and may read `" + nest->vars[(size_t)unassigned].name +
+               "` where no assignment reached it (a loop that did not run: CPython's UnboundLocalError)";
+    return h;
+  }
   for (auto& in : code.instrs) h.origin_lines.emplace(in.offset, in.line);
   h.statements = std::move(nest);
   h.ok = true;

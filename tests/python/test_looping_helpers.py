@@ -256,3 +256,23 @@ def f(A, B, out, n, p):
         out[i] = dot(A[i], B[0], p) + 1.0
     return out
 """, "f", lambda: (np.ones((5, 3)), np.ones((2, 3)), np.zeros(8), 8, 0), expect="bail")
+
+
+@pytest.mark.parametrize("helper", [
+    "def h(n):\n    for i in range(n):\n        pass\n    return i\n",
+    "def h(n):\n    for k in range(3):\n        if k == n:\n            z = k * 10\n    return z\n",
+    "def h(n):\n    while True:\n        if n > 2:\n            break\n        w = n\n        n += 1\n    return w\n",
+])
+def test_a_local_a_call_may_leave_unassigned_is_not_the_previous_calls(helper):
+    # Every call starts with its locals unbound: where this one assigns none before the read,
+    # CPython raises UnboundLocalError (after the earlier iterations' appends). Inlined, the
+    # local would be a Temp still holding the previous call's value: such a helper stays a
+    # call (the search's find: an agent's differential hunt).
+    recs = run(helper + """
+def f(ns):
+    out = []
+    for n in ns:
+        out.append(h(n))
+    return out
+""", "f", lambda: ([1, 3, 0, 2, 7],), expect=None)
+    assert "where no assignment reached it" in reason_of(recs), recs
