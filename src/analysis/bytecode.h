@@ -38,6 +38,7 @@ enum class Op : uint16_t {
 
 Op op_from_name(std::string_view name);
 const char* op_name(Op op);
+inline bool is_return(Op op) { return op == Op::RETURN_VALUE || op == Op::RETURN_CONST; }
 
 struct Instr {
   Op op = Op::OTHER;

@@ -32,11 +32,7 @@ bool is_cond(Op op) {
   }
 }
 
-bool is_return(Op op) { return op == Op::RETURN_VALUE || op == Op::RETURN_CONST; }
-
-bool is_stop(Op op) {
-  return op == Op::RETURN_VALUE || op == Op::RETURN_CONST || op == Op::RAISE_VARARGS || op == Op::RERAISE;
-}
+bool is_stop(Op op) { return is_return(op) || op == Op::RAISE_VARARGS || op == Op::RERAISE; }
 
 [[noreturn]] void fail(const std::string& why, int line) { throw LiftError{why, line}; }
 

@@ -1054,7 +1054,7 @@ class Lifter {
           st.after_loop_store = false;
       }
       if (blk.term == Block::Term::Stop && spec_.function && spec_.exit_offset < 0 && !parent_ &&
-          (code_.instrs[blk.last - 1].op == Op::RETURN_VALUE || code_.instrs[blk.last - 1].op == Op::RETURN_CONST))
+          is_return(code_.instrs[blk.last - 1].op))
         return false;  // (step lifted the return)
       if (blk.term == Block::Term::Stop) {
         // A return or raise whose statement began before the blocks that lead only to it
@@ -1505,6 +1505,7 @@ class Lifter {
     info.line = code_.instrs[L.is_for ? hb.last - 1 : hb.first].line;
     nest_.loops.push_back(info);
     std::vector<Stmt> body;
+    int broke = -1;  // for ... else: a hidden flag, cleared before the loop and set by its breaks
     if (L.is_for) {
       if (st.stack.empty() || st.stack.back().k != SVal::K::RangeIter)
         fail("a for loop over something other than range()", info.line);
@@ -1513,9 +1514,7 @@ class Lifter {
       st.stack.pop_back();
       int rp = resume(st);
       int for_line = st.stmt_line;
-      int broke = -1;
       if (L.else_exit >= 0) {
-        // for ... else: a hidden flag, cleared before the loop and set by its breaks.
         broke = var_of(ir::Var::Storage::Temp, -1, "broke" + std::to_string(ir_loop));
         nest_.vars[(size_t)broke].assigned = nest_.vars[(size_t)broke].read = true;
         out.push_back(ir::make_seg({assignment(broke, bool_const(false, -1), -1)}, rp, for_line));
@@ -1582,7 +1581,6 @@ class Lifter {
     st.shadow.clear();
     if (L.else_exit >= 0) {
       // The else clause, where no break set the flag; then on where the breaks go.
-      const int broke = var_of(ir::Var::Storage::Temp, -1, "broke" + std::to_string(ir_loop));
       std::vector<Stmt> clause;
       State at_clause = st;
       const bool falls = lift_from(L.follow, L.else_exit, st, clause, false);
@@ -1675,7 +1673,7 @@ FunctionBody lift_function(const CodeInfo& code) {
   FunctionBody fb;
   int ret = -1, returns = 0;
   for (size_t i = 0; i < code.instrs.size(); i++)
-    if (code.instrs[i].op == Op::RETURN_VALUE || code.instrs[i].op == Op::RETURN_CONST) {
+    if (is_return(code.instrs[i].op)) {
       returns++;
       ret = (int)i;
     }

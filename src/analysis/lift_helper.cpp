@@ -419,7 +419,7 @@ HelperBody statement_helper(const CodeInfo& code, int nparams) {
   const int unassigned = DefiniteAssignment(*nest, nparams + (int)h.globals.size()).run(h.body);
   if (unassigned >= 0) {
     h.reason = "it loops, and may read `" + nest->vars[(size_t)unassigned].name +
-               "` where no assignment reached it (a loop that did not run: CPython's UnboundLocalError)";
+               "` where no assignment reached it (CPython raises UnboundLocalError there)";
     return h;
   }
   for (auto& in : code.instrs) h.origin_lines.emplace(in.offset, in.line);

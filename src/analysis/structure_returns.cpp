@@ -23,7 +23,7 @@ class ReturnStructurer {
     bool any = false;
     for (size_t k = 0; k < in.size(); k++) {
       const Stmt& s = in[k];
-      if (is_return(s)) {
+      if (returns_here(s)) {
         out.push_back(set_flag(s));
         if (loop >= 0) out.push_back(ir::make_break(loop, s->line));
         return {std::move(out), true};  // (what follows a return never runs)
@@ -101,7 +101,7 @@ class ReturnStructurer {
   int resume_ = -1;  // a resume point for the statements this pass makes (the inliner
                      // gives every statement its calling statement's)
 
-  bool is_return(const Stmt& s) const {
+  bool returns_here(const Stmt& s) const {
     return s->kind == SK::Exit && s->resume >= 0 && nest_.resumes[(size_t)s->resume].returns;
   }
   ir::Expr flag() const { return ir::make_truth(ir::make_load(flag_, -1), -1); }

@@ -377,9 +377,6 @@ class Infer {
     fail("an expression stagepy cannot type", ln);
   }
 
-  // ------------------------------------------------------------ whole arrays and slices
-  // A NumPy array value: a whole array, a row or a slice of one, or what an operation on
-  // them computes.
   // Whether `x ** y` of these scalars gives a NumPy float through a promotion: no operand
   // is a NumPy scalar of the result's dtype (then NumPy runs its power ufunc, not its scalar
   // math). For any pair of their members.
@@ -393,6 +390,10 @@ class Infer {
       }
     return false;
   }
+
+  // ------------------------------------------------------------ whole arrays and slices
+  // A NumPy array value: a whole array, a row or a slice of one, or what an operation on
+  // them computes.
   static bool np_array(const TypeRef& t) { return t && t->kind == Type::Kind::Array && !t->py_items(); }
 
   // The NumPy functions computed on arrays: those kernels compute exactly (NumPy's own

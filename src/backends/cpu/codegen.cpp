@@ -1379,7 +1379,7 @@ class Gen {
         V a = gen(e->args[0]), b = gen(e->args[1]);
         ir::CmpOp op = e->cmpop;
         if (a.t->kind == Type::Kind::PyChar && b.t->kind == Type::Kind::PyChar) {
-          // One-character strs compare as their code points (below 0x110000: signed is fine).
+          // One-character strs compare as their code points (unsigned i32s, below 0x110000).
           static const std::map<ir::CmpOp, llvm::CmpInst::Predicate> preds = {
               {ir::CmpOp::LT, llvm::CmpInst::ICMP_ULT}, {ir::CmpOp::LE, llvm::CmpInst::ICMP_ULE},
               {ir::CmpOp::EQ, llvm::CmpInst::ICMP_EQ},  {ir::CmpOp::NE, llvm::CmpInst::ICMP_NE},
