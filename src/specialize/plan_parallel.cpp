@@ -551,6 +551,15 @@ class Planner {
     in.assigned.insert(s->var);
     std::set<int> D = {s->var};
     walk(s->body[0], D, in, s->loop);
+    // A break or continue of an enclosing loop (`for ... else` desugared: the inner loop's
+    // break continues the outer loop) leaves the loop as its own break does.
+    std::set<int> inside;
+    ir::for_each_stmt(s, [&](const Stmt& x) {
+      if (x->kind == SK::For || x->kind == SK::While) inside.insert(x->loop);
+    });
+    ir::for_each_stmt(s->body[0], [&](const Stmt& x) {
+      if ((x->kind == SK::Break || x->kind == SK::Continue) && !inside.count(x->loop)) in.breaks_self = true;
+    });
     return in;
   }
 

@@ -122,6 +122,27 @@ def test_a_break_in_the_else_clause_leaves_the_outer_loop():
     """, "f", lambda: (np.arange(-5, 59).reshape(8, 8) % 7 - 1, 8))
 
 
+def test_an_inner_loop_whose_break_continues_the_outer_loop_stays_in_order():
+    # `for d ...: break / else:` desugars into an inner loop whose break continues the outer
+    # loop: that inner loop may stop early, so it never runs on threads (before, one of over
+    # 512 iterations was planned parallel and its kernel failed with an internal error).
+    recs = run("""
+    def f(n):
+        found = None
+        for i in range(2, n):
+            for d in range(2, i):
+                if i % d == 0:
+                    break
+            else:
+                if i > n - 50:
+                    found = i
+                    break
+        return found
+    """, "f", lambda: (1300,))
+    assert not any("internal error" in (r["reason"] or "") for r in recs), recs
+    assert all(r["native_calls"] == r["calls"] for r in recs), recs
+
+
 @pytest.mark.parametrize("t", [4.5, 40.5])
 def test_the_outermost_loops_else_clause(t):
     # The nest's own loop with an else clause: its breaks leave the region, to the code after
