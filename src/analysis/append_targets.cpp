@@ -2,6 +2,7 @@
 #include "analysis/append_targets.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "ir/mutate.h"
 
@@ -59,34 +60,72 @@ int appended_list_var(const ir::Expr& base) { return list_var(base); }
 
 ir::Nest append_targets(ir::Nest nest) {
   const size_t nv = nest.vars.size();
-  // Per variable: every use of it, the uses as L in `len(L)` or `L.append(x)`, the appends.
-  std::vector<int> uses(nv, 0), allowed(nv, 0), calls(nv, 0);
+  // Per variable: every use of it, the appends to it, its assignments, those of a new list.
+  std::vector<int> uses(nv, 0), calls(nv, 0), assigns(nv, 0), made(nv, 0);
   ir::for_each_expr(nest.root, [&](const Expr& e) {
     const int u = e->kind == ExprNode::Kind::Load || e->kind == ExprNode::Kind::Attr ? list_var(e) : -1;
     if (u >= 0 && (size_t)u < nv) uses[(size_t)u]++;
-    const int v = len_call(e, nest);
-    if (v >= 0 && (size_t)v < nv) allowed[(size_t)v]++;
   });
   ir::for_each_stmt(nest.root, [&](const Stmt& s) {
+    if (s->kind == StmtNode::Kind::For && s->var >= 0 && (size_t)s->var < nv) assigns[(size_t)s->var]++;
     for (const auto& f : s->effects) {
-      if (f.kind != ir::Effect::Kind::Eval) continue;
-      // (The item may not use the list itself, `out.append(out)`: that is another use.)
-      const int v = append_call(f.value);
-      if (v >= 0 && (size_t)v < nv) allowed[(size_t)v]++, calls[(size_t)v]++;
+      if (f.kind == ir::Effect::Kind::Assign && f.var >= 0 && (size_t)f.var < nv) {
+        assigns[(size_t)f.var]++;
+        if (f.value && f.value->kind == ExprNode::Kind::NewList) made[(size_t)f.var]++;
+      }
+      const int v = f.kind == ir::Effect::Kind::Eval ? append_call(f.value) : -1;
+      if (v >= 0 && (size_t)v < nv) calls[(size_t)v]++;
     }
   });
+  // Candidates: lists the nest appends to and never assigns (their items are appended to
+  // the list object once the kernel returns), and variables it assigns only new lists
+  // (`row = []`: the lists are made when the kernel returns).
   std::vector<bool> target(nv, false);
   for (size_t v = 0; v < nv; v++) {
     const ir::Var& var = nest.vars[v];
-    if (calls[v] == 0 || allowed[v] != uses[v] || var.assigned) continue;
     if (var.storage != ir::Var::Storage::Fast && var.storage != ir::Var::Storage::Cell &&
         var.storage != ir::Var::Storage::Name && var.storage != ir::Var::Storage::Global &&
         var.storage != ir::Var::Storage::Attr)
       continue;
-    target[v] = true;
-    nest.vars[v].appended = true;
+    target[v] = var.assigned ? assigns[v] > 0 && made[v] == assigns[v] : calls[v] > 0;
   }
-  if (std::find(target.begin(), target.end(), true) == target.end()) return nest;
+  // A candidate is used only as L in `L.append(x)` and `len(L)`, or as an item appended
+  // to a list that is a target itself (`rows.append(row)`, `rows.append([i, row])`); drop
+  // the others until none is left to drop.
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::vector<int> allowed(nv, 0);
+    std::function<void(const Expr&)> item = [&](const Expr& x) {
+      if (!x) return;
+      if (x->kind == ExprNode::Kind::Load && (size_t)x->var < nv) allowed[(size_t)x->var]++;
+      if (x->kind == ExprNode::Kind::NewList)
+        for (const Expr& a : x->args) item(a);
+    };
+    ir::for_each_expr(nest.root, [&](const Expr& e) {
+      const int v = len_call(e, nest);
+      if (v >= 0 && (size_t)v < nv) allowed[(size_t)v]++;
+    });
+    ir::for_each_stmt(nest.root, [&](const Stmt& s) {
+      for (const auto& f : s->effects) {
+        if (f.kind == ir::Effect::Kind::Assign && f.value && f.value->kind == ExprNode::Kind::NewList &&
+            (size_t)f.var < nv && target[(size_t)f.var])
+          for (const Expr& a : f.value->args) item(a);
+        const int v = f.kind == ir::Effect::Kind::Eval ? append_call(f.value) : -1;
+        if (v < 0 || (size_t)v >= nv) continue;
+        allowed[(size_t)v]++;
+        if (target[(size_t)v]) item(f.value->args[1]);
+      }
+    });
+    for (size_t v = 0; v < nv; v++)
+      if (target[v] && allowed[v] != uses[v]) target[v] = false, changed = true;
+  }
+  bool any = false;
+  for (size_t v = 0; v < nv; v++) {
+    if (!target[v]) continue;
+    nest.vars[v].appended = true;
+    any = any || calls[v] > 0;
+  }
+  if (!any) return nest;
   nest.root = rewrite(nest.root, target);
   return nest;
 }

@@ -1,10 +1,13 @@
 // append_targets: in, a lifted nest; out, the same nest where each variable used only as
-// `v.append(x)` statements and in `len(v)` (no other read of it anywhere in the nest, never
-// assigned; or such an attribute `self.v`, through its attribute variable) is marked
-// Var::appended, and those statements are Append effects instead of evaluated
-// method calls. At run time such a variable holding a list is not read into a buffer: the
-// kernel collects the items, and the dispatcher appends them to the list object when the
-// kernel returns (also when it stops for CPython), in the order the statements ran.
+// `v.append(x)` statements, in `len(v)` and as an item appended to another such list
+// (`rows.append(row)`; no other read of it anywhere in the nest), and either never assigned
+// (a list the nest appends to; or such an attribute `self.v`, through its attribute
+// variable) or assigned only new lists (`row = []`, `row = [i, x]`), is marked
+// Var::appended, and those statements are Append effects instead of evaluated method
+// calls. At run time such a variable holds no list object in the kernel, but the list's
+// items: the kernel collects them (a new list's in a buffer of its own), and the dispatcher
+// appends them to the list object, or makes the new list, when the kernel returns (also
+// when it stops for CPython), in the order the statements ran.
 #pragma once
 #include "ir/ir.h"
 

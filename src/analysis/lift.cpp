@@ -891,6 +891,15 @@ class Lifter {
         st.stack.push_back(of(ir::make_tuple(std::move(elems), o)));
         break;
       }
+      case Op::BUILD_LIST: {
+        // `[]`, `[a, b]`: a new list, which the nest may only keep in a variable it builds a
+        // list in, or append (append_targets; type inference refuses it anywhere else).
+        int n = in.iarg;
+        std::vector<Expr> elems(n);
+        for (int i = n - 1; i >= 0; i--) elems[i] = pop_expr(st, in);
+        st.stack.push_back(of(ir::make_new_list(std::move(elems), o)));
+        break;
+      }
       case Op::UNPACK_SEQUENCE: {
         int n = in.iarg;
         if (!st.stack.empty() && st.stack.back().k == SVal::K::Next) {

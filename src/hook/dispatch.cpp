@@ -26,6 +26,7 @@
 #include <array>
 
 #include "backends/cpu/append_buffer.h"
+#include "hook/appended_lists.h"
 #include "backends/cpu/parallel_runtime.h"
 #include "backends/cpu/scratch.h"
 #include "hook/eval_hook.h"
@@ -907,10 +908,10 @@ PyObject* dispatch(NestState& s) {
   std::unordered_map<PyObject*, ListBuffer*> list_of;
   std::unordered_map<PyObject*, ListBuffer*> seen_lists;
   std::vector<std::pair<ListBuffer*, ListBuffer*>> shared_lists;
-  // Lists the nest only appends to (Var::appended): the items the kernel collects for each
-  // list object, appended to it when the kernel returns (a list is held by `vals`).
-  std::vector<std::pair<PyObject*, std::unique_ptr<backends::cpu::AppendBuffer>>> appends;
-  std::unordered_map<PyObject*, backends::cpu::AppendBuffer*> append_of;
+  // Lists the nest only appends to (Var::appended; a list is held by `vals`) or makes: the
+  // items the kernel collects for each, appended to the list object, or made a new list,
+  // when the kernel returns.
+  AppendedLists appended;
   // The length and item size of each str read (ArrayView points at them: a deque keeps
   // them in place).
   std::deque<std::array<Py_ssize_t, 2>> str_dims;
@@ -947,7 +948,15 @@ PyObject* dispatch(NestState& s) {
     }
     if (!why.empty()) return decline(s, why);
     vals[v] = PyRef::steal(val);
-    if (val && v < s.fresh.size() && s.fresh[v] && (PyList_CheckExact(val) || np::is_ndarray(val) || PyUnicode_CheckExact(val))) {
+    if (val && vars[v].appended && vars[v].assigned && !PyList_CheckExact(val)) {
+      // A variable the nest assigns new lists only (`row = []`) and holding no list at
+      // entry holds no value in kernels (a read before the nest assigns it hands the
+      // statement to CPython, which finds the value in the frame). A list it holds is one
+      // the nest appends to, until it assigns a new one.
+      vals[v] = PyRef();
+      val = nullptr;
+    }
+    if (val && v < s.fresh.size() && s.fresh[v] && !vars[v].appended && (PyList_CheckExact(val) || np::is_ndarray(val) || PyUnicode_CheckExact(val))) {
       // A variable the nest may give a row (`row = A[i]`), an array it computes
       // (`d = X[i] - X[j]`, its own memory) or a character (`ch = s[i]`) holds only those in
       // kernels: a list, array or str it holds at entry (left by the loop's last run) is not
@@ -958,12 +967,7 @@ PyObject* dispatch(NestState& s) {
       val = nullptr;
     }
     if (val && PyList_CheckExact(val) && vars[v].appended) {
-      backends::cpu::AppendBuffer*& ab = append_of[val];
-      if (!ab) {
-        appends.emplace_back(val, std::make_unique<backends::cpu::AppendBuffer>());
-        ab = appends.back().second.get();
-        ab->base_len = (int64_t)PyList_GET_SIZE(val);
-      }
+      appended.buffer_for(val);
       descs[v].type = types::appended();
       descs[v].k1 = (uint64_t)(uintptr_t)&PyList_Type;
       descs[v].k2 = 1ULL << 40;  // no dtype or rank: not a list read into a buffer
@@ -1075,11 +1079,9 @@ PyObject* dispatch(NestState& s) {
 
   // A list the nest appends to must be no list it reads (`A[0]` of a list of lists holding
   // it): the kernel reads the buffers as they were at entry.
-  for (auto& [obj, buf] : appends)
-    if (list_of.count(obj) || seen_lists.count(obj))
-      for (size_t v = 0; v < nv; v++)
-        if (vals[v].get() == obj && vars[v].appended)
-          return decline(s, "appends to `" + vars[v].name + "`, a list the nest also reads");
+  for (size_t v = 0; v < nv; v++)
+    if (vals[v] && vars[v].appended && (list_of.count(vals[v].get()) || seen_lists.count(vals[v].get())))
+      return decline(s, "appends to `" + vars[v].name + "`, a list the nest also reads");
 
   // An array whose own elements may overlap (np.lib.stride_tricks.as_strided with a zero
   // or short stride, sliding_window_view(..., writeable=True)): two subscripts the analysis
@@ -1265,7 +1267,7 @@ PyObject* dispatch(NestState& s) {
             break;
           }
           case Type::Kind::NpScalar: slot = np::unbox_scalar(v, t->dtype); break;
-          case Type::Kind::Appended: slot = (uint64_t)(uintptr_t)append_of.at(v); break;
+          case Type::Kind::Appended: slot = (uint64_t)(uintptr_t)appended.buffer_for(v); break;
           default: return decline(s, "internal error: scalar parameter of type " + t->str());
         }
         break;
@@ -1290,7 +1292,10 @@ PyObject* dispatch(NestState& s) {
     }
   }
   s.probe.ran_native();
-  ffi_call(&sp->cif, FFI_FN(sp->kernel.fn), &ret, avalues.data());
+  {
+    backends::cpu::ListArena::Scope lists_made(appended.arena());
+    ffi_call(&sp->cif, FFI_FN(sp->kernel.fn), &ret, avalues.data());
+  }
   // A huge slice's buffer goes once the variables are written back (an array a variable
   // keeps is copied out of its scratch buffer then).
   struct ReleaseScratch {
@@ -1309,40 +1314,18 @@ PyObject* dispatch(NestState& s) {
   // (also when it stopped for CPython: the writes before that statement are done).
   for (auto& lb : lists)
     if (lb->write_back() < 0) return nullptr;
-  // And the lists it appended to get their new items, in order.
-  for (auto& [obj, buf] : appends) {
-    if (buf->out_of_memory) return PyErr_NoMemory();
-    const std::vector<uint64_t>& w = buf->words;
-    auto number = [&](size_t k) -> PyObject* {  // the (tag, bits) pair at w[k]
-      const uint64_t tag = w[k];
-      if (tag == 0 || tag > sp->kernel.typed.tags.size()) {
-        PyErr_Format(PyExc_SystemError, "stagepy: an appended item without a type (tag %llu)", (unsigned long long)tag);
-        return nullptr;
-      }
-      return box(sp->kernel.typed.tags[(size_t)tag - 1], w[k + 1]);
-    };
-    for (size_t k = 0; k < w.size();) {
-      PyRef item;
-      if (w[k] & backends::cpu::AppendBuffer::kTupleItem) {
-        const size_t n = (size_t)(w[k] & 0xffffffffu);
-        item = PyRef::steal(PyTuple_New((Py_ssize_t)n));
-        if (!item) return nullptr;
-        for (size_t j = 0; j < n; j++) {
-          PyObject* x = number(k + 1 + 2 * j);
-          if (!x) return nullptr;
-          PyTuple_SET_ITEM(item.get(), (Py_ssize_t)j, x);
-        }
-        k += 1 + 2 * n;
-      } else {
-        item = PyRef::steal(number(k));
-        k += 2;
-      }
-      if (!item || PyList_Append(obj, item.get()) < 0) return nullptr;
+  // And the lists it appended to get their new items, in order; the lists it made, theirs.
+  const AppendedLists::BoxNumber box_number = [&](uint64_t tag, uint64_t bits) -> PyObject* {
+    if (tag == 0 || tag > sp->kernel.typed.tags.size()) {
+      PyErr_Format(PyExc_SystemError, "stagepy: an appended item without a type (tag %llu)", (unsigned long long)tag);
+      return nullptr;
     }
-  }
+    return box(sp->kernel.typed.tags[(size_t)tag - 1], bits);
+  };
+  if (appended.finish(box_number) < 0) return nullptr;
   const double t2 = now_s();
   // Reading and writing back lists is part of what running the nest natively costs.
-  if (!lists.empty() || !appends.empty()) convert_s += t2 - t1;
+  if (!lists.empty() || !appended.empty()) convert_s += t2 - t1;
   s.convert_s += convert_s;
   s.native_s += (t1 - t0) + convert_s;
   s.win_convert_s += convert_s;
@@ -1383,6 +1366,10 @@ PyObject* dispatch(NestState& s) {
     } else if (t->kind == Type::Kind::Array) {
       int64_t id = state[(size_t)slot];
       obj = vals[L.arrays[(size_t)id]];
+    } else if (t->kind == Type::Kind::Appended) {
+      // A list the nest made (`row = []`), or one it appends to.
+      obj = PyRef::steal(appended.object_of((uint64_t)state[(size_t)slot]));
+      if (!obj) return nullptr;
     } else if (t->kind == Type::Kind::View) {
       // The row again: container[index] (the container's variable is never reassigned).
       PyRef index = PyRef::steal(PyLong_FromLongLong(state[(size_t)slot]));

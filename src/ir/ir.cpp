@@ -85,6 +85,11 @@ Expr make_tuple(std::vector<Expr> elems, int origin) {
   e->args = std::move(elems);
   return e;
 }
+Expr make_new_list(std::vector<Expr> elems, int origin) {
+  auto e = node(ExprNode::Kind::NewList, origin);
+  e->args = std::move(elems);
+  return e;
+}
 Expr make_binary(BinOp op, Expr a, Expr b, bool inplace, int origin) {
   auto e = node(ExprNode::Kind::Binary, origin);
   e->binop = op;

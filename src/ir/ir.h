@@ -52,8 +52,9 @@ struct Var {
   // Lowered IR: a Temp set and read within one statement only (lower_complex's parts of
   // intermediate complex values): a parallel loop keeps no last value of it.
   bool statement_local = false;
-  // The nest only appends to it (`v.append(x)` statements; no other read, never assigned):
-  // a list it holds is not read into a buffer, the items are collected (Type::Appended).
+  // The nest only appends to it (`v.append(x)` statements, `len(v)`, appended as an item;
+  // never assigned, or assigned new lists only: append_targets.h): a list it holds is not
+  // read into a buffer, the items are collected (Type::Appended).
   bool appended = false;
 };
 
@@ -100,6 +101,8 @@ struct ExprNode {
                 // inlined call, whose arguments CPython evaluates even where the body
                 // does not use them
     Slice,      // slice(args[0], args[1], args[2]): `a:b:c` in a subscript (None where omitted)
+    NewList,    // a new list of args (`[]`, `[i, x]`): typed only as the value assigned to a
+                // variable the nest builds lists in, or as an appended item (append_targets)
     // Only in typed IR:
     LoopNonEmpty,  // whether For loop `var` (a loop id here) has at least one iteration
     // Only in lowered IR (lower_complex.h):
@@ -145,6 +148,7 @@ Expr make_load(int var, int origin = -1);
 Expr make_attr(Expr obj, std::string name, int origin = -1);
 Expr make_subscript(Expr base, Expr index, int origin = -1);
 Expr make_tuple(std::vector<Expr> elems, int origin = -1);
+Expr make_new_list(std::vector<Expr> elems, int origin = -1);
 Expr make_binary(BinOp op, Expr a, Expr b, bool inplace, int origin = -1);
 Expr make_unary(UnOp op, Expr a, int origin = -1);
 Expr make_compare(CmpOp op, Expr a, Expr b, int origin = -1);

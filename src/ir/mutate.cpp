@@ -87,7 +87,9 @@ std::set<int> computed_assigned(const Stmt& s) {
     for (auto& e : x->effects) {
       if (e.kind != Effect::Kind::Assign || !e.value) continue;
       const Expr& v = e.value;
-      if (v->kind != ExprNode::Kind::Binary && v->kind != ExprNode::Kind::Unary && v->kind != ExprNode::Kind::Call) continue;
+      if (v->kind != ExprNode::Kind::Binary && v->kind != ExprNode::Kind::Unary && v->kind != ExprNode::Kind::Call &&
+          v->kind != ExprNode::Kind::NewList)
+        continue;
       if (v->kind == ExprNode::Kind::Binary && v->inplace && v->args[0]->kind == ExprNode::Kind::Load &&
           v->args[0]->var == e.var)
         continue;
@@ -95,6 +97,14 @@ std::set<int> computed_assigned(const Stmt& s) {
     }
   });
   return out;
+}
+
+bool changes_lists(const Effect& f) {
+  if (f.kind == Effect::Kind::Append) return true;
+  bool made = false;
+  if (f.kind == Effect::Kind::Assign || f.kind == Effect::Kind::Eval)
+    walk_expr(f.value, [&](const Expr& e) { made = made || e->kind == ExprNode::Kind::NewList; });
+  return made;
 }
 
 bool contains_loop(const Stmt& s) {
@@ -258,7 +268,7 @@ bool is_round32(const Expr& e) {
 bool stores_anything(const Stmt& s) {
   bool any = false;
   for_each_stmt(s, [&](const Stmt& x) {
-    for (auto& f : x->effects) any = any || f.kind == Effect::Kind::Store || f.kind == Effect::Kind::Append;
+    for (auto& f : x->effects) any = any || f.kind == Effect::Kind::Store || changes_lists(f);
   });
   return any;
 }

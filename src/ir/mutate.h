@@ -20,6 +20,9 @@ void for_each_expr(const Stmt& s, const std::function<void(const Expr&)>& f);  /
 void for_each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& f);  // pre-order
 void walk_expr(const Expr& e, const std::function<void(const Expr&)>& f);      // pre-order; e may be null
 bool reads_var(const Expr& e, int var);  // whether e loads variable `var`
+// Whether an effect appends to a list or makes one (`out.append(x)`, `row = []`): the
+// runtime keeps those lists' items in order, so loops holding it run in order, on the CPU.
+bool changes_lists(const Effect& f);
 bool contains_loop(const Stmt& s);       // whether s is or holds a For or While loop
 // Adds to `out` the variables `s` assigns: by assignment effects, or as a For loop's variable.
 void collect_assigned(const Stmt& s, std::set<int>* out);

@@ -59,6 +59,11 @@ std::string to_string(const Expr& e, const Nest& n) {
       for (size_t i = 0; i < e->args.size(); i++) s += (i ? ", " : "") + a((int)i);
       return typed(e, s + (e->args.size() == 1 ? ",)" : ")"));
     }
+    case K::NewList: {
+      std::string s = "[";
+      for (size_t i = 0; i < e->args.size(); i++) s += (i ? ", " : "") + a((int)i);
+      return typed(e, s + "]");
+    }
     case K::Binary:
       return typed(e, "(" + a(0) + " " + binop_name(e->binop) + (e->inplace ? "= " : " ") + a(1) + ")" +
                           (e->in_domain ? "{in domain}" : ""));

@@ -349,13 +349,13 @@ TypeRef join(const std::vector<TypeRef>& members) {
   bool view = false;
   for (auto& u : uniq) {
     const bool local = u->kind == Type::Kind::Array && u->local;
-    view = view || u->kind == Type::Kind::View || local || u->kind == Type::Kind::PyChar;
+    view = view || u->kind == Type::Kind::View || local || u->kind == Type::Kind::PyChar || u->kind == Type::Kind::Appended;
     if (!u->is_scalar() && u->kind != Type::Kind::Unbound && u->kind != Type::Kind::None && u->kind != Type::Kind::View &&
-        u->kind != Type::Kind::PyChar && !local)
+        u->kind != Type::Kind::PyChar && u->kind != Type::Kind::Appended && !local)
       return nullptr;
   }
-  // A view (or a kept array, or a character of a str) shares its variable only with
-  // "unbound" (one kind of row, one kind of slot).
+  // A view (or a kept array, a character of a str, a list the nest makes) shares its
+  // variable only with "unbound" (one kind of row, one kind of slot).
   if (view && uniq.size() != 2) return nullptr;
   if (view && uniq[0]->kind != Type::Kind::Unbound && uniq[1]->kind != Type::Kind::Unbound) return nullptr;
   std::sort(uniq.begin(), uniq.end(), [](const TypeRef& a, const TypeRef& b) { return a->str() < b->str(); });

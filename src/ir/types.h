@@ -116,9 +116,10 @@ struct Type {
                // every use; boxed as `A[i]` again when written back
     Slice,     // a slice object `a:b:c` of a subscript; elems: the types of a, b, c (None
                // where omitted)
-    Appended,  // a Python list the nest only appends to (`out.append(x)`, Var::appended):
-               // kernels hold the address of a buffer collecting the items (append_buffer.h),
-               // which the dispatcher appends to the list when the kernel returns
+    Appended,  // a Python list the nest only appends to (`out.append(x)`, Var::appended), or
+               // a new one it makes (`row = []`): kernels hold the address of a buffer
+               // collecting the items (append_buffer.h), which the dispatcher appends to
+               // the list, or makes a new list of, when the kernel returns
     PyChar,    // a str of one character, an item of a str (`s[i]`) or a constant (`'G'`): its
                // code point (an i32 in kernels); compared with another only, or taken by
                // ord(); never a variable's value

@@ -237,12 +237,15 @@ class Inliner {
     check_arguments(e, h);
     std::set<int> assigned;
     ir::collect_assigned(hn.root, &assigned);
-    bool stores = false;
+    bool stores = false, lists = false;
     ir::for_each_stmt(hn.root, [&](const Stmt& x) {
-      for (auto& f : x->effects)
+      for (auto& f : x->effects) {
         if (f.kind == ir::Effect::Kind::Store || f.kind == ir::Effect::Kind::Append) stores = true;
+        else if (ir::changes_lists(f)) lists = true;
+      }
     });
     if (stores) throw Failure{"calls `" + h.name + "`, which loops and stores into a container"};
+    if (lists) throw Failure{"calls `" + h.name + "`, which loops and builds a list"};
     for (int v : assigned)
       if (v >= n && v < first_local) throw Failure{"calls `" + h.name + "`, which assigns a global"};
     // The arguments: a parameter the body assigns gets a Temp of its own. A variable, or an

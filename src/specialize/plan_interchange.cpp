@@ -47,7 +47,7 @@ bool body_ok(const std::vector<Stmt>& body, int iloop, int ivar, int jvar) {
     }
     if (s->kind != SKind::Seg) return false;
     for (auto& f : s->effects)
-      if (f.kind == ir::Effect::Kind::Append) return false;  // (its loops are not independent either)
+      if (ir::changes_lists(f)) return false;  // (its loops are not independent either)
     for (auto& f : s->effects)
       if (f.kind == ir::Effect::Kind::Assign &&
           (f.var == ivar || f.var == jvar || !f.value->type || !f.value->type->is_scalar()))

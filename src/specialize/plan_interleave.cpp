@@ -136,7 +136,7 @@ class FastPart {
         return 1;
       case SK::Seg:
         for (auto& f : s->effects) {
-          if (f.kind == ir::Effect::Kind::Store || f.kind == ir::Effect::Kind::Append) return -1;
+          if (f.kind == ir::Effect::Kind::Store || ir::changes_lists(f)) return -1;
           // An array kept in a variable: each lane would need buffers of its own.
           if (f.kind == ir::Effect::Kind::Assign && f.value->type && f.value->type->kind == Type::Kind::Array) return -1;
           if (!reads_ok(f.base, D) || !reads_ok(f.index, D) || !reads_ok(f.value, D)) return -1;

@@ -158,6 +158,7 @@ class Planner {
     bool breaks_self = false;
     bool exits = false;  // a return or raise inside it
     int appends = -1;    // a list it appends to (the first)
+    int builds = -1;     // a variable it assigns a new list (the first)
     std::string bad_index;                     // a subscript whose facts are missing
     int line = 0;
   };
@@ -420,6 +421,7 @@ class Planner {
           note_expr(f.value, D, in, f.kind == ir::Effect::Kind::Assign && in.warning_temps.count(f.var));
           if (f.kind == ir::Effect::Kind::Store) subscript(f.base, f.index, f.origin, true, in);
           if (f.kind == ir::Effect::Kind::Append && in.appends < 0) in.appends = analysis::appended_list_var(f.base);
+          if (f.kind != ir::Effect::Kind::Append && ir::changes_lists(f) && in.builds < 0) in.builds = std::max(f.var, 0);
         }
         for (size_t k = 0; k < s->effects.size(); k++) {
           const ir::Effect& f = s->effects[k];
@@ -571,6 +573,7 @@ class Planner {
     if (in.breaks_self) return "it may stop early (break)";
     if (in.exits) return "it may stop early (return or raise)";
     if (in.appends >= 0) return "it appends to " + name(in.appends) + ", in order";
+    if (in.builds >= 0) return "it makes new lists (" + name(in.builds) + "), in order";
     if (!in.bad_index.empty()) return in.bad_index;
     for (int v : in.helper_reads)
       if (in.written.count(v))
@@ -710,7 +713,7 @@ class Planner {
             f.kind == ir::Effect::Kind::Store && f.base->kind == EK::Load &&
             std::any_of(lp.array_reductions.begin(), lp.array_reductions.end(),
                         [&](const ArrayReduction& a) { return a.var == f.base->var; });
-        if ((f.kind == ir::Effect::Kind::Store && !summed) || f.kind == ir::Effect::Kind::Append) lp.store_free = false;
+        if ((f.kind == ir::Effect::Kind::Store && !summed) || ir::changes_lists(f)) lp.store_free = false;
       }
     });
     // Companions (`k = i` beside `best = a[i]` under `if a[i] > best`): each assigned

@@ -109,6 +109,32 @@ class Infer {
 
   std::string vname(int v) const { return ir::shown_name(nest_.vars[v]); }
 
+  // An item the kernel collects for a list (append_buffer.h): a number or bool, a tuple of
+  // them, or a list the nest appends to or makes (its buffer's address); its type gets a tag.
+  void check_item(const TypeRef& vt, const std::string& verb, const std::string& where, int ln) {
+    if (vt->kind == Type::Kind::Appended) return;
+    const std::vector<TypeRef> items = vt->kind == Type::Kind::Tuple ? vt->elems : std::vector<TypeRef>{vt};
+    for (auto& item : items) {
+      for (auto& m : members(item))
+        if (!unbound(m) && (!m->is_scalar() || m->is_complex()))
+          fail(verb + " a " + vt->str() + " " + where + " (numbers, bools, tuples of them and lists it makes only)", ln);
+      note_tag(item);
+    }
+  }
+
+  // `[a, b]`, where append_targets allowed a new list (assigned to a variable the nest
+  // builds lists in, or appended): Appended, holding its items.
+  Expr new_list(const Expr& e, const Env& env) {
+    std::vector<Expr> args;
+    bool ub = false;  // an item that is never bound here: the kernel stops for CPython
+    for (const Expr& a : e->args) {
+      args.push_back(a->kind == ExprNode::Kind::NewList ? new_list(a, env) : expr(a, env));
+      if (unbound(args.back()->type)) ub = true;
+      else check_item(args.back()->type, "puts", "into a new list", line(e));
+    }
+    return typed(e, args, ub ? types::unbound() : types::appended());
+  }
+
   // ------------------------------------------------------------ expressions
   Expr typed(const Expr& e, std::vector<Expr> args, TypeRef t) {
     if (t && t->kind == Type::Kind::Union) note_tag(t);  // run-time tags name its members
@@ -371,6 +397,7 @@ class Infer {
         }
         return typed(e, args, ub ? types::unbound() : types::slice(ts));
       }
+      case K::NewList: fail("builds a list", ln);  // (where append_targets allowed one: new_list)
       case K::LoopNonEmpty: return e;
       case K::Guard: case K::AsType: case K::ComplexWarn: break;  // lowered IR only
     }
@@ -1193,6 +1220,13 @@ class Infer {
     for (auto& f : c->effects) {
       switch (f.kind) {
         case ir::Effect::Kind::Assign: {
+          if (f.value->kind == ExprNode::Kind::NewList) {
+            // `row = []` of a variable the nest only builds that list in (append_targets).
+            if (!nest_.vars[(size_t)f.var].appended) fail("builds a list", line(f.value));
+            f.value = new_list(f.value, env);
+            assigns.push_back({f.var, f.value->type});
+            break;
+          }
           f.value = expr(f.value, env);
           TypeRef t = f.value->type;
           if (t->temp) {
@@ -1313,17 +1347,8 @@ class Infer {
           if (unbound(lt)) fail("appends to " + vname(lv) + ", which holds nothing", s->line);
           if (lt->kind != Type::Kind::Appended)
             fail("calls " + vname(lv) + ".append(), and " + vname(lv) + " is a " + lt->str(), s->line);
-          f.value = expr(f.value, env);
-          const TypeRef& vt = f.value->type;
-          // Numbers and bools, or a tuple of them.
-          const std::vector<TypeRef> items = vt->kind == Type::Kind::Tuple ? vt->elems : std::vector<TypeRef>{vt};
-          for (auto& item : items) {
-            for (auto& m : members(item))
-              if (!unbound(m) && (!m->is_scalar() || m->is_complex()))
-                fail("appends a " + vt->str() + " to " + vname(lv) + " (numbers, bools and tuples of them only)",
-                     s->line);
-            note_tag(item);
-          }
+          f.value = f.value->kind == ExprNode::Kind::NewList ? new_list(f.value, env) : expr(f.value, env);
+          check_item(f.value->type, "appends", "to " + vname(lv), s->line);
           break;
         }
       }

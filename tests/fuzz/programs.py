@@ -3,7 +3,7 @@
 program(draw) returns (source, make_args): a function `f` whose loop nest reads and writes
 NumPy arrays, Python lists (of lists) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
 bounds from outer variables), affine and non-affine subscripts (some out of bounds, some
-negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list, min/max/abs, math.sqrt/log, np.float32(x) and the other scalar types, mixed
+negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list and lists made in the loops (`L1 = []`, appended to `L0`), min/max/abs, math.sqrt/log, np.float32(x) and the other scalar types, mixed
 int/float/bool arithmetic, sum/min/max/any/all of generator expressions, stores of elementwise
 operations into slices, rows, columns and whole arrays, a complex flavour
 (complex scalars, arrays and lists, with the operations complex numbers have), and ending
@@ -513,9 +513,19 @@ class Gen:
                 self.emit(indent, f"t, s = {self.expr()}, {self.expr()}")
         elif form <= 2:
             if self.int_(0, 3) == 0:
-                # A list the nest only appends to (its items are compared by `return locals()`).
+                # A list the nest only appends to (its items are compared by `return locals()`),
+                # and L1, which it may make anew (`L1 = []`) and append to L0 (one object in
+                # both places, also when appended to afterwards).
                 item = self.expr() if self.int_(0, 2) else f"({self.expr()}, {self.expr()})"
-                self.emit(indent, f"L0.append({item})")
+                kind = self.int_(0, 5)
+                if kind == 0:
+                    self.emit(indent, self.pick(["L1 = []", f"L1 = [{item}]", f"L1 = [{self.expr()}, L1]"]))
+                elif kind == 1:
+                    self.emit(indent, f"L1.append({item})")
+                elif kind == 2:
+                    self.emit(indent, self.pick(["L0.append(L1)", f"L0.append([{item}, len(L1)])"]))
+                else:
+                    self.emit(indent, f"L0.append({item})")
             else:
                 self.emit(indent, f"{self.pick(SCALARS)} = {self.expr()}")
         elif form <= 4:
@@ -592,6 +602,7 @@ def programs(draw):
     g.lines += HELPERS.splitlines()
     g.emit(0, "def f(A, B, M, n, k, s, t, u):")
     g.emit(1, "L0 = []")
+    g.emit(1, "L1 = []")
     g.loop_vars = ["v0"]
     body_start = len(g.lines)
     if not cplx and draw(st.integers(0, 3)) == 0:

@@ -262,7 +262,7 @@ def test_a_row_left_from_the_last_run_is_not_read(container):
             for row in grid:
                 for c in row:
                     total += c
-            out.append([rep, total])  # (builds a list: this loop stays in CPython)
+            out.append(f"{rep}: {total}")  # (formats a str: this loop stays in CPython)
         return out, row
     """
     make = (lambda: ([[(i * j) % 3 for j in range(30)] for i in range(30)],)) if container == "list" else (

@@ -6,6 +6,7 @@
 #include <new>
 
 using stagepy::backends::cpu::AppendBuffer;
+using stagepy::backends::cpu::ListArena;
 
 namespace {
 // One more item, of these words. Kernels do not unwind: a failed allocation is recorded.
@@ -19,7 +20,27 @@ void keep(AppendBuffer* b, std::initializer_list<uint64_t> head, const int64_t* 
     b->out_of_memory = true;
   }
 }
+
+thread_local ListArena* current_arena = nullptr;
 }  // namespace
+
+ListArena::Scope::Scope(ListArena* arena) : previous_(current_arena) { current_arena = arena; }
+ListArena::Scope::~Scope() { current_arena = previous_; }
+
+extern "C" void* stagepy_list_new() {
+  ListArena* a = current_arena;
+  if (!a) {  // a kernel called with no arena (the dispatcher always gives one): keeps nothing
+    static thread_local AppendBuffer nowhere;
+    nowhere.out_of_memory = true;
+    return &nowhere;
+  }
+  try {
+    return &a->made.emplace_back();
+  } catch (const std::bad_alloc&) {
+    a->failed.out_of_memory = true;
+    return &a->failed;
+  }
+}
 
 extern "C" void stagepy_list_append(void* buffer, int64_t tag, int64_t bits) {
   keep(static_cast<AppendBuffer*>(buffer), {(uint64_t)tag, (uint64_t)bits});

@@ -1249,6 +1249,52 @@ class Gen {
   }
 
   // ------------------------------------------------------------ expressions
+  // Appends an item to the list whose buffer is at address `buf` (append_buffer.h): a
+  // number (its tag and bits), a tuple of numbers, or a list the nest appends to or makes
+  // (kListItem and its buffer's address).
+  void append_item(Value* buf_addr, const V& item) {
+    Value* buf = B.CreateIntToPtr(buf_addr, ptr());
+    if (item.t->kind == Type::Kind::Tuple) {
+      const size_t n = item.elems.size();
+      llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+      Value* pairs = entry.CreateAlloca(i64(), c64((int64_t)(2 * std::max<size_t>(n, 1))), "tuple.items");
+      for (size_t k = 0; k < n; k++) {
+        const Tagged tb = tagged(item.elems[k]);
+        B.CreateStore(B.CreateZExt(tb.tag, i64()), B.CreateConstGEP1_64(i64(), pairs, 2 * k));
+        B.CreateStore(tb.bits, B.CreateConstGEP1_64(i64(), pairs, 2 * k + 1));
+      }
+      auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), ptr()}, false);
+      B.CreateCall(fty, runtime_address("stagepy_list_append_tuple", reinterpret_cast<void*>(&stagepy_list_append_tuple)),
+                   {buf, c64((int64_t)n), pairs});
+      return;
+    }
+    Value* tag;
+    Value* bits;
+    if (item.t->kind == Type::Kind::Appended) {
+      tag = c64((int64_t)AppendBuffer::kListItem);
+      bits = item.v;
+    } else {
+      const Tagged tb = tagged(item);
+      tag = B.CreateZExt(tb.tag, i64());
+      bits = tb.bits;
+    }
+    auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), i64()}, false);
+    B.CreateCall(fty, runtime_address("stagepy_list_append", reinterpret_cast<void*>(&stagepy_list_append)), {buf, tag, bits});
+  }
+
+  // `[a, b]`: a new buffer (the dispatcher makes the list of it), then its items.
+  V new_list(const Expr& e) {
+    if (gpu_body_) gpu_refuse("it makes a list");
+    std::vector<V> items;
+    for (const Expr& a : e->args) items.push_back(gen(a));
+    auto* fty = llvm::FunctionType::get(ptr(), {}, false);
+    V x;
+    x.t = e->type;
+    x.v = B.CreatePtrToInt(B.CreateCall(fty, runtime_address("stagepy_list_new", reinterpret_cast<void*>(&stagepy_list_new)), {}), i64());
+    for (const V& item : items) append_item(x.v, item);
+    return x;
+  }
+
   V gen(const Expr& e) {
     using K = ExprNode::Kind;
     if (e->type->kind == Type::Kind::Unbound) {
@@ -1269,6 +1315,7 @@ class Gen {
         for (auto& a : e->args) x.elems.push_back(gen(a));
         return x;
       }
+      case K::NewList: return new_list(e);
       case K::Const: return constant(e);
       case K::Load: return load(e->var, e->type, e->check_bound);
       case K::Attr: {
@@ -3051,25 +3098,7 @@ class Gen {
       if (f.kind == ir::Effect::Kind::Append) {
         if (p.value.t->kind == Type::Kind::Unbound) continue;  // unreachable: it bailed
         if (gpu_body_) gpu_refuse("it appends to a list");
-        Value* buf = B.CreateIntToPtr(B.CreateLoad(i64(), bits_[(size_t)analysis::appended_list_var(f.base)]), ptr());
-        if (p.value.t->kind == Type::Kind::Tuple) {
-          const size_t n = p.value.elems.size();
-          llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
-          Value* pairs = entry.CreateAlloca(i64(), c64((int64_t)(2 * std::max<size_t>(n, 1))), "tuple.items");
-          for (size_t k = 0; k < n; k++) {
-            const Tagged tb = tagged(p.value.elems[k]);
-            B.CreateStore(B.CreateZExt(tb.tag, i64()), B.CreateConstGEP1_64(i64(), pairs, 2 * k));
-            B.CreateStore(tb.bits, B.CreateConstGEP1_64(i64(), pairs, 2 * k + 1));
-          }
-          auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), ptr()}, false);
-          B.CreateCall(fty, runtime_address("stagepy_list_append_tuple", reinterpret_cast<void*>(&stagepy_list_append_tuple)),
-                       {buf, c64((int64_t)n), pairs});
-        } else {
-          const Tagged tb = tagged(p.value);
-          auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), i64()}, false);
-          B.CreateCall(fty, runtime_address("stagepy_list_append", reinterpret_cast<void*>(&stagepy_list_append)),
-                       {buf, B.CreateZExt(tb.tag, i64()), tb.bits});
-        }
+        append_item(B.CreateLoad(i64(), bits_[(size_t)analysis::appended_list_var(f.base)]), p.value);
       } else if (f.kind == ir::Effect::Kind::Assign) {
         if (p.value.t->kind == Type::Kind::Unbound) continue;  // unreachable: it bailed
         assign(f.var, p.value);
@@ -3631,7 +3660,7 @@ class Gen {
       B.CreateStore(c8(tag_of(x.t)), tags_[var]);
       return;
     }
-    if (x.t->kind == Type::Kind::View) {
+    if (x.t->kind == Type::Kind::View || x.t->kind == Type::Kind::Appended) {  // the row's index; the buffer's address
       B.CreateStore(x.v, bits_[var]);
       B.CreateStore(c8(tag_of(x.t)), tags_[var]);
       return;
@@ -5000,7 +5029,7 @@ class Gen {
     bool any = false;
     ir::for_each_stmt(body, [&](const Stmt& x) {
       if (x->kind == StmtNode::Kind::Seg)
-        for (auto& f : x->effects) any = any || f.kind == ir::Effect::Kind::Append;
+        for (auto& f : x->effects) any = any || ir::changes_lists(f);
     });
     return any;
   }
@@ -6016,7 +6045,7 @@ class Gen {
     switch (s->kind) {
       case StmtNode::Kind::Seg:
         for (auto& f : s->effects)
-          if (f.kind == ir::Effect::Kind::Store || f.kind == ir::Effect::Kind::Append) return false;
+          if (f.kind == ir::Effect::Kind::Store || ir::changes_lists(f)) return false;
         return true;
       case StmtNode::Kind::Continue: return s->loop == loop;
       case StmtNode::Kind::Block:
@@ -6030,7 +6059,7 @@ class Gen {
   static bool appends(const Stmt& s) {
     bool any = false;
     ir::for_each_stmt(s, [&](const Stmt& x) {
-      for (auto& f : x->effects) any = any || f.kind == ir::Effect::Kind::Append;
+      for (auto& f : x->effects) any = any || ir::changes_lists(f);
     });
     return any;
   }
@@ -6214,7 +6243,7 @@ class Gen {
     for (size_t k = 0; k < segs.size(); k++) {
       if (segs[k]->kind != StmtNode::Kind::Seg) return false;
       for (auto& f : segs[k]->effects) {
-        if (f.kind == ir::Effect::Kind::Append) return false;
+        if (ir::changes_lists(f)) return false;
         if (f.kind == ir::Effect::Kind::Store) {
           stores++;
           last = (int)k;
