@@ -63,6 +63,10 @@ enum class Builtin : uint16_t {
   Pow,
   // ord(c) of a character of a str (Type::Kind::PyChar): its code point
   Ord,
+  // math.gcd, math.lcm (any number of arguments), math.isqrt and math.factorial of Python
+  // ints (and bools): computed by the runtime (int_functions.h); a result beyond 64 bits or
+  // an argument CPython refuses (a negative isqrt or factorial) goes to CPython
+  MathGcd, MathLcm, MathIsqrt, MathFactorial,
   // cmath functions of a number (complex, or real converted to x + 0j): computed as CPython's
   // cmathmodule.c computes them (backends/cpu/complex_functions.h). cmath.polar(z) is typed as
   // the tuple (CmathPolar(z), CmathPhase(z)): CmathPolar alone is its modulus.

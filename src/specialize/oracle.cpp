@@ -101,6 +101,7 @@ int builtin_arity(Builtin b) {
     case Builtin::Range: case Builtin::Min: case Builtin::Max: case Builtin::Round: case Builtin::Complex:
     case Builtin::Enumerate: case Builtin::Zip: case Builtin::Reversed: case Builtin::Sum: case Builtin::Any:
     case Builtin::All: case Builtin::CmathLog: case Builtin::CFunc: case Builtin::NpCLoop: case Builtin::Pow:
+    case Builtin::MathGcd: case Builtin::MathLcm:
       return -1;
     default:
       return 1;

@@ -978,6 +978,17 @@ class Infer {
                    " (stagepy takes the ord() of a str's characters)", ln);
         return typed(e, args, types::py_int());
       }
+      case Builtin::MathGcd: case Builtin::MathLcm: case Builtin::MathIsqrt: case Builtin::MathFactorial: {
+        // Python ints (and bools) only: CPython's TypeError for floats, and its __index__ of
+        // NumPy integers, stay with CPython.
+        if ((f == Builtin::MathIsqrt || f == Builtin::MathFactorial) && at.size() != 1)
+          fail("calls " + fname + "() with " + std::to_string(at.size()) + " arguments", ln);
+        for (auto& t : at)
+          for (auto& m : members(t))
+            if (m->kind != Type::Kind::PyInt && m->kind != Type::Kind::PyBool)
+              fail("calls " + fname + "() on a " + t->str() + " (Python ints only)", ln);
+        return typed(e, args, types::py_int());
+      }
       case Builtin::Pow: {
         // pow(a, b) is a ** b (the same __pow__); pow(a, b, m) of Python ints (and bools) is
         // computed by the runtime (any other operand: CPython's TypeError or NumPy's).

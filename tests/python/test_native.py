@@ -398,6 +398,59 @@ def test_pow_with_a_modulus(m):
     """, "f", lambda: (8,), expect=None)
 
 
+INT_EXTREMES = [0, 1, -1, 2, -6, 12, 2 ** 31, 3 ** 39, -(2 ** 62), 2 ** 63 - 1, -(2 ** 63)]
+
+
+def test_gcd_lcm_isqrt_factorial_are_cpythons():
+    # Exact over int64, including -2**63 (whose gcd with 0 is 2**63: CPython computes it),
+    # lcm overflowing 64 bits, a negative isqrt or factorial (ValueError), factorial(21).
+    run("""
+    import math
+    def f(xs, n):
+        s = 0
+        out = []
+        for i in range(len(xs)):
+            for j in range(len(xs)):
+                a, b = xs[i], xs[j]
+                out.append(math.gcd(a, b))
+                out.append(math.gcd(a, b, i + 6))
+                out.append(math.lcm(a % 100000, b % 1000, j - 3))
+            s += math.gcd() + math.lcm() + math.gcd(xs[i]) + math.gcd(True, i)
+            if xs[i] >= 0:
+                s += math.isqrt(xs[i])
+        for k in range(n):
+            s += math.factorial(k % 21) + math.isqrt(k * k - 1 if k else 0) + math.isqrt(k * k)
+        return s, out
+    """, "f", lambda: (list(INT_EXTREMES), 50))
+    for src, args in [("math.gcd(xs[i], 0)", (list(INT_EXTREMES), 0)),
+                      ("math.lcm(xs[i], 3, 2 ** 40)", (list(INT_EXTREMES), 0)),
+                      ("math.isqrt(xs[i])", (list(INT_EXTREMES), 0)),
+                      ("math.factorial(i + n)", ([1, 2, 3, 4], 18))]:
+        run(f"""
+        import math
+        def f(xs, n):
+            out = []
+            for i in range(len(xs)):
+                out.append({src})
+            return out
+        """, "f", lambda: args, expect=None)
+
+
+def test_isqrt_is_exact_near_squares():
+    run("""
+    import math
+    def f(n):
+        bad = 0
+        for k in range(1, n):
+            for d in (-1, 0, 1):
+                x = k * k * 1000003 + d
+                r = math.isqrt(x)
+                bad += (r * r > x) + ((r + 1) * (r + 1) <= x)
+                bad += r % 7
+        return bad
+    """, "f", lambda: (20000,))
+
+
 def test_pow_of_two_arguments_is_the_power_operator():
     run("""
     import numpy as np

@@ -2334,6 +2334,35 @@ class Gen {
   }
 
   // ------------------------------------------------------------ calls
+  // math.gcd, lcm, isqrt, factorial of Python ints (int_functions.h): -1 where CPython
+  // computes the result (beyond 64 bits, or its ValueError).
+  V int_function(Builtin f, const std::vector<V>& args, const TypeRef& rt) {
+    if (gpu_body_) gpu_refuse(std::string("it calls ") + builtin_name(f));
+    Checking checking(this, f == Builtin::MathGcd ? "math.gcd may leave 64 bits"
+                            : f == Builtin::MathLcm ? "math.lcm may leave 64 bits"
+                            : f == Builtin::MathIsqrt ? "math.isqrt may raise"
+                                                      : "math.factorial may raise or leave 64 bits");
+    Value* r;
+    if (f == Builtin::MathGcd || f == Builtin::MathLcm) {
+      llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+      Value* xs = entry.CreateAlloca(i64(), c64((int64_t)std::max<size_t>(args.size(), 1)), "int.args");
+      for (size_t k = 0; k < args.size(); k++) B.CreateStore(as_i64_int(args[k]), B.CreateConstGEP1_64(i64(), xs, k));
+      auto* fty = llvm::FunctionType::get(i64(), {i64(), ptr()}, false);
+      const bool gcd = f == Builtin::MathGcd;
+      r = B.CreateCall(fty, runtime_address(gcd ? "stagepy_gcd" : "stagepy_lcm",
+                                            gcd ? reinterpret_cast<void*>(&stagepy_gcd) : reinterpret_cast<void*>(&stagepy_lcm)),
+                       {c64((int64_t)args.size()), xs});
+    } else {
+      auto* fty = llvm::FunctionType::get(i64(), {i64()}, false);
+      const bool isqrt = f == Builtin::MathIsqrt;
+      r = B.CreateCall(fty, runtime_address(isqrt ? "stagepy_isqrt" : "stagepy_factorial",
+                                            isqrt ? reinterpret_cast<void*>(&stagepy_isqrt) : reinterpret_cast<void*>(&stagepy_factorial)),
+                       {as_i64_int(args[0])});
+    }
+    bail_unless(B.CreateICmpSGE(r, c64(0)));
+    return scalar(rt, r);
+  }
+
   V call(const Expr& e) {
     Builtin f = e->args[0]->type->builtin;
     if (f == Builtin::NpSum || f == Builtin::NpMax || f == Builtin::NpMin || f == Builtin::NpMean) return np_reduce(e);
@@ -2368,6 +2397,8 @@ class Gen {
     if (f == Builtin::NpWhere || f == Builtin::NpClip) return numpy_call(f, args, e->type);  // (no oracle entries)
     if (f == Builtin::Pow) return call_values(f, args, e->type);  // (Python ints and bools: as_i64_int)
     if (f == Builtin::Ord) return scalar(e->type, B.CreateZExt(args[0].v, i64()));  // a code point
+    if (f == Builtin::MathGcd || f == Builtin::MathLcm || f == Builtin::MathIsqrt || f == Builtin::MathFactorial)
+      return int_function(f, args, e->type);
     in_domain_ = e->in_domain;
     V out = dispatch(args, e->type, [&](const std::vector<V>& x) {
       TypeRef rt = over_members(x, [&](const std::vector<TypeRef>& m) { return oracle_.call(f, m); });
