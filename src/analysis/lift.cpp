@@ -1583,8 +1583,10 @@ class Lifter {
       lift_from(L.header, -1, inner, body, true);
       active_.pop_back();
       Stmt w = ir::make_while(ir::make_block(std::move(body)), ir_loop, info.line);
-      std::string why = while_exit_problem(w, nest_.vars);
+      int watched = -1;
+      std::string why = while_exit_problem(w, nest_.vars, &watched);
       if (!why.empty()) fail(why, info.line);
+      nest_.loops[(size_t)ir_loop].watched = watched;
       out.push_back(w);
     }
     st.shadow.clear();

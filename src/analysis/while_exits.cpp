@@ -32,7 +32,8 @@ bool leaves(const Stmt& s, int loop, const std::set<int>& inner) {
 
 }  // namespace
 
-std::string while_exit_problem(const Stmt& loop, const std::vector<ir::Var>& vars) {
+std::string while_exit_problem(const Stmt& loop, const std::vector<ir::Var>& vars, int* watched) {
+  if (watched) *watched = -1;
   std::set<int> inner;
   loops_in(loop, &inner);
   // What the loop changes: variables it assigns, containers it stores into.
@@ -58,6 +59,7 @@ std::string while_exit_problem(const Stmt& loop, const std::vector<ir::Var>& var
   // writes (`ready[0]` in `while not ready[0] and spins < limit:`): only another thread
   // could change it, and native code would not see that.
   std::string flag;
+  int flag_var = -1;
   std::set<const ir::ExprNode*> chained;  // subscripts inside a chain seen from its outermost
   std::function<void(const Stmt&, bool)> walk = [&](const Stmt& s, bool under_test) {
     switch (s->kind) {
@@ -83,7 +85,7 @@ std::string while_exit_problem(const Stmt& loop, const std::vector<ir::Var>& var
                           (y->kind == ir::ExprNode::Kind::Load && changed.count(y->var));
                 });
               }
-              if (!moves && (size_t)root < vars.size()) flag = vars[(size_t)root].name;
+              if (!moves && (size_t)root < vars.size()) flag = vars[(size_t)root].name, flag_var = root;
             }
           });
         for (const auto& b : s->body) walk(b, true);
@@ -98,14 +100,22 @@ std::string while_exit_problem(const Stmt& loop, const std::vector<ir::Var>& var
   bool moves = false;
   for (int v : tested) moves = moves || changed.count(v);
   if (moves && flag.empty()) return "";
+  if (moves && watched) {
+    *watched = flag_var;
+    return "";
+  }
   if (moves)
-    return "a while loop whose test reads an element of `" + flag +
-           "` that the loop never changes: only another thread could change it while the loop runs";
+    return watched_element_problem(flag);
   std::string names;
   for (int v : tested)
     if (v >= 0 && (size_t)v < vars.size()) names += (names.empty() ? "`" : ", `") + vars[(size_t)v].name + "`";
   return "a while loop whose test reads nothing the loop changes" +
          (names.empty() ? std::string() : " (" + names + ")") + ": it could only end by another thread's hand";
+}
+
+std::string watched_element_problem(const std::string& name) {
+  return "a while loop whose test reads an element of `" + name +
+         "` that the loop never changes: only another thread could change it while the loop runs";
 }
 
 }  // namespace stagepy::analysis

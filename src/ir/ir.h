@@ -281,6 +281,10 @@ struct LoopInfo {
   std::string targets;     // the loop's names as written ("i, x"; empty: the For's variable)
   int header_offset = 0;  // FOR_ITER (for) or first body instruction (while)
   int line = 0;
+  // While loops: a container whose element the exit tests read at a place the loop never
+  // changes (analysis/while_exits.h); type inference refuses the loop unless no thread can
+  // change that container (a str, a tuple). -1: none.
+  int watched = -1;
 };
 
 struct Nest {

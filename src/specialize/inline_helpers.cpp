@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "analysis/while_exits.h"
 #include "ir/mutate.h"
 
 namespace stagepy::specialize {
@@ -270,6 +271,9 @@ class Inliner {
     for (size_t v = (size_t)first_local; v < hn.vars.size(); v++) locals.push_back(local(h, hn.vars[v]));
     std::map<int, int> loops;
     for (size_t l = 0; l < hn.loops.size(); l++) {
+      if (hn.loops[l].watched >= 0)
+        throw Failure{"calls `" + h.name + "`, which has " +
+                      analysis::watched_element_problem(hn.vars[(size_t)hn.loops[l].watched].name)};
       loops[(int)l] = (int)out_.loops.size();
       out_.loops.push_back(hn.loops[l]);
     }

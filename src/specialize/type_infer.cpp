@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "analysis/append_targets.h"
+#include "analysis/while_exits.h"
 #include "ir/mutate.h"
 #include "ir/printer.h"
 
@@ -1581,6 +1582,14 @@ class Infer {
 
   void while_stmt(const Stmt& s, const Env& env, LoopOuts& lo, std::vector<Stmt>& stmts,
                   std::vector<std::optional<Env>>& alts) {
+    // A test reading an element the loop never changes (while_exits.h): fine where no
+    // thread can change it either (a str's characters, a tuple's items).
+    const int watched = (size_t)s->loop < nest_.loops.size() ? nest_.loops[(size_t)s->loop].watched : -1;
+    if (watched >= 0) {
+      const TypeRef& t = env[(size_t)watched];
+      const bool immutable = t && ((t->kind == Type::Kind::Array && t->pystr) || t->kind == Type::Kind::Tuple);
+      if (!immutable) fail(analysis::watched_element_problem(nest_.vars[(size_t)watched].name), s->line);
+    }
     LoopTyping lt = loop_body(s, s->body[0]->body, env, -1, lo);
     auto w = std::make_shared<StmtNode>(*s);
     w->body = {ir::make_block(std::move(lt.steady))};

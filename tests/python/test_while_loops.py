@@ -352,6 +352,54 @@ def test_a_bounded_wait_on_a_flag_another_thread_sets_stays_interpreted():
     difftest.assert_reason(recs, "an element of `ready` that the loop never changes")
 
 
+KMP = """
+def failure(p):
+    fail = [0] * len(p)
+    k = 0
+    for i in range(1, len(p)):
+        while k > 0 and p[k] != p[i]:
+            k = fail[k - 1]
+        if p[k] == p[i]:
+            k += 1
+        fail[i] = k
+    return fail
+
+def search(t, p, fail):
+    found = []
+    k = 0
+    for i in range(len(t)):
+        while k > 0 and p[k] != t[i]:
+            k = fail[k - 1]
+        if p[k] == t[i]:
+            k += 1
+        if k == len(p):
+            found.append(i - len(p) + 1)
+            k = fail[k - 1]
+    return found
+
+def f(t, p):
+    return search(t, p, failure(p))
+"""
+
+
+@pytest.mark.parametrize("p", ["abababb", "aaaaab", "ab\u0100ab\u0100abz"])
+def test_knuth_morris_pratt_reads_a_str_the_loop_never_changes(p):
+    # `p[i]` in the while test is at a place the loop never moves, but no thread can change
+    # a str's characters: the search runs natively.
+    rng = __import__("random").Random(7)
+    alphabet = sorted(set(p))
+    t = "".join(rng.choice(alphabet) for _ in range(3000))
+    recs = difftest.run(KMP, "f", lambda: (t, p))
+    assert all(r["native_calls"] == r["calls"] for r in recs if r["function"] in ("failure", "search")), recs
+
+
+def test_knuth_morris_pratt_over_a_list_stays_interpreted():
+    # A list's element could be another thread's flag: the loops stay in CPython, saying why.
+    recs = difftest.run(KMP, "f", lambda: ([int(c) for c in "010010101101" * 20], [0, 1, 0, 1, 1]),
+                        expect="interpreted")
+    difftest.assert_reason(recs, "an element of `p` that the loop never changes")
+
+
 def test_elements_read_where_the_loop_moves_still_run_natively():
     # M[0][j] moves with j, a[i] with i: no flag, a scan.
     difftest.run("""
