@@ -1,7 +1,8 @@
 """Idioms a survey of programs written without stagepy in mind kept in CPython until stop 49:
 the tutorial's prime search with `for ... else`, string dynamic programming (edit distance over
 a NumPy table, LCS over lists) and a GC count with a hash over ord(), modular exponentiation
-with pow(a, b, m), and math.erf. Each under CPython, stagepy (one thread and every thread) and
+with pow(a, b, m), and math.erf; and since stop 50, lists built in the loops (a matrix product
+built row by row, `pairs.append([i, j])`), Knuth-Morris-Pratt over strs, and math.gcd. Each under CPython, stagepy (one thread and every thread) and
 numba (njit), in one process; every result compared with CPython's.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/idioms.py [--repeat N] [--scale S] [--only NAME...]
@@ -69,6 +70,58 @@ def erf_table(x, out):
     for i in range(x.shape[0]):
         out[i] = math.erf(x[i]) + math.erfc(x[i] * 0.5)
     return out
+
+def matmul_rows(A, B):
+    n = len(A); m = len(B[0]); p = len(B)
+    C = []
+    for i in range(n):
+        row = []
+        for j in range(m):
+            s = 0.0
+            for k in range(p):
+                s += A[i][k] * B[k][j]
+            row.append(s)
+        C.append(row)
+    return C
+
+def kmp_count(t, p):
+    fail = [0] * len(p)
+    k = 0
+    for i in range(1, len(p)):
+        while k > 0 and p[k] != p[i]:
+            k = fail[k - 1]
+        if p[k] == p[i]:
+            k += 1
+        fail[i] = k
+    found = 0
+    k = 0
+    for i in range(len(t)):
+        while k > 0 and p[k] != t[i]:
+            k = fail[k - 1]
+        if p[k] == t[i]:
+            k += 1
+        if k == len(p):
+            found += 1
+            k = fail[k - 1]
+    return found
+
+def coprime_pairs(n):
+    c = 0
+    for a in range(1, n):
+        for b in range(a + 1, n):
+            if math.gcd(a, b) == 1:
+                c += 1
+    return c
+
+def close_pairs(x, y, r):
+    pairs = []
+    for i in range(len(x)):
+        for j in range(i + 1, len(x)):
+            dx = x[i] - x[j]
+            dy = y[i] - y[j]
+            if dx * dx + dy * dy < r * r:
+                pairs.append([i, j])
+    return pairs
 """
 
 
@@ -81,6 +134,11 @@ def cases(scale):
     long = dna(s(2_000_000))
     x = np.linspace(-3.0, 3.0, s(1_000_000))
     n_pr = s(200000)
+    rng = np.random.default_rng(0)
+    nm = s(150)
+    A, B = rng.random((nm, nm)).tolist(), rng.random((nm, nm)).tolist()
+    px, py = rng.random(s(2500)), rng.random(s(2500))
+    text = "".join(r.choice("ab") for _ in range(s(2_000_000)))
     return {
         "primes_for_else": (lambda f: f(n_pr), f"n < {n_pr}: `for x ...: if n % x == 0: break` / `else: c += n` / `c -= 1`"),
         "edit_distance": (lambda f: f(a, b), f"{len(a)} x {len(b)} DNA, NumPy table"),
@@ -88,6 +146,10 @@ def cases(scale):
         "gc_hash": (lambda f: f(long), f"{len(long)} characters, `== 'G'` and ord()"),
         "powmod_sum": (lambda f: f(s(300000), 65537, 2 ** 61 - 1), f"pow(i, 65537, 2**61 - 1), i < {s(300000)}"),
         "erf_table": (lambda f: f(x, np.zeros_like(x)), f"math.erf + math.erfc of {len(x)} floats"),
+        "matmul_rows": (lambda f: f(A, B), f"{nm} x {nm} lists of floats, `row.append(s)` / `C.append(row)`"),
+        "close_pairs": (lambda f: f(px, py, 0.02), f"{len(px)} points, `pairs.append([i, j])`"),
+        "kmp_count": (lambda f: f(text, "abababb"), f"{len(text)} characters, pattern abababb"),
+        "coprime_pairs": (lambda f: f(s(1500)), f"math.gcd(a, b) == 1, a < b < {s(1500)}"),
     }
 
 

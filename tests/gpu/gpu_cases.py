@@ -482,6 +482,18 @@ def f(s, t, out):
                    "".join("ACGT"[int(x)] for x in rng.integers(0, 4, N)), np.zeros(N, dtype=np.int64)),
      expect_gpu=False, why="str")
 
+case("rows_built_around_a_gpu_loop", """
+def f(A, B, steps):
+    hist = []
+    for t in range(steps):
+        for i in range(A.shape[0]):
+            B[i] = A[i] * 0.5 + t
+        row = [t]
+        row.append(B[0])
+        hist.append(row)
+    return locals()
+""", "f", lambda: (rng.standard_normal(N), np.zeros(N), 4))
+
 for _dt in ("complex128", "complex64"):
     # Complex elements read and written part by part (complex64: float32 parts, each
     # operation rounded to float32); under errstate "ignore" nothing needs CPython.
