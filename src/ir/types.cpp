@@ -42,6 +42,8 @@ const char* builtin_name(Builtin b) {
       "numpy.float64", "numpy.float32", "numpy.int64", "numpy.int32", "numpy.int16", "numpy.int8",
       "numpy.uint8", "numpy.uint16", "numpy.uint32", "numpy.uint64", "numpy.bool", "enumerate", "zip", "reversed", "sum", "any", "all", "numpy.sum", "numpy.max", "numpy.min", "numpy.mean", "numpy.where", "numpy.clip", "numpy.dot", "divmod", "pow", "ord",
       "math.gcd", "math.lcm", "math.isqrt", "math.factorial",
+      "str.isdigit", "str.isdecimal", "str.isnumeric", "str.isalpha", "str.isalnum", "str.isspace", "str.isupper",
+      "str.islower", "str.lower", "str.upper",
       "cmath.sqrt", "cmath.exp", "cmath.log", "cmath.log10", "cmath.sin", "cmath.cos", "cmath.tan", "cmath.sinh",
       "cmath.cosh", "cmath.tanh", "cmath.asin", "cmath.acos", "cmath.atan", "cmath.asinh",
       "cmath.acosh", "cmath.atanh", "cmath.phase", "cmath.polar", "cmath.rect", "cmath.isnan", "cmath.isinf",

@@ -67,6 +67,10 @@ enum class Builtin : uint16_t {
   // ints (and bools): computed by the runtime (int_functions.h); a result beyond 64 bits or
   // an argument CPython refuses (a negative isqrt or factorial) goes to CPython
   MathGcd, MathLcm, MathIsqrt, MathFactorial,
+  // c.isdigit() ... c.lower(), c.upper() of a character of a str (Type::Kind::PyChar):
+  // computed for ASCII characters; any other goes to CPython (its Unicode database)
+  CharIsDigit, CharIsDecimal, CharIsNumeric, CharIsAlpha, CharIsAlnum, CharIsSpace, CharIsUpper, CharIsLower,
+  CharLower, CharUpper,
   // cmath functions of a number (complex, or real converted to x + 0j): computed as CPython's
   // cmathmodule.c computes them (backends/cpu/complex_functions.h). cmath.polar(z) is typed as
   // the tuple (CmathPolar(z), CmathPhase(z)): CmathPolar alone is its modulus.

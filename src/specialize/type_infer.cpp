@@ -876,6 +876,23 @@ class Infer {
   }
 
   Expr call(const Expr& e, const Env& env, int ln) {
+    // c.isdigit() ... c.upper() of a character of a str.
+    if (e->args[0]->kind == ExprNode::Kind::Attr && !object_attribute(e->args[0], env)) {
+      static const std::pair<const char*, Builtin> kCharMethods[] = {
+          {"isdigit", Builtin::CharIsDigit}, {"isdecimal", Builtin::CharIsDecimal}, {"isnumeric", Builtin::CharIsNumeric},
+          {"isalpha", Builtin::CharIsAlpha}, {"isalnum", Builtin::CharIsAlnum},     {"isspace", Builtin::CharIsSpace},
+          {"isupper", Builtin::CharIsUpper}, {"islower", Builtin::CharIsLower},     {"lower", Builtin::CharLower},
+          {"upper", Builtin::CharUpper}};
+      for (const auto& [name, f] : kCharMethods) {
+        if (e->args[0]->name != name) continue;
+        Expr obj = expr(e->args[0]->args[0], env);
+        if (unbound(obj->type)) return typed(e, {obj}, types::unbound());
+        if (obj->type->kind != Type::Kind::PyChar) break;  // (the attribute's own reason below)
+        if (e->args.size() != 1 || !e->kwnames.empty()) fail(std::string("calls ") + name + "() with arguments", ln);
+        Expr callee = typed(e->args[0], {obj}, types::callable(f));
+        return typed(e, {callee, obj}, f == Builtin::CharLower || f == Builtin::CharUpper ? types::py_char() : types::py_bool());
+      }
+    }
     // z.conjugate(): a call of the builtin Conjugate on z.
     if (e->args[0]->kind == ExprNode::Kind::Attr && e->args[0]->name == "conjugate" && !object_attribute(e->args[0], env)) {
       Expr obj = expr(e->args[0]->args[0], env);

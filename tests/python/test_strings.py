@@ -157,6 +157,35 @@ def test_characters_in_variables_and_loops_over_strs():
     """, "f", lambda: ("",), expect=None)  # UnboundLocalError at `ch`, as in CPython
 
 
+def test_character_methods_for_ascii_and_cpython_beyond():
+    # isdigit() ... upper() of characters: computed for ASCII (every code point below 128,
+    # the control characters Python counts as spaces too); a character beyond ASCII hands
+    # the statement to CPython, whose Unicode database answers ('²'.isdigit() is True).
+    src = """
+    def f(s):
+        counts = [0] * 8
+        low = 0
+        up = 0
+        for ch in s:
+            counts[0] += ch.isdigit()
+            counts[1] += ch.isalpha()
+            counts[2] += ch.isalnum()
+            counts[3] += ch.isspace()
+            counts[4] += ch.isupper()
+            counts[5] += ch.islower()
+            counts[6] += ch.isdecimal() + ch.isnumeric()
+            if ch.lower() == 'q':
+                low += 1
+            if ch.upper() > 'M':
+                up += 1
+        last = ch.lower() if s else None
+        return counts, low, up, last
+    """
+    recs = run(src, "f", lambda: ("".join(chr(c) for c in range(128)) * 3,))
+    assert native(recs) and not any(r["bailouts"] for r in recs), recs
+    run(src, "f", lambda: ("abc Q9\x1c" * 20 + "²ÅßǅΣ" + "xyz",), expect="bail")
+
+
 @pytest.mark.parametrize("loop, reason", [
     ("for i in range(len(s)):\n        p = (s[i], 1)\n        c += p[1]", "assigns a (character of a str"),
     ("for i in range(len(s)):\n        if s[i] == 1:\n            c += 1", "compares a character of a str"),

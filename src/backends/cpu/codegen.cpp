@@ -2363,6 +2363,34 @@ class Gen {
     return scalar(rt, r);
   }
 
+  // c.isdigit() ... c.upper() of a character (its code point, an i32): Python's answers for
+  // ASCII; any other character goes to CPython, which looks it up in its Unicode database.
+  V char_method(Builtin f, const V& c, const TypeRef& rt) {
+    if (gpu_body_) gpu_refuse("it calls a method of a character of a str");
+    {
+      Checking checking(this, "a str method of a character beyond ASCII");
+      bail_unless(B.CreateICmpULT(c.v, B.getInt32(128)));
+    }
+    auto in = [&](char lo, char hi) {
+      return B.CreateAnd(B.CreateICmpUGE(c.v, B.getInt32(lo)), B.CreateICmpULE(c.v, B.getInt32(hi)));
+    };
+    Value* upper = in('A', 'Z');
+    Value* lower = in('a', 'z');
+    Value* digit = in('0', '9');
+    switch (f) {
+      case Builtin::CharIsDigit: case Builtin::CharIsDecimal: case Builtin::CharIsNumeric: return scalar(rt, digit);
+      case Builtin::CharIsAlpha: return scalar(rt, B.CreateOr(upper, lower));
+      case Builtin::CharIsAlnum: return scalar(rt, B.CreateOr(B.CreateOr(upper, lower), digit));
+      case Builtin::CharIsSpace:  // \t \n \v \f \r, \x1c-\x1f and the space
+        return scalar(rt, B.CreateOr(B.CreateOr(in('\t', '\r'), in('\x1c', '\x1f')), B.CreateICmpEQ(c.v, B.getInt32(' '))));
+      case Builtin::CharIsUpper: return scalar(rt, upper);
+      case Builtin::CharIsLower: return scalar(rt, lower);
+      case Builtin::CharLower: return scalar(rt, B.CreateSelect(upper, B.CreateAdd(c.v, B.getInt32(32)), c.v));
+      case Builtin::CharUpper: return scalar(rt, B.CreateSelect(lower, B.CreateSub(c.v, B.getInt32(32)), c.v));
+      default: fail("internal error: a character method");
+    }
+  }
+
   V call(const Expr& e) {
     Builtin f = e->args[0]->type->builtin;
     if (f == Builtin::NpSum || f == Builtin::NpMax || f == Builtin::NpMin || f == Builtin::NpMean) return np_reduce(e);
@@ -2399,6 +2427,7 @@ class Gen {
     if (f == Builtin::Ord) return scalar(e->type, B.CreateZExt(args[0].v, i64()));  // a code point
     if (f == Builtin::MathGcd || f == Builtin::MathLcm || f == Builtin::MathIsqrt || f == Builtin::MathFactorial)
       return int_function(f, args, e->type);
+    if (f >= Builtin::CharIsDigit && f <= Builtin::CharUpper) return char_method(f, args[0], e->type);
     in_domain_ = e->in_domain;
     V out = dispatch(args, e->type, [&](const std::vector<V>& x) {
       TypeRef rt = over_members(x, [&](const std::vector<TypeRef>& m) { return oracle_.call(f, m); });
