@@ -997,14 +997,16 @@ class Infer {
         return typed(e, args, types::py_int());
       }
       case Builtin::MathGcd: case Builtin::MathLcm: case Builtin::MathIsqrt: case Builtin::MathFactorial: {
-        // Python ints (and bools) only: CPython's TypeError for floats, and its __index__ of
-        // NumPy integers, stay with CPython.
+        // Python ints and bools, and NumPy integers up to int64 (taken by __index__, as
+        // CPython does); CPython's TypeError for floats (and np.uint64, whose values may not
+        // fit an int64) stay with CPython.
         if ((f == Builtin::MathIsqrt || f == Builtin::MathFactorial) && at.size() != 1)
           fail("calls " + fname + "() with " + std::to_string(at.size()) + " arguments", ln);
         for (auto& t : at)
           for (auto& m : members(t))
-            if (m->kind != Type::Kind::PyInt && m->kind != Type::Kind::PyBool)
-              fail("calls " + fname + "() on a " + t->str() + " (Python ints only)", ln);
+            if (m->kind != Type::Kind::PyInt && m->kind != Type::Kind::PyBool &&
+                !(m->kind == Type::Kind::NpScalar && dtype_is_int(m->dtype) && m->dtype != DType::UInt64))
+              fail("calls " + fname + "() on a " + t->str() + " (Python ints and NumPy integers up to int64 only)", ln);
         return typed(e, args, types::py_int());
       }
       case Builtin::Pow: {

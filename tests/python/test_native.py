@@ -436,6 +436,23 @@ def test_gcd_lcm_isqrt_factorial_are_cpythons():
         """, "f", lambda: args, expect=None)
 
 
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint32", "int8", "uint8"])
+def test_gcd_and_isqrt_of_numpy_integers(dtype):
+    # Taken by __index__ as CPython does; the results are Python ints.
+    run("""
+    import math
+    def f(A):
+        s = 0
+        out = []
+        for i in range(len(A)):
+            for j in range(len(A)):
+                s += math.gcd(A[i], A[j]) + math.lcm(A[i], A[j] % 97 + 1)
+            if A[i] >= 0:
+                out.append(math.isqrt(A[i]))
+        return s, out
+    """, "f", lambda: (np.array([0, 1, -1, 6, 100, 127, -128, 2 ** 31 - 1], dtype=np.int64).astype(dtype),))
+
+
 def test_isqrt_is_exact_near_squares():
     run("""
     import math
