@@ -76,6 +76,7 @@ class Infer {
       LoopOuts lo;
       std::optional<Env> fall;
       auto stmts = seq(nest_.root->body, 0, env, lo, fall);
+      refuse_first_test_of_nothing(stmts);
       out.nest = nest_;
       out.nest.root = ir::make_block(std::move(stmts));
       out.tags = tags_;
@@ -95,6 +96,24 @@ class Infer {
   size_t emitted_ = 0;
 
   int line(const Expr& e) const { return in_.line_of && e ? in_.line_of(e->origin) : -1; }
+
+  // A nest whose first statement is a test of a variable that holds no value here (`while
+  // x: x = x[0]`: a list x holds at entry is not read, as a row the loop left; dispatch.cpp)
+  // would hand every call to CPython at once: it stays there, saying why.
+  void refuse_first_test_of_nothing(const std::vector<Stmt>& stmts) {
+    if (stmts.empty() || stmts[0]->kind != StmtNode::Kind::If || !stmts[0]->cond || !unbound(stmts[0]->cond->type)) return;
+    std::string names;
+    ir::walk_expr(stmts[0]->cond, [&](const Expr& x) {
+      if (x->kind == ExprNode::Kind::Load && unbound(x->type) && (size_t)x->var < nest_.vars.size()) {
+        const std::string n = "`" + nest_.vars[(size_t)x->var].name + "`";
+        if (names.find(n) == std::string::npos) names += (names.empty() ? "" : ", ") + n;
+      }
+    });
+    fail("its first test reads " + (names.empty() ? std::string("a value") : names) +
+             ", which holds no value a kernel reads at entry (it is unbound, or a list the loop replaces by its "
+             "own items)",
+         stmts[0]->line);
+  }
   [[noreturn]] void fail(const std::string& why, int line) { throw SpecError{why, line}; }
 
   void note_tag(const TypeRef& t) {

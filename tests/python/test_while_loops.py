@@ -400,6 +400,22 @@ def test_knuth_morris_pratt_over_a_list_stays_interpreted():
     difftest.assert_reason(recs, "an element of `p` that the loop never changes")
 
 
+def test_a_while_test_of_a_list_the_loop_descends():
+    # `x = x[0]` gives x rows of its own entry list, which kernels never read (a row left by
+    # an earlier run): x holds nothing there, so the nest would hand every call to CPython at
+    # its first test, and stays there with the reason (before: "internal error: truth of
+    # unbound").
+    recs = difftest.run("""
+    def f(x):
+        c = 0
+        while x:
+            c += 1
+            x = x[0]
+        return c
+    """, "f", lambda: ([[[[]]]],), expect="interpreted")
+    difftest.assert_reason(recs, "its first test reads `x`, which holds no value a kernel reads at entry")
+
+
 def test_elements_read_where_the_loop_moves_still_run_natively():
     # M[0][j] moves with j, a[i] with i: no flag, a scan.
     difftest.run("""

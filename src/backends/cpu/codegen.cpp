@@ -1704,6 +1704,7 @@ class Gen {
   }
 
   Value* truth(const V& x) {
+    if (x.t->kind == Type::Kind::Unbound) return B.getFalse();  // unreachable: it bailed
     if (hetero(x.t)) return per_member(x, [&](const V& y) { return truth(y); });
     TypeRef m = rep(x.t);
     if (x.t->kind == Type::Kind::None) return B.getFalse();
