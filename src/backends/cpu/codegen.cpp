@@ -2335,7 +2335,7 @@ class Gen {
   }
 
   // ------------------------------------------------------------ calls
-  // math.gcd, lcm, isqrt, factorial of Python ints (int_functions.h): -1 where CPython
+  // math.gcd (inline), lcm, isqrt, factorial of Python ints (int_functions.h): -1 where CPython
   // computes the result (beyond 64 bits, or its ValueError).
   V int_function(Builtin f, const std::vector<V>& args, const TypeRef& rt) {
     if (gpu_body_) gpu_refuse(std::string("it calls ") + builtin_name(f));
@@ -2344,37 +2344,39 @@ class Gen {
                             : f == Builtin::MathIsqrt ? "math.isqrt may raise"
                                                       : "math.factorial may raise or leave 64 bits");
     Value* r;
-    if (f == Builtin::MathGcd && args.size() == 2) {
-      // Euclid's loop inline on the magnitudes (unsigned: |-2**63| is 2**63), as the runtime's.
+    if (f == Builtin::MathGcd) {
+      // Euclid's loop inline, folded over the arguments' magnitudes (unsigned: |-2**63| is
+      // 2**63); gcd() is 0.
       auto magnitude = [&](Value* x) { return B.CreateSelect(B.CreateICmpSLT(x, c64(0)), B.CreateSub(c64(0), x), x); };
-      Value* a0 = magnitude(as_i64_int(args[0]));
-      Value* b0 = magnitude(as_i64_int(args[1]));
-      BasicBlock* pre = B.GetInsertBlock();
-      BasicBlock* head = BasicBlock::Create(C, "gcd.head", F);
-      BasicBlock* step = BasicBlock::Create(C, "gcd.step", F);
-      BasicBlock* done = BasicBlock::Create(C, "gcd.done", F);
-      B.CreateBr(head);
-      B.SetInsertPoint(head);
-      llvm::PHINode* a = B.CreatePHI(i64(), 2, "gcd.a");
-      llvm::PHINode* b = B.CreatePHI(i64(), 2, "gcd.b");
-      a->addIncoming(a0, pre);
-      b->addIncoming(b0, pre);
-      B.CreateCondBr(B.CreateICmpEQ(b, c64(0)), done, step);
-      B.SetInsertPoint(step);
-      Value* rem = B.CreateURem(a, b);
-      a->addIncoming(b, step);
-      b->addIncoming(rem, step);
-      B.CreateBr(head);
-      B.SetInsertPoint(done);
-      r = a;  // beyond INT64_MAX (2**63) only for gcd(-2**63, 0) and the like: CPython's
-    } else if (f == Builtin::MathGcd || f == Builtin::MathLcm) {
+      r = c64(0);
+      for (const V& x : args) {
+        Value* b0 = magnitude(as_i64_int(x));
+        BasicBlock* pre = B.GetInsertBlock();
+        BasicBlock* head = BasicBlock::Create(C, "gcd.head", F);
+        BasicBlock* step = BasicBlock::Create(C, "gcd.step", F);
+        BasicBlock* done = BasicBlock::Create(C, "gcd.done", F);
+        B.CreateBr(head);
+        B.SetInsertPoint(head);
+        llvm::PHINode* a = B.CreatePHI(i64(), 2, "gcd.a");
+        llvm::PHINode* b = B.CreatePHI(i64(), 2, "gcd.b");
+        a->addIncoming(r, pre);
+        b->addIncoming(b0, pre);
+        B.CreateCondBr(B.CreateICmpEQ(b, c64(0)), done, step);
+        B.SetInsertPoint(step);
+        Value* rem = B.CreateURem(a, b);
+        a->addIncoming(b, step);
+        b->addIncoming(rem, step);
+        B.CreateBr(head);
+        B.SetInsertPoint(done);
+        r = a;
+      }
+      // (2**63, negative here, only for gcd(-2**63) and the like: CPython's.)
+    } else if (f == Builtin::MathLcm) {
       llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
       Value* xs = entry.CreateAlloca(i64(), c64((int64_t)std::max<size_t>(args.size(), 1)), "int.args");
       for (size_t k = 0; k < args.size(); k++) B.CreateStore(as_i64_int(args[k]), B.CreateConstGEP1_64(i64(), xs, k));
       auto* fty = llvm::FunctionType::get(i64(), {i64(), ptr()}, false);
-      const bool gcd = f == Builtin::MathGcd;
-      r = B.CreateCall(fty, runtime_address(gcd ? "stagepy_gcd" : "stagepy_lcm",
-                                            gcd ? reinterpret_cast<void*>(&stagepy_gcd) : reinterpret_cast<void*>(&stagepy_lcm)),
+      r = B.CreateCall(fty, runtime_address("stagepy_lcm", reinterpret_cast<void*>(&stagepy_lcm)),
                        {c64((int64_t)args.size()), xs});
     } else {
       auto* fty = llvm::FunctionType::get(i64(), {i64()}, false);

@@ -32,12 +32,6 @@ extern "C" int stagepy_powmod(int64_t a, int64_t b, int64_t m, int64_t* out) {
   return 1;
 }
 
-extern "C" int64_t stagepy_gcd(int64_t n, const int64_t* xs) {
-  uint64_t g = 0;
-  for (int64_t k = 0; k < n; k++) g = gcd_u64(g, magnitude(xs[k]));
-  return g > (uint64_t)INT64_MAX ? -1 : (int64_t)g;
-}
-
 extern "C" int64_t stagepy_lcm(int64_t n, const int64_t* xs) {
   uint64_t l = 1;
   for (int64_t k = 0; k < n; k++) {

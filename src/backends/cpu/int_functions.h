@@ -9,10 +9,8 @@ extern "C" {
 // gives it. Returns 0 for m == 0 (ValueError), b < 0 (a modular inverse, or ValueError),
 // and m == INT64_MIN; else 1, with the result in *out.
 int stagepy_powmod(int64_t a, int64_t b, int64_t m, int64_t* out);
-// math.gcd(*xs) and math.lcm(*xs) of n Python ints: CPython's result (gcd() is 0, lcm() is
-// 1), or -1 where it is beyond 64 bits (gcd(-2**63) is 2**63), or an lcm grows past 64
-// bits on the way.
-int64_t stagepy_gcd(int64_t n, const int64_t* xs);
+// math.lcm(*xs) of n Python ints: CPython's result (lcm() is 1), or -1 where it grows past
+// 64 bits on the way. (math.gcd is Euclid's loop inline in kernels: codegen.cpp.)
 int64_t stagepy_lcm(int64_t n, const int64_t* xs);
 // math.isqrt(x): the floor of x's square root, exactly; -1 for x < 0 (ValueError).
 int64_t stagepy_isqrt(int64_t x);
