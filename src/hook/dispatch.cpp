@@ -824,6 +824,8 @@ PyObject* decline_values(NestState& s, std::string why) {
   return decline(s, std::move(why));
 }
 
+PyObject* run_nest(NestState& s, const FrameRef& f);
+
 PyObject* dispatch(NestState& s) {
   // Code rewritten while stagepy was enabled keeps its nest entries; after disable() they
   // answer "not handled" and the original loops run.
@@ -894,6 +896,12 @@ PyObject* dispatch(NestState& s) {
     s.declined_type = nullptr;
   }
 
+  return run_nest(s, f);
+}
+
+// The rest of a call: reads the values of the nest's variables, finds (or makes) their
+// specialization, runs it and writes back.
+PyObject* run_nest(NestState& s, const FrameRef& f) {
   // Read and describe the live-in values.
   // (Functions the nest calls may add variables: the globals their bodies read.)
   const auto& vars = s.lift.nest.vars;
@@ -974,16 +982,20 @@ PyObject* dispatch(NestState& s) {
     } else if (val && PyList_CheckExact(val)) {
       double t0 = now_s();
       ListBuffer*& lb = list_of[val];
+      const bool tags = v < s.tag_lists.size() && s.tag_lists[v];
       if (!lb) {
         lists.push_back(std::make_unique<ListBuffer>());
-        if (!lists.back()->read(val, seen_lists, shared_lists, &why))
+        if (!lists.back()->read(val, seen_lists, shared_lists, &why, tags))
           return decline_values(s, "`" + vars[v].name + "` " + why);
         lb = lists.back().get();
+      } else if (tags && !lb->tagged() && lb->dtype() == DType::Float64) {
+        return decline_values(s, "`" + vars[v].name + "` holds a list of floats another variable holds too, and the nest "
+                                 "stores NumPy floats into it through `" + vars[v].name + "` only");
       }
       lb->written = lb->written || s.stores_unknown || s.stored[v];
-      descs[v].type = types::py_list(lb->dtype(), lb->ndim());
+      descs[v].type = types::py_list(lb->dtype(), lb->ndim(), lb->tagged());
       descs[v].k1 = (uint64_t)(uintptr_t)&PyList_Type;
-      descs[v].k2 = (uint64_t)lb->dtype() | ((uint64_t)lb->ndim() << 8);
+      descs[v].k2 = (uint64_t)lb->dtype() | ((uint64_t)lb->ndim() << 8) | ((uint64_t)lb->tagged() << 16);
       views[v] = {lb->data(), lb->ndim(), lb->shape(), lb->strides()};
       convert_s += now_s() - t0;
     } else if (val && PyUnicode_CheckExact(val)) {
@@ -1089,7 +1101,7 @@ PyObject* dispatch(NestState& s) {
   // write it, CPython runs the nest (read-only views, sliding_window_view's default, are fine).
   for (size_t v = 0; v < nv; v++) {
     if (!vals[v] || !descs[v].type || descs[v].type->kind != Type::Kind::Array || !descs[v].type->writeable) continue;
-    if (may_overlap_itself(views[v], dtype_size(descs[v].type->dtype)))
+    if (may_overlap_itself(views[v], item_bytes(*descs[v].type)))
       return decline(s, "`" + vars[v].name + "` is a writeable view whose elements overlap one another (strides " +
                             "shorter than the elements they step over)");
   }
@@ -1113,7 +1125,7 @@ PyObject* dispatch(NestState& s) {
         Py_ssize_t ext = (sh[d] - 1) * st[d];
         if (ext < 0) lo += ext; else hi += ext;
       }
-      hi += (uintptr_t)dtype_size(descs[v].type->dtype);
+      hi += (uintptr_t)item_bytes(*descs[v].type);
       spans.push_back(empty ? std::make_pair(lo, lo) : std::make_pair(lo, hi));
     }
     for (size_t i = 0; i < spans.size(); i++)
@@ -1184,6 +1196,7 @@ PyObject* dispatch(NestState& s) {
 
   // Find the specialization.
   Specialization* sp = nullptr;
+  bool counted = false;  // a new type: it counts toward the recompile limit
   for (auto& c : s.specs)
     if (c->key == key) { sp = c.get(); break; }
   if (!sp) {
@@ -1195,12 +1208,21 @@ PyObject* dispatch(NestState& s) {
     }
     std::vector<TypeRef> entry(nv);
     for (size_t v = 0; v < nv; v++) entry[v] = vars[v].read ? descs[v].type : types::unbound();
-    if (!again) s.compiles++;
+    if (!again) s.compiles++, counted = true;
     s.specs.push_back(
         specialize_for(s, key, std::move(entry), specialize::facts_of(conds, s.last_bits), fp, overlapping, threads,
                        gpu, helpers, inl));
     sp = s.specs.back().get();
     evict_kernels(sp);
+  }
+  if (!sp->kernel.ok && sp->kernel.retag >= 0 && !(sp->kernel.retag < (int)s.tag_lists.size() && s.tag_lists[(size_t)sp->kernel.retag])) {
+    // The nest stores NumPy floats into a list of floats: read it tagged (its elements'
+    // types then vary), and specialize for that. At most once per variable.
+    if ((size_t)sp->kernel.retag >= s.tag_lists.size()) s.tag_lists.resize((size_t)sp->kernel.retag + 1, 0);
+    s.tag_lists[(size_t)sp->kernel.retag] = 1;
+    s.specs.erase(std::find_if(s.specs.begin(), s.specs.end(), [&](const auto& c) { return c.get() == sp; }));
+    if (counted) s.compiles--;
+    return run_nest(s, f);
   }
   if (!sp->kernel.ok) {
     std::string why = sp->kernel.reason;

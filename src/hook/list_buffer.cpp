@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "hook/numpy_bridge.h"
+
 namespace stagepy::runtime {
 
 namespace {
@@ -12,10 +14,14 @@ std::string type_name(PyObject* o) {
   if (PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o)) return std::string("instances of ") + Py_TYPE(o)->tp_name;
   return std::string(Py_TYPE(o)->tp_name) + " objects";
 }
-// The item type an element is held as: exact floats, ints, bools and complex numbers only.
-bool item_dtype(PyObject* item, DType* d, std::string* why) {
+// The item type an element is held as: exact floats (and numpy.float64s: `*np`), ints,
+// bools and complex numbers only.
+bool item_dtype(PyObject* item, DType* d, bool* np, std::string* why) {
   PyTypeObject* t = Py_TYPE(item);
+  *np = false;
+  DType sd;
   if (t == &PyFloat_Type) *d = DType::Float64;
+  else if (PyFloat_Check(item) && np::scalar_dtype(item, &sd) && sd == DType::Float64) *d = DType::Float64, *np = true;
   else if (t == &PyComplex_Type) *d = DType::Complex128;
   else if (t == &PyLong_Type) *d = DType::Int64;
   else if (t == &PyBool_Type) *d = DType::Bool;
@@ -28,7 +34,7 @@ bool item_dtype(PyObject* item, DType* d, std::string* why) {
 }  // namespace
 
 bool ListBuffer::store(PyObject* item, size_t at, std::string* why) {
-  uint8_t* p = bytes_.data() + at * (size_t)dtype_size(dtype_);
+  uint8_t* p = bytes_.data() + at * (size_t)dtype_size(dtype_);  // tagged: made below
   switch (dtype_) {
     case DType::Bool: *p = item == Py_True ? 1 : 0; return true;
     case DType::Float64: {
@@ -56,7 +62,7 @@ bool ListBuffer::store(PyObject* item, size_t at, std::string* why) {
 }
 
 bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>& seen,
-                      std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why) {
+                      std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why, bool tags) {
   // The shape, from the first element at each depth.
   shape_.clear();
   PyObject* at = list;
@@ -96,28 +102,45 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
   // every other must match it.
   dtype_ = DType::Int64;
   const Py_ssize_t len = shape_.back();
-  if (!rows_.empty() && len > 0 && !item_dtype(PyList_GET_ITEM(rows_[0], 0), &dtype_, why)) return false;
+  bool np = false;
+  if (!rows_.empty() && len > 0 && !item_dtype(PyList_GET_ITEM(rows_[0], 0), &dtype_, &np, why)) return false;
   bytes_.resize(elements() * (size_t)dtype_size(dtype_));
+  std::vector<uint8_t> is_np;  // floats: which elements are numpy.float64s
+  if (dtype_ == DType::Float64) is_np.resize(elements());
+  bool any_np = false;
   size_t k = 0;
   for (PyObject* r : rows_)
     for (Py_ssize_t j = 0; j < len; j++) {
       PyObject* x = PyList_GET_ITEM(r, j);
       DType d;
-      if (!item_dtype(x, &d, why)) return false;
+      if (!item_dtype(x, &d, &np, why)) return false;
       if (d != dtype_) {
         *why = "mixes element types";
         return false;
       }
+      if (np) is_np[k] = 1, any_np = true;
       if (!store(x, k++, why)) return false;
     }
+  // A tagged list: each element's value, then its tag (an int64, so that no byte is
+  // padding and write_back compares whole elements).
+  tagged_ = dtype_ == DType::Float64 && (any_np || tags);
+  if (tagged_) {
+    std::vector<uint8_t> wide(elements() * 16);
+    for (size_t i = 0; i < elements(); i++) {
+      const int64_t tag = is_np[i] ? kTagNpFloat64 : kTagFloat;
+      std::memcpy(&wide[i * 16], &bytes_[i * 8], 8);
+      std::memcpy(&wide[i * 16 + 8], &tag, 8);
+    }
+    bytes_.swap(wide);
+  }
   before_ = bytes_;
-  strides_.assign(shape_.size(), (Py_ssize_t)dtype_size(dtype_));
+  strides_.assign(shape_.size(), (Py_ssize_t)item_bytes());
   for (size_t d = shape_.size() - 1; d-- > 0;) strides_[d] = strides_[d + 1] * shape_[d + 1];
   return true;
 }
 
 int ListBuffer::write_back() {
-  const size_t item = (size_t)dtype_size(dtype_);
+  const size_t item = (size_t)item_bytes();
   const Py_ssize_t len = shape_.empty() ? 0 : shape_.back();
   const size_t row_bytes = item * (size_t)len;
   if (row_bytes == 0) return 0;  // empty rows: nothing changed (and no buffers to compare)
@@ -134,7 +157,15 @@ int ListBuffer::write_back() {
         case DType::Float64: {
           double v;
           std::memcpy(&v, p, 8);
-          obj = PyFloat_FromDouble(v);
+          int64_t tag = kTagFloat;
+          if (tagged_) std::memcpy(&tag, p + 8, 8);
+          if (tag == kTagNpFloat64) {
+            uint64_t bits;
+            std::memcpy(&bits, p, 8);
+            obj = np::box_scalar(DType::Float64, bits);
+          } else {
+            obj = PyFloat_FromDouble(v);
+          }
           break;
         }
         case DType::Complex128: {

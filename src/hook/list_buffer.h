@@ -1,5 +1,6 @@
 // Python lists as kernel data: in, a list (of lists, rectangular) whose elements are all
-// exact Python ints that fit 64 bits, all floats, or all bools; out, a C-contiguous native
+// exact Python ints that fit 64 bits, all floats (or floats and numpy.float64s: a tagged
+// list, each element its value and a tag saying which), or all bools; out, a C-contiguous native
 // buffer the kernel reads and writes like an array, and afterwards the elements that
 // changed written back into the same list objects as new Python objects of the element
 // type (the lists keep their identity and every reference into them sees the change).
@@ -25,10 +26,12 @@ class ListBuffer {
   // in this call to the buffer that copied it; a list met again (`A[0] is A[1]`, or `row`
   // beside `A` with `row is A[0]`) adds the two buffers to `shared`. The caller refuses
   // those where the kernel may write either (`written`): its copies would disagree. Copies
-  // of a list only read hold the same values. On failure returns false and sets `why` (no
-  // Python exception is set).
+  // of a list only read hold the same values. A list of floats is read tagged
+  // (Type::tagged) where it holds a numpy.float64 or where `tags` asks for it (a nest that
+  // stores NumPy floats into it). On failure returns false and sets `why` (no Python
+  // exception is set).
   bool read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>& seen,
-            std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why);
+            std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why, bool tags = false);
   // Whether the kernel may store into the list (some variable holding it is a store's root).
   bool written = false;
 
@@ -37,6 +40,8 @@ class ListBuffer {
   int write_back();
 
   DType dtype() const { return dtype_; }
+  bool tagged() const { return tagged_; }
+  int item_bytes() const { return tagged_ ? 16 : dtype_size(dtype_); }
   int ndim() const { return (int)shape_.size(); }
   void* data() { return bytes_.data(); }
   const Py_ssize_t* shape() const { return shape_.data(); }
@@ -47,6 +52,7 @@ class ListBuffer {
   bool store(PyObject* item, size_t at, std::string* why);
 
   DType dtype_ = DType::Int64;
+  bool tagged_ = false;
   std::vector<Py_ssize_t> shape_, strides_;
   std::vector<PyObject*> rows_;  // the innermost lists, in order (borrowed)
   std::vector<uint8_t> bytes_;   // the elements, as the kernel sees them

@@ -87,6 +87,9 @@ struct NestState {
   // inner lists (ListBuffer::read). Filled with `fresh`.
   std::vector<uint8_t> stored;
   bool stores_unknown = false;
+  // Per variable: its list of floats is read tagged (ListBuffer), floats and np.float64s
+  // each with its type, since a specialization found the nest stores NumPy floats into it.
+  std::vector<uint8_t> tag_lists;
 
   // The static stage of the analysis (first dispatch), and the facts of the last call's
   // parameter values (most calls repeat them).

@@ -69,6 +69,7 @@ std::string Type::str() const {
       if (pylist) {
         std::string s = "list";
         for (int i = 1; i < ndim; i++) s += " of lists";
+        if (tagged) return s + " of floats and np.float64s";
         return s + " of " + (dtype == DType::Int64 ? "ints" : dtype == DType::Float64 ? "floats" : dtype == DType::Complex128 ? "complex numbers" : "bools");
       }
       std::string s = std::string("array(") + dtype_name(dtype) + ", " + std::to_string(ndim) + "d";
@@ -107,6 +108,7 @@ bool Type::operator==(const Type& o) const {
     case Kind::NpScalar: return dtype == o.dtype;
     case Kind::Array:
       return dtype == o.dtype && ndim == o.ndim && layout == o.layout && writeable == o.writeable && pylist == o.pylist &&
+             tagged == o.tagged &&
              pybuf == o.pybuf && pystr == o.pystr && temp == o.temp && local == o.local;
     case Kind::Module:
     case Kind::Object:
@@ -132,6 +134,7 @@ size_t Type::hash() const {
   mix(static_cast<size_t>(layout));
   mix(writeable);
   mix(pylist);
+  mix(tagged);
   mix(pybuf);
   mix(pystr);
   mix(temp);
@@ -264,9 +267,10 @@ TypeRef appended() {
   t->kind = Type::Kind::Appended;
   return t;
 }
-TypeRef py_list(DType d, int ndim) {
+TypeRef py_list(DType d, int ndim, bool tagged) {
   auto t = std::make_shared<Type>(*array(d, ndim, Type::CContig, true));
   t->pylist = true;
+  t->tagged = tagged && d == DType::Float64;
   return t;
 }
 TypeRef py_buffer(DType d, bool writeable) {
@@ -286,6 +290,10 @@ TypeRef py_char() {
 }
 TypeRef list_elem(DType d) {
   return dtype_is_complex(d) ? py_complex() : dtype_is_float(d) ? py_float() : d == DType::Bool ? py_bool() : py_int();
+}
+TypeRef list_elem(const Type& list) {
+  if (list.tagged) return join({py_float(), np_scalar(DType::Float64)});
+  return list_elem(list.dtype);
 }
 TypeRef tuple(std::vector<TypeRef> elems) {
   auto t = std::make_shared<Type>();
@@ -397,5 +405,7 @@ TypeRef without_unbound(const TypeRef& t) {
   return rest.empty() ? nullptr : join(rest);
 }
 }  // namespace types
+
+int item_bytes(const Type& t) { return t.tagged ? 16 : dtype_size(t.dtype); }
 
 }  // namespace stagepy

@@ -139,6 +139,9 @@ struct Type {
   bool writeable = true;         // Array
   bool pylist = false;           // Array: a Python list; its elements are Python ints
                                  // (dtype Int64), floats (Float64) or bools (Bool)
+  bool tagged = false;           // Array (pylist, Float64): its elements are floats or
+                                 // numpy.float64s, each held as its value and then a tag
+                                 // (0: float, 1: np.float64), 16 bytes (list_buffer.h)
   bool pybuf = false;            // Array: an array.array, bytearray, bytes or memoryview
                                  // (1-d); its items of `dtype` read as Python ints/floats/bools
   bool pystr = false;            // Array (with pybuf): a str, its code points of `dtype`
@@ -181,7 +184,8 @@ TypeRef np_scalar(DType d);
 TypeRef array(DType d, int ndim, Type::Layout layout, bool writeable);
 // A Python list nested `ndim` deep whose elements are all Python ints (Int64), floats
 // (Float64) or bools (Bool).
-TypeRef py_list(DType d, int ndim);
+// With `tagged` (Float64 only): elements floats or np.float64s, each with its tag.
+TypeRef py_list(DType d, int ndim, bool tagged = false);
 // A buffer-protocol object (py_buffer.h) with items of `d`.
 TypeRef py_buffer(DType d, bool writeable);
 // A str whose code points are of dtype `d` (its kind), and one of its characters.
@@ -189,6 +193,9 @@ TypeRef py_str(DType d);
 TypeRef py_char();
 // The Python type an item of dtype `d` of a list or buffer reads as (int, float or bool).
 TypeRef list_elem(DType d);
+// The type an element of list `list` (one dimension) reads as: list_elem(dtype), or
+// float | np.float64 for a tagged list.
+TypeRef list_elem(const Type& list);
 TypeRef tuple(std::vector<TypeRef> elems);
 TypeRef module(const std::string& name);
 TypeRef object(const std::string& class_name);
@@ -219,6 +226,11 @@ bool may_be_unbound(const TypeRef& t);
 TypeRef without_unbound(const TypeRef& t);  // nullptr if only Unbound
 bool same(const TypeRef& a, const TypeRef& b);
 }  // namespace types
+
+// The bytes an element of array (or list, buffer) type `t` takes in kernels' memory.
+int item_bytes(const Type& t);
+// A tagged list's element tags (Type::tagged), as memory holds them.
+constexpr int64_t kTagFloat = 0, kTagNpFloat64 = 1;
 
 // The machine representation of a scalar type in kernels.
 enum class Repr : uint8_t { None, I1, I8, I16, I32, I64, F32, F64 };

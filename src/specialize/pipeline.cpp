@@ -73,6 +73,7 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
       k.infer_s = since(t0);
       k.reason = k.typed.reason;
       k.reason_line = k.typed.reason_line;
+      k.retag = k.typed.retag;
       if (dbg) debug_dump(std::string(pass) + " failed for " + name, k.reason);
       return false;
     }

@@ -44,6 +44,7 @@ struct Kernel {
   std::string reason;  // why not, in a user's words
   bool needs_hoist = false;  // not ok only because a helper that loops needs its Temps
   int reason_line = -1;
+  int retag = -1;  // not ok until variable `retag`'s list is read tagged (TypedNest::retag)
   void* fn = nullptr;       // the kernel's entry, while `code` keeps it loaded
   std::shared_ptr<void> code;
   KernelLayout layout;

@@ -342,6 +342,7 @@ class Elements {
     if ((int)nidx != bt->ndim) return false;  // an element, not a row
     if (bt->py_items()) {
       if (bt->dtype != DType::Float64) return false;  // a float32 buffer's item reads back rounded
+      if (bt->tagged) return false;                   // its type is the element's tag's
       el.type = types::py_float();
     } else {
       el.type = types::np_scalar(bt->dtype);

@@ -21,6 +21,7 @@ using Env = std::vector<TypeRef>;
 struct SpecError {
   std::string reason;
   int line;
+  int retag = -1;  // TypedNest::retag
 };
 
 // Breaks and continues collected per loop while its body is typed.
@@ -85,6 +86,7 @@ class Infer {
       out.ok = false;
       out.reason = e.reason;
       out.reason_line = e.line;
+      out.retag = e.retag;
     }
     return out;
   }
@@ -717,6 +719,21 @@ class Infer {
     fail("tests the truth of a " + a->type->str(), ln);
   }
 
+  // The variable whose value at entry holds the list `base` (a subscript chain of it, or of
+  // a row of it), or -1.
+  int entry_list(const Expr& base) const {
+    Expr e = base;
+    while (e->kind == ExprNode::Kind::Subscript) e = e->args[0];
+    if (e->kind != ExprNode::Kind::Load || !e->type) return -1;
+    return untagged_at_entry(e->type->kind == Type::Kind::View ? e->type->base : e->var);
+  }
+  // `v`, if it holds a list of floats at entry that is not tagged; else -1.
+  int untagged_at_entry(int v) const {
+    if (v < 0 || (size_t)v >= in_.entry.size() || !in_.entry[(size_t)v]) return -1;
+    const Type& t = *in_.entry[(size_t)v];
+    return t.kind == Type::Kind::Array && t.pylist && t.dtype == DType::Float64 && !t.tagged ? v : -1;
+  }
+
   TypeRef subscript_type(const Expr& base, const Expr& idx, int ln) {
     const Type& bt = *base->type;
     if (bt.kind == Type::Kind::Array && bt.py_items()) {
@@ -725,8 +742,8 @@ class Infer {
       if (idx->type->kind == Type::Kind::Slice) fail("slices a " + bt.str() + " (which copies it)", ln);
       if (!int_like(idx->type)) fail("indexes a list with a " + idx->type->str() + " (only integers are supported)", ln);
       if (bt.pystr) return types::py_char();
-      if (bt.ndim == 1) return types::list_elem(bt.dtype);
-      return types::py_list(bt.dtype, bt.ndim - 1);
+      if (bt.ndim == 1) return types::list_elem(bt);
+      return types::py_list(bt.dtype, bt.ndim - 1, bt.tagged);
     }
     if (bt.kind == Type::Kind::Array) {
       std::vector<TypeRef> parts;
@@ -1334,8 +1351,14 @@ class Infer {
             fail("assigns a " + t->str() + " to " + vname(f.var), s->line);
           if (t->kind == Type::Kind::Array) {
             TypeRef old = env[f.var];
-            if (!unbound(old) && !types::same(old, t))
+            if (!unbound(old) && !types::same(old, t)) {
+              // Lists of floats swapped (`prev, cur = cur, prev`) where one is tagged: both are.
+              if (old->kind == Type::Kind::Array && old->pylist && t->pylist && old->dtype == t->dtype &&
+                  old->ndim == t->ndim && old->tagged != t->tagged)
+                if (const int r = old->tagged ? entry_list(f.value) : untagged_at_entry(f.var); r >= 0)
+                  throw SpecError{vname(f.var) + " is assigned lists of floats, one holding np.float64s", s->line, r};
               fail(vname(f.var) + " is assigned arrays of different types", s->line);
+            }
           }
           assigns.push_back({f.var, t});
           break;
@@ -1367,9 +1390,20 @@ class Infer {
           // loop that may run no iteration and `L[i] = s` after it: the int is stored only
           // when the loop was empty).
           if (bt.pylist && !types::same(f.value->type, elem)) {
-            bool member = false;
-            for (auto& m : members(f.value->type)) member = member || types::same(m, elem);
-            if (!member && !(elem->kind == Type::Kind::PyFloat && f.value->type->kind == Type::Kind::PyInt))
+            bool member = false, np_float = false;
+            for (auto& m : members(f.value->type)) {
+              member = member || types::same(m, elem);
+              np_float = np_float || (m->kind == Type::Kind::NpScalar && m->dtype == DType::Float64);
+              // A tagged list holds floats and np.float64s (an int goes to CPython, as above).
+              if (elem->kind == Type::Kind::Union)
+                for (auto& e : elem->elems) member = member || types::same(m, e);
+            }
+            // NumPy floats into a list of floats that was one at entry: its elements get
+            // tags (their type is float | np.float64), and the dispatcher reads it again so.
+            if (np_float && bt.dtype == DType::Float64 && !bt.tagged)
+              if (const int r = entry_list(f.base); r >= 0)
+                throw SpecError{"stores a np.float64 into a list of floats", s->line, r};
+            if (!member && !(types::same(elem, types::py_float()) && f.value->type->kind == Type::Kind::PyInt))
               fail("stores a " + f.value->type->str() + " into a " + bt.str(), s->line);
           }
           // A buffer converts what it is given as its own setitem does: ints (and bools)

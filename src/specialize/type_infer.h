@@ -24,6 +24,9 @@ struct TypedNest {
   int reason_line = -1;
   ir::Nest nest;        // root typed; Range statements inserted before each For
   std::vector<TypeRef> tags;  // tag k (k >= 1) names tags[k - 1]; tag 0 is "unbound"
+  // Not ok because the nest stores NumPy floats into the list of floats variable `retag`
+  // holds at entry: read tagged (Type::tagged), its values may be typed (dispatch.cpp).
+  int retag = -1;
   int tag_of(const TypeRef& t) const;  // 0 for Unbound
 };
 

@@ -185,12 +185,17 @@ def test_empty_lists():
     """, "f", lambda: ([], [[], []], 50), expect=None)
 
 
+class _Float(float):
+    pass
+
+
 @pytest.mark.parametrize("case, args, reason", [
     ("ragged", lambda: ([[1.0, 2.0], [3.0]], 2), "ragged"),
     ("mixed", lambda: ([[1, 2.0], [3, 4]], 2), "mixes element types"),
     ("big int", lambda: ([[1, 2**70], [3, 4]], 2), "beyond 64 bits"),
     ("aliased rows", lambda: ((lambda r: [r, r])([1.0, 2.0]), 2), "holds one list twice"),
-    ("subclass of float", lambda: ([[np.float64(1.0), np.float64(2.0)], [3.0, 4.0]], 2), "holds"),
+    ("subclass of float", lambda: ([[_Float(1.0), _Float(2.0)], [_Float(3.0), _Float(4.0)]], 2), "holds"),
+    ("numpy float32", lambda: ([[np.float32(1.0), np.float32(2.0)], [3.0, 4.0]], 2), "holds"),
     ("strings", lambda: ([["a", "b"], ["c", "d"]], 2), "holds str"),
 ])
 def test_lists_stagepy_cannot_hold_stay_interpreted(case, args, reason):

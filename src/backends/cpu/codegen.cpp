@@ -960,7 +960,7 @@ class Gen {
   std::vector<Value*> contiguous_strides(const Arr& a, bool fortran) {
     const int n = a.t->ndim;
     std::vector<Value*> st((size_t)n);
-    Value* item = c64(dtype_size(a.t->dtype));
+    Value* item = c64(item_bytes(*a.t));
     if (fortran) {
       for (int d = 0; d < n; d++) st[(size_t)d] = d == 0 ? item : B.CreateNSWMul(st[(size_t)d - 1], a.shape[(size_t)d - 1]);
     } else {
@@ -1675,6 +1675,7 @@ class Gen {
       }
       DType d = base.t->dtype;
       if (base.t->pystr && gpu_body_) gpu_refuse("it reads the characters of a str");
+      if (base.t->tagged) return tagged_element(at.v, t);
       Value* v = load_item(d, at.v);
       if (base.t->pystr) return scalar(t, d == DType::UInt32 ? v : B.CreateZExt(v, B.getInt32Ty()));  // a code point
       if (d == DType::Bool) v = B.CreateICmpNE(v, c8(0));
@@ -3079,6 +3080,7 @@ class Gen {
       V value;
       Value* addr = nullptr;
       Value* stored = nullptr;
+      Value* tag = nullptr;  // a tagged list's element: its tag, stored after the value
       V section;             // a store into a row or slice: its elements ...
       Value* buf = nullptr;  // ... get these (an array value, of shape `shape`), or `stored`,
       V view;                // ... or, where the value is a view of the target's dtype, its
@@ -3151,6 +3153,13 @@ class Gen {
           if (base.t->kind == Type::Kind::Unbound || idx.t->kind == Type::Kind::Unbound ||
               p.value.t->kind == Type::Kind::Unbound)
             break;
+          if (base.t->tagged) {
+            if (gpu_body_) gpu_refuse("it stores into a list holding NumPy floats");
+            p.tag = element_tag(p.value);
+            p.addr = index_array(base, index_list(idx), f.origin).v;
+            p.stored = hetero(p.value.t) ? from_bits(p.value.v, types::py_float()) : as_double(p.value);
+            break;
+          }
           if (const TypeRef item = base.t->pylist ? list_item_type(base.t) : nullptr; item && !types::same(p.value.t, item)) {
             // Another type of value would make the list one kernels cannot hold: CPython
             // stores it (type inference allows this only where it may not happen).
@@ -3196,28 +3205,35 @@ class Gen {
       } else if (f.kind == ir::Effect::Kind::Store && p.addr) {
         DType d = f.base->type->dtype;
         const int nb = f.part >= 0 ? dtype_size(d) / 2 : dtype_size(d);
-        if (held_ && warn_gen_ == WarnGen::Fast) {
-          // Fast pass of a chunk without a log: the element keeps its value where this
-          // iteration may have warned, and the iteration is marked to run again exactly.
-          held_->stores++;
-          Value* old = B.CreateAlignedLoad(p.stored->getType(), p.addr, llvm::Align(nb));
-          Value* bad = B.CreateLoad(i1(), held_->iter_bad);
-          B.CreateStore(B.CreateZExt(bad, i8()), B.CreateGEP(i8(), held_->held, held_->kk));
-          log_store(p.addr, nb);
-          B.CreateAlignedStore(B.CreateSelect(bad, old, p.stored), p.addr, llvm::Align(nb));
-          continue;
-        }
-        if (undo_ && undo_->next < undo_->ptr.size()) {  // fast pass of a chunk: keep the old value
-          size_t st = undo_->next++;
-          undo_->bytes[st] = nb;
-          Value* old = B.CreateAlignedLoad(B.getIntNTy((unsigned)nb * 8), p.addr, llvm::Align(nb));
-          B.CreateStore(p.addr, B.CreateGEP(ptr(), undo_->ptr[st], undo_->kk));
-          B.CreateStore(B.CreateZExt(old, i64()), B.CreateGEP(i64(), undo_->old[st], undo_->kk));
-        }
-        log_store(p.addr, nb);
-        B.CreateAlignedStore(p.stored, p.addr, llvm::Align(nb));
+        put_element(p.addr, p.stored, nb);
+        if (p.tag) put_element(B.CreateConstGEP1_64(i8(), p.addr, 8), p.tag, 8);
       }
     }
+  }
+
+  // Stores `stored` (`nb` bytes) at `addr`, an array's element (or its part: a complex number's
+  // half, a tagged list element's tag), kept for undoing where the pass needs that.
+  void put_element(Value* addr, Value* stored, int nb) {
+    if (held_ && warn_gen_ == WarnGen::Fast) {
+      // Fast pass of a chunk without a log: the element keeps its value where this
+      // iteration may have warned, and the iteration is marked to run again exactly.
+      held_->stores++;
+      Value* old = B.CreateAlignedLoad(stored->getType(), addr, llvm::Align(nb));
+      Value* bad = B.CreateLoad(i1(), held_->iter_bad);
+      B.CreateStore(B.CreateZExt(bad, i8()), B.CreateGEP(i8(), held_->held, held_->kk));
+      log_store(addr, nb);
+      B.CreateAlignedStore(B.CreateSelect(bad, old, stored), addr, llvm::Align(nb));
+      return;
+    }
+    if (undo_ && undo_->next < undo_->ptr.size()) {  // fast pass of a chunk: keep the old value
+      size_t st = undo_->next++;
+      undo_->bytes[st] = nb;
+      Value* old = B.CreateAlignedLoad(B.getIntNTy((unsigned)nb * 8), addr, llvm::Align(nb));
+      B.CreateStore(addr, B.CreateGEP(ptr(), undo_->ptr[st], undo_->kk));
+      B.CreateStore(B.CreateZExt(old, i64()), B.CreateGEP(i64(), undo_->old[st], undo_->kk));
+    }
+    log_store(addr, nb);
+    B.CreateAlignedStore(stored, addr, llvm::Align(nb));
   }
 
   // ------------------------------------------------------------ rows and slices
@@ -3717,8 +3733,42 @@ class Gen {
     B.SetInsertPoint(done);
   }
 
+  // An element of a tagged list (Type::tagged) at `at`: its value, as a float | np.float64
+  // (`t`) whose tag is the element's.
+  V tagged_element(Value* at, const TypeRef& t) {
+    if (gpu_body_) gpu_refuse("it reads a list holding NumPy floats");
+    Value* v = load_item(DType::Float64, at);
+    Value* mem = B.CreateAlignedLoad(i64(), B.CreateConstGEP1_64(i8(), at, 8), llvm::Align(8));
+    if (t->kind != Type::Kind::Union) fail("internal error: an element of a tagged list as a " + t->str());
+    Value* tag = B.CreateSelect(B.CreateICmpEQ(mem, c64(kTagNpFloat64)), c8(tag_of(types::np_scalar(DType::Float64))),
+                                c8(tag_of(types::py_float())));
+    return scalar(t, v, tag);
+  }
+  // The tag (Type::tagged) a tagged list's element gets for the float or np.float64 `x`;
+  // another member of its union (an int) goes to CPython, which stores it.
+  Value* element_tag(const V& x) {
+    auto is_float = [](const TypeRef& m) { return is_pyfloat(m) || (is_np(m) && m->dtype == DType::Float64); };
+    if (x.t->kind != Type::Kind::Union) {
+      if (!is_float(x.t)) fail("internal error: a " + x.t->str() + " into a list of floats and np.float64s");
+      return c64(is_np(x.t) ? kTagNpFloat64 : kTagFloat);
+    }
+    Value* ok = B.getFalse();
+    Value* np = B.getFalse();
+    for (auto& m : members(x.t)) {
+      Value* is = B.CreateICmpEQ(operand_tag(x), c8(tag_of(m)));
+      if (is_float(m)) ok = B.CreateOr(ok, is);
+      if (is_np(m) && m->dtype == DType::Float64) np = B.CreateOr(np, is);
+    }
+    {
+      Checking checking(this, "a list may get an element of another type");
+      bail_unless(ok);
+    }
+    return B.CreateSelect(np, c64(kTagNpFloat64), c64(kTagFloat));
+  }
+
   // The Python type of a list's items as kernels hold them.
   static TypeRef list_item_type(const TypeRef& list) {
+    if (list->tagged) return types::list_elem(*list);
     switch (list->dtype) {
       case DType::Float64: return types::py_float();
       case DType::Int64: return types::py_int();
@@ -4867,7 +4917,7 @@ class Gen {
     for (size_t x = 0; x < arrays_.size(); x++) {
       gl->arrays[x].slot = cx.array_slot[x];
       gl->arrays[x].ndim = arrays_[x].t->ndim;
-      gl->arrays[x].itemsize = dtype_size(arrays_[x].t->dtype);
+      gl->arrays[x].itemsize = item_bytes(*arrays_[x].t);
     }
     ir::for_each_stmt(s->body[0], [&](const Stmt& x) {
       own_exprs(x, [&](const Expr& e) {
@@ -5821,7 +5871,7 @@ class Gen {
   // centres in 128-byte blocks ran 2.1x slower on 16 threads than in pages, 0.163 vs 0.076
   // ms, and slower on 2 threads than on one: the copies' neighbours on the heap.)
   Value* copy_bytes(const Arr& a) {
-    Value* b = B.CreateMul(copy_elements(a), c64(dtype_size(a.t->dtype)));
+    Value* b = B.CreateMul(copy_elements(a), c64(item_bytes(*a.t)));
     return B.CreateAnd(B.CreateAdd(B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b, c64(1)), c64(4095)), c64(~int64_t(4095)));
   }
   // The identity a copy starts from (stagepy_private_copies' fill): -0.0 for floats.
@@ -6185,9 +6235,12 @@ class Gen {
     ir::for_each_stmt(body, [&](const Stmt& x) {
       for (auto& e : x->effects) {
         if (e.kind != ir::Effect::Kind::Store) continue;
-        u.ptr.push_back(entry.CreateAlloca(ptr(), c64(kChunk), "undo.ptr"));
-        u.old.push_back(entry.CreateAlloca(i64(), c64(kChunk), "undo.old"));
-        u.bytes.push_back(0);
+        // (A tagged list's element is two stores: its value and its tag.)
+        for (int k = e.base->type && e.base->type->tagged ? 2 : 1; k-- > 0;) {
+          u.ptr.push_back(entry.CreateAlloca(ptr(), c64(kChunk), "undo.ptr"));
+          u.old.push_back(entry.CreateAlloca(i64(), c64(kChunk), "undo.old"));
+          u.bytes.push_back(0);
+        }
       }
     });
     return u;
