@@ -1,7 +1,7 @@
 """Random plain-Python loop nests, inside and just outside the subset stagepy runs natively.
 
 program(draw) returns (source, make_args): a function `f` whose loop nest reads and writes
-NumPy arrays, Python lists (of lists) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
+NumPy arrays, Python lists (of lists; of floats, some lists also np.float64s) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
 bounds from outer variables), affine and non-affine subscripts (some out of bounds, some
 negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list and lists made in the loops (`L1 = []`, appended to `L0`), min/max/abs, math.sqrt/log, np.float32(x) and the other scalar types, mixed
 int/float/bool arithmetic, sum/min/max/any/all of generator expressions, stores of elementwise
@@ -636,9 +636,9 @@ def programs(draw):
     # A and B may be an array.array of its item type.
     # Not with section stores: `A += A[::-1]`, `M[i] *= k` on a list or array.array extend
     # or repeat it, and in a loop nest it grows exponentially (CPython runs out of memory).
-    kinds = [draw(st.sampled_from(["ndarray", "ndarray", "list"] + ([] if cplx else ["array.array"])))
+    kinds = [draw(st.sampled_from(["ndarray", "ndarray", "list", "mixed list"] + ([] if cplx else ["array.array"])))
              if not g.slices else "ndarray" for _ in range(2)]
-    kinds.append(draw(st.sampled_from(["ndarray", "ndarray", "list"])) if not g.slices else "ndarray")
+    kinds.append(draw(st.sampled_from(["ndarray", "ndarray", "list", "mixed list"])) if not g.slices else "ndarray")
     seed = draw(st.integers(0, 2**16))
     # k may be large: products with it leave 53 bits (int / int rounds the exact quotient)
     # or 64 (big ints), where the facts that drop those checks must not hold.
@@ -672,6 +672,13 @@ def programs(draw):
                 a = array.array(ARRAY_CODES[d], a.tolist())
             elif kind != "ndarray":
                 a = a.tolist()
+                if kind == "mixed list" and d == "float64":
+                    # Floats and np.float64s, each kept with its own type (a tagged list).
+                    def mix(x):
+                        if isinstance(x, list):
+                            return [mix(y) for y in x]
+                        return np.float64(x) if rng.random() < 0.5 else x
+                    a = mix(a)
             arrs.append(a)
         return (*arrs, n, k, *scalars)
     return src, make_args
