@@ -100,6 +100,7 @@ class Deriver {
       bounds_and_overflow(out);
       dependences(out);
       trip_counts(out);
+      nonempty_loops(out);
       out.without_isl = without_isl_;
       out.by_isl = by_isl_;
       out.ok = true;
@@ -592,6 +593,33 @@ class Deriver {
       out.conds.push_back(std::move(c));
     }
   }
+
+  // Where a run of loop L may have no iteration: a point of the loops around it (as the
+  // model bounds them: at least every point the nest reaches) for which L's own bounds
+  // admit no value. Only for affine for loops inside another loop: their bounds are exact.
+  void nonempty_loops(NestConditions& out) {
+    for (auto& L : m_.loops) {
+      if (L.id < 0 || !L.is_for || !L.affine || L.parent < 0 || L.constraints.empty()) continue;
+      std::vector<int> chain;  // the loops around L, outermost first
+      for (int l = L.parent; l >= 0; l = m_.loops[(size_t)l].parent) chain.insert(chain.begin(), l);
+      std::string dims, cs;
+      for (int l : chain) {
+        const PolyLoop& P = m_.loops[(size_t)l];
+        dims += (dims.empty() ? "" : ", ") + P.dim;
+        if (!P.constraints.empty()) cs += (cs.empty() ? "" : " and ") + P.constraints;
+      }
+      const std::string outer = "[" + dims + "]" + (cs.empty() ? "" : " : " + cs);
+      const std::string with_l = "[" + dims + (dims.empty() ? "" : ", ") + L.dim + "] : " + (cs.empty() ? "" : cs + " and ") + L.constraints;
+      by_isl_++;
+      isl::set points(ctx_.get(), text(outer));
+      isl::set runs(ctx_.get(), text(with_l));
+      isl::set nonempty = isl::manage(isl_set_project_out(runs.release(), isl_dim_set, (unsigned)chain.size(), 1));
+      Condition c;
+      c.fact = Fact{FactKind::NonEmpty, -1, 0, L.id};
+      c.violated = ParamSet::from_isl(points.subtract(nonempty).params().intersect(context_).release(), names_);
+      out.conds.push_back(std::move(c));
+    }
+  }
 };
 
 }  // namespace
@@ -619,13 +647,14 @@ std::string to_string(const NestConditions& c, const ir::Nest& nest) {
       case FactKind::NoCarried: return "no-carried-dependence";
       case FactKind::NoCarriedBesideUpdates: return "no-carried-dependence-beside-updates";
       case FactKind::FewIterations: return "few-iterations";
+      case FactKind::NonEmpty: return "non-empty";
     }
     return "?";
   };
   for (auto& k : c.conds) {
     o << kind(k.fact.kind);
     if (k.fact.kind == FactKind::NoCarried || k.fact.kind == FactKind::NoCarriedBesideUpdates ||
-        k.fact.kind == FactKind::FewIterations)
+        k.fact.kind == FactKind::FewIterations || k.fact.kind == FactKind::NonEmpty)
       o << " L" << k.fact.loop;
     else
       o << " @" << k.fact.origin << "." << k.fact.pos;

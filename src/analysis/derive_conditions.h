@@ -41,6 +41,10 @@ enum class FactKind : uint8_t {
   // arrays it only updates (`hist[k] += 1`: PolyAccess::update); with a copy of those per
   // thread, its iterations are independent. (Only where NoCarried may fail.)
   NoCarriedBesideUpdates,
+  // Every run of loop `loop` (a for loop inside another, with affine bounds) has at least one
+  // iteration: infer_types then types what follows it as after its body only (`s = 0` before
+  // `for i: for j: s += A[i, j]` is an np.float64 from the first run of `j` on).
+  NonEmpty,
 };
 
 struct Fact {

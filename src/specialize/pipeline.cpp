@@ -67,6 +67,8 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
   in.entry = rq.entry;
   in.oracle = rq.oracle;
   in.line_of = rq.line_of;
+  // The facts are about rq.nest, or about rq.inlined where helpers are inlined.
+  if (nest == rq.nest ? rq.helpers.empty() : nest == rq.inlined) in.facts = &rq.facts;
   // Whether the pass that produced k.typed succeeded; if not, k says why.
   auto passed = [&](const char* pass) {
     if (!k.typed.ok) {

@@ -1638,9 +1638,12 @@ class Infer {
     exits.push_back(after);
     Env nonzero = *merge(exits, s->line);
     Env zero = env;  // no iteration: nothing changed
-    if (auto trip = ir::constant_trip(args); trip && *trip > 0) {
-      // `for d in (-1, 0, 1)`, `for k in range(3)`: the body runs; after the loop the
-      // variables have its types only (`s = 0.0` then `s += A[i]` leaves an np.float64).
+    const auto trip = ir::constant_trip(args);
+    if ((trip && *trip > 0) || (in_.facts && in_.facts->has(Fact{FactKind::NonEmpty, -1, 0, s->loop}))) {
+      // `for d in (-1, 0, 1)`, `for k in range(3)`, or a loop every run of which has an
+      // iteration for these values (`for j in range(A.shape[1])`, facts.h): the body runs;
+      // after the loop the variables have its types only (`s = 0.0` then `s += A[i]` leaves
+      // an np.float64).
       stmts.push_back(f);
       alts = {nonzero};
     } else if (conflict(nonzero, zero) || lt.peeled) {

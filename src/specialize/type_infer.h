@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "specialize/facts.h"
 #include "specialize/oracle.h"
 
 namespace stagepy::specialize {
@@ -35,6 +36,9 @@ struct InferInput {
   std::vector<TypeRef> entry;             // per variable; Unbound where it has no value
   const Oracle* oracle = nullptr;
   std::function<int(int)> line_of;        // bytecode offset -> source line
+  // The facts of these values (facts.h), where they are about `nest`: a loop they say
+  // always runs (FactKind::NonEmpty) is typed without the way around it.
+  const FactSet* facts = nullptr;
   size_t budget = 20000;                  // typed statements before giving up on duplication
 };
 

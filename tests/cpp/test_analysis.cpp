@@ -138,6 +138,35 @@ TEST(Analysis, IndependentOuterAndInnerLoops) {
   EXPECT_FALSE(a.carried(1, p));
 }
 
+// for i in range(n): for j in range(m): ...   -- j runs every time exactly when m >= 1 or
+// the outer loop never runs; for j in range(i, m) it may not where n > m.
+TEST(Analysis, AnInnerLoopRunsEveryTimeExactlyWhenItsBoundsSaySo) {
+  NestBuilder b;
+  Stmt inner = b.loop(1, "j", {b.ld("m")}, {b.store("C", {b.ld("i"), b.ld("j")}, b.c(1))});
+  b.root(b.loop(0, "i", {b.ld("n")}, {inner}));
+  Analysis a = analyze(b.nest);
+  const Condition* ne = a.find(FactKind::NonEmpty, 1);
+  ASSERT_NE(ne, nullptr);
+  EXPECT_EQ(a.find(FactKind::NonEmpty, 0), nullptr);  // the outermost loop: no fact asked
+  auto runs = a.values({{"p_n", 5}, {"p_m", 1}});
+  auto empty = a.values({{"p_n", 5}, {"p_m", 0}});
+  auto never = a.values({{"p_n", 0}, {"p_m", 0}});
+  EXPECT_FALSE(ne->violated.contains(runs.data()));
+  EXPECT_TRUE(ne->violated.contains(empty.data()));
+  EXPECT_FALSE(ne->violated.contains(never.data()));
+
+  NestBuilder t;
+  Stmt tri = t.loop(1, "j", {t.ld("i"), t.ld("m")}, {t.store("C", {t.ld("i"), t.ld("j")}, t.c(1))});
+  t.root(t.loop(0, "i", {t.ld("n")}, {tri}));
+  Analysis at = analyze(t.nest);
+  const Condition* tne = at.find(FactKind::NonEmpty, 1);
+  ASSERT_NE(tne, nullptr);
+  auto fits = at.values({{"p_n", 5}, {"p_m", 5}});
+  auto past = at.values({{"p_n", 6}, {"p_m", 5}});
+  EXPECT_FALSE(tne->violated.contains(fits.data()));
+  EXPECT_TRUE(tne->violated.contains(past.data()));
+}
+
 // The bounds facts: A[i + 1] for i in range(n) is in bounds exactly when n + 1 <= len(A)
 // (or the range is empty), and never negative.
 TEST(Analysis, BoundsConditions) {
