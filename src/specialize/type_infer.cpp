@@ -1470,9 +1470,28 @@ class Infer {
   // them first (a segment reads all its values before it assigns). Their type at the loop
   // head never reaches the body (`acc = 0.0` at the top of a loop), so a change of it is
   // no reason to peel the first iteration.
-  static std::vector<bool> assigned_first(const std::vector<Stmt>& body, size_t nvars) {
+  // A for loop that always runs (below) counts too: its range is evaluated, then its
+  // variable assigned, then its body runs (`for j in range(m): x = A[i, j]` inside `for i`:
+  // j's and x's types at i's head, unbound before the first run, are no reason to peel i).
+  std::vector<bool> assigned_first(const std::vector<Stmt>& body, size_t nvars) const {
     std::vector<bool> assigned(nvars, false), read(nvars, false);
     for (const Stmt& s : body) {
+      if (s->kind == StmtNode::Kind::For && always_runs(s)) {
+        auto reads = [&](const Expr& e) {
+          if (e->kind == ExprNode::Kind::Load && e->var >= 0 && (size_t)e->var < nvars && !assigned[e->var])
+            read[e->var] = true;
+        };
+        for (auto& a : s->args) ir::walk_expr(a, reads);
+        for (auto& o : s->over) ir::walk_expr(o, reads);
+        ir::walk_expr(s->range_callee, reads);
+        ir::walk_expr(s->reversed_callee, reads);
+        if (s->var >= 0 && (size_t)s->var < nvars && !read[s->var]) assigned[s->var] = true;
+        // ... and what its body assigns first (`x = A[i, j]` there).
+        const std::vector<bool> inner = assigned_first(s->body[0]->body, nvars);
+        for (size_t v = 0; v < nvars; v++)
+          if (inner[v] && !read[v]) assigned[v] = true;
+        break;
+      }
       if (s->kind != StmtNode::Kind::Seg) break;
       ir::for_each_expr(s, [&](const Expr& e) {
         if (e->kind == ExprNode::Kind::Load && e->var >= 0 && (size_t)e->var < nvars && !assigned[e->var])
@@ -1576,6 +1595,13 @@ class Infer {
     return r;
   }
 
+  // Whether every run of for loop `s` has an iteration: a constant trip count, or a fact
+  // of these values (FactKind::NonEmpty).
+  bool always_runs(const Stmt& s) const {
+    if (auto trip = ir::constant_trip(s->args); trip && *trip > 0) return true;
+    return in_.facts && in_.facts->has(Fact{FactKind::NonEmpty, -1, 0, s->loop});
+  }
+
   void for_stmt(const Stmt& s, const Env& env, LoopOuts& lo, std::vector<Stmt>& stmts,
                 std::vector<std::optional<Env>>& alts) {
     using Iter = ir::StmtNode::Iter;
@@ -1638,8 +1664,7 @@ class Infer {
     exits.push_back(after);
     Env nonzero = *merge(exits, s->line);
     Env zero = env;  // no iteration: nothing changed
-    const auto trip = ir::constant_trip(args);
-    if ((trip && *trip > 0) || (in_.facts && in_.facts->has(Fact{FactKind::NonEmpty, -1, 0, s->loop}))) {
+    if (always_runs(s)) {
       // `for d in (-1, 0, 1)`, `for k in range(3)`, or a loop every run of which has an
       // iteration for these values (`for j in range(A.shape[1])`, facts.h): the body runs;
       // after the loop the variables have its types only (`s = 0.0` then `s += A[i]` leaves
