@@ -335,6 +335,17 @@ def f(A, B):
     return locals()
 """, "f", lambda: (rng.integers(-8, 8, 50000).astype(np.float64), rng.integers(-8, 8, 50000).astype(np.float64)))
 
+# `s = 0` (an int) before a nest whose inner loop always runs (a NonEmpty fact): an
+# np.float64 from the first row on, so the outer loop is a float reduction.
+case("sum_from_an_int_zero_over_rows", """
+def f(A):
+    s = 0
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            s += A[i, j] * A[i, j]
+    return locals()
+""", "f", lambda: (rng.integers(-8, 8, (20000, 6)).astype(np.float64),))
+
 case("int_max_and_min_reductions", """
 def f(A):
     hi = A[0]
