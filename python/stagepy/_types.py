@@ -31,7 +31,7 @@ _BUILTINS = ["range", "len", "abs", "min", "max", "int", "float", "bool", "round
 _MATH = ["sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
          "cosh", "tanh", "fabs", "floor", "ceil", "trunc", "atan2", "pow", "hypot", "copysign", "fmod",
          "isnan", "isinf", "isfinite", "expm1", "log1p", "erf", "erfc", "asinh", "acosh", "atanh", "cbrt", "exp2",
-         "degrees", "radians", "gcd", "lcm", "isqrt", "factorial"]
+         "degrees", "radians", "gcd", "lcm", "isqrt", "factorial", "comb", "perm"]
 _CMATH = ["sqrt", "exp", "log", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan",
           "asinh", "acosh", "atanh", "phase", "polar", "rect", "isnan", "isinf", "isfinite"]
 _NUMPY1 = ["sqrt", "exp", "log", "sin", "cos", "tan", "abs", "floor", "ceil", "fabs", "tanh", "arctan",

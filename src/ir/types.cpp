@@ -41,7 +41,7 @@ const char* builtin_name(Builtin b) {
       "numpy.fmax", "complex", "complex.conjugate", "<hypot>",
       "numpy.float64", "numpy.float32", "numpy.int64", "numpy.int32", "numpy.int16", "numpy.int8",
       "numpy.uint8", "numpy.uint16", "numpy.uint32", "numpy.uint64", "numpy.bool", "enumerate", "zip", "reversed", "sum", "any", "all", "numpy.sum", "numpy.max", "numpy.min", "numpy.mean", "numpy.where", "numpy.clip", "numpy.dot", "divmod", "pow", "ord",
-      "math.gcd", "math.lcm", "math.isqrt", "math.factorial",
+      "math.gcd", "math.lcm", "math.isqrt", "math.factorial", "math.comb", "math.perm",
       "str.isdigit", "str.isdecimal", "str.isnumeric", "str.isalpha", "str.isalnum", "str.isspace", "str.isupper",
       "str.islower", "str.lower", "str.upper",
       "cmath.sqrt", "cmath.exp", "cmath.log", "cmath.log10", "cmath.sin", "cmath.cos", "cmath.tan", "cmath.sinh",

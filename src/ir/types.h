@@ -67,6 +67,8 @@ enum class Builtin : uint16_t {
   // ints (and bools): computed by the runtime (int_functions.h); a result beyond 64 bits or
   // an argument CPython refuses (a negative isqrt or factorial) goes to CPython
   MathGcd, MathLcm, MathIsqrt, MathFactorial,
+  // math.comb(n, k) and math.perm(n[, k]) of the same: computed by the runtime too
+  MathComb, MathPerm,
   // c.isdigit() ... c.lower(), c.upper() of a character of a str (Type::Kind::PyChar):
   // computed for ASCII characters; any other goes to CPython (its Unicode database)
   CharIsDigit, CharIsDecimal, CharIsNumeric, CharIsAlpha, CharIsAlnum, CharIsSpace, CharIsUpper, CharIsLower,

@@ -1032,11 +1032,14 @@ class Infer {
                    " (stagepy takes the ord() of a str's characters)", ln);
         return typed(e, args, types::py_int());
       }
-      case Builtin::MathGcd: case Builtin::MathLcm: case Builtin::MathIsqrt: case Builtin::MathFactorial: {
+      case Builtin::MathGcd: case Builtin::MathLcm: case Builtin::MathIsqrt: case Builtin::MathFactorial:
+      case Builtin::MathComb: case Builtin::MathPerm: {
         // Python ints and bools, and NumPy integers up to int64 (taken by __index__, as
         // CPython does); CPython's TypeError for floats (and np.uint64, whose values may not
         // fit an int64) stay with CPython.
         if ((f == Builtin::MathIsqrt || f == Builtin::MathFactorial) && at.size() != 1)
+          fail("calls " + fname + "() with " + std::to_string(at.size()) + " arguments", ln);
+        if ((f == Builtin::MathComb && at.size() != 2) || (f == Builtin::MathPerm && at.size() != 1 && at.size() != 2))
           fail("calls " + fname + "() with " + std::to_string(at.size()) + " arguments", ln);
         for (auto& t : at)
           for (auto& m : members(t))

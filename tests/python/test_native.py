@@ -436,6 +436,40 @@ def test_gcd_lcm_isqrt_factorial_are_cpythons():
         """, "f", lambda: args, expect=None)
 
 
+def test_comb_and_perm_are_cpythons():
+    # Exact up to 2**63 - 1; beyond it (comb(70, 35), perm(25, 20)), and for a negative
+    # argument (ValueError), CPython computes or raises at the same statement.
+    run("""
+    import math
+    def f(n):
+        s = 0
+        rows = []
+        for a in range(n):
+            for b in range(a + 2):
+                rows.append(math.comb(a, b) % 1000003 + math.perm(a % 23, b % 23))
+            s += math.perm(a % 21) + math.comb(a + 30, 3)
+        return s, rows
+    """, "f", lambda: (40,))
+    run("""
+    import math
+    def f(n):
+        s = 0
+        for a in range(n):
+            s += math.comb(62 + a, 31) % 97
+        return s
+    """, "f", lambda: (9,), expect="bail")
+    for src, arg in [("math.comb(n - i, 2)", 3), ("math.perm(n, i - 2)", 5), ("math.comb(i, n)", 4),
+                     ("math.perm(25, i + 18)", 4)]:
+        run(f"""
+        import math
+        def f(n):
+            out = []
+            for i in range(6):
+                out.append({src})
+            return out
+        """, "f", lambda: (arg,), expect=None)
+
+
 @pytest.mark.parametrize("dtype", ["int64", "int32", "uint32", "int8", "uint8"])
 def test_gcd_and_isqrt_of_numpy_integers(dtype):
     # Taken by __index__ as CPython does; the results are Python ints.

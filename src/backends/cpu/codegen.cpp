@@ -2336,13 +2336,15 @@ class Gen {
   }
 
   // ------------------------------------------------------------ calls
-  // math.gcd (inline), lcm, isqrt, factorial of Python ints (int_functions.h): -1 where CPython
+  // math.gcd (inline), lcm, isqrt, factorial, comb, perm of Python ints (int_functions.h): -1 where CPython
   // computes the result (beyond 64 bits, or its ValueError).
   V int_function(Builtin f, const std::vector<V>& args, const TypeRef& rt) {
     if (gpu_body_) gpu_refuse(std::string("it calls ") + builtin_name(f));
     Checking checking(this, f == Builtin::MathGcd ? "math.gcd may leave 64 bits"
                             : f == Builtin::MathLcm ? "math.lcm may leave 64 bits"
                             : f == Builtin::MathIsqrt ? "math.isqrt may raise"
+                            : f == Builtin::MathComb ? "math.comb may raise or leave 64 bits"
+                            : f == Builtin::MathPerm ? "math.perm may raise or leave 64 bits"
                                                       : "math.factorial may raise or leave 64 bits");
     Value* r;
     if (f == Builtin::MathGcd) {
@@ -2379,6 +2381,13 @@ class Gen {
       auto* fty = llvm::FunctionType::get(i64(), {i64(), ptr()}, false);
       r = B.CreateCall(fty, runtime_address("stagepy_lcm", reinterpret_cast<void*>(&stagepy_lcm)),
                        {c64((int64_t)args.size()), xs});
+    } else if (f == Builtin::MathComb || f == Builtin::MathPerm) {
+      auto* fty = llvm::FunctionType::get(i64(), {i64(), i64()}, false);
+      const bool comb = f == Builtin::MathComb;
+      Value* n = as_i64_int(args[0]);
+      r = B.CreateCall(fty, runtime_address(comb ? "stagepy_comb" : "stagepy_perm",
+                                            comb ? reinterpret_cast<void*>(&stagepy_comb) : reinterpret_cast<void*>(&stagepy_perm)),
+                       {n, args.size() > 1 ? as_i64_int(args[1]) : n});
     } else {
       auto* fty = llvm::FunctionType::get(i64(), {i64()}, false);
       const bool isqrt = f == Builtin::MathIsqrt;
@@ -2452,7 +2461,8 @@ class Gen {
     if (f == Builtin::NpWhere || f == Builtin::NpClip) return numpy_call(f, args, e->type);  // (no oracle entries)
     if (f == Builtin::Pow) return call_values(f, args, e->type);  // (Python ints and bools: as_i64_int)
     if (f == Builtin::Ord) return scalar(e->type, B.CreateZExt(args[0].v, i64()));  // a code point
-    if (f == Builtin::MathGcd || f == Builtin::MathLcm || f == Builtin::MathIsqrt || f == Builtin::MathFactorial)
+    if (f == Builtin::MathGcd || f == Builtin::MathLcm || f == Builtin::MathIsqrt || f == Builtin::MathFactorial ||
+        f == Builtin::MathComb || f == Builtin::MathPerm)
       return int_function(f, args, e->type);
     if (f >= Builtin::CharIsDigit && f <= Builtin::CharUpper) return char_method(f, args[0], e->type);
     in_domain_ = e->in_domain;

@@ -57,6 +57,31 @@ extern "C" int64_t stagepy_isqrt(int64_t x) {
   return (int64_t)r;
 }
 
+// C(n, k) as the running products C(n - k + i, i), i = 1..k (each exact, and never smaller
+// than the one before): the first beyond 64 bits means the result is too.
+extern "C" int64_t stagepy_comb(int64_t n, int64_t k) {
+  if (n < 0 || k < 0) return -1;
+  if (k > n) return 0;
+  if (k > n - k) k = n - k;
+  unsigned __int128 r = 1;
+  for (int64_t i = 1; i <= k; i++) {
+    r = r * (unsigned __int128)(n - k + i) / (unsigned __int128)i;
+    if (r > (unsigned __int128)INT64_MAX) return -1;
+  }
+  return (int64_t)r;
+}
+
+extern "C" int64_t stagepy_perm(int64_t n, int64_t k) {
+  if (n < 0 || k < 0) return -1;
+  if (k > n) return 0;
+  unsigned __int128 r = 1;
+  for (int64_t i = 0; i < k; i++) {
+    r *= (unsigned __int128)(n - i);
+    if (r > (unsigned __int128)INT64_MAX) return -1;
+  }
+  return (int64_t)r;
+}
+
 extern "C" int64_t stagepy_factorial(int64_t x) {
   if (x < 0 || x > 20) return -1;
   int64_t f = 1;

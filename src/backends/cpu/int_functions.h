@@ -16,4 +16,8 @@ int64_t stagepy_lcm(int64_t n, const int64_t* xs);
 int64_t stagepy_isqrt(int64_t x);
 // math.factorial(x): -1 for x < 0 (ValueError) and x > 20 (beyond 64 bits).
 int64_t stagepy_factorial(int64_t x);
+// math.comb(n, k) and math.perm(n, k): -1 for a negative argument (ValueError) and a result
+// beyond 64 bits.
+int64_t stagepy_comb(int64_t n, int64_t k);
+int64_t stagepy_perm(int64_t n, int64_t k);
 }
