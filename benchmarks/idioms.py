@@ -2,7 +2,9 @@
 the tutorial's prime search with `for ... else`, string dynamic programming (edit distance over
 a NumPy table, LCS over lists) and a GC count with a hash over ord(), modular exponentiation
 with pow(a, b, m), and math.erf; and since stop 50, lists built in the loops (a matrix product
-built row by row, `pairs.append([i, j])`), Knuth-Morris-Pratt over strs, and math.gcd. Each under CPython, stagepy (one thread and every thread) and
+built row by row, `pairs.append([i, j])`), Knuth-Morris-Pratt over strs, and math.gcd; and since
+stop 51, lists of floats that get NumPy floats (column means `mean[j] += X[i, j]`, Dijkstra over
+a NumPy weight matrix), and a sum of squares started from the int 0 over a matrix. Each under CPython, stagepy (one thread and every thread) and
 numba (njit), in one process; every result compared with CPython's.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/idioms.py [--repeat N] [--scale S] [--only NAME...]
@@ -113,6 +115,39 @@ def coprime_pairs(n):
                 c += 1
     return c
 
+def column_means(X):
+    n, d = X.shape
+    mean = [0.0] * d
+    for i in range(n):
+        for j in range(d):
+            mean[j] += X[i, j]
+    for j in range(d):
+        mean[j] /= n
+    return mean
+
+def dijkstra(W):
+    n = W.shape[0]
+    dist = [float("inf")] * n
+    seen = [False] * n
+    dist[0] = 0.0
+    for _ in range(n):
+        u = -1
+        for v in range(n):
+            if not seen[v] and (u < 0 or dist[v] < dist[u]):
+                u = v
+        seen[u] = True
+        for v in range(n):
+            if W[u, v] > 0 and dist[u] + W[u, v] < dist[v]:
+                dist[v] = dist[u] + W[u, v]
+    return dist
+
+def sum_squares_int_start(A):
+    s = 0
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            s += A[i, j] * A[i, j]
+    return s
+
 def close_pairs(x, y, r):
     pairs = []
     for i in range(len(x)):
@@ -139,6 +174,10 @@ def cases(scale):
     A, B = rng.random((nm, nm)).tolist(), rng.random((nm, nm)).tolist()
     px, py = rng.random(s(2500)), rng.random(s(2500))
     text = "".join(r.choice("ab") for _ in range(s(2_000_000)))
+    X = rng.random((s(400_000), 8))
+    Z = rng.integers(-1000, 1000, (s(400_000), 8)).astype(np.float64)  # whole: any order sums exactly
+    nw = s(1500)
+    W = np.where(rng.random((nw, nw)) < 0.2, rng.random((nw, nw)), 0.0)
     return {
         "primes_for_else": (lambda f: f(n_pr), f"n < {n_pr}: `for x ...: if n % x == 0: break` / `else: c += n` / `c -= 1`"),
         "edit_distance": (lambda f: f(a, b), f"{len(a)} x {len(b)} DNA, NumPy table"),
@@ -150,12 +189,17 @@ def cases(scale):
         "close_pairs": (lambda f: f(px, py, 0.02), f"{len(px)} points, `pairs.append([i, j])`"),
         "kmp_count": (lambda f: f(text, "abababb"), f"{len(text)} characters, pattern abababb"),
         "coprime_pairs": (lambda f: f(s(1500)), f"math.gcd(a, b) == 1, a < b < {s(1500)}"),
+        "column_means": (lambda f: f(X), f"{X.shape[0]} x {X.shape[1]} array, `mean[j] += X[i, j]` into a list"),
+        "dijkstra": (lambda f: f(W), f"{nw} vertices, NumPy weights, `dist` a list"),
+        "sum_squares_int_start": (lambda f: f(Z), f"{Z.shape[0]} x {Z.shape[1]} array, `s = 0`, `s += A[i, j] * A[i, j]`"),
     }
 
 
 def same(a, b):
     if isinstance(a, np.ndarray):
         return np.array_equal(a, b)
+    if isinstance(a, list):  # element types too (float or np.float64)
+        return isinstance(b, list) and len(a) == len(b) and all(type(x) is type(y) and same(x, y) for x, y in zip(a, b))
     return a == b
 
 
