@@ -348,7 +348,9 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
     sp->arg_types.push_back(&ffi_type_pointer);
     for (auto& p : sp->kernel.layout.params) {
       switch (p.kind) {
-        case KernelParam::Kind::Scalar: sp->arg_types.push_back(ffi_of(p.repr)); break;
+        // (A tuple's items are scalars too: a float one travels as a double.)
+        case KernelParam::Kind::Scalar:
+        case KernelParam::Kind::TupleItem: sp->arg_types.push_back(ffi_of(p.repr)); break;
         case KernelParam::Kind::Data: sp->arg_types.push_back(&ffi_type_pointer); break;
         default: sp->arg_types.push_back(&ffi_type_sint64); break;
       }

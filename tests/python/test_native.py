@@ -270,6 +270,25 @@ def test_conditional_expressions_and_or_chains():
     """, "f", lambda: (arr("int64", n=10, seed=8), 10))
 
 
+@pytest.mark.parametrize("t", [(1.5, -2.25), (np.float32(0.5), np.float32(3.0)), (True, False), (2, 0.5),
+                               (np.int8(3), np.float64(-1.0))], ids=["floats", "float32s", "bools", "int and float",
+                                                                     "int8 and np.float64"])
+def test_tuples_of_numbers_passed_in_keep_their_values(t):
+    # Each item reaches the kernel as its own machine type (a float in a float register).
+    run("""
+    def f(n, t):
+        c = 0
+        acc = 0.0
+        out = []
+        for i in range(n):
+            if i == t[1]:
+                c += 1
+            acc = acc + t[0] * i - t[1]
+            out.append(t[0] if i % 2 else t[1])
+        return c, acc, out
+    """, "f", lambda: (6, t))
+
+
 def test_tuple_assignment_fibonacci_python_ints():
     run("""
     def f(n):
