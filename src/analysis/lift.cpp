@@ -825,7 +825,10 @@ class Lifter {
           break;
         }
         Expr b = pop_expr(st, in), a = pop_expr(st, in);
-        if (b->kind != ir::ExprNode::Kind::Tuple) fail(friendly(in), in.line);
+        if (b->kind != ir::ExprNode::Kind::Tuple) {
+          contains_sequence(a, b, st, out, in);
+          break;
+        }
         if (b->args.empty()) fail("uses `in` on an empty tuple", in.line);
         st.stack.push_back(of(membership(a, b->args, "tuple", in)));
         break;
@@ -1278,6 +1281,51 @@ class Lifter {
     out.push_back(ir::make_for(pos, range, {builtin_call("len", {seq}, o)}, body, ir_loop, red.resume, in.line));
     st.stack.push_back(of(reduction_result(red, o)));
     return true;
+  }
+
+  // `x in S` (`not in`) of a sequence S that is no display: a list, a tuple, a 1-d array or
+  // a str (typing decides), as `found = False; item = x` then the loop
+  // `for k in range(len(S)): if item == S[k]: found = True; break` (the loop's statements
+  // are the consuming statement's). CPython's list and tuple `in` compare with == after
+  // identity, which only a NaN item tells apart (the same NaN object in S): its compare hands
+  // a NaN to CPython (ExprNode::nan_bails). S is read at every step: only a variable,
+  // attribute or element of one (no call).
+  void contains_sequence(const Expr& x, const Expr& seq, State& st, std::vector<Stmt>& out, const Instr& in) {
+    const int o = org(in);
+    bool plain = true;
+    ir::walk_expr(seq, [&](const Expr& e) {
+      plain = plain && (e->kind == ir::ExprNode::Kind::Load || e->kind == ir::ExprNode::Kind::Attr ||
+                        e->kind == ir::ExprNode::Kind::Subscript || e->kind == ir::ExprNode::Kind::Const ||
+                        e->kind == ir::ExprNode::Kind::Binary);
+    });
+    if (!plain) fail("uses `in` on something other than a variable, attribute or element", in.line);
+    if (!st.pending.empty()) fail("assigns before an `in` test in the same statement", in.line);
+    const int resume_at = resume(st);
+    const int id = ++root().generators_;
+    const std::string base = "in(...)" + (id > 1 ? "#" + std::to_string(id) : "");
+    const int found = hidden_state(base);
+    const int item = hidden_state(base + ".item");
+    out.push_back(ir::make_seg({assignment(found, bool_const(false, o), o), assignment(item, x, o)}, resume_at,
+                               st.stmt_line));
+    const int ir_loop = (int)nest_.loops.size();
+    ir::LoopInfo info;
+    info.header_offset = in.offset;
+    info.line = in.line;
+    nest_.loops.push_back(info);
+    const int pos = hidden_state("$in(...).position" + std::to_string(ir_loop));
+    auto elem = std::make_shared<ir::ExprNode>(*ir::make_subscript(seq, ir::make_load(pos, o), o));
+    elem->in_domain = true;
+    nest_.vars[(size_t)item].read = true;
+    auto eq = std::make_shared<ir::ExprNode>(*ir::make_compare(ir::CmpOp::EQ, ir::make_load(item, o), elem, o));
+    eq->nan_bails = true;
+    Stmt then_s = ir::make_block({ir::make_seg({assignment(found, bool_const(true, o), o)}, resume_at, in.line),
+                                  ir::make_break(ir_loop, in.line)});
+    Stmt body = ir::make_block({ir::make_if(ir::make_truth(eq, o), then_s, ir::make_block({}), resume_at, in.line)});
+    Expr range = ir::make_load(hidden_var(ir::Var::Storage::Builtin, "range"), o);
+    out.push_back(ir::make_for(pos, range, {builtin_call("len", {seq}, o)}, body, ir_loop, resume_at, in.line));
+    nest_.vars[(size_t)found].read = true;
+    Expr r = ir::make_load(found, o);
+    st.stack.push_back(of(in.iarg ? ir::make_unary(ir::UnOp::Not, r, o) : r));
   }
 
   // The callee (popped from the stack), the hidden variables and their initial values

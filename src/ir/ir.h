@@ -136,6 +136,9 @@ struct ExprNode {
   // Subscript: item args[1] of `a, b, ... = args[0]` with this many names (0: not an
   // unpacking): args[0] must have exactly that many items, or CPython raises ValueError.
   int unpack = 0;
+  // Compare (EQ): `x == S[k]` of `x in S` (lift.cpp): CPython's `in` tries identity first, so a
+  // NaN x may be found (the same object in S); a NaN x hands the statement to CPython.
+  bool nan_bails = false;
   UnOp unop = UnOp::Neg;
   CmpOp cmpop = CmpOp::LT;
   std::vector<std::string> kwnames;  // Call

@@ -357,6 +357,12 @@ class Infer {
           if (!an && !bn) fail("uses `is` on values other than None", ln);
           return typed(e, {a, b}, types::py_bool());
         }
+        if (e->nan_bails) {  // `x in S`
+          if (np_array(a->type)) fail("uses `in` with an array to look up", ln);
+          if (np_array(b->type)) fail("uses `in` on a " + std::to_string(b->type->ndim + 1) + "-d array (NumPy compares elementwise)", ln);
+          for (auto& m : members(a->type))
+            if (m->is_complex()) fail("uses `in` with a complex number to look up", ln);
+        }
         if (np_array(a->type) || np_array(b->type)) return elementwise(e, {a, b}, ln);
         if (a->type->kind == Type::Kind::PyChar && b->type->kind == Type::Kind::PyChar)
           return typed(e, {a, b}, types::py_bool());  // one-character strs: their code points

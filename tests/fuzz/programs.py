@@ -277,6 +277,9 @@ class Gen:
             w = self.pick(["WORD", "WIDE"])
             c = self.pick([f"{w}[{self.index()}] {op} {w}[{self.index()}]", f"{w}[{self.index()}] == 'b'",
                            f"{w}[{self.index()}] in 'a\u00e9c'", f"ord({w}[{self.index()}]) > {a}"])
+        if not self.cplx and self.int_(0, 11) == 0:
+            # Membership in a sequence the nest reads (a scan; a NaN looked up goes to CPython).
+            c = f"{a} {self.pick(['in', 'not in'])} {self.pick(['A', 'B', 'M[' + self.index() + ']'])}"
         if depth < 2 and self.int_(0, 4) == 0:
             c = f"({c}) {self.pick(['and', 'or'])} ({self.cond(depth + 1)})"
         if self.int_(0, 6) == 0:

@@ -1425,6 +1425,16 @@ class Gen {
         if (Value* r = hypot_compare(e)) return scalar(e->type, r);
         V a = gen(e->args[0]), b = gen(e->args[1]);
         ir::CmpOp op = e->cmpop;
+        if (e->nan_bails && a.t->is_scalar()) {
+          // `x in S`: CPython may find a NaN x by identity; it decides.
+          bool any_float = false;
+          for (auto& m : members(a.t)) any_float = any_float || is_float_t(m);
+          if (any_float) {
+            Checking checking(this, "a NaN may be looked up with `in`");
+            Value* d = as_double(a);
+            bail_unless(B.CreateFCmpORD(d, d));
+          }
+        }
         if (a.t->kind == Type::Kind::PyChar && b.t->kind == Type::Kind::PyChar) {
           // One-character strs compare as their code points (unsigned i32s, below 0x110000).
           static const std::map<ir::CmpOp, llvm::CmpInst::Predicate> preds = {
