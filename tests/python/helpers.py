@@ -50,3 +50,10 @@ def run_python(args, env_extra=None, cwd=None, timeout=300):
     env.update(env_extra or {})
     return subprocess.run([sys.executable] + list(args), capture_output=True, text=True,
                           env=env, cwd=cwd, timeout=timeout)
+
+
+def whole(shape, seed=0, lo=-50, hi=50):
+    """Random whole numbers as float64: sums of them are exact in any order (parallel sums
+    may be reassociated, docs/semantics.md)."""
+    import numpy as np
+    return np.random.default_rng(seed).integers(lo, hi, shape).astype(np.float64)

@@ -9,15 +9,17 @@ import pytest
 
 import difftest
 
+COUNT = """
+def f(A, bad):
+    c = 0
+    for i in range(len(A)):
+        if A[i] in bad:
+            c += 1
+    return c
+"""
+
 NATIVE = [
-    ("a tuple variable of ints", """
-    def f(A, bad):
-        c = 0
-        for i in range(len(A)):
-            if A[i] in bad:
-                c += 1
-        return c
-    """, lambda: (np.arange(3000) % 11, (1, 4, 7, 10))),
+    ("a tuple variable of ints", COUNT, lambda: (np.arange(3000) % 11, (1, 4, 7, 10))),
     ("not in a list of floats", """
     def f(A, seen):
         out = []
@@ -79,14 +81,7 @@ def test_membership_runs_natively(src, make):
 
 
 def test_a_tuple_lookup_runs_on_threads():
-    recs = difftest.run("""
-    def f(A, bad):
-        c = 0
-        for i in range(len(A)):
-            if A[i] in bad:
-                c += 1
-        return c
-    """, "f", lambda: (np.arange(20000) % 13, (2, 3, 5, 7, 11)), warn_filter="default")
+    recs = difftest.run(COUNT, "f", lambda: (np.arange(20000) % 13, (2, 3, 5, 7, 11)), warn_filter="default")
     assert difftest.ran_parallel(recs, "i"), difftest.loops(recs)["i"]
 
 

@@ -9,12 +9,11 @@ import numpy as np
 import pytest
 
 import difftest
+from helpers import whole
 
 pytestmark = pytest.mark.usefixtures("two_threads_on_the_cpu")  # conftest.py
 
 
-def whole(shape, seed=0, lo=-50, hi=50):
-    return np.random.default_rng(seed).integers(lo, hi, shape).astype(np.float64)
 
 SUM = """
 def f(A):

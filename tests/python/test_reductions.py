@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import difftest
+from helpers import whole
 
 run = functools.partial(difftest.run, warn_filter="default")
 loops, ran_parallel = difftest.loops, difftest.ran_parallel
@@ -21,8 +22,6 @@ loops, ran_parallel = difftest.loops, difftest.ran_parallel
 pytestmark = pytest.mark.usefixtures("two_threads_on_the_cpu")  # conftest.py
 
 
-def whole(shape, seed=0, lo=-50, hi=50):
-    return np.random.default_rng(seed).integers(lo, hi, shape).astype(np.float64)
 
 
 TOTAL = """
