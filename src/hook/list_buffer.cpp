@@ -105,9 +105,7 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
   bool np = false;
   if (!rows_.empty() && len > 0 && !item_dtype(PyList_GET_ITEM(rows_[0], 0), &dtype_, &np, why)) return false;
   bytes_.resize(elements() * (size_t)dtype_size(dtype_));
-  std::vector<uint8_t> is_np;  // floats: which elements are numpy.float64s
-  if (dtype_ == DType::Float64) is_np.resize(elements());
-  bool any_np = false;
+  std::vector<uint8_t> is_np;  // which elements are numpy.float64s (made at the first one)
   size_t k = 0;
   for (PyObject* r : rows_)
     for (Py_ssize_t j = 0; j < len; j++) {
@@ -118,16 +116,19 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
         *why = "mixes element types";
         return false;
       }
-      if (np) is_np[k] = 1, any_np = true;
+      if (np) {
+        if (is_np.empty()) is_np.resize(elements());
+        is_np[k] = 1;
+      }
       if (!store(x, k++, why)) return false;
     }
   // A tagged list: each element's value, then its tag (an int64, so that no byte is
   // padding and write_back compares whole elements).
-  tagged_ = dtype_ == DType::Float64 && (any_np || tags);
+  tagged_ = dtype_ == DType::Float64 && (!is_np.empty() || tags);
   if (tagged_) {
     std::vector<uint8_t> wide(elements() * 16);
     for (size_t i = 0; i < elements(); i++) {
-      const int64_t tag = is_np[i] ? kTagNpFloat64 : kTagFloat;
+      const int64_t tag = !is_np.empty() && is_np[i] ? kTagNpFloat64 : kTagFloat;
       std::memcpy(&wide[i * 16], &bytes_[i * 8], 8);
       std::memcpy(&wide[i * 16 + 8], &tag, 8);
     }

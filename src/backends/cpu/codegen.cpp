@@ -3180,7 +3180,7 @@ class Gen {
             p.stored = hetero(p.value.t) ? from_bits(p.value.v, types::py_float()) : as_double(p.value);
             break;
           }
-          if (const TypeRef item = base.t->pylist ? list_item_type(base.t) : nullptr; item && !types::same(p.value.t, item)) {
+          if (const TypeRef item = base.t->pylist ? types::list_elem(*base.t) : nullptr; item && !types::same(p.value.t, item)) {
             // Another type of value would make the list one kernels cannot hold: CPython
             // stores it (type inference allows this only where it may not happen).
             bool member = false;
@@ -3784,17 +3784,6 @@ class Gen {
       bail_unless(ok);
     }
     return B.CreateSelect(np, c64(kTagNpFloat64), c64(kTagFloat));
-  }
-
-  // The Python type of a list's items as kernels hold them.
-  static TypeRef list_item_type(const TypeRef& list) {
-    if (list->tagged) return types::list_elem(*list);
-    switch (list->dtype) {
-      case DType::Float64: return types::py_float();
-      case DType::Int64: return types::py_int();
-      case DType::Bool: return types::py_bool();
-      default: return types::py_complex();
-    }
   }
 
   void assign(int var, const V& x) {
