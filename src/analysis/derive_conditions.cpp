@@ -1,6 +1,8 @@
 // See derive_conditions.h.
 #include "analysis/derive_conditions.h"
 
+#include "ir/mutate.h"
+
 #include <isl/cpp.h>
 #include <isl/map.h>
 #include <isl/set.h>
@@ -78,6 +80,7 @@ class Deriver {
     out.params = m_.params;
     out.assumptions = m_.assumptions;
     out.unknown_base = m_.unknown_base;
+    for (int v : ir::made_list_vars(nest_.root, nest_.vars)) out.made_lists.push_back(v);
     for (auto& p : m_.params) names_.push_back(p.name);
     try {
       std::string ctx_s = m_.param_list() + " -> { : ";

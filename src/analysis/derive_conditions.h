@@ -83,6 +83,9 @@ struct NestConditions {
   PolyAssumptions assumptions;
   std::vector<Condition> conds;
   bool unknown_base = false;
+  // Variables that may hold a list the nest makes (ir::made_list_vars): the extents of what
+  // they hold at entry say nothing of what they hold later (no value for their parameters).
+  std::vector<int> made_lists;
   double seconds = 0;
   int without_isl = 0;  // sets found from the bounds alone (box_conditions.h), not by isl
   int by_isl = 0;       // sets and dependence tests isl computed

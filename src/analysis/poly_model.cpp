@@ -34,8 +34,11 @@ class Builder {
  public:
   explicit Builder(const ir::Nest& n) : n_(n), views_(ir::subscript_assigned(n.root)) {
     find_rows(n.root);
+    // A list the nest makes is memory of its own like a kept array, but written and read
+    // through its variable: its accesses count (its extents are unknown: dispatch.cpp).
+    const std::set<int> made = ir::made_list_vars(n.root, n.vars);
     for (int v : ir::computed_assigned(n.root))
-      if (!views_.count(v)) kept_.insert(v);
+      if (!views_.count(v) && !made.count(v)) kept_.insert(v);
   }
 
   PolyModel run() {

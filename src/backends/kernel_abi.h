@@ -20,6 +20,11 @@
 // value bits the address of the kernel's scratch memory that holds it: kLocalArrayHeader
 // bytes whose first int64s are its extents, then its items in C order. The memory stays
 // valid until the calling thread's next kernel.
+//
+// A variable that may hold a list the nest makes (Type::made) has as its value bits the
+// address of a MadeList header (backends/cpu/made_lists.h): the list's length, the address
+// of its items, and for a list read at entry the id of its live-in array (its position
+// among the kernel's array parameters), for one the kernel made -1.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -30,6 +35,13 @@
 namespace stagepy {
 
 constexpr int64_t kLocalArrayHeader = 64;  // bytes before a kept array's items (at most 8 extents)
+
+struct MadeList {
+  int64_t len = 0;
+  char* data = nullptr;
+  int64_t source = -1;  // the live-in array's id, or -1 for a list the kernel made
+  int64_t bytes = 0;    // made: how many bytes its items may take
+};
 
 struct KernelParam {
   enum class Kind : uint8_t { Scalar, Data, Shape, Stride, TupleItem } kind = Kind::Scalar;

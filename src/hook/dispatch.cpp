@@ -26,6 +26,7 @@
 #include <array>
 
 #include "backends/cpu/append_buffer.h"
+#include "backends/cpu/made_lists.h"
 #include "hook/appended_lists.h"
 #include "backends/cpu/parallel_runtime.h"
 #include "backends/cpu/scratch.h"
@@ -775,6 +776,7 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
     // An extent: of the array the variable holds; a variable the nest reassigns may come
     // to hold any live-in array of its type, so all of those must agree.
     if (!is_array((int)pp.var) || views[(size_t)pp.var].ndim <= pp.dim) continue;
+    if (std::find(c.made_lists.begin(), c.made_lists.end(), pp.var) != c.made_lists.end()) continue;
     int64_t n = (int64_t)views[(size_t)pp.var].shape[pp.dim];
     bool agree = true;
     if (vars[(size_t)pp.var].assigned)
@@ -903,6 +905,29 @@ PyObject* dispatch(NestState& s) {
 
 // The rest of a call: reads the values of the nest's variables, finds (or makes) their
 // specialization, runs it and writes back.
+// A new list of the items a kernel made (made_lists.h): Python ints, floats or bools.
+PyObject* made_list_object(const MadeList& m, DType d) {
+  PyRef list = PyRef::steal(PyList_New((Py_ssize_t)m.len));
+  if (!list) return nullptr;
+  for (int64_t k = 0; k < m.len; k++) {
+    PyObject* item;
+    if (d == DType::Int64) {
+      int64_t x;
+      std::memcpy(&x, m.data + 8 * k, 8);
+      item = PyLong_FromLongLong(x);
+    } else if (d == DType::Float64) {
+      double x;
+      std::memcpy(&x, m.data + 8 * k, 8);
+      item = PyFloat_FromDouble(x);
+    } else {
+      item = PyBool_FromLong(m.data[k] != 0);
+    }
+    if (!item) return nullptr;
+    PyList_SET_ITEM(list.get(), (Py_ssize_t)k, item);
+  }
+  return list.release();
+}
+
 PyObject* run_nest(NestState& s, const FrameRef& f) {
   // Read and describe the live-in values.
   // (Functions the nest calls may add variables: the globals their bodies read.)
@@ -1316,8 +1341,11 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     }
   }
   s.probe.ran_native();
+  // The lists the kernel makes and reads (`cur = [0] * (m + 1)`), until written back.
+  backends::cpu::MadeLists made_lists;
   {
     backends::cpu::ListArena::Scope lists_made(appended.arena());
+    backends::cpu::MadeLists::Scope lists_kept(&made_lists);
     ffi_call(&sp->cif, FFI_FN(sp->kernel.fn), &ret, avalues.data());
   }
   // A huge slice's buffer goes once the variables are written back (an array a variable
@@ -1357,7 +1385,9 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
   int status = (int)(int32_t)ret;
   sp->uses++;
 
-  // Write back every variable the kernel assigned.
+  // Write back every variable the kernel assigned. A list it made becomes one list object,
+  // whichever variables hold it (`prev = cur`: `prev is cur`).
+  std::unordered_map<const MadeList*, PyRef> made_objects;
   for (size_t v = 0; v < nv && v < L.var_slot.size(); v++) {
     int slot = L.var_slot[v];
     if (slot < 0 || lowered_only(v)) continue;
@@ -1381,6 +1411,16 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
       obj = PyRef::steal(t->kind == Type::Kind::PyComplex ? PyComplex_FromDoubles(parts[0], parts[1])
                                                           : np::box_complex(t->dtype, parts[0], parts[1]));
       if (!obj) return nullptr;
+    } else if (t->kind == Type::Kind::Array && t->made) {
+      const auto* m = reinterpret_cast<const MadeList*>((uintptr_t)state[(size_t)slot]);
+      if (m->source >= 0) {
+        obj = vals[L.arrays[(size_t)m->source]];
+      } else {
+        PyRef& made = made_objects[m];
+        if (!made) made = PyRef::steal(made_list_object(*m, t->dtype));
+        if (!made) return nullptr;
+        obj = made;
+      }
     } else if (t->kind == Type::Kind::Array && t->local) {
       // An array the nest computed (`d = X[i] - X[j]`): a new array with the elements its
       // scratch memory holds (backends/kernel_abi.h: the extents, then the items).

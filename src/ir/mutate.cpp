@@ -72,7 +72,7 @@ std::set<int> subscript_assigned(const Stmt& s) {
     for_each_stmt(s, [&](const Stmt& x) {
       for (auto& e : x->effects) {
         if (e.kind != Effect::Kind::Assign || !e.value) continue;
-        if (e.value->kind == ExprNode::Kind::Subscript ||
+        if ((e.value->kind == ExprNode::Kind::Subscript && !makes_list(e.value)) ||
             (e.value->kind == ExprNode::Kind::Load && out.count(e.value->var)))
           out.insert(e.var);
       }
@@ -96,6 +96,39 @@ std::set<int> computed_assigned(const Stmt& s) {
       out.insert(e.var);
     }
   });
+  return out;
+}
+
+bool makes_list(const Expr& v) {
+  if (!v) return false;
+  switch (v->kind) {
+    case ExprNode::Kind::NewList: return true;
+    case ExprNode::Kind::Binary:
+      return v->binop == BinOp::Mul && !v->inplace &&
+             (v->args[0]->kind == ExprNode::Kind::NewList || v->args[1]->kind == ExprNode::Kind::NewList);
+    case ExprNode::Kind::Subscript: return v->args[1]->kind == ExprNode::Kind::Slice;
+    case ExprNode::Kind::Call:
+      return v->args[0]->kind == ExprNode::Kind::Attr && v->args[0]->name == "copy" && v->args.size() == 1 &&
+             v->kwnames.empty();
+    default: return false;
+  }
+}
+
+std::set<int> made_list_vars(const Stmt& s, const std::vector<Var>& vars) {
+  std::set<int> out;
+  std::vector<std::pair<int, int>> moves;  // `a = b` of two variables
+  for_each_stmt(s, [&](const Stmt& x) {
+    for (auto& e : x->effects) {
+      if (e.kind != Effect::Kind::Assign || !e.value || e.var < 0 || (size_t)e.var >= vars.size()) continue;
+      if (e.value->kind == ExprNode::Kind::Load) moves.push_back({e.var, e.value->var});
+      else if (makes_list(e.value) && !vars[(size_t)e.var].appended) out.insert(e.var);
+    }
+  });
+  for (size_t before = (size_t)-1; before != out.size();) {
+    before = out.size();
+    for (auto& [a, b] : moves)
+      if (out.count(a) || out.count(b)) out.insert(a), out.insert(b);
+  }
   return out;
 }
 

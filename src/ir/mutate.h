@@ -29,13 +29,23 @@ void collect_assigned(const Stmt& s, std::set<int>* out);
 // The variables some assignment in `s` gives a subscript's value (`row = A[i]`, the items of a
 // loop over a sequence) or another such variable's (`prev = row`): they may come to hold a
 // row of another container (a view), which no fact about the value they held at entry
-// describes.
+// describes. (A slice `L[a:b]` is a copy: made_list_vars.)
 std::set<int> subscript_assigned(const Stmt& s);
 // The variables some assignment in `s` gives a computed value (an operator or a call, but
 // not `a op= x` of the variable itself): where that value is an array (`d = X[i] - X[j]`),
 // the variable holds memory of the kernel's own, which no access to the arrays at entry
 // touches, and no fact about the value it held at entry describes.
 std::set<int> computed_assigned(const Stmt& s);
+// Whether an assigned value makes a new list (untyped IR): `[x] * n`, `n * [x]`, a list
+// display `[a, b]`, a slice `L[a:b]` (a copy of a list; of an array, a view that typing
+// refuses), `L.copy()`.
+bool makes_list(const Expr& value);
+// The variables that may hold a list the nest makes (Type::made): those assigned a value
+// that makes one (makes_list; not lists the nest only appends to, Var::appended), and with
+// them every variable one of them is assigned to or from (`prev = cur`), so that all hold
+// their lists the same way. No fact about a list such a variable held at entry describes
+// what it holds later.
+std::set<int> made_list_vars(const Stmt& s, const std::vector<Var>& vars);
 // Whether a and b are the same expression of variables, constants, subscripts and operators
 // (no call): evaluated one after the other, with nothing assigned between, they give the
 // same value.

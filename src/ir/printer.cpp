@@ -60,6 +60,9 @@ std::string to_string(const Expr& e, const Nest& n) {
       return typed(e, s + (e->args.size() == 1 ? ",)" : ")"));
     }
     case K::NewList: {
+      // (A list the nest makes, typed: type_infer's made_list forms.)
+      if (e->name == "repeat") return typed(e, "([" + a(0) + "] * " + a(1) + ")");
+      if (e->name == "copy") return typed(e, "copy(" + a(0) + "[" + a(1) + "])");
       std::string s = "[";
       for (size_t i = 0; i < e->args.size(); i++) s += (i ? ", " : "") + a((int)i);
       return typed(e, s + "]");

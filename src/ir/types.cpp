@@ -108,7 +108,7 @@ bool Type::operator==(const Type& o) const {
     case Kind::NpScalar: return dtype == o.dtype;
     case Kind::Array:
       return dtype == o.dtype && ndim == o.ndim && layout == o.layout && writeable == o.writeable && pylist == o.pylist &&
-             tagged == o.tagged &&
+             tagged == o.tagged && made == o.made &&
              pybuf == o.pybuf && pystr == o.pystr && temp == o.temp && local == o.local;
     case Kind::Module:
     case Kind::Object:
@@ -135,6 +135,7 @@ size_t Type::hash() const {
   mix(writeable);
   mix(pylist);
   mix(tagged);
+  mix(made);
   mix(pybuf);
   mix(pystr);
   mix(temp);
@@ -273,6 +274,11 @@ TypeRef py_list(DType d, int ndim, bool tagged) {
   t->tagged = tagged && d == DType::Float64;
   return t;
 }
+TypeRef made_list(DType d) {
+  auto t = std::make_shared<Type>(*py_list(d, 1));
+  t->made = true;
+  return t;
+}
 TypeRef py_buffer(DType d, bool writeable) {
   auto t = std::make_shared<Type>(*array(d, 1, Type::Strided, writeable));
   t->pybuf = true;
@@ -359,7 +365,7 @@ TypeRef join(const std::vector<TypeRef>& members) {
   if (uniq.size() == 1) return uniq[0];
   bool view = false;
   for (auto& u : uniq) {
-    const bool local = u->kind == Type::Kind::Array && u->local;
+    const bool local = u->kind == Type::Kind::Array && (u->local || u->made);
     view = view || u->kind == Type::Kind::View || local || u->kind == Type::Kind::PyChar || u->kind == Type::Kind::Appended;
     if (!u->is_scalar() && u->kind != Type::Kind::Unbound && u->kind != Type::Kind::None && u->kind != Type::Kind::View &&
         u->kind != Type::Kind::PyChar && u->kind != Type::Kind::Appended && !local)

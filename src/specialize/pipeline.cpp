@@ -15,6 +15,7 @@
 #include "analysis/poly_model.h"
 #include "ir/printer.h"
 #include "specialize/lower_complex.h"
+#include "specialize/made_lists.h"
 #include "specialize/plan_interchange.h"
 #include "specialize/plan_interleave.h"
 #include "specialize/prove_domains.h"
@@ -62,9 +63,11 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
     if (dbg) debug_dump("inline_helpers: " + name, ir::to_string(inlined.nest));
     nest = &inlined.nest;
   }
+  // Variables that may hold lists the nest makes hold those they hold at entry the same way.
+  const std::vector<TypeRef> entry_held = made_lists(*nest, rq.entry);
   InferInput in;
   in.nest = nest;
-  in.entry = rq.entry;
+  in.entry = entry_held;
   in.oracle = rq.oracle;
   in.line_of = rq.line_of;
   // The facts are about rq.nest, or about rq.inlined where helpers are inlined.
@@ -87,7 +90,7 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
 
   // Complex numbers become pairs of floats; the nest may gain variables (their entry types
   // are appended to `entry`, which codegen reads from here on).
-  std::vector<TypeRef> entry = rq.entry;
+  std::vector<TypeRef> entry = entry_held;
   entry.resize(in.nest->vars.size(), types::unbound());  // inline_helpers' Temps: no value at entry
   if (mentions_complex(k.typed, entry)) {
     k.typed = lower_complex(k.typed, &entry, *rq.oracle, rq.fp);

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 
 #include "analysis/append_targets.h"
 #include "analysis/while_exits.h"
@@ -62,7 +63,8 @@ namespace {
 
 class Infer {
  public:
-  explicit Infer(const InferInput& in) : in_(in), nest_(*in.nest) {}
+  explicit Infer(const InferInput& in)
+      : in_(in), nest_(*in.nest), made_(ir::made_list_vars(in.nest->root, in.nest->vars)) {}
 
   TypedNest run() {
     TypedNest out;
@@ -96,6 +98,7 @@ class Infer {
   const ir::Nest& nest_;
   std::vector<TypeRef> tags_;
   size_t emitted_ = 0;
+  const std::set<int> made_;  // variables that may hold lists the nest makes (made_lists.h)
 
   int line(const Expr& e) const { return in_.line_of && e ? in_.line_of(e->origin) : -1; }
 
@@ -155,6 +158,74 @@ class Infer {
       else check_item(args.back()->type, "puts", "into a new list", line(e));
     }
     return typed(e, args, ub ? types::unbound() : types::appended());
+  }
+
+  // The value of `v = <a new list>` where v may hold lists the nest makes (ir::makes_list):
+  // a NewList of type made_list(d), of three forms for codegen, by its `name`: "repeat"
+  // (args: the item, the count: `[x] * n`, `n * [x]`), "copy" (args: a one-dimensional list,
+  // a slice: `L[a:b]`, `L.copy()`) and "" (args: the items of a display `[a, b, c]`). The
+  // items are Python ints, floats or bools, all of one type (a list of another mix stays in
+  // CPython). nullptr where `e` is not such a value of lists (`v = A[1:]` of an array).
+  Expr made_list(const Expr& e, const Env& env, int ln) {
+    auto elem_dtype = [&](const TypeRef& t, const char* what) {
+      if (unbound(t)) return DType::Int64;
+      switch (t->kind) {
+        case Type::Kind::PyInt: return DType::Int64;
+        case Type::Kind::PyFloat: return DType::Float64;
+        case Type::Kind::PyBool: return DType::Bool;
+        default: fail(std::string("makes a list of ") + what + " " + t->str() + " (ints, floats or bools only)", ln);
+      }
+    };
+    auto make = [&](const char* form, std::vector<Expr> args, TypeRef t) {
+      auto c = std::make_shared<ExprNode>(*e);
+      c->kind = ExprNode::Kind::NewList;
+      c->name = form;
+      c->args = std::move(args);
+      c->type = std::move(t);
+      return Expr(c);
+    };
+    auto copy = [&](const Expr& base, Expr slice) -> Expr {
+      Expr b = expr(base, env);
+      if (unbound(b->type)) return make("copy", {b, slice}, types::unbound());
+      const Type& bt = *b->type;
+      if (bt.kind != Type::Kind::Array || !bt.pylist) return nullptr;
+      if (bt.ndim != 1) fail("copies a " + bt.str() + " (lists of numbers only)", ln);
+      if (bt.tagged) fail("copies a list of floats holding np.float64s", ln);
+      if (bt.dtype != DType::Int64 && bt.dtype != DType::Float64 && bt.dtype != DType::Bool)
+        fail("copies a " + bt.str(), ln);
+      return make("copy", {b, slice}, types::made_list(bt.dtype));
+    };
+    switch (e->kind) {
+      case ExprNode::Kind::NewList: {
+        if (e->args.empty()) fail("makes an empty list it does more with than append to", ln);
+        bool ub = false;
+        std::vector<Expr> items = exprs(e->args, env, &ub);
+        if (ub) return make("", items, types::unbound());
+        const DType d = elem_dtype(items[0]->type, "the items");
+        for (auto& x : items)
+          if (!types::same(x->type, items[0]->type))
+            fail("makes a list of " + items[0]->type->str() + " and " + x->type->str() + " items", ln);
+        return make("", items, types::made_list(d));
+      }
+      case ExprNode::Kind::Binary: {
+        const int l = e->args[0]->kind == ExprNode::Kind::NewList ? 0 : 1;
+        const Expr& lst = e->args[(size_t)l];
+        if (lst->args.size() != 1) fail("repeats a list of " + std::to_string(lst->args.size()) + " items", ln);
+        Expr item = expr(lst->args[0], env);
+        Expr count = expr(e->args[(size_t)(1 - l)], env);
+        if (unbound(item->type) || unbound(count->type)) return make("repeat", {item, count}, types::unbound());
+        if (count->type->kind != Type::Kind::PyInt) fail("repeats a list by a " + count->type->str(), ln);
+        return make("repeat", {item, count}, types::made_list(elem_dtype(item->type, "the item")));
+      }
+      case ExprNode::Kind::Subscript: return copy(e->args[0], expr(e->args[1], env));
+      case ExprNode::Kind::Call: {
+        ir::ConstValue none;
+        Expr n = ir::with_type(ir::make_const(none, e->origin), types::none());
+        Expr all = ir::with_type(ir::make_slice(n, n, n, e->origin), types::slice({types::none(), types::none(), types::none()}));
+        return copy(e->args[0]->args[0], all);
+      }
+      default: return nullptr;
+    }
   }
 
   // ------------------------------------------------------------ expressions
@@ -1293,9 +1364,26 @@ class Infer {
     auto c = std::make_shared<StmtNode>(*s);
     std::vector<std::pair<int, TypeRef>> assigns;
     bool stores_before = false;
+    bool makes_list_in_seg = false;
     for (auto& f : c->effects) {
       switch (f.kind) {
         case ir::Effect::Kind::Assign: {
+          if (made_.count(f.var) && ir::makes_list(f.value)) {
+            if (Expr m = made_list(f.value, env, s->line)) {
+              // (One a statement: the runtime reuses the memory of a list no variable holds.)
+              if (makes_list_in_seg) fail("makes two lists in one statement", s->line);
+              makes_list_in_seg = true;
+              f.value = m;
+              if (unbound(m->type)) break;
+              TypeRef old = env[f.var];
+              if (!unbound(old) && !types::same(types::without_unbound(old), m->type))
+                fail(vname(f.var) + " is given a new " + m->type->str() + " and holds a " +
+                         types::without_unbound(old)->str() + " elsewhere",
+                     s->line);
+              assigns.push_back({f.var, m->type});
+              break;
+            }
+          }
           if (f.value->kind == ExprNode::Kind::NewList) {
             // `row = []` of a variable the nest only builds that list in (append_targets).
             if (!nest_.vars[(size_t)f.var].appended) fail("builds a list", line(f.value));
@@ -1359,7 +1447,8 @@ class Infer {
               t->kind == Type::Kind::None || t->kind == Type::Kind::Object || t->kind == Type::Kind::Function)
             fail("assigns a " + t->str() + " to " + vname(f.var), s->line);
           if (t->kind == Type::Kind::Array) {
-            TypeRef old = env[f.var];
+            // (A list the nest makes may share its variable with "unbound": types::join.)
+            TypeRef old = unbound(env[f.var]) ? env[f.var] : types::without_unbound(env[f.var]);
             if (!unbound(old) && !types::same(old, t)) {
               // Lists of floats swapped (`prev, cur = cur, prev`) where one is tagged: both are.
               if (old->kind == Type::Kind::Array && old->pylist && t->pylist && old->dtype == t->dtype &&
@@ -1409,6 +1498,7 @@ class Infer {
             }
             // NumPy floats into a list of floats that was one at entry: its elements get
             // tags (their type is float | np.float64), and the dispatcher reads it again so.
+            if (np_float && bt.made) fail("stores a np.float64 into a list the nest makes (or may hold one of)", s->line);
             if (np_float && bt.dtype == DType::Float64 && !bt.tagged)
               if (const int r = entry_list(f.base); r >= 0)
                 throw SpecError{"stores a np.float64 into a list of floats", s->line, r};

@@ -167,7 +167,7 @@ INTERPRETED = [
             row.append(row[0] + 1)
             out.append(row)
         return out
-    """, lambda: (10,), "builds a list"),
+    """, lambda: (10,), "changes the length of a list it also reads"),
     ("a new list kept under two names", """
     def f(n):
         out = []
@@ -177,7 +177,7 @@ INTERPRETED = [
             alias.append(i)
             out.append(row)
         return out
-    """, lambda: (10,), "builds a list"),
+    """, lambda: (10,), "makes an empty list it does more with than append to"),
 ]
 
 
@@ -202,7 +202,7 @@ def test_pascals_triangle_runs_its_inner_loop_natively():
             tri.append(row)
         return tri
     """, "f", lambda: (40,), expect=None)
-    difftest.assert_reason(recs, "builds a list")
+    difftest.assert_reason(recs, "changes the length of a list it also reads")
     assert any(r["native_calls"] > 0 and [l["variable"] for l in r["loops"]] == ["k"] for r in recs), recs
 
 

@@ -6,6 +6,7 @@
 #include "backends/cpu/complex_functions.h"
 #include "backends/cpu/exits_removed.h"
 #include "backends/cpu/jit.h"
+#include "backends/cpu/made_lists.h"
 #include "backends/cpu/pairwise_sum.h"
 #include "backends/cpu/parallel_runtime.h"
 #include "backends/cpu/int_functions.h"
@@ -94,6 +95,7 @@ struct V {
   TypeRef t;
   Value* v = nullptr;                 // scalar value; array data pointer
   Value* tag = nullptr;               // union member tag (i8)
+  Value* header = nullptr;            // a list Type::made: its MadeList's address (i64)
   std::vector<Value*> shape, strides; // array
   std::vector<V> elems;               // tuple
 };
@@ -187,6 +189,7 @@ class Gen {
   };
   std::vector<Arr> arrays_;
   std::vector<int> array_id_;  // var -> live-in array id, or -1
+  std::vector<int> made_vars_;  // variables that may hold a list the nest makes (Type::made)
   std::map<int, V> tuples_;    // live-in tuples of scalars (read-only in a nest)
 
   [[noreturn]] void fail(const std::string& why) { throw CodegenError{why}; }
@@ -851,6 +854,17 @@ class Gen {
       B.CreateStore(c64(0), bits_[v]);
       B.CreateStore(c8(0), tags_[v]);
     }
+    // Variables that may hold a list the nest makes (their values: MadeList addresses).
+    {
+      std::set<int> made;
+      for (size_t v = 0; v < nv; v++)
+        if (v < entry_.size() && entry_[v] && entry_[v]->made) made.insert((int)v);
+      ir::for_each_stmt(nest_.root, [&](const Stmt& x) {
+        for (auto& f : x->effects)
+          if (f.kind == ir::Effect::Kind::Assign && f.value && f.value->type && f.value->type->made) made.insert(f.var);
+      });
+      made_vars_.assign(made.begin(), made.end());
+    }
     bad_slot_ = B.CreateAlloca(i1(), nullptr, "bad");
     B.CreateStore(B.getFalse(), bad_slot_);
     loops_.resize(nest_.loops.size());
@@ -889,6 +903,12 @@ class Gen {
         for (int d = 0; d < t->ndim; d++, p++) a.strides.push_back(&*arg++);
         fix_strides(a);
         B.CreateStore(c64(array_id_[v]), bits_[v]);
+        if (t->made) {  // held by a header, as the lists the nest makes are (made_lists.h)
+          auto* fty = llvm::FunctionType::get(ptr(), {ptr(), i64(), i64()}, false);
+          Value* h = B.CreateCall(fty, runtime_address("stagepy_list_wrap", reinterpret_cast<void*>(&stagepy_list_wrap)),
+                                  {a.data, a.shape[0], c64(array_id_[v])});
+          B.CreateStore(B.CreatePtrToInt(h, i64()), bits_[v]);
+        }
         arrays_.push_back(a);
       } else {
         Value* x = &*arg++;
@@ -1282,8 +1302,78 @@ class Gen {
     B.CreateCall(fty, runtime_address("stagepy_list_append", reinterpret_cast<void*>(&stagepy_list_append)), {buf, tag, bits});
   }
 
+  // The list whose MadeList header is at `header` (an i64): its items, contiguous.
+  V made_list_value(const TypeRef& t, Value* header) {
+    if (gpu_body_) gpu_refuse("it reads or writes a list it makes");
+    Value* h = B.CreateIntToPtr(header, ptr());
+    V x;
+    x.t = t;
+    x.header = header;
+    x.v = B.CreateLoad(ptr(), B.CreateConstGEP1_64(i8(), h, offsetof(MadeList, data)));
+    x.shape = {B.CreateLoad(i64(), B.CreateConstGEP1_64(i8(), h, offsetof(MadeList, len)))};
+    x.strides = {c64(item_bytes(*t))};
+    return x;
+  }
+
+  // A list the nest makes (type_infer's made_list: "repeat", "copy" or a display): memory
+  // from the call's MadeLists (made_lists.h), which reuses that of a list no variable that
+  // may hold one holds now; then its items. Without the memory the statement goes to CPython.
+  V make_list(const Expr& e) {
+    if (gpu_body_) gpu_refuse("it makes a list");
+    Checking checking(this, "a new list may not fit in memory");
+    const DType d = e->type->dtype;
+    const int ib = item_bytes(*e->type);
+    V item, src;
+    std::vector<V> items;
+    Value *n = nullptr, *start = nullptr, *step = nullptr;
+    if (e->name == "repeat") {
+      item = gen(e->args[0]);
+      V count = gen(e->args[1]);
+      if (item.t->kind == Type::Kind::Unbound || count.t->kind == Type::Kind::Unbound) return undef_of(types::unbound());
+      n = as_i64_int(count);
+      n = B.CreateSelect(B.CreateICmpSLT(n, c64(0)), c64(0), n);  // [x] * -1 == []
+    } else if (e->name == "copy") {
+      src = gen(e->args[0]);
+      V sl = gen(e->args[1]);
+      if (src.t->kind == Type::Kind::Unbound || sl.t->kind == Type::Kind::Unbound) return undef_of(types::unbound());
+      std::tie(start, n, step) = slice_indices(sl, src.shape[0]);
+    } else {
+      for (const Expr& a : e->args) {
+        items.push_back(gen(a));
+        if (items.back().t->kind == Type::Kind::Unbound) return undef_of(types::unbound());
+      }
+      n = c64((int64_t)items.size());
+    }
+    const int64_t k = (int64_t)made_vars_.size();
+    llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+    Value* live = entry.CreateAlloca(i64(), c64(std::max<int64_t>(k, 1)), "made.live");
+    for (int64_t j = 0; j < k; j++)
+      B.CreateStore(B.CreateLoad(i64(), bits_[(size_t)made_vars_[(size_t)j]]), B.CreateGEP(i64(), live, c64(j)));
+    auto* fty = llvm::FunctionType::get(ptr(), {i64(), i64(), ptr(), i64()}, false);
+    Value* h = B.CreateCall(fty, runtime_address("stagepy_list_make", reinterpret_cast<void*>(&stagepy_list_make)),
+                            {n, c64(ib), live, c64(k)});
+    bail_unless(B.CreateICmpNE(h, llvm::ConstantPointerNull::get(llvm::PointerType::get(C, 0))));
+    V x = made_list_value(e->type, B.CreatePtrToInt(h, i64()));
+    if (e->name == "repeat") {
+      Value* v = to_dtype(item, d);
+      section_loops({n}, [&](const std::vector<Value*>&, Value* lin) { store_item(d, v, B.CreateGEP(mem_ty(d), x.v, lin)); });
+    } else if (e->name == "copy") {
+      Value* sstride = B.CreateMul(step, src.strides[0]);
+      Value* first = B.CreateGEP(i8(), src.v, B.CreateMul(start, src.strides[0]));
+      section_loops({n}, [&](const std::vector<Value*>&, Value* lin) {
+        Value* from = B.CreateGEP(i8(), first, B.CreateMul(lin, sstride));
+        store_item(d, load_item(d, from), B.CreateGEP(mem_ty(d), x.v, lin));
+      });
+    } else {
+      for (size_t j = 0; j < items.size(); j++)
+        store_item(d, to_dtype(items[j], d), B.CreateGEP(mem_ty(d), x.v, c64((int64_t)j)));
+    }
+    return x;
+  }
+
   // `[a, b]`: a new buffer (the dispatcher makes the list of it), then its items.
   V new_list(const Expr& e) {
+    if (e->type->made) return make_list(e);
     if (gpu_body_) gpu_refuse("it makes a list");
     std::vector<V> items;
     for (const Expr& a : e->args) items.push_back(gen(a));
@@ -1557,6 +1647,7 @@ class Gen {
   // The array an array-typed variable refers to: one of the live-in arrays of its type; or
   // the array it keeps (kernel_abi.h: a pointer to its extents, then its items, C order).
   V array_value(int var, const TypeRef& t) {
+    if (t->made) return made_list_value(t, B.CreateLoad(i64(), bits_[var]));
     if (t->local) {
       if (gpu_body_) gpu_refuse("it keeps an operation on arrays in a variable");
       Value* header = B.CreateIntToPtr(B.CreateLoad(i64(), bits_[var]), ptr());
@@ -3787,6 +3878,12 @@ class Gen {
   }
 
   void assign(int var, const V& x) {
+    if (x.t->kind == Type::Kind::Array && x.t->made) {  // its header's address
+      if (!x.header) fail("internal error: a list without its header");
+      B.CreateStore(x.header, bits_[var]);
+      B.CreateStore(c8(tag_of(x.t)), tags_[var]);
+      return;
+    }
     if (x.t->kind == Type::Kind::Array && x.t->local) {  // the address of its memory
       B.CreateStore(x.v, bits_[var]);
       B.CreateStore(c8(tag_of(x.t)), tags_[var]);
@@ -5835,6 +5932,8 @@ class Gen {
   // the id of a live-in array (its parameter position); which ids overlap is known from
   // the guard key (array_overlap_).
   Value* may_share(int a, int b) {
+    auto made = [&](int v) { return std::find(made_vars_.begin(), made_vars_.end(), v) != made_vars_.end(); };
+    if (made(a) || made(b)) return spans_meet(a, b);
     Value* ida = B.CreateLoad(i64(), bits_[(size_t)a]);
     Value* idb = B.CreateLoad(i64(), bits_[(size_t)b]);
     Value* any = B.getFalse();
@@ -5844,6 +5943,54 @@ class Gen {
         if (overlap) any = B.CreateOr(any, B.CreateAnd(B.CreateICmpEQ(ida, c64((int64_t)x)), B.CreateICmpEQ(idb, c64((int64_t)y))));
       }
     return any;
+  }
+
+  // Whether the memory of what array variables a and b hold now, one of them a list the
+  // nest may make (its header says where its items are), may overlap.
+  Value* spans_meet(int a, int b) {
+    auto type_of = [&](int v) -> TypeRef {
+      const bool made = std::find(made_vars_.begin(), made_vars_.end(), v) != made_vars_.end();
+      if (made) return types::made_list(DType::Int64);  // (only the item size matters: below)
+      TypeRef t = v < (int)entry_.size() ? entry_[(size_t)v] : nullptr;
+      return t && t->kind == Type::Kind::Array ? t : nullptr;
+    };
+    const TypeRef ta = type_of(a), tb = type_of(b);
+    if (!ta || !tb) return B.getTrue();  // (an array variable with no value at entry: in order)
+    auto span = [&](int v, TypeRef t) -> std::pair<Value*, Value*> {
+      V x = array_value(v, t);
+      Value* lo = B.CreatePtrToInt(x.v, i64());
+      Value* hi = lo;
+      Value* empty = B.getFalse();
+      for (size_t d = 0; d < x.shape.size(); d++) {
+        empty = B.CreateOr(empty, B.CreateICmpEQ(x.shape[d], c64(0)));
+        Value* ext = B.CreateMul(B.CreateSub(x.shape[d], c64(1)), x.strides[d]);
+        Value* neg = B.CreateICmpSLT(ext, c64(0));
+        lo = B.CreateAdd(lo, B.CreateSelect(neg, ext, c64(0)));
+        hi = B.CreateAdd(hi, B.CreateSelect(neg, c64(0), ext));
+      }
+      hi = B.CreateAdd(hi, c64(16));  // (at least an item: a tagged list's are 16 bytes)
+      return {lo, B.CreateSelect(empty, lo, hi)};
+    };
+    // (A variable holding no list yet has no header to read: in order.)
+    Value* bound = B.getTrue();
+    for (int v : {a, b})
+      if (std::find(made_vars_.begin(), made_vars_.end(), v) != made_vars_.end())
+        bound = B.CreateAnd(bound, B.CreateICmpNE(B.CreateLoad(i8(), tags_[(size_t)v]), c8(0)));
+    BasicBlock* from = B.GetInsertBlock();
+    BasicBlock* check = BasicBlock::Create(C, "spans", F);
+    BasicBlock* join = BasicBlock::Create(C, "spans.done", F);
+    B.CreateCondBr(bound, check, join);
+    B.SetInsertPoint(check);
+    auto [alo, ahi] = span(a, ta);
+    auto [blo, bhi] = span(b, tb);
+    Value* meet = B.CreateAnd(B.CreateICmpULT(alo, bhi), B.CreateICmpULT(blo, ahi));
+    BasicBlock* checked = B.GetInsertBlock();
+    B.CreateBr(join);
+    B.SetInsertPoint(join);
+    llvm::PHINode* phi = B.CreatePHI(i1(), 2);
+    phi->addIncoming(B.getTrue(), from);
+    phi->addIncoming(meet, checked);
+    return phi;
   }
 
   // Whether the arrays the plan needs disjoint for loop `lp` share no memory, now.

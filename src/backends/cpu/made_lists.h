@@ -1,0 +1,53 @@
+// made_lists: the memory of the lists kernels make (`cur = [0] * (m + 1)`, `new = best[:]`,
+// `d = [1, 2, 3]`; Type::made). In, from kernel code: stagepy_list_wrap(data, len, id) for a
+// list read at entry that such a variable holds (a header pointing at the list's buffer),
+// and stagepy_list_make(len, item_bytes, live, n) for a new list's memory, given the
+// values of every variable that may hold one (`live`: any made list none of them holds is
+// garbage, and its memory is reused: a loop making a row per iteration keeps two). Out,
+// for the dispatcher: the headers (kernel_abi.h: MadeList) the variables hold when the
+// kernel returns, valid until the MadeLists of the call goes.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "backends/kernel_abi.h"
+
+namespace stagepy::backends::cpu {
+
+// The lists of one kernel call. Kernels make lists only in loops that run in order, on the
+// thread that called them (plan_parallel; never on the GPU), which the dispatcher gives
+// its MadeLists for the call (MadeLists::Scope).
+class MadeLists {
+ public:
+  MadeLists() = default;
+  MadeLists(const MadeLists&) = delete;
+  MadeLists& operator=(const MadeLists&) = delete;
+
+  MadeList* wrap(void* data, int64_t len, int64_t source);
+  // nullptr where the memory cannot be had (the kernel hands the statement to CPython).
+  MadeList* make(int64_t len, int64_t item_bytes, const int64_t* live, int64_t nlive);
+
+  class Scope {
+   public:
+    explicit Scope(MadeLists* lists);
+    ~Scope();
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    MadeLists* previous_;
+  };
+
+ private:
+  struct Free {
+    void operator()(MadeList* m) const;
+  };
+  std::vector<std::unique_ptr<MadeList, Free>> made_;     // header and items in one block
+  std::vector<std::unique_ptr<MadeList>> wrapped_;
+};
+
+}  // namespace stagepy::backends::cpu
+
+extern "C" void* stagepy_list_wrap(void* data, int64_t len, int64_t source);
+extern "C" void* stagepy_list_make(int64_t len, int64_t item_bytes, const int64_t* live, int64_t nlive);

@@ -1,0 +1,116 @@
+// The lists kernels make and read (Type::made): which variables hold them
+// (ir::made_list_vars: those assigned a new list, and every variable one of them moves to or
+// from), and the memory the runtime gives them (made_lists.h): a list no variable holds
+// serves again, one some variable holds never does, and a list read at entry keeps its id.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/made_lists.h"
+#include "ir/ir.h"
+#include "ir/mutate.h"
+#include "nest_builder.h"
+
+using namespace stagepy;
+using ir::Expr;
+using test_nests::NestBuilder;
+
+namespace {
+
+std::set<std::string> names(const ir::Nest& n, const std::set<int>& vs) {
+  std::set<std::string> out;
+  for (int v : vs) out.insert(n.vars[(size_t)v].name);
+  return out;
+}
+
+int64_t address(const MadeList* m) { return (int64_t)(intptr_t)m; }
+
+}  // namespace
+
+TEST(MadeLists, RowsOfADynamicProgramAndTheirNames) {
+  // for i in range(n): cur = [0] * m; for j ...: cur[j] = prev[j] + 1; prev = cur; s = t
+  NestBuilder b;
+  Expr repeat = ir::make_binary(ir::BinOp::Mul, ir::make_new_list({b.c(0)}, b.next_origin++), b.ld("m"), false, b.next_origin++);
+  Expr store_value = ir::make_subscript(b.ld("prev"), b.ld("j"), b.next_origin++);
+  b.root(b.loop(0, "i", {b.ld("n")},
+                {b.assign("cur", repeat), b.loop(1, "j", {b.ld("m")}, {b.assign("x", store_value)}),
+                 b.assign("prev", b.ld("cur")), b.assign("s", b.ld("t"))}));
+  EXPECT_EQ(names(b.nest, ir::made_list_vars(b.nest.root, b.nest.vars)), (std::set<std::string>{"cur", "prev"}));
+}
+
+TEST(MadeLists, CopiesAndDisplaysMakeListsButRowsDoNot) {
+  NestBuilder b;
+  ir::ConstValue none;
+  Expr n1 = ir::make_const(none, b.next_origin++);
+  Expr all = ir::make_slice(n1, n1, n1, b.next_origin++);
+  b.root(b.loop(0, "i", {b.ld("n")},
+                {b.assign("new", ir::make_subscript(b.ld("best"), all, b.next_origin++)),
+                 b.assign("row", ir::make_subscript(b.ld("A"), b.ld("i"), b.next_origin++)),
+                 b.assign("d", ir::make_new_list({b.ld("x"), b.ld("y")}, b.next_origin++)),
+                 b.assign("best", b.ld("new"))}));
+  EXPECT_EQ(names(b.nest, ir::made_list_vars(b.nest.root, b.nest.vars)), (std::set<std::string>{"best", "d", "new"}));
+  // A copy is no view of the list it copies: no fact about rows describes it.
+  EXPECT_EQ(names(b.nest, ir::subscript_assigned(b.nest.root)), (std::set<std::string>{"row"}));
+}
+
+TEST(MadeLists, MemoryNoVariableHoldsIsReused) {
+  backends::cpu::MadeLists lists;
+  backends::cpu::MadeLists::Scope scope(&lists);
+  int64_t live[2] = {0, 0};
+  auto* a = static_cast<MadeList*>(stagepy_list_make(10, 8, live, 2));
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->len, 10);
+  EXPECT_EQ(a->source, -1);
+  EXPECT_EQ((uintptr_t)a->data % 64, 0u);
+  live[0] = address(a);
+  auto* b = static_cast<MadeList*>(stagepy_list_make(10, 8, live, 2));
+  ASSERT_NE(b, nullptr);
+  EXPECT_NE(b, a);  // a is held
+  live[1] = address(b);
+  auto* c = static_cast<MadeList*>(stagepy_list_make(4, 8, live, 2));
+  EXPECT_NE(c, a);
+  EXPECT_NE(c, b);
+  // `prev = cur`: a is garbage now, and serves the next list (shorter, so it fits).
+  live[0] = address(b);
+  live[1] = address(c);
+  auto* d = static_cast<MadeList*>(stagepy_list_make(7, 8, live, 2));
+  EXPECT_EQ(d, a);
+  EXPECT_EQ(d->len, 7);
+  // A larger one than any garbage block: new memory.
+  live[0] = address(d);
+  auto* e = static_cast<MadeList*>(stagepy_list_make(1000, 8, live, 2));
+  ASSERT_NE(e, nullptr);
+  EXPECT_NE(e, b);
+  EXPECT_NE(e, d);
+  for (int64_t k = 0; k < 1000; k++) reinterpret_cast<int64_t*>(e->data)[k] = k;  // all of it is its own
+}
+
+TEST(MadeLists, EntryListsKeepTheirIdAndAreNeverReused) {
+  backends::cpu::MadeLists lists;
+  backends::cpu::MadeLists::Scope scope(&lists);
+  std::vector<int64_t> items(5, 3);
+  auto* w = static_cast<MadeList*>(stagepy_list_wrap(items.data(), 5, 2));
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->source, 2);
+  EXPECT_EQ(w->data, reinterpret_cast<char*>(items.data()));
+  auto* m = static_cast<MadeList*>(stagepy_list_make(5, 8, nullptr, 0));
+  EXPECT_NE(m, w);
+}
+
+TEST(MadeLists, ImpossibleListsGetNoMemory) {
+  backends::cpu::MadeLists lists;
+  backends::cpu::MadeLists::Scope scope(&lists);
+  EXPECT_EQ(stagepy_list_make(int64_t(1) << 41, 8, nullptr, 0), nullptr);
+  EXPECT_EQ(stagepy_list_make(-1, 8, nullptr, 0), nullptr);
+  auto* empty = static_cast<MadeList*>(stagepy_list_make(0, 8, nullptr, 0));
+  ASSERT_NE(empty, nullptr);
+  EXPECT_EQ(empty->len, 0);
+}
+
+TEST(MadeLists, WithoutACallsListsKernelsGetNone) {
+  EXPECT_EQ(stagepy_list_make(3, 8, nullptr, 0), nullptr);
+  EXPECT_EQ(stagepy_list_wrap(nullptr, 0, 0), nullptr);
+}

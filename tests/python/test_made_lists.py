@@ -1,0 +1,292 @@
+"""Lists the loops make and then read and write — the rolling rows of a dynamic program
+(`cur = [0] * (m + 1)`, `prev = cur`), a copy taken each step (`new = best[:]`), a small
+display (`d = [a, b, c]`) — run natively with the loops that make them: kernels hold each
+list by a header, reuse the memory of lists no variable holds any more, and hand back one
+list object per list made, whichever names hold it, as CPython would have left them."""
+import numpy as np
+import pytest
+
+import difftest
+
+
+def _rng(seed):
+    return np.random.default_rng(seed)
+
+
+def _dna(seed, n):
+    r = _rng(seed)
+    return "".join("ACGT"[k] for k in r.integers(0, 4, n))
+
+
+NATIVE = [
+    ("LCS over two rolling rows", """
+    def f(a, b):
+        n, m = len(a), len(b)
+        prev = [0] * (m + 1)
+        for i in range(1, n + 1):
+            cur = [0] * (m + 1)
+            for j in range(1, m + 1):
+                if a[i - 1] == b[j - 1]:
+                    cur[j] = prev[j - 1] + 1
+                else:
+                    cur[j] = max(prev[j], cur[j - 1])
+            prev = cur
+        return prev[m], prev, cur
+    """, lambda: (_dna(1, 60), _dna(2, 45))),
+    ("0/1 knapsack over a copy of the row", """
+    def f(w, v, W):
+        best = [0] * (W + 1)
+        for i in range(len(w)):
+            new = best[:]
+            for c in range(w[i], W + 1):
+                if best[c - w[i]] + v[i] > new[c]:
+                    new[c] = best[c - w[i]] + v[i]
+            best = new
+        return best
+    """, lambda: ([int(x) for x in _rng(3).integers(1, 20, 30)], [int(x) for x in _rng(4).integers(1, 50, 30)], 100)),
+    ("Pascal's triangle, each row one longer", """
+    def f(n):
+        row = [1]
+        for i in range(n):
+            nxt = [1] * (len(row) + 1)
+            for k in range(1, len(row)):
+                nxt[k] = (row[k - 1] + row[k]) % 1000007
+            row = nxt
+        return row
+    """, lambda: (70,)),
+    ("Jacobi relaxation on lists of floats", """
+    def f(n, steps):
+        u = [0.0] * n
+        u[0] = 1.0
+        for s in range(steps):
+            v = [0.0] * n
+            v[0] = 1.0
+            for i in range(1, n - 1):
+                v[i] = 0.5 * (u[i - 1] + u[i + 1])
+            u = v
+        return u, sum(u), max(u), len(u)
+    """, lambda: (40, 30)),
+    ("swapped with a tuple assignment, one made per step", """
+    def f(n):
+        a = [1] * n
+        b = [2] * n
+        for t in range(5):
+            c = [t] * n
+            for j in range(n):
+                c[j] += a[j] * 2 + b[(j + 1) % n]
+            a, b = b, c
+        return a, b
+    """, lambda: (17,)),
+    ("a display of variables, indexed", """
+    def f(X):
+        out = 0.0
+        for i in range(len(X)):
+            d = [X[i][0], X[i][1] * 2.0, -X[i][2]]
+            for k in range(3):
+                out += d[k] * (k + 1)
+        return out, d
+    """, lambda: (_rng(5).random((50, 3)).tolist(),)),
+    ("copies by slices with steps and negative bounds", """
+    def f(L, n):
+        s = 0
+        for t in range(n):
+            a = L[::2]
+            b = L[-3:]
+            c = L[5:1:-1]
+            d = L[t:t + 4]
+            e = L.copy()
+            for k in range(len(a)):
+                s += a[k] * (k + 1)
+            for x in b:
+                s += 3 * x
+            for x in c:
+                s -= x
+            for k in range(len(d)):
+                s += d[k] * t
+            e[0] = t
+            s += e[0] + len(e)
+        return s, a, b, c, d, e
+    """, lambda: (list(range(11, 30)), 12)),
+    ("lists of bools: a sieve per step", """
+    def f(n):
+        count = 0
+        for m in range(2, n):
+            mark = [True] * (m + 1)
+            mark[0] = False
+            mark[1] = False
+            for p in range(2, m + 1):
+                if mark[p]:
+                    for q in range(p * p, m + 1, p):
+                        mark[q] = False
+            for p in range(m + 1):
+                if mark[p]:
+                    count += 1
+        return count, mark
+    """, lambda: (60,)),
+    ("three names, lists kept alive across steps", """
+    def f(n, steps):
+        x = [1] * n
+        y = [2] * n
+        z = [3] * n
+        for t in range(steps):
+            w = [0] * n
+            for j in range(n):
+                w[j] = x[j] + y[j] - z[j] + t
+            x, y, z = y, z, w
+        return x, y, z
+    """, lambda: (9, 25)),
+]
+
+
+@pytest.mark.parametrize("src, make", [c[1:] for c in NATIVE], ids=[c[0] for c in NATIVE])
+def test_lists_made_in_the_loops_run_natively(src, make):
+    recs = difftest.run(src, "f", make)
+    assert sum(r["bailouts"] for r in recs) == 0, recs
+    outer = [r for r in recs if r["native_calls"] > 0]
+    assert outer and all(r["native_calls"] == r["calls"] for r in outer), recs
+
+
+def test_names_holding_one_made_list_hold_one_object():
+    recs = difftest.run("""
+    def f(n):
+        prev = [0] * n
+        for i in range(3):
+            cur = [i] * n
+            alias = cur
+            alias[0] = 99
+            prev = cur
+        return prev is cur, cur is alias, prev is not None, cur
+    """, "f", lambda: (5,))
+    assert sum(r["native_calls"] for r in recs) > 0
+
+
+def test_a_list_held_at_entry_is_changed_in_place_through_another_name():
+    difftest.run("""
+    def f(L, n):
+        a = L
+        for t in range(n):
+            a[t % len(a)] += t
+            b = [0] * len(a)
+            for j in range(len(a)):
+                b[j] = a[j] * 2
+            a = b if t == 1 else a
+        return L, a, a is L
+    """, "f", lambda: ([1, 2, 3, 4], 5))
+
+
+def test_an_index_out_of_range_raises_with_the_earlier_writes_done():
+    difftest.run("""
+    def f(n, bad):
+        row = [0] * n
+        try:
+            for i in range(4):
+                nxt = [0] * n
+                for j in range(n + (bad if i == 2 else 0)):
+                    nxt[j] = row[j] + i + j
+                row = nxt
+        except IndexError as e:
+            return "IndexError", str(e), row, nxt
+        return row
+    """, "f", lambda: (6, 1), expect="bail")
+
+
+def test_a_negative_count_makes_an_empty_list():
+    difftest.run("""
+    def f(n):
+        out = 0
+        for k in range(-2, n):
+            r = [7] * k
+            out += len(r)
+            for x in r:
+                out += x
+        try:
+            for k in range(2):
+                r = [1] * (k - 1)
+                out += r[0]
+        except IndexError as e:
+            return out, str(e), r
+        return out, r
+    """, "f", lambda: (6,), expect=None)
+
+
+def test_a_list_too_large_to_make_raises_memory_error_in_cpython():
+    difftest.run("""
+    def f(n):
+        t = 0
+        try:
+            for k in range(3):
+                big = [0] * (n if k == 2 else 4)
+                t += len(big)
+        except MemoryError:
+            return "MemoryError", t
+        return t
+    """, "f", lambda: (1 << 60,), expect=None)
+
+
+def test_an_int_stored_into_a_made_list_of_floats_goes_to_cpython():
+    difftest.run("""
+    def f(A):
+        for s in range(3):
+            row = [0.0] * len(A)
+            for i in range(len(A)):
+                if A[i] > 0.8:
+                    row[i] = 1
+                else:
+                    row[i] = A[i] * s
+        return row
+    """, "f", lambda: (_rng(6).random(30).tolist(),), expect=None)
+
+
+def test_numpy_floats_stored_into_a_made_list_stay_in_cpython():
+    recs = difftest.run("""
+    def f(A):
+        for s in range(3):
+            row = [0.0] * A.shape[0]
+            for i in range(A.shape[0]):
+                row[i] = A[i] * s
+        return row
+    """, "f", lambda: (_rng(7).random(20),), expect=None)
+    difftest.assert_reason(recs, "np.float64 into a list the nest makes")
+
+
+def test_a_made_list_appended_to_another_stays_in_cpython():
+    difftest.run("""
+    def f(n):
+        rows = []
+        for i in range(n):
+            r = [i] * 3
+            r[1] = i * i
+            rows.append(r)
+        return rows
+    """, "f", lambda: (6,), expect=None)
+
+
+def test_a_made_list_read_by_a_helper():
+    difftest.run("""
+    def total(xs, k):
+        t = 0
+        for j in range(k):
+            t += xs[j]
+        return t
+
+    def f(n):
+        acc = 0
+        for i in range(n):
+            cur = [i] * (i + 1)
+            cur[0] = -i
+            acc += total(cur, len(cur))
+        return acc
+    """, "f", lambda: (30,), expect=None)
+
+
+def test_a_module_level_dynamic_program():
+    difftest.run_module("""
+    a = "GATTACAGATTACA"
+    b = "TACGATACCA"
+    prev = [0] * (len(b) + 1)
+    for i in range(1, len(a) + 1):
+        cur = [0] * (len(b) + 1)
+        for j in range(1, len(b) + 1):
+            cur[j] = prev[j - 1] + 1 if a[i - 1] == b[j - 1] else max(prev[j], cur[j - 1])
+        prev = cur
+    """, lambda: {})
