@@ -3,7 +3,8 @@
 program(draw) returns (source, make_args): a function `f` whose loop nest reads and writes
 NumPy arrays, Python lists (of lists; of floats, some lists also np.float64s) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
 bounds from outer variables), affine and non-affine subscripts (some out of bounds, some
-negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list and lists made in the loops (`L1 = []`, appended to `L0`), min/max/abs, math.sqrt/log, np.float32(x) and the other scalar types, mixed
+negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list and lists made in the loops (`L1 = []`, appended to `L0`), lists made,
+aliased, swapped, read and written in the loops (`P = [x] * (n + 1)`, `Q = P[1:]`, `Q = P`), min/max/abs, math.sqrt/log, np.float32(x) and the other scalar types, mixed
 int/float/bool arithmetic, sum/min/max/any/all of generator expressions, stores of elementwise
 operations into slices, rows, columns and whole arrays, a complex flavour
 (complex scalars, arrays and lists, with the operations complex numbers have), and ending
@@ -105,6 +106,9 @@ class Gen:
         self.counter = 0
         self.no_scalars = False  # expressions read no s, t, u (which the body may assign later)
         self.slices = not cplx and draw(st.integers(0, 2)) == 0  # stores into slices and rows
+        # Lists P and Q (made before the nest) that the loops make anew (`P = [x] * (n + 1)`,
+        # `Q = P[1:]`), alias (`Q = P`), swap, read and write.
+        self.made = not cplx and draw(st.integers(0, 2)) == 0
 
     def pick(self, seq):
         return self.draw(st.sampled_from(seq))
@@ -165,6 +169,8 @@ class Gen:
                               f"np.dot(M[{self.slice_()}, {self.index()}], A[{self.slice_()}])"])
         if choice == 8:
             return self.m_item()
+        if self.made and self.int_(0, 1):
+            return self.pick([f"P[{self.index()}]", f"Q[{self.index()}]", "len(P)", f"P[{self.index()}] * 2"])
         return self.pick(["k", "n", "True", "False"])
 
     def m_item(self):
@@ -494,8 +500,27 @@ class Gen:
             return
         self.emit(indent, f"{target} {op} {self.section_value(operands)}")
 
+    def made_stmt(self, indent):
+        form = self.int_(0, 7)
+        if form <= 1:
+            item = self.pick(["0", "1", "-2", "0.5", "True", self.expr()])
+            count = self.pick(["n", "n + 1", "2", "-1", "len(P)", "k % 4"] + self.loop_vars)
+            self.emit(indent, f"{self.pick(['P', 'Q'])} = [{item}] * ({count})")
+        elif form == 2:
+            self.emit(indent, f"{self.pick(['P', 'Q'])} = {self.pick(['P', 'Q', 'Q'])}[{self.slice_()}]")
+        elif form == 3:
+            self.emit(indent, self.pick(["Q = P", "P = Q", "P, Q = Q, P", "Q = P.copy()",
+                                         f"P = [{self.expr()}, {self.expr()}]"]))
+        elif form <= 5:
+            self.emit(indent, f"{self.pick(['P', 'Q'])}[{self.index()}] = {self.expr()}")
+        else:
+            self.emit(indent, f"{self.pick(['P', 'Q'])}[{self.index()}] {self.pick(['+=', '-='])} {self.expr()}")
+
     def stmt(self, indent, depth):
         in_loop = bool(self.loop_vars)
+        if self.made and self.int_(0, 3) == 0:
+            self.made_stmt(indent)
+            return
         if self.slices and self.int_(0, 3) == 0:
             self.section_stmt(indent)
             return
@@ -606,6 +631,9 @@ def programs(draw):
     g.emit(0, "def f(A, B, M, n, k, s, t, u):")
     g.emit(1, "L0 = []")
     g.emit(1, "L1 = []")
+    if g.made:
+        g.emit(1, f"P = [{g.pick(['0', '1', '0.0', '2.5', 'False'])}] * (n + 1)")
+        g.emit(1, f"Q = {g.pick(['P', 'P[:]', '[3, 4, 5]', '[0.5] * 3'])}")
     g.loop_vars = ["v0"]
     body_start = len(g.lines)
     if not cplx and draw(st.integers(0, 3)) == 0:
