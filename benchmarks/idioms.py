@@ -4,7 +4,9 @@ a NumPy table, LCS over lists) and a GC count with a hash over ord(), modular ex
 with pow(a, b, m), and math.erf; and since stop 50, lists built in the loops (a matrix product
 built row by row, `pairs.append([i, j])`), Knuth-Morris-Pratt over strs, and math.gcd; and since
 stop 51, lists of floats that get NumPy floats (column means `mean[j] += X[i, j]`, Dijkstra over
-a NumPy weight matrix), and a sum of squares started from the int 0 over a matrix. Each under CPython, stagepy (one thread and every thread) and
+a NumPy weight matrix), and a sum of squares started from the int 0 over a matrix; and since
+stop 52, lists the loops make and read (LCS over two rolling rows, a knapsack copying its row,
+a relaxation making a row per step). Each under CPython, stagepy (one thread and every thread) and
 numba (njit), in one process; every result compared with CPython's.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/idioms.py [--repeat N] [--scale S] [--only NAME...]
@@ -148,6 +150,40 @@ def sum_squares_int_start(A):
             s += A[i, j] * A[i, j]
     return s
 
+def lcs_rows(a, b):
+    n, m = len(a), len(b)
+    prev = [0] * (m + 1)
+    for i in range(1, n + 1):
+        cur = [0] * (m + 1)
+        for j in range(1, m + 1):
+            if a[i - 1] == b[j - 1]:
+                cur[j] = prev[j - 1] + 1
+            else:
+                cur[j] = max(prev[j], cur[j - 1])
+        prev = cur
+    return prev[m]
+
+def knapsack(w, v, W):
+    best = [0] * (W + 1)
+    for i in range(len(w)):
+        new = best[:]
+        for c in range(w[i], W + 1):
+            if best[c - w[i]] + v[i] > new[c]:
+                new[c] = best[c - w[i]] + v[i]
+        best = new
+    return best[W]
+
+def relax_rows(n, steps):
+    u = [0.0] * n
+    u[0] = 1.0
+    for s in range(steps):
+        v = [0.0] * n
+        v[0] = 1.0
+        for i in range(1, n - 1):
+            v[i] = 0.5 * (u[i - 1] + u[i + 1])
+        u = v
+    return u
+
 def close_pairs(x, y, r):
     pairs = []
     for i in range(len(x)):
@@ -178,6 +214,8 @@ def cases(scale):
     Z = rng.integers(-1000, 1000, (s(400_000), 8)).astype(np.float64)  # whole: any order sums exactly
     nw = s(1500)
     W = np.where(rng.random((nw, nw)) < 0.2, rng.random((nw, nw)), 0.0)
+    kw = [r.randint(1, 100) for _ in range(s(200))]
+    kv = [r.randint(1, 1000) for _ in range(len(kw))]
     return {
         "primes_for_else": (lambda f: f(n_pr), f"n < {n_pr}: `for x ...: if n % x == 0: break` / `else: c += n` / `c -= 1`"),
         "edit_distance": (lambda f: f(a, b), f"{len(a)} x {len(b)} DNA, NumPy table"),
@@ -192,6 +230,9 @@ def cases(scale):
         "column_means": (lambda f: f(X), f"{X.shape[0]} x {X.shape[1]} array, `mean[j] += X[i, j]` into a list"),
         "dijkstra": (lambda f: f(W), f"{nw} vertices, NumPy weights, `dist` a list"),
         "sum_squares_int_start": (lambda f: f(Z), f"{Z.shape[0]} x {Z.shape[1]} array, `s = 0`, `s += A[i, j] * A[i, j]`"),
+        "lcs_rows": (lambda f: f(a, b), f"{len(a)} x {len(b)} DNA, two rows: `cur = [0] * (m + 1)`, `prev = cur`"),
+        "knapsack": (lambda f: f(kw, kv, s(20000)), f"{len(kw)} items, capacity {s(20000)}, `new = best[:]`"),
+        "relax_rows": (lambda f: f(s(2000), s(2000)), f"{s(2000)} points x {s(2000)} steps, `v = [0.0] * n`, `u = v`"),
     }
 
 
