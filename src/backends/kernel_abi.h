@@ -24,7 +24,8 @@
 // A variable that may hold a list the nest makes (Type::made) has as its value bits the
 // address of a MadeList header (backends/cpu/made_lists.h): the list's length, the address
 // of its items, and for a list read at entry the id of its live-in array (its position
-// among the kernel's array parameters), for one the kernel made -1.
+// among the kernel's array parameters), for one the kernel made -1; and whether a list it
+// appends to holds it (then no variable need hold it to keep it).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -41,6 +42,8 @@ struct MadeList {
   char* data = nullptr;
   int64_t source = -1;  // the live-in array's id, or -1 for a list the kernel made
   int64_t bytes = 0;    // made: how many bytes its items may take
+  int64_t pinned = 0;   // made: 1 once appended to another list (its memory is never reused)
+  int64_t kind = 0;     // made: its items' DType, | 256 for a tagged list (floats and np.float64s)
 };
 
 struct KernelParam {

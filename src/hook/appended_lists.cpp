@@ -16,8 +16,9 @@ AppendBuffer* AppendedLists::buffer_for(PyObject* list) {
   return b;
 }
 
-int AppendedLists::finish(const BoxNumber& box) {
+int AppendedLists::finish(const BoxNumber& box, const MadeObject& made) {
   box_ = &box;
+  made_object_ = &made;
   if (arena_.out_of_memory()) {
     PyErr_NoMemory();
     return -1;
@@ -69,6 +70,9 @@ int AppendedLists::fill(PyObject* list, const AppendBuffer& buf) {
     PyRef item;
     if (w[k] == AppendBuffer::kListItem) {
       item = PyRef::steal(list_of(reinterpret_cast<const AppendBuffer*>((uintptr_t)w[k + 1])));
+      k += 2;
+    } else if (w[k] == AppendBuffer::kMadeItem) {
+      item = PyRef::steal((*made_object_)(w[k + 1]));
       k += 2;
     } else if (w[k] & AppendBuffer::kTupleItem) {
       const size_t n = (size_t)(w[k] & 0xffffffffu);

@@ -25,6 +25,9 @@ class AppendedLists {
   // Boxes a number from its type tag (1-based, the typed nest's) and bits; a new reference,
   // or nullptr with an exception set.
   using BoxNumber = std::function<PyObject*(uint64_t tag, uint64_t bits)>;
+  // The list object of a list the kernel made and reads (its MadeList's address; Type::made):
+  // a new reference, or nullptr with an exception set.
+  using MadeObject = std::function<PyObject*(uint64_t header)>;
 
   // The buffer collecting the items for `list` (a list object the caller holds until
   // finish()), made on first sight.
@@ -34,7 +37,7 @@ class AppendedLists {
 
   // After the kernel: each list object gets its items, in order. -1 with an exception set
   // on failure (MemoryError where the kernel could not keep an item).
-  int finish(const BoxNumber& box);
+  int finish(const BoxNumber& box, const MadeObject& made);
   // The list object of the buffer at `address` (the kernel's value of an Appended
   // variable): a new reference, or nullptr with an exception set. After finish().
   PyObject* object_of(uint64_t address);
@@ -54,6 +57,7 @@ class AppendedLists {
   std::unordered_map<const backends::cpu::AppendBuffer*, bool> in_arena_;
   std::vector<const backends::cpu::AppendBuffer*> pending_;  // made, not yet filled
   const BoxNumber* box_ = nullptr;
+  const MadeObject* made_object_ = nullptr;
 };
 
 }  // namespace stagepy::runtime

@@ -296,6 +296,7 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
   rq.nest = &s.lift.nest;
   rq.helpers = helpers;
   rq.entry = sp->entry;
+  rq.tag_lists = s.tag_lists;
   rq.oracle = &oracle();
   rq.conds = inl ? inl->conds.get() : s.conds.get();
   rq.inlined = inl ? &inl->nest : nullptr;
@@ -720,6 +721,9 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
     // An attribute variable that holds nothing (`A.shape` of an array: the nest computes
     // the attribute itself) has no elements the nest could access.
     if (vars[(size_t)var].storage == ir::Var::Storage::Attr && (!t || t->kind == Type::Kind::Unbound)) continue;
+    // A variable that may hold lists the nest makes holds one-dimensional lists only where
+    // a kernel runs (type_infer), whatever it holds at entry (nothing, often).
+    if (std::find(c.made_lists.begin(), c.made_lists.end(), var) != c.made_lists.end()) continue;
     if (!t) return p;
     // An access with fewer indices than the array has dimensions (`X[i]` of a 2-d X) takes
     // a row: the model compares indices by prefix, which covers every element of it.
@@ -905,13 +909,26 @@ PyObject* dispatch(NestState& s) {
 
 // The rest of a call: reads the values of the nest's variables, finds (or makes) their
 // specialization, runs it and writes back.
-// A new list of the items a kernel made (made_lists.h): Python ints, floats or bools.
-PyObject* made_list_object(const MadeList& m, DType d) {
+// A new list of the items a kernel made (made_lists.h): Python ints, floats or bools; for a
+// tagged list, each a float or an np.float64 as its tag says.
+PyObject* made_list_object(const MadeList& m, DType d, bool tagged) {
   PyRef list = PyRef::steal(PyList_New((Py_ssize_t)m.len));
   if (!list) return nullptr;
   for (int64_t k = 0; k < m.len; k++) {
     PyObject* item;
-    if (d == DType::Int64) {
+    if (tagged) {
+      uint64_t bits;
+      int64_t tag;
+      std::memcpy(&bits, m.data + 16 * k, 8);
+      std::memcpy(&tag, m.data + 16 * k + 8, 8);
+      if (tag == kTagNpFloat64) {
+        item = np::box_scalar(DType::Float64, bits);
+      } else {
+        double x;
+        std::memcpy(&x, &bits, 8);
+        item = PyFloat_FromDouble(x);
+      }
+    } else if (d == DType::Int64) {
       int64_t x;
       std::memcpy(&x, m.data + 8 * k, 8);
       item = PyLong_FromLongLong(x);
@@ -1245,8 +1262,11 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
   if (!sp->kernel.ok && sp->kernel.retag >= 0 && !(sp->kernel.retag < (int)s.tag_lists.size() && s.tag_lists[(size_t)sp->kernel.retag])) {
     // The nest stores NumPy floats into a list of floats: read it tagged (its elements'
     // types then vary), and specialize for that. At most once per variable.
-    if ((size_t)sp->kernel.retag >= s.tag_lists.size()) s.tag_lists.resize((size_t)sp->kernel.retag + 1, 0);
-    s.tag_lists[(size_t)sp->kernel.retag] = 1;
+    // (With every variable it passes its lists to or takes them from: made_lists.h.)
+    for (int v : ir::moved_with(s.lift.nest.root, sp->kernel.retag)) {
+      if ((size_t)v >= s.tag_lists.size()) s.tag_lists.resize((size_t)v + 1, 0);
+      s.tag_lists[(size_t)v] = 1;
+    }
     s.specs.erase(std::find_if(s.specs.begin(), s.specs.end(), [&](const auto& c) { return c.get() == sp; }));
     if (counted) s.compiles--;
     return run_nest(s, f);
@@ -1374,7 +1394,16 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     }
     return box(sp->kernel.typed.tags[(size_t)tag - 1], bits);
   };
-  if (appended.finish(box_number) < 0) return nullptr;
+  // One list object per list made and read, whichever variables and lists hold it.
+  std::unordered_map<const MadeList*, PyRef> made_objects;
+  const AppendedLists::MadeObject made_object = [&](uint64_t header) -> PyObject* {
+    const auto* m = reinterpret_cast<const MadeList*>((uintptr_t)header);
+    if (m->source >= 0) return PyRef(vals[L.arrays[(size_t)m->source]]).release();
+    PyRef& made = made_objects[m];
+    if (!made) made = PyRef::steal(made_list_object(*m, (DType)(m->kind & 255), (m->kind & 256) != 0));
+    return made ? PyRef(made).release() : nullptr;
+  };
+  if (appended.finish(box_number, made_object) < 0) return nullptr;
   const double t2 = now_s();
   // Reading and writing back lists is part of what running the nest natively costs.
   if (!lists.empty() || !appended.empty()) convert_s += t2 - t1;
@@ -1387,7 +1416,6 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
 
   // Write back every variable the kernel assigned. A list it made becomes one list object,
   // whichever variables hold it (`prev = cur`: `prev is cur`).
-  std::unordered_map<const MadeList*, PyRef> made_objects;
   for (size_t v = 0; v < nv && v < L.var_slot.size(); v++) {
     int slot = L.var_slot[v];
     if (slot < 0 || lowered_only(v)) continue;
@@ -1412,15 +1440,8 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
                                                           : np::box_complex(t->dtype, parts[0], parts[1]));
       if (!obj) return nullptr;
     } else if (t->kind == Type::Kind::Array && t->made) {
-      const auto* m = reinterpret_cast<const MadeList*>((uintptr_t)state[(size_t)slot]);
-      if (m->source >= 0) {
-        obj = vals[L.arrays[(size_t)m->source]];
-      } else {
-        PyRef& made = made_objects[m];
-        if (!made) made = PyRef::steal(made_list_object(*m, t->dtype));
-        if (!made) return nullptr;
-        obj = made;
-      }
+      obj = PyRef::steal(made_object((uint64_t)state[(size_t)slot]));
+      if (!obj) return nullptr;
     } else if (t->kind == Type::Kind::Array && t->local) {
       // An array the nest computed (`d = X[i] - X[j]`): a new array with the elements its
       // scratch memory holds (backends/kernel_abi.h: the extents, then the items).

@@ -132,6 +132,22 @@ std::set<int> made_list_vars(const Stmt& s, const std::vector<Var>& vars) {
   return out;
 }
 
+std::set<int> moved_with(const Stmt& s, int var) {
+  std::vector<std::pair<int, int>> moves;
+  for_each_stmt(s, [&](const Stmt& x) {
+    for (auto& e : x->effects)
+      if (e.kind == Effect::Kind::Assign && e.value && e.value->kind == ExprNode::Kind::Load)
+        moves.push_back({e.var, e.value->var});
+  });
+  std::set<int> out{var};
+  for (size_t before = 0; before != out.size();) {
+    before = out.size();
+    for (auto& [a, b] : moves)
+      if (out.count(a) || out.count(b)) out.insert(a), out.insert(b);
+  }
+  return out;
+}
+
 bool changes_lists(const Effect& f) {
   if (f.kind == Effect::Kind::Append) return true;
   bool made = false;

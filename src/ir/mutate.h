@@ -46,6 +46,8 @@ bool makes_list(const Expr& value);
 // their lists the same way. No fact about a list such a variable held at entry describes
 // what it holds later.
 std::set<int> made_list_vars(const Stmt& s, const std::vector<Var>& vars);
+// `var` and every variable it moves to or from (`a = b`), directly or through others.
+std::set<int> moved_with(const Stmt& s, int var);
 // Whether a and b are the same expression of variables, constants, subscripts and operators
 // (no call): evaluated one after the other, with nothing assigned between, they give the
 // same value.

@@ -274,8 +274,8 @@ TypeRef py_list(DType d, int ndim, bool tagged) {
   t->tagged = tagged && d == DType::Float64;
   return t;
 }
-TypeRef made_list(DType d) {
-  auto t = std::make_shared<Type>(*py_list(d, 1));
+TypeRef made_list(DType d, bool tagged) {
+  auto t = std::make_shared<Type>(*py_list(d, 1, tagged));
   t->made = true;
   return t;
 }

@@ -144,7 +144,7 @@ struct Type {
   bool tagged = false;           // Array (pylist, Float64): its elements are floats or
                                  // numpy.float64s, each held as its value and then a tag
                                  // (0: float, 1: np.float64), 16 bytes (list_buffer.h)
-  bool made = false;             // Array (pylist, 1-d, untagged): a list the variable may hold
+  bool made = false;             // Array (pylist, 1-d): a list the variable may hold
                                  // is one the nest makes (`cur = [0] * (m + 1)`, `new =
                                  // best[:]`, made_lists.h): kernels hold the address of its
                                  // header (backends/kernel_abi.h: MadeList), a list read at
@@ -193,8 +193,9 @@ TypeRef array(DType d, int ndim, Type::Layout layout, bool writeable);
 // (Float64) or bools (Bool).
 // With `tagged` (Float64 only): elements floats or np.float64s, each with its tag.
 TypeRef py_list(DType d, int ndim, bool tagged = false);
-// A list of `d` (Int64, Float64, Bool) a variable holds by its header (Type::made).
-TypeRef made_list(DType d);
+// A list of `d` (Int64, Float64, Bool) a variable holds by its header (Type::made); with
+// `tagged` (Float64 only), of floats and np.float64s, each with its tag.
+TypeRef made_list(DType d, bool tagged = false);
 // A buffer-protocol object (py_buffer.h) with items of `d`.
 TypeRef py_buffer(DType d, bool writeable);
 // A str whose code points are of dtype `d` (its kind), and one of its characters.

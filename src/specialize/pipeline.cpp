@@ -64,10 +64,17 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
     nest = &inlined.nest;
   }
   // Variables that may hold lists the nest makes hold those they hold at entry the same way.
-  const std::vector<TypeRef> entry_held = made_lists(*nest, rq.entry);
+  const MadeListTypes made = made_lists(*nest, rq.entry, rq.tag_lists);
+  if (made.retag >= 0) {
+    k.reason = "passes lists of floats among variables, one of them holding np.float64s";
+    k.retag = made.retag;
+    return k;
+  }
+  const std::vector<TypeRef>& entry_held = made.entry;
   InferInput in;
   in.nest = nest;
   in.entry = entry_held;
+  in.tagged_made = &made.tagged;
   in.oracle = rq.oracle;
   in.line_of = rq.line_of;
   // The facts are about rq.nest, or about rq.inlined where helpers are inlined.

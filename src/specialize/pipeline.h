@@ -82,6 +82,7 @@ struct KernelRequest {
   // which `conds` is about; null where `conds` is about `nest` itself (no helpers).
   const ir::Nest* inlined = nullptr;
   bool gpu = false;                                    // give parallel loops GPU versions too
+  std::vector<uint8_t> tag_lists;                      // NestState::tag_lists (made_lists.h)
 };
 
 // The static stage, once per nest: the polyhedral model and the conditions under which

@@ -138,6 +138,7 @@ class Infer {
   // them, or a list the nest appends to or makes (its buffer's address); its type gets a tag.
   void check_item(const TypeRef& vt, const std::string& verb, const std::string& where, int ln) {
     if (vt->kind == Type::Kind::Appended) return;
+    if (vt->kind == Type::Kind::Array && vt->made) return;  // (a list made and read: made_lists.h)
     const std::vector<TypeRef> items = vt->kind == Type::Kind::Tuple ? vt->elems : std::vector<TypeRef>{vt};
     for (auto& item : items) {
       for (auto& m : members(item))
@@ -166,7 +167,11 @@ class Infer {
   // a slice: `L[a:b]`, `L.copy()`) and "" (args: the items of a display `[a, b, c]`). The
   // items are Python ints, floats or bools, all of one type (a list of another mix stays in
   // CPython). nullptr where `e` is not such a value of lists (`v = A[1:]` of an array).
-  Expr made_list(const Expr& e, const Env& env, int ln) {
+  Expr made_list(const Expr& e, const Env& env, int var, int ln) {
+    // Floats and np.float64s, each with its tag, where the variables passing these lists
+    // among themselves store NumPy floats into them (made_lists.h).
+    const bool tagged = in_.tagged_made && in_.tagged_made->count(var);
+    auto list_of = [&](DType d) { return types::made_list(d, tagged && d == DType::Float64); };
     auto elem_dtype = [&](const TypeRef& t, const char* what) {
       if (unbound(t)) return DType::Int64;
       switch (t->kind) {
@@ -190,10 +195,10 @@ class Infer {
       const Type& bt = *b->type;
       if (bt.kind != Type::Kind::Array || !bt.pylist) return nullptr;
       if (bt.ndim != 1) fail("copies a " + bt.str() + " (lists of numbers only)", ln);
-      if (bt.tagged) fail("copies a list of floats holding np.float64s", ln);
       if (bt.dtype != DType::Int64 && bt.dtype != DType::Float64 && bt.dtype != DType::Bool)
         fail("copies a " + bt.str(), ln);
-      return make("copy", {b, slice}, types::made_list(bt.dtype));
+      if (bt.tagged && !tagged) throw SpecError{"copies a list of floats holding np.float64s into " + vname(var), ln, var};
+      return make("copy", {b, slice}, list_of(bt.dtype));
     };
     switch (e->kind) {
       case ExprNode::Kind::NewList: {
@@ -205,7 +210,7 @@ class Infer {
         for (auto& x : items)
           if (!types::same(x->type, items[0]->type))
             fail("makes a list of " + items[0]->type->str() + " and " + x->type->str() + " items", ln);
-        return make("", items, types::made_list(d));
+        return make("", items, list_of(d));
       }
       case ExprNode::Kind::Binary: {
         const int l = e->args[0]->kind == ExprNode::Kind::NewList ? 0 : 1;
@@ -215,7 +220,7 @@ class Infer {
         Expr count = expr(e->args[(size_t)(1 - l)], env);
         if (unbound(item->type) || unbound(count->type)) return make("repeat", {item, count}, types::unbound());
         if (count->type->kind != Type::Kind::PyInt) fail("repeats a list by a " + count->type->str(), ln);
-        return make("repeat", {item, count}, types::made_list(elem_dtype(item->type, "the item")));
+        return make("repeat", {item, count}, list_of(elem_dtype(item->type, "the item")));
       }
       case ExprNode::Kind::Subscript: return copy(e->args[0], expr(e->args[1], env));
       case ExprNode::Kind::Call: {
@@ -1369,7 +1374,7 @@ class Infer {
       switch (f.kind) {
         case ir::Effect::Kind::Assign: {
           if (made_.count(f.var) && ir::makes_list(f.value)) {
-            if (Expr m = made_list(f.value, env, s->line)) {
+            if (Expr m = made_list(f.value, env, f.var, s->line)) {
               // (One a statement: the runtime reuses the memory of a list no variable holds.)
               if (makes_list_in_seg) fail("makes two lists in one statement", s->line);
               makes_list_in_seg = true;
@@ -1498,7 +1503,10 @@ class Infer {
             }
             // NumPy floats into a list of floats that was one at entry: its elements get
             // tags (their type is float | np.float64), and the dispatcher reads it again so.
-            if (np_float && bt.made) fail("stores a np.float64 into a list the nest makes (or may hold one of)", s->line);
+            // (A list the nest makes: the variables passing it on hold theirs tagged.)
+            if (np_float && bt.made && bt.dtype == DType::Float64 && !bt.tagged)
+              if (const int r = ir::root_var(f.base); r >= 0)
+                throw SpecError{"stores a np.float64 into a list of floats the nest makes", s->line, r};
             if (np_float && bt.dtype == DType::Float64 && !bt.tagged)
               if (const int r = entry_list(f.base); r >= 0)
                 throw SpecError{"stores a np.float64 into a list of floats", s->line, r};

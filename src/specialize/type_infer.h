@@ -10,6 +10,7 @@
 // naming their current type, which is how values are boxed back into Python objects.
 #pragma once
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,8 @@ struct InferInput {
   // always runs (FactKind::NonEmpty) is typed without the way around it.
   const FactSet* facts = nullptr;
   size_t budget = 20000;                  // typed statements before giving up on duplication
+  // Variables whose new lists of floats are tagged (made_lists.h), or null.
+  const std::set<int>* tagged_made = nullptr;
 };
 
 TypedNest infer_types(const InferInput& in);

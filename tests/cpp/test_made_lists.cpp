@@ -60,32 +60,48 @@ TEST(MadeLists, MemoryNoVariableHoldsIsReused) {
   backends::cpu::MadeLists lists;
   backends::cpu::MadeLists::Scope scope(&lists);
   int64_t live[2] = {0, 0};
-  auto* a = static_cast<MadeList*>(stagepy_list_make(10, 8, live, 2));
+  auto* a = static_cast<MadeList*>(stagepy_list_make(10, 8, 0, live, 2));
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->len, 10);
   EXPECT_EQ(a->source, -1);
   EXPECT_EQ((uintptr_t)a->data % 64, 0u);
   live[0] = address(a);
-  auto* b = static_cast<MadeList*>(stagepy_list_make(10, 8, live, 2));
+  auto* b = static_cast<MadeList*>(stagepy_list_make(10, 8, 0, live, 2));
   ASSERT_NE(b, nullptr);
   EXPECT_NE(b, a);  // a is held
   live[1] = address(b);
-  auto* c = static_cast<MadeList*>(stagepy_list_make(4, 8, live, 2));
+  auto* c = static_cast<MadeList*>(stagepy_list_make(4, 8, 0, live, 2));
   EXPECT_NE(c, a);
   EXPECT_NE(c, b);
   // `prev = cur`: a is garbage now, and serves the next list (shorter, so it fits).
   live[0] = address(b);
   live[1] = address(c);
-  auto* d = static_cast<MadeList*>(stagepy_list_make(7, 8, live, 2));
+  auto* d = static_cast<MadeList*>(stagepy_list_make(7, 8, 0, live, 2));
   EXPECT_EQ(d, a);
   EXPECT_EQ(d->len, 7);
   // A larger one than any garbage block: new memory.
   live[0] = address(d);
-  auto* e = static_cast<MadeList*>(stagepy_list_make(1000, 8, live, 2));
+  auto* e = static_cast<MadeList*>(stagepy_list_make(1000, 8, 0, live, 2));
   ASSERT_NE(e, nullptr);
   EXPECT_NE(e, b);
   EXPECT_NE(e, d);
   for (int64_t k = 0; k < 1000; k++) reinterpret_cast<int64_t*>(e->data)[k] = k;  // all of it is its own
+}
+
+TEST(MadeLists, AListAppendedToAnotherIsNeverReused) {
+  // rows.append(row); row = [0] * m: the first row is no variable's, but rows holds it.
+  backends::cpu::MadeLists lists;
+  backends::cpu::MadeLists::Scope scope(&lists);
+  int64_t live[1] = {0};
+  auto* a = static_cast<MadeList*>(stagepy_list_make(6, 8, 0, live, 1));
+  ASSERT_NE(a, nullptr);
+  a->pinned = 1;
+  auto* b = static_cast<MadeList*>(stagepy_list_make(6, 8, 0, live, 1));
+  EXPECT_NE(b, a);
+  live[0] = address(b);
+  auto* c = static_cast<MadeList*>(stagepy_list_make(6, 8, 0, live, 1));
+  EXPECT_NE(c, a);
+  EXPECT_NE(c, b);
 }
 
 TEST(MadeLists, EntryListsKeepTheirIdAndAreNeverReused) {
@@ -96,21 +112,21 @@ TEST(MadeLists, EntryListsKeepTheirIdAndAreNeverReused) {
   ASSERT_NE(w, nullptr);
   EXPECT_EQ(w->source, 2);
   EXPECT_EQ(w->data, reinterpret_cast<char*>(items.data()));
-  auto* m = static_cast<MadeList*>(stagepy_list_make(5, 8, nullptr, 0));
+  auto* m = static_cast<MadeList*>(stagepy_list_make(5, 8, 0, nullptr, 0));
   EXPECT_NE(m, w);
 }
 
 TEST(MadeLists, ImpossibleListsGetNoMemory) {
   backends::cpu::MadeLists lists;
   backends::cpu::MadeLists::Scope scope(&lists);
-  EXPECT_EQ(stagepy_list_make(int64_t(1) << 41, 8, nullptr, 0), nullptr);
-  EXPECT_EQ(stagepy_list_make(-1, 8, nullptr, 0), nullptr);
-  auto* empty = static_cast<MadeList*>(stagepy_list_make(0, 8, nullptr, 0));
+  EXPECT_EQ(stagepy_list_make(int64_t(1) << 41, 8, 0, nullptr, 0), nullptr);
+  EXPECT_EQ(stagepy_list_make(-1, 8, 0, nullptr, 0), nullptr);
+  auto* empty = static_cast<MadeList*>(stagepy_list_make(0, 8, 0, nullptr, 0));
   ASSERT_NE(empty, nullptr);
   EXPECT_EQ(empty->len, 0);
 }
 
 TEST(MadeLists, WithoutACallsListsKernelsGetNone) {
-  EXPECT_EQ(stagepy_list_make(3, 8, nullptr, 0), nullptr);
+  EXPECT_EQ(stagepy_list_make(3, 8, 0, nullptr, 0), nullptr);
   EXPECT_EQ(stagepy_list_wrap(nullptr, 0, 0), nullptr);
 }

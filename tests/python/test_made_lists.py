@@ -237,28 +237,109 @@ def test_an_int_stored_into_a_made_list_of_floats_goes_to_cpython():
     """, "f", lambda: (_rng(6).random(30).tolist(),), expect=None)
 
 
-def test_numpy_floats_stored_into_a_made_list_stay_in_cpython():
-    recs = difftest.run("""
+TAGGED = [
+    ("NumPy floats stored into a row made per step", """
     def f(A):
         for s in range(3):
             row = [0.0] * A.shape[0]
-            for i in range(A.shape[0]):
+            for i in range(0, A.shape[0], 2):
                 row[i] = A[i] * s
         return row
-    """, "f", lambda: (_rng(7).random(20),), expect=None)
-    difftest.assert_reason(recs, "np.float64 into a list the nest makes")
+    """, lambda: (_rng(7).random(20),)),
+    ("rows passed on, the first one made before the nest", """
+    def f(X):
+        n, d = X.shape
+        prev = [0.0] * d
+        for i in range(n):
+            cur = prev[:]
+            for j in range(d):
+                if X[i, j] > 0.5:
+                    cur[j] = prev[j] + X[i, j]
+            prev = cur
+        return prev, cur, prev is cur
+    """, lambda: (_rng(8).random((30, 6)),)),
+    ("a copy of a list holding both kinds at entry", """
+    def f(L, A):
+        t = 0.0
+        for s in range(4):
+            c = L[1:]
+            c[s] = A[s]
+            for x in c:
+                t = t + x
+        return t, c
+    """, lambda: ([0.5, np.float64(1.5), 2.5, np.float64(-3.0), 4.0, 1.0], _rng(9).random(5))),
+    ("a display of floats, then a NumPy float stored", """
+    def f(A):
+        out = []
+        for i in range(A.shape[0]):
+            d = [1.0, 2.0, 0.5]
+            d[i % 3] = A[i]
+            for k in range(3):
+                out.append(d[k] * 2)
+        return out, d
+    """, lambda: (_rng(10).random(12),)),
+]
 
 
-def test_a_made_list_appended_to_another_stays_in_cpython():
-    difftest.run("""
+@pytest.mark.parametrize("src, make", [c[1:] for c in TAGGED], ids=[c[0] for c in TAGGED])
+def test_made_lists_holding_numpy_floats_keep_each_elements_type(src, make):
+    recs = difftest.run(src, "f", make)
+    assert sum(r["bailouts"] for r in recs) == 0, recs
+    assert any(r["native_calls"] == r["calls"] and r["calls"] > 0 for r in recs), recs
+
+
+APPENDED = [
+    ("a matrix built row by row", """
+    def f(n, m):
+        rows = []
+        for i in range(n):
+            row = [0] * m
+            for j in range(m):
+                row[j] = i * j - m
+            rows.append(row)
+        return rows, rows[-1] is row
+    """, lambda: (12, 7)),
+    ("a row changed after it was appended, and appended twice", """
     def f(n):
         rows = []
         for i in range(n):
             r = [i] * 3
-            r[1] = i * i
             rows.append(r)
-        return rows
-    """, "f", lambda: (6,), expect=None)
+            r[1] = i * i
+            if i % 3 == 0:
+                rows.append(r)
+            r[2] = -i
+        return rows, [rows[k] is rows[k + 1] for k in range(len(rows) - 1)]
+    """, lambda: (9,)),
+    ("rows passed on and appended, the first made before the nest", """
+    def f(X):
+        hist = []
+        prev = [0.0] * X.shape[1]
+        for i in range(X.shape[0]):
+            cur = prev[:]
+            for j in range(X.shape[1]):
+                cur[j] += X[i, j]
+            hist.append(prev)
+            prev = cur
+        return hist, prev
+    """, lambda: (_rng(11).random((8, 4)),)),
+    ("a new list holding a made one", """
+    def f(n):
+        pairs = []
+        for i in range(n):
+            c = [i, i + 1, i + 2]
+            pairs.append([i, c])
+            c[0] = -1
+        return pairs
+    """, lambda: (7,)),
+]
+
+
+@pytest.mark.parametrize("src, make", [c[1:] for c in APPENDED], ids=[c[0] for c in APPENDED])
+def test_made_lists_appended_to_other_lists_stay_one_object(src, make):
+    recs = difftest.run(src, "f", make)
+    assert sum(r["bailouts"] for r in recs) == 0, recs
+    assert any(r["native_calls"] == r["calls"] and r["calls"] > 0 for r in recs), recs
 
 
 def test_a_made_list_read_by_a_helper():

@@ -5,7 +5,8 @@
 // buffer's address), stagepy_list_append_tuple(buffer, n, pairs) for a tuple of n numbers,
 // in the order the statements run; out, for the dispatcher: each buffer's items in that
 // order as words (a number: its type tag, then its bits; a list: kListItem, then its
-// buffer's address; a tuple: kTupleItem | n, then n (tag, bits) pairs), which it boxes (the
+// buffer's address; a list made and read (Type::made): kMadeItem, then its header's
+// address; a tuple: kTupleItem | n, then n (tag, bits) pairs), which it boxes (the
 // typed nest's tags) and appends to the list object, or makes a new list of, once the
 // kernel returns.
 #pragma once
@@ -18,6 +19,7 @@ namespace stagepy::backends::cpu {
 struct AppendBuffer {
   static constexpr uint64_t kTupleItem = 1ULL << 32;  // (type tags are far below)
   static constexpr uint64_t kListItem = 1ULL << 33;
+  static constexpr uint64_t kMadeItem = 1ULL << 34;  // then a MadeList's address (made_lists.h)
   int64_t base_len = 0;         // the list's length at entry
   int64_t count = 0;            // items appended
   std::vector<uint64_t> words;

@@ -1293,6 +1293,12 @@ class Gen {
     if (item.t->kind == Type::Kind::Appended) {
       tag = c64((int64_t)AppendBuffer::kListItem);
       bits = item.v;
+    } else if (item.t->kind == Type::Kind::Array && item.t->made) {
+      // A list made and read: the list appended to holds it now, whatever the variables do.
+      if (!item.header) fail("internal error: a list without its header");
+      B.CreateStore(c64(1), B.CreateConstGEP1_64(i8(), B.CreateIntToPtr(item.header, ptr()), offsetof(MadeList, pinned)));
+      tag = c64((int64_t)AppendBuffer::kMadeItem);
+      bits = item.header;
     } else {
       const Tagged tb = tagged(item);
       tag = B.CreateZExt(tb.tag, i64());
@@ -1349,24 +1355,32 @@ class Gen {
     Value* live = entry.CreateAlloca(i64(), c64(std::max<int64_t>(k, 1)), "made.live");
     for (int64_t j = 0; j < k; j++)
       B.CreateStore(B.CreateLoad(i64(), bits_[(size_t)made_vars_[(size_t)j]]), B.CreateGEP(i64(), live, c64(j)));
-    auto* fty = llvm::FunctionType::get(ptr(), {i64(), i64(), ptr(), i64()}, false);
+    auto* fty = llvm::FunctionType::get(ptr(), {i64(), i64(), i64(), ptr(), i64()}, false);
+    const int64_t kind = (int64_t)d | (e->type->tagged ? 256 : 0);
     Value* h = B.CreateCall(fty, runtime_address("stagepy_list_make", reinterpret_cast<void*>(&stagepy_list_make)),
-                            {n, c64(ib), live, c64(k)});
+                            {n, c64(ib), c64(kind), live, c64(k)});
     bail_unless(B.CreateICmpNE(h, llvm::ConstantPointerNull::get(llvm::PointerType::get(C, 0))));
     V x = made_list_value(e->type, B.CreatePtrToInt(h, i64()));
+    // Item k: its value (a tagged list's: then its tag, a float's unless copied).
+    const bool tagged = e->type->tagged;
+    auto put = [&](Value* k, Value* value, Value* tag) {
+      Value* at = B.CreateGEP(i8(), x.v, B.CreateMul(k, c64(ib)));
+      store_item(d, value, at);
+      if (tagged) B.CreateStore(tag ? tag : c64(kTagFloat), B.CreateConstGEP1_64(i8(), at, 8));
+    };
     if (e->name == "repeat") {
       Value* v = to_dtype(item, d);
-      section_loops({n}, [&](const std::vector<Value*>&, Value* lin) { store_item(d, v, B.CreateGEP(mem_ty(d), x.v, lin)); });
+      section_loops({n}, [&](const std::vector<Value*>&, Value* lin) { put(lin, v, nullptr); });
     } else if (e->name == "copy") {
       Value* sstride = B.CreateMul(step, src.strides[0]);
       Value* first = B.CreateGEP(i8(), src.v, B.CreateMul(start, src.strides[0]));
       section_loops({n}, [&](const std::vector<Value*>&, Value* lin) {
         Value* from = B.CreateGEP(i8(), first, B.CreateMul(lin, sstride));
-        store_item(d, load_item(d, from), B.CreateGEP(mem_ty(d), x.v, lin));
+        Value* tag = src.t->tagged ? B.CreateLoad(i64(), B.CreateConstGEP1_64(i8(), from, 8)) : nullptr;
+        put(lin, load_item(d, from), tag);
       });
     } else {
-      for (size_t j = 0; j < items.size(); j++)
-        store_item(d, to_dtype(items[j], d), B.CreateGEP(mem_ty(d), x.v, c64((int64_t)j)));
+      for (size_t j = 0; j < items.size(); j++) put(c64((int64_t)j), to_dtype(items[j], d), nullptr);
     }
     return x;
   }

@@ -28,7 +28,7 @@ MadeList* MadeLists::wrap(void* data, int64_t len, int64_t source) {
   return m;
 }
 
-MadeList* MadeLists::make(int64_t len, int64_t item_bytes, const int64_t* live, int64_t nlive) {
+MadeList* MadeLists::make(int64_t len, int64_t item_bytes, int64_t kind, const int64_t* live, int64_t nlive) {
   if (len < 0 || len > kMaxItems || item_bytes <= 0 || item_bytes > 16) return nullptr;
   const int64_t bytes = len * item_bytes;
   // A list no variable holds is garbage (lists live in variables only: type_infer lets a
@@ -40,9 +40,10 @@ MadeList* MadeLists::make(int64_t len, int64_t item_bytes, const int64_t* live, 
   };
   std::unique_ptr<MadeList, Free>* spare = nullptr;
   for (auto& m : made_) {
-    if (held(m.get())) continue;
+    if (m->pinned || held(m.get())) continue;
     if (m->bytes >= bytes) {
       m->len = len;
+      m->kind = kind;
       return m.get();
     }
     spare = &m;
@@ -54,6 +55,7 @@ MadeList* MadeLists::make(int64_t len, int64_t item_bytes, const int64_t* live, 
   m->len = len;
   m->source = -1;
   m->bytes = bytes;
+  m->kind = kind;
   // (Items 64-byte aligned after the header.)
   const uintptr_t items = ((uintptr_t)p + sizeof(MadeList) + 63) & ~(uintptr_t)63;
   m->data = reinterpret_cast<char*>(items);
@@ -77,7 +79,7 @@ extern "C" void* stagepy_list_wrap(void* data, int64_t len, int64_t source) {
   return lists ? lists->wrap(data, len, source) : nullptr;
 }
 
-extern "C" void* stagepy_list_make(int64_t len, int64_t item_bytes, const int64_t* live, int64_t nlive) {
+extern "C" void* stagepy_list_make(int64_t len, int64_t item_bytes, int64_t kind, const int64_t* live, int64_t nlive) {
   stagepy::backends::cpu::MadeLists* lists = stagepy::backends::cpu::current;
-  return lists ? lists->make(len, item_bytes, live, nlive) : nullptr;
+  return lists ? lists->make(len, item_bytes, kind, live, nlive) : nullptr;
 }

@@ -1,9 +1,10 @@
 // made_lists: the memory of the lists kernels make (`cur = [0] * (m + 1)`, `new = best[:]`,
 // `d = [1, 2, 3]`; Type::made). In, from kernel code: stagepy_list_wrap(data, len, id) for a
 // list read at entry that such a variable holds (a header pointing at the list's buffer),
-// and stagepy_list_make(len, item_bytes, live, n) for a new list's memory, given the
+// and stagepy_list_make(len, item_bytes, kind, live, n) for a new list's memory, given the
 // values of every variable that may hold one (`live`: any made list none of them holds is
-// garbage, and its memory is reused: a loop making a row per iteration keeps two). Out,
+// garbage, and its memory is reused, unless a list it was appended to holds it (`pinned`):
+// a loop making a row per iteration keeps two). Out,
 // for the dispatcher: the headers (kernel_abi.h: MadeList) the variables hold when the
 // kernel returns, valid until the MadeLists of the call goes.
 #pragma once
@@ -26,7 +27,7 @@ class MadeLists {
 
   MadeList* wrap(void* data, int64_t len, int64_t source);
   // nullptr where the memory cannot be had (the kernel hands the statement to CPython).
-  MadeList* make(int64_t len, int64_t item_bytes, const int64_t* live, int64_t nlive);
+  MadeList* make(int64_t len, int64_t item_bytes, int64_t kind, const int64_t* live, int64_t nlive);
 
   class Scope {
    public:
@@ -50,4 +51,4 @@ class MadeLists {
 }  // namespace stagepy::backends::cpu
 
 extern "C" void* stagepy_list_wrap(void* data, int64_t len, int64_t source);
-extern "C" void* stagepy_list_make(int64_t len, int64_t item_bytes, const int64_t* live, int64_t nlive);
+extern "C" void* stagepy_list_make(int64_t len, int64_t item_bytes, int64_t kind, const int64_t* live, int64_t nlive);
