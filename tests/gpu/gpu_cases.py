@@ -493,6 +493,21 @@ def f(s, t, out):
                    "".join("ACGT"[int(x)] for x in rng.integers(0, 4, N)), np.zeros(N, dtype=np.int64)),
      expect_gpu=False, why="str")
 
+# A list made in a time loop (`row = [0.0] * 3`, held by its header, on the host) beside a
+# loop over arrays that runs on the GPU at every step.
+case("made_rows_beside_a_gpu_loop", """
+def f(A, B, steps):
+    hist = [0.0] * steps
+    for t in range(steps):
+        for i in range(A.shape[0]):
+            B[i] = A[i] * 2.0 + t
+        row = [0.0] * 3
+        row[0] = B[0]
+        row[2] = row[0] + B[A.shape[0] - 1]
+        hist[t] = row[2]
+    return locals()
+""", "f", lambda: (rng.random(200000), np.zeros(200000), 5))
+
 case("rows_built_around_a_gpu_loop", """
 def f(A, B, steps):
     hist = []
