@@ -510,7 +510,8 @@ class Gen:
             self.emit(indent, f"{self.pick(['P', 'Q'])} = {self.pick(['P', 'Q', 'Q'])}[{self.slice_()}]")
         elif form == 3:
             self.emit(indent, self.pick(["Q = P", "P = Q", "P, Q = Q, P", "Q = P.copy()",
-                                         f"P = [{self.expr()}, {self.expr()}]"]))
+                                         f"P = [{self.expr()}, {self.expr()}]", "L0.append(P)",
+                                         f"L0.append([{self.expr()}, Q])"]))
         elif form <= 5:
             self.emit(indent, f"{self.pick(['P', 'Q'])}[{self.index()}] = {self.expr()}")
         else:
