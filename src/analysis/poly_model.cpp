@@ -35,10 +35,13 @@ class Builder {
   explicit Builder(const ir::Nest& n) : n_(n), views_(ir::subscript_assigned(n.root)) {
     find_rows(n.root);
     // A list the nest makes is memory of its own like a kept array, but written and read
-    // through its variable: its accesses count (its extents are unknown: dispatch.cpp).
-    const std::set<int> made = ir::made_list_vars(n.root, n.vars);
+    // through its variable: its accesses count. Its length is no parameter: a variable may
+    // hold lists of different lengths in one run (`len(prev)` of one, `prev[k]` of another,
+    // where the loop reassigns it), so `len(prev)` is not affine, and the extent its
+    // accesses are checked against gets no value (dispatch.cpp).
+    made_ = ir::made_list_vars(n.root, n.vars);
     for (int v : ir::computed_assigned(n.root))
-      if (!views_.count(v) && !made.count(v)) kept_.insert(v);
+      if (!views_.count(v) && !made_.count(v)) kept_.insert(v);
   }
 
   PolyModel run() {
@@ -82,6 +85,7 @@ class Builder {
   // is the kernel's own, private to the statement that computed it; reading its elements
   // touches no array of the nest (type inference refuses writes into it).
   std::set<int> kept_;
+  std::set<int> made_;  // variables that may hold lists the nest makes (ir::made_list_vars)
   PolyModel m_;
   std::vector<int> loops_;                  // enclosing loop ids
   std::vector<std::string> guards_;
@@ -148,7 +152,7 @@ class Builder {
   std::optional<std::string> extent_of(const Expr& e, int k) {
     int v = -1;
     std::vector<std::pair<Expr, std::pair<int, int>>> idx;
-    if (!chain(e, v, idx) || v < 0 || kept_.count(v) || has_slice(idx)) return std::nullopt;
+    if (!chain(e, v, idx) || v < 0 || kept_.count(v) || made_.count(v) || has_slice(idx)) return std::nullopt;
     int d = (int)idx.size() + k;
     note_rank_at_least(v, d + 1);
     return extent(v, d);

@@ -977,6 +977,11 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     for (const auto& given : {ir::subscript_assigned(s.lift.nest.root), ir::computed_assigned(s.lift.nest.root)})
       for (int v : given)
         if ((size_t)v < nv) s.fresh[(size_t)v] = 1;
+    // A variable that may hold lists the nest makes reads the list it holds at entry unless
+    // the nest surely assigns it first (`prev = L` before the loop, `prev = [0] * m` at the
+    // end of its body: the first iteration reads L).
+    for (int v : ir::made_list_vars(s.lift.nest.root, s.lift.nest.vars))
+      if ((size_t)v < nv) s.fresh[(size_t)v] = ir::assigned_before_read(s.lift.nest.root, v) ? 1 : 0;
     s.stored.assign(nv, 0);
     ir::for_each_stmt(s.lift.nest.root, [&](const ir::Stmt& x) {
       for (auto& e : x->effects) {

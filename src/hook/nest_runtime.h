@@ -77,8 +77,9 @@ struct NestState {
   int declined_var = -1;
   PyTypeObject* declined_type = nullptr;
   // Per variable: whether the nest may give it a row (`row = A[i]`) or an array it computes
-  // (`d = X[i] - X[j]`): a list or array it holds at entry then counts as no value (it is
-  // neither read nor compared with the others for sharing memory). Filled on first use.
+  // (`d = X[i] - X[j]`), or surely gives it a list it makes before reading it (`cur = [0] *
+  // m` opening the loop's body): a list or array it holds at entry then counts as no value
+  // (it is neither read nor compared with the others for sharing memory). Filled on first use.
   std::vector<uint8_t> fresh;
   bool fresh_known = false;
   // Per variable: whether the nest stores into what it holds (the root of a store's

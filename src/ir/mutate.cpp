@@ -132,6 +132,49 @@ std::set<int> made_list_vars(const Stmt& s, const std::vector<Var>& vars) {
   return out;
 }
 
+bool assigned_before_read(const Stmt& root, int var) {
+  auto mentions = [&](const Stmt& s) {
+    bool found = false;
+    for_each_stmt(s, [&](const Stmt& x) {
+      if ((x->kind == StmtNode::Kind::For && x->var == var)) found = true;
+      for (auto& e : x->effects) found = found || (e.kind == Effect::Kind::Assign && e.var == var);
+    });
+    for_each_expr(s, [&](const Expr& e) { found = found || (e->kind == ExprNode::Kind::Load && e->var == var); });
+    return found;
+  };
+  // The first statement of `seq` that mentions var: a Seg assigning it without reading it.
+  auto first_assigns = [&](const std::vector<Stmt>& seq, size_t* at) {
+    for (size_t k = 0; k < seq.size(); k++) {
+      const Stmt& s = seq[k];
+      if (!mentions(s)) continue;
+      *at = k;
+      if (s->kind != StmtNode::Kind::Seg) return false;
+      bool reads = false, assigns = false;
+      for (auto& e : s->effects) {
+        reads = reads || reads_var(e.base, var) || reads_var(e.index, var) || reads_var(e.value, var);
+        assigns = assigns || (e.kind == Effect::Kind::Assign && e.var == var);
+      }
+      return assigns && !reads;
+    }
+    *at = seq.size();
+    return false;
+  };
+  const std::vector<Stmt> top = flatten_blocks(root);
+  size_t at = 0;
+  if (first_assigns(top, &at)) return true;
+  if (at >= top.size()) return false;
+  const Stmt& loop = top[at];
+  if (loop->kind != StmtNode::Kind::For && loop->kind != StmtNode::Kind::While) return false;
+  for (auto& a : loop->args)
+    if (reads_var(a, var)) return false;
+  if (loop->cond && reads_var(loop->cond, var)) return false;
+  if (loop->var == var || loop->body.empty()) return false;
+  for (size_t k = at + 1; k < top.size(); k++)
+    if (mentions(top[k])) return false;
+  size_t inner = 0;
+  return first_assigns(flatten_blocks(loop->body[0]), &inner);
+}
+
 std::set<int> moved_with(const Stmt& s, int var) {
   std::vector<std::pair<int, int>> moves;
   for_each_stmt(s, [&](const Stmt& x) {

@@ -46,6 +46,11 @@ bool makes_list(const Expr& value);
 // their lists the same way. No fact about a list such a variable held at entry describes
 // what it holds later.
 std::set<int> made_list_vars(const Stmt& s, const std::vector<Var>& vars);
+// Whether the nest `root` surely assigns `var` before anything reads it: the first statement
+// that mentions it, at the top level of the nest or of its outermost loop's body, assigns it
+// without reading it, and nothing after that loop mentions it (an empty loop would leave the
+// value it held at entry).
+bool assigned_before_read(const Stmt& root, int var);
 // `var` and every variable it moves to or from (`a = b`), directly or through others.
 std::set<int> moved_with(const Stmt& s, int var);
 // Whether a and b are the same expression of variables, constants, subscripts and operators

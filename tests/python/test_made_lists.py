@@ -123,6 +123,15 @@ NATIVE = [
                     count += 1
         return count, mark
     """, lambda: (60,)),
+    ("a row read before the loop's body makes the next one", """
+    def f(A, L, steps):
+        prev = L
+        for t in range(steps):
+            for i in range(A.shape[0]):
+                A[i] = A[i] * 0.5 + sum(prev) + prev[i % len(prev)]
+            prev = [t * 1.0] * 4
+        return A, prev
+    """, lambda: (np.zeros(50), [1.0, 2.0, 3.0], 6)),
     ("three names, lists kept alive across steps", """
     def f(n, steps):
         x = [1] * n
@@ -188,6 +197,35 @@ def test_an_index_out_of_range_raises_with_the_earlier_writes_done():
             return "IndexError", str(e), row, nxt
         return row
     """, "f", lambda: (6, 1), expect="bail")
+
+
+def test_a_loop_over_a_list_that_its_body_replaces_checks_every_index():
+    # range(len(prev)) is the first list's length; prev[k] indexes the one made in the body.
+    difftest.run("""
+    def f(n):
+        prev = [1] * n
+        s = 0
+        try:
+            for t in range(2):
+                for k in range(len(prev)):
+                    s += prev[k]
+                    prev = [7] * (2 - k)
+        except IndexError as e:
+            return "IndexError", str(e), s, prev
+        return s
+    """, "f", lambda: (40,), expect="bail")
+
+
+def test_an_array_loop_reading_a_made_list_runs_on_threads():
+    recs = difftest.run("""
+    def f(A, T):
+        for t in range(T):
+            row = [t * 0.5, 1.0, -2.0]
+            for i in range(A.shape[0]):
+                A[i] = A[i] + sum(row)
+        return A
+    """, "f", lambda: (np.zeros(200000), 4), warn_filter="default")
+    assert difftest.ran_parallel(recs, "i"), difftest.loops(recs)["i"]
 
 
 def test_a_negative_count_makes_an_empty_list():

@@ -190,6 +190,7 @@ class Gen {
   std::vector<Arr> arrays_;
   std::vector<int> array_id_;  // var -> live-in array id, or -1
   std::vector<int> made_vars_;  // variables that may hold a list the nest makes (Type::made)
+  std::map<int, TypeRef> made_type_;  // ... and the type of those lists (all alike: made_lists.h)
   std::map<int, V> tuples_;    // live-in tuples of scalars (read-only in a nest)
 
   [[noreturn]] void fail(const std::string& why) { throw CodegenError{why}; }
@@ -856,14 +857,14 @@ class Gen {
     }
     // Variables that may hold a list the nest makes (their values: MadeList addresses).
     {
-      std::set<int> made;
       for (size_t v = 0; v < nv; v++)
-        if (v < entry_.size() && entry_[v] && entry_[v]->made) made.insert((int)v);
+        if (v < entry_.size() && entry_[v] && entry_[v]->made) made_type_[(int)v] = entry_[v];
       ir::for_each_stmt(nest_.root, [&](const Stmt& x) {
         for (auto& f : x->effects)
-          if (f.kind == ir::Effect::Kind::Assign && f.value && f.value->type && f.value->type->made) made.insert(f.var);
+          if (f.kind == ir::Effect::Kind::Assign && f.value && f.value->type && f.value->type->made)
+            made_type_[f.var] = f.value->type;
       });
-      made_vars_.assign(made.begin(), made.end());
+      for (auto& [v, t] : made_type_) made_vars_.push_back(v);
     }
     bad_slot_ = B.CreateAlloca(i1(), nullptr, "bad");
     B.CreateStore(B.getFalse(), bad_slot_);
@@ -3779,10 +3780,14 @@ class Gen {
   // Whether arrays `a` and `b` may share memory as NumPy's arrays_overlap decides it: by
   // the bounds of their bytes (an empty array shares none).
   Value* bounds_overlap(const V& a, DType ad, const V& b, DType bd) {
-    auto extent = [&](const V& x, DType d, Value*& lo, Value*& hi) {
+    return bytes_overlap(a, dtype_size(ad), b, dtype_size(bd));
+  }
+  // The same, for items of `abytes` and `bbytes` bytes (a tagged list's are 16).
+  Value* bytes_overlap(const V& a, int64_t abytes, const V& b, int64_t bbytes) {
+    auto extent = [&](const V& x, int64_t item, Value*& lo, Value*& hi) {
       Value* base = B.CreatePtrToInt(x.v, i64());
       lo = base;
-      hi = B.CreateAdd(base, c64(dtype_size(d)));
+      hi = B.CreateAdd(base, c64(item));
       Value* empty = B.getFalse();
       for (size_t k = 0; k < x.shape.size(); k++) {
         empty = B.CreateOr(empty, B.CreateICmpSLE(x.shape[k], c64(0)));
@@ -3794,7 +3799,7 @@ class Gen {
       return empty;
     };
     Value *alo, *ahi, *blo, *bhi;
-    Value* empty = B.CreateOr(extent(a, ad, alo, ahi), extent(b, bd, blo, bhi));
+    Value* empty = B.CreateOr(extent(a, abytes, alo, ahi), extent(b, bbytes, blo, bhi));
     Value* apart = B.CreateOr(B.CreateICmpULE(ahi, blo), B.CreateICmpULE(bhi, alo));
     return B.CreateNot(B.CreateOr(empty, apart));
   }
@@ -5963,28 +5968,12 @@ class Gen {
   // nest may make (its header says where its items are), may overlap.
   Value* spans_meet(int a, int b) {
     auto type_of = [&](int v) -> TypeRef {
-      const bool made = std::find(made_vars_.begin(), made_vars_.end(), v) != made_vars_.end();
-      if (made) return types::made_list(DType::Int64);  // (only the item size matters: below)
+      if (auto it = made_type_.find(v); it != made_type_.end()) return it->second;
       TypeRef t = v < (int)entry_.size() ? entry_[(size_t)v] : nullptr;
       return t && t->kind == Type::Kind::Array ? t : nullptr;
     };
     const TypeRef ta = type_of(a), tb = type_of(b);
     if (!ta || !tb) return B.getTrue();  // (an array variable with no value at entry: in order)
-    auto span = [&](int v, TypeRef t) -> std::pair<Value*, Value*> {
-      V x = array_value(v, t);
-      Value* lo = B.CreatePtrToInt(x.v, i64());
-      Value* hi = lo;
-      Value* empty = B.getFalse();
-      for (size_t d = 0; d < x.shape.size(); d++) {
-        empty = B.CreateOr(empty, B.CreateICmpEQ(x.shape[d], c64(0)));
-        Value* ext = B.CreateMul(B.CreateSub(x.shape[d], c64(1)), x.strides[d]);
-        Value* neg = B.CreateICmpSLT(ext, c64(0));
-        lo = B.CreateAdd(lo, B.CreateSelect(neg, ext, c64(0)));
-        hi = B.CreateAdd(hi, B.CreateSelect(neg, c64(0), ext));
-      }
-      hi = B.CreateAdd(hi, c64(16));  // (at least an item: a tagged list's are 16 bytes)
-      return {lo, B.CreateSelect(empty, lo, hi)};
-    };
     // (A variable holding no list yet has no header to read: in order.)
     Value* bound = B.getTrue();
     for (int v : {a, b})
@@ -5995,9 +5984,7 @@ class Gen {
     BasicBlock* join = BasicBlock::Create(C, "spans.done", F);
     B.CreateCondBr(bound, check, join);
     B.SetInsertPoint(check);
-    auto [alo, ahi] = span(a, ta);
-    auto [blo, bhi] = span(b, tb);
-    Value* meet = B.CreateAnd(B.CreateICmpULT(alo, bhi), B.CreateICmpULT(blo, ahi));
+    Value* meet = bytes_overlap(array_value(a, ta), item_bytes(*ta), array_value(b, tb), item_bytes(*tb));
     BasicBlock* checked = B.GetInsertBlock();
     B.CreateBr(join);
     B.SetInsertPoint(join);
