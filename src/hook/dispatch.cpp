@@ -907,44 +907,23 @@ PyObject* dispatch(NestState& s) {
   return run_nest(s, f);
 }
 
-// The rest of a call: reads the values of the nest's variables, finds (or makes) their
-// specialization, runs it and writes back.
-// A new list of the items a kernel made (made_lists.h): Python ints, floats or bools; for a
-// tagged list, each a float or an np.float64 as its tag says.
-PyObject* made_list_object(const MadeList& m, DType d, bool tagged) {
+// A new list of the items a kernel made (made_lists.h; MadeList::kind says their type).
+PyObject* made_list_object(const MadeList& m) {
+  const DType d = (DType)(m.kind & 255);
+  const bool tagged = (m.kind & 256) != 0;
+  const int64_t item = tagged ? 16 : dtype_size(d);
   PyRef list = PyRef::steal(PyList_New((Py_ssize_t)m.len));
   if (!list) return nullptr;
   for (int64_t k = 0; k < m.len; k++) {
-    PyObject* item;
-    if (tagged) {
-      uint64_t bits;
-      int64_t tag;
-      std::memcpy(&bits, m.data + 16 * k, 8);
-      std::memcpy(&tag, m.data + 16 * k + 8, 8);
-      if (tag == kTagNpFloat64) {
-        item = np::box_scalar(DType::Float64, bits);
-      } else {
-        double x;
-        std::memcpy(&x, &bits, 8);
-        item = PyFloat_FromDouble(x);
-      }
-    } else if (d == DType::Int64) {
-      int64_t x;
-      std::memcpy(&x, m.data + 8 * k, 8);
-      item = PyLong_FromLongLong(x);
-    } else if (d == DType::Float64) {
-      double x;
-      std::memcpy(&x, m.data + 8 * k, 8);
-      item = PyFloat_FromDouble(x);
-    } else {
-      item = PyBool_FromLong(m.data[k] != 0);
-    }
-    if (!item) return nullptr;
-    PyList_SET_ITEM(list.get(), (Py_ssize_t)k, item);
+    PyObject* x = box_list_item(d, tagged, reinterpret_cast<const uint8_t*>(m.data + item * k));
+    if (!x) return nullptr;
+    PyList_SET_ITEM(list.get(), (Py_ssize_t)k, x);
   }
   return list.release();
 }
 
+// The rest of a call: reads the values of the nest's variables, finds (or makes) their
+// specialization, runs it and writes back.
 PyObject* run_nest(NestState& s, const FrameRef& f) {
   // Read and describe the live-in values.
   // (Functions the nest calls may add variables: the globals their bodies read.)
@@ -1405,7 +1384,7 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     const auto* m = reinterpret_cast<const MadeList*>((uintptr_t)header);
     if (m->source >= 0) return PyRef(vals[L.arrays[(size_t)m->source]]).release();
     PyRef& made = made_objects[m];
-    if (!made) made = PyRef::steal(made_list_object(*m, (DType)(m->kind & 255), (m->kind & 256) != 0));
+    if (!made) made = PyRef::steal(made_list_object(*m));
     return made ? PyRef(made).release() : nullptr;
   };
   if (appended.finish(box_number, made_object) < 0) return nullptr;

@@ -140,6 +140,34 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
   return true;
 }
 
+PyObject* box_list_item(DType d, bool tagged, const uint8_t* p) {
+  switch (d) {
+    case DType::Bool: return Py_NewRef(*p ? Py_True : Py_False);
+    case DType::Float64: {
+      double v;
+      std::memcpy(&v, p, 8);
+      int64_t tag = kTagFloat;
+      if (tagged) std::memcpy(&tag, p + 8, 8);
+      if (tag == kTagNpFloat64) {
+        uint64_t bits;
+        std::memcpy(&bits, p, 8);
+        return np::box_scalar(DType::Float64, bits);
+      }
+      return PyFloat_FromDouble(v);
+    }
+    case DType::Complex128: {
+      double v[2];
+      std::memcpy(v, p, 16);
+      return PyComplex_FromDoubles(v[0], v[1]);
+    }
+    default: {
+      long long v;
+      std::memcpy(&v, p, 8);
+      return PyLong_FromLongLong(v);
+    }
+  }
+}
+
 int ListBuffer::write_back() {
   const size_t item = (size_t)item_bytes();
   const Py_ssize_t len = shape_.empty() ? 0 : shape_.back();
@@ -152,36 +180,7 @@ int ListBuffer::write_back() {
     for (Py_ssize_t j = 0; j < len; j++) {
       const uint8_t* p = now + (size_t)j * item;
       if (std::memcmp(p, old + (size_t)j * item, item) == 0) continue;
-      PyObject* obj = nullptr;
-      switch (dtype_) {
-        case DType::Bool: obj = Py_NewRef(*p ? Py_True : Py_False); break;
-        case DType::Float64: {
-          double v;
-          std::memcpy(&v, p, 8);
-          int64_t tag = kTagFloat;
-          if (tagged_) std::memcpy(&tag, p + 8, 8);
-          if (tag == kTagNpFloat64) {
-            uint64_t bits;
-            std::memcpy(&bits, p, 8);
-            obj = np::box_scalar(DType::Float64, bits);
-          } else {
-            obj = PyFloat_FromDouble(v);
-          }
-          break;
-        }
-        case DType::Complex128: {
-          double v[2];
-          std::memcpy(v, p, 16);
-          obj = PyComplex_FromDoubles(v[0], v[1]);
-          break;
-        }
-        default: {
-          long long v;
-          std::memcpy(&v, p, 8);
-          obj = PyLong_FromLongLong(v);
-          break;
-        }
-      }
+      PyObject* obj = box_list_item(dtype_, tagged_, p);
       if (!obj) return -1;
       if (PyList_SetItem(rows_[r], j, obj) < 0) return -1;  // steals obj, releases the old item
     }

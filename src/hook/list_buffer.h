@@ -20,6 +20,11 @@
 
 namespace stagepy::runtime {
 
+// The Python object of one list element as kernels hold it at `p` (ListBuffer's items, a
+// made list's: kernel_abi.h MadeList): a bool, a float or (tagged: its tag says so) an
+// np.float64, a complex, or an int. A new reference, or nullptr with an exception set.
+PyObject* box_list_item(DType d, bool tagged, const uint8_t* p);
+
 class ListBuffer {
  public:
   // Reads `list` (borrowed; it must outlive the buffer). `seen` maps every list object read

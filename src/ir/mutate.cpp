@@ -114,21 +114,33 @@ bool makes_list(const Expr& v) {
   }
 }
 
+std::vector<std::pair<int, int>> variable_moves(const Stmt& s) {
+  std::vector<std::pair<int, int>> moves;
+  for_each_stmt(s, [&](const Stmt& x) {
+    for (auto& e : x->effects)
+      if (e.kind == Effect::Kind::Assign && e.value && e.value->kind == ExprNode::Kind::Load)
+        moves.push_back({e.var, e.value->var});
+  });
+  return moves;
+}
+
+void add_moved_with(std::set<int>* vars, const std::vector<std::pair<int, int>>& moves) {
+  for (size_t before = (size_t)-1; before != vars->size();) {
+    before = vars->size();
+    for (auto& [a, b] : moves)
+      if (vars->count(a) || vars->count(b)) vars->insert(a), vars->insert(b);
+  }
+}
+
 std::set<int> made_list_vars(const Stmt& s, const std::vector<Var>& vars) {
   std::set<int> out;
-  std::vector<std::pair<int, int>> moves;  // `a = b` of two variables
   for_each_stmt(s, [&](const Stmt& x) {
-    for (auto& e : x->effects) {
-      if (e.kind != Effect::Kind::Assign || !e.value || e.var < 0 || (size_t)e.var >= vars.size()) continue;
-      if (e.value->kind == ExprNode::Kind::Load) moves.push_back({e.var, e.value->var});
-      else if (makes_list(e.value) && !vars[(size_t)e.var].appended) out.insert(e.var);
-    }
+    for (auto& e : x->effects)
+      if (e.kind == Effect::Kind::Assign && e.var >= 0 && (size_t)e.var < vars.size() && makes_list(e.value) &&
+          !vars[(size_t)e.var].appended)
+        out.insert(e.var);
   });
-  for (size_t before = (size_t)-1; before != out.size();) {
-    before = out.size();
-    for (auto& [a, b] : moves)
-      if (out.count(a) || out.count(b)) out.insert(a), out.insert(b);
-  }
+  add_moved_with(&out, variable_moves(s));
   return out;
 }
 
@@ -176,18 +188,8 @@ bool assigned_before_read(const Stmt& root, int var) {
 }
 
 std::set<int> moved_with(const Stmt& s, int var) {
-  std::vector<std::pair<int, int>> moves;
-  for_each_stmt(s, [&](const Stmt& x) {
-    for (auto& e : x->effects)
-      if (e.kind == Effect::Kind::Assign && e.value && e.value->kind == ExprNode::Kind::Load)
-        moves.push_back({e.var, e.value->var});
-  });
   std::set<int> out{var};
-  for (size_t before = 0; before != out.size();) {
-    before = out.size();
-    for (auto& [a, b] : moves)
-      if (out.count(a) || out.count(b)) out.insert(a), out.insert(b);
-  }
+  add_moved_with(&out, variable_moves(s));
   return out;
 }
 

@@ -51,6 +51,10 @@ std::set<int> made_list_vars(const Stmt& s, const std::vector<Var>& vars);
 // without reading it, and nothing after that loop mentions it (an empty loop would leave the
 // value it held at entry).
 bool assigned_before_read(const Stmt& root, int var);
+// The moves `a = b` (assignments of one variable's value to another) in `s`: (a, b).
+std::vector<std::pair<int, int>> variable_moves(const Stmt& s);
+// Adds to `vars` every variable one of them moves to or from, directly or through others.
+void add_moved_with(std::set<int>* vars, const std::vector<std::pair<int, int>>& moves);
 // `var` and every variable it moves to or from (`a = b`), directly or through others.
 std::set<int> moved_with(const Stmt& s, int var);
 // Whether a and b are the same expression of variables, constants, subscripts and operators

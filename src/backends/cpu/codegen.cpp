@@ -189,8 +189,9 @@ class Gen {
   };
   std::vector<Arr> arrays_;
   std::vector<int> array_id_;  // var -> live-in array id, or -1
-  std::vector<int> made_vars_;  // variables that may hold a list the nest makes (Type::made)
-  std::map<int, TypeRef> made_type_;  // ... and the type of those lists (all alike: made_lists.h)
+  // Variables that may hold a list the nest makes (Type::made), and the type of those lists
+  // (one per variable).
+  std::map<int, TypeRef> made_type_;
   std::map<int, V> tuples_;    // live-in tuples of scalars (read-only in a nest)
 
   [[noreturn]] void fail(const std::string& why) { throw CodegenError{why}; }
@@ -864,7 +865,6 @@ class Gen {
           if (f.kind == ir::Effect::Kind::Assign && f.value && f.value->type && f.value->type->made)
             made_type_[f.var] = f.value->type;
       });
-      for (auto& [v, t] : made_type_) made_vars_.push_back(v);
     }
     bad_slot_ = B.CreateAlloca(i1(), nullptr, "bad");
     B.CreateStore(B.getFalse(), bad_slot_);
@@ -1351,11 +1351,12 @@ class Gen {
       }
       n = c64((int64_t)items.size());
     }
-    const int64_t k = (int64_t)made_vars_.size();
+    const int64_t k = (int64_t)made_type_.size();
     llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
     Value* live = entry.CreateAlloca(i64(), c64(std::max<int64_t>(k, 1)), "made.live");
-    for (int64_t j = 0; j < k; j++)
-      B.CreateStore(B.CreateLoad(i64(), bits_[(size_t)made_vars_[(size_t)j]]), B.CreateGEP(i64(), live, c64(j)));
+    int64_t j = 0;
+    for (auto& [v, t] : made_type_)
+      B.CreateStore(B.CreateLoad(i64(), bits_[(size_t)v]), B.CreateGEP(i64(), live, c64(j++)));
     auto* fty = llvm::FunctionType::get(ptr(), {i64(), i64(), i64(), ptr(), i64()}, false);
     const int64_t kind = (int64_t)d | (e->type->tagged ? 256 : 0);
     Value* h = B.CreateCall(fty, runtime_address("stagepy_list_make", reinterpret_cast<void*>(&stagepy_list_make)),
@@ -5951,8 +5952,7 @@ class Gen {
   // the id of a live-in array (its parameter position); which ids overlap is known from
   // the guard key (array_overlap_).
   Value* may_share(int a, int b) {
-    auto made = [&](int v) { return std::find(made_vars_.begin(), made_vars_.end(), v) != made_vars_.end(); };
-    if (made(a) || made(b)) return spans_meet(a, b);
+    if (made_type_.count(a) || made_type_.count(b)) return spans_meet(a, b);
     Value* ida = B.CreateLoad(i64(), bits_[(size_t)a]);
     Value* idb = B.CreateLoad(i64(), bits_[(size_t)b]);
     Value* any = B.getFalse();
@@ -5977,7 +5977,7 @@ class Gen {
     // (A variable holding no list yet has no header to read: in order.)
     Value* bound = B.getTrue();
     for (int v : {a, b})
-      if (std::find(made_vars_.begin(), made_vars_.end(), v) != made_vars_.end())
+      if (made_type_.count(v))
         bound = B.CreateAnd(bound, B.CreateICmpNE(B.CreateLoad(i8(), tags_[(size_t)v]), c8(0)));
     BasicBlock* from = B.GetInsertBlock();
     BasicBlock* check = BasicBlock::Create(C, "spans", F);
