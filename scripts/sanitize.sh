@@ -4,8 +4,10 @@
 # (the extension into build/asan/py/stagepy, next to a copy of the Python package), then
 # runs the GoogleTest binary and a slice of the Python tests under the sanitizers. Any
 # report fails the run (-fno-sanitize-recover; ASan aborts on its first error).
-#   scripts/sanitize.sh            # after scripts/setup.sh (scripts/test.sh runs it last)
+#   scripts/sanitize.sh            # after scripts/setup.sh: build, then run
+#   scripts/sanitize.sh build|run  # one half (scripts/test.sh builds with the other builds)
 set -euo pipefail
+mode="${1:-all}"
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 source scripts/pythons.sh
@@ -13,12 +15,15 @@ py="${PYTHON:-$(stagepy_pythons | awk '{print $1}')}"
 out=build/asan
 export CCACHE_DIR="${CCACHE_DIR:-$repo/build/ccache}" CCACHE_BASEDIR="$repo" CCACHE_NOHASHDIR=1
 export CMAKE_GENERATOR=Ninja
+if [ "$mode" != run ]; then
 mkdir -p "$out/py/stagepy"
 cmake -S . -B "$out" -DSTAGEPY_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
   -DCMAKE_C_FLAGS_DEBUG="-O1 -g" -DLLVM_DIR=/usr/lib/llvm-19/lib/cmake/llvm \
   -DPython_EXECUTABLE="$(command -v "$py")" -DSTAGEPY_EXTENSION_DIR="$repo/$out/py/stagepy" >/dev/null
 cmake --build "$out" -j "$(nproc)"
 cp python/stagepy/*.py "$out/py/stagepy/"
+fi
+[ "$mode" != build ] || exit 0
 
 # LLVM and CPython keep some memory until exit on purpose: leaks are not checked.
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:strict_init_order=1"
