@@ -144,6 +144,8 @@ class Gen {
   llvm::LLVMContext& C;
   llvm::Module* M = nullptr;
   llvm::IRBuilder<> B;
+  llvm::MDNode* tbaa_data_ = nullptr;    // alias_class's tags, made on first use
+  llvm::MDNode* tbaa_header_ = nullptr;
   llvm::Function* F = nullptr;
   const specialize::TypedNest& tn_;
   const ir::Nest& nest_;
@@ -1297,7 +1299,7 @@ class Gen {
     } else if (item.t->kind == Type::Kind::Array && item.t->made) {
       // A list made and read: the list appended to holds it now, whatever the variables do.
       if (!item.header) fail("internal error: a list without its header");
-      B.CreateStore(c64(1), B.CreateConstGEP1_64(i8(), B.CreateIntToPtr(item.header, ptr()), offsetof(MadeList, pinned)));
+      alias_class(B.CreateStore(c64(1), B.CreateConstGEP1_64(i8(), B.CreateIntToPtr(item.header, ptr()), offsetof(MadeList, pinned))), true);
       tag = c64((int64_t)AppendBuffer::kMadeItem);
       bits = item.header;
     } else {
@@ -1316,8 +1318,8 @@ class Gen {
     V x;
     x.t = t;
     x.header = header;
-    x.v = B.CreateLoad(ptr(), B.CreateConstGEP1_64(i8(), h, offsetof(MadeList, data)));
-    x.shape = {B.CreateLoad(i64(), B.CreateConstGEP1_64(i8(), h, offsetof(MadeList, len)))};
+    x.v = alias_class(B.CreateLoad(ptr(), B.CreateConstGEP1_64(i8(), h, offsetof(MadeList, data))), true);
+    x.shape = {alias_class(B.CreateLoad(i64(), B.CreateConstGEP1_64(i8(), h, offsetof(MadeList, len))), true)};
     x.strides = {c64(item_bytes(*t))};
     return x;
   }
@@ -3345,22 +3347,22 @@ class Gen {
       // Fast pass of a chunk without a log: the element keeps its value where this
       // iteration may have warned, and the iteration is marked to run again exactly.
       held_->stores++;
-      Value* old = B.CreateAlignedLoad(stored->getType(), addr, llvm::Align(nb));
+      Value* old = load_data(stored->getType(), addr, nb);
       Value* bad = B.CreateLoad(i1(), held_->iter_bad);
       B.CreateStore(B.CreateZExt(bad, i8()), B.CreateGEP(i8(), held_->held, held_->kk));
       log_store(addr, nb);
-      B.CreateAlignedStore(B.CreateSelect(bad, old, stored), addr, llvm::Align(nb));
+      store_data(B.CreateSelect(bad, old, stored), addr, nb);
       return;
     }
     if (undo_ && undo_->next < undo_->ptr.size()) {  // fast pass of a chunk: keep the old value
       size_t st = undo_->next++;
       undo_->bytes[st] = nb;
-      Value* old = B.CreateAlignedLoad(B.getIntNTy((unsigned)nb * 8), addr, llvm::Align(nb));
+      Value* old = load_data(B.getIntNTy((unsigned)nb * 8), addr, nb);
       B.CreateStore(addr, B.CreateGEP(ptr(), undo_->ptr[st], undo_->kk));
       B.CreateStore(B.CreateZExt(old, i64()), B.CreateGEP(i64(), undo_->old[st], undo_->kk));
     }
     log_store(addr, nb);
-    B.CreateAlignedStore(stored, addr, llvm::Align(nb));
+    store_data(stored, addr, nb);
   }
 
   // ------------------------------------------------------------ rows and slices
@@ -3388,11 +3390,32 @@ class Gen {
     for (size_t d = 0; d < at.size(); d++) off = B.CreateAdd(off, B.CreateMul(at[d], strides[d]));
     return B.CreateGEP(i8(), a.v, off);
   }
+  // Type-based alias classes (LLVM's TBAA) for two kinds of memory that never overlap: the
+  // items of arrays and lists (`data`), and the fields of MadeList headers (`header`). With
+  // them the optimizer knows that a store to a list's item leaves every header as it was, so
+  // a loop over made lists reads their `data` and `len` once, not after each store. Memory
+  // accessed without a tag may alias either (the runtime's structures, the undo logs).
+  llvm::Instruction* alias_class(llvm::Instruction* access, bool header) {
+    if (!tbaa_data_) {
+      llvm::MDBuilder md(C);
+      llvm::MDNode* root = md.createTBAARoot("stagepy memory");
+      llvm::MDNode* data = md.createTBAAScalarTypeNode("stagepy items", root);
+      llvm::MDNode* head = md.createTBAAScalarTypeNode("stagepy list headers", root);
+      tbaa_data_ = md.createTBAAStructTagNode(data, data, 0);
+      tbaa_header_ = md.createTBAAStructTagNode(head, head, 0);
+    }
+    access->setMetadata(llvm::LLVMContext::MD_tbaa, header ? tbaa_header_ : tbaa_data_);
+    return access;
+  }
+  Value* load_data(llvm::Type* ty, Value* addr, int align) {
+    return alias_class(B.CreateAlignedLoad(ty, addr, llvm::Align(align)), false);
+  }
+  void store_data(Value* x, Value* addr, int align) { alias_class(B.CreateAlignedStore(x, addr, llvm::Align(align)), false); }
   // An array item of dtype `d` at `addr`, as memory holds it (aligned to its size).
-  Value* load_item(DType d, Value* addr) { return B.CreateAlignedLoad(mem_ty(d), addr, llvm::Align(dtype_size(d))); }
+  Value* load_item(DType d, Value* addr) { return load_data(mem_ty(d), addr, dtype_size(d)); }
   void store_item(DType d, Value* x, Value* addr) {
     log_store(addr, dtype_size(d));
-    B.CreateAlignedStore(x, addr, llvm::Align(dtype_size(d)));
+    store_data(x, addr, dtype_size(d));
   }
   // Where the body logs its stores (outline_body's `logging`): the `nb` bytes at `addr`,
   // before a store overwrites them, as an entry of the thread's undo log (undo_log.h). A
@@ -3869,7 +3892,7 @@ class Gen {
   V tagged_element(Value* at, const TypeRef& t) {
     if (gpu_body_) gpu_refuse("it reads a list holding NumPy floats");
     Value* v = load_item(DType::Float64, at);
-    Value* mem = B.CreateAlignedLoad(i64(), B.CreateConstGEP1_64(i8(), at, 8), llvm::Align(8));
+    Value* mem = load_data(i64(), B.CreateConstGEP1_64(i8(), at, 8), 8);
     if (t->kind != Type::Kind::Union) fail("internal error: an element of a tagged list as a " + t->str());
     Value* tag = B.CreateSelect(B.CreateICmpEQ(mem, c64(kTagNpFloat64)), c8(tag_of(types::np_scalar(DType::Float64))),
                                 c8(tag_of(types::py_float())));
