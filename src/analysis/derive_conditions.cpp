@@ -80,7 +80,9 @@ class Deriver {
     out.params = m_.params;
     out.assumptions = m_.assumptions;
     out.unknown_base = m_.unknown_base;
-    for (int v : ir::made_list_vars(nest_.root, nest_.vars)) out.made_lists.push_back(v);
+    const std::set<int> made = ir::made_list_vars(nest_.root, nest_.vars);
+    for (int v : made) out.made_lists.push_back(v);
+    out.made_classes = made_list_lengths(nest_, made);
     for (auto& p : m_.params) names_.push_back(p.name);
     try {
       std::string ctx_s = m_.param_list() + " -> { : ";
@@ -664,6 +666,26 @@ std::string to_string(const NestConditions& c, const ir::Nest& nest) {
     for (int v : k.updated) o << " (" << nest.vars[(size_t)v].name << " summed apart)";
     o << " unless " << k.violated.str() << "\n";
     for (auto& x : k.conflicts) o << "    " << x.first << " vs " << x.second << " when " << x.when << "\n";
+  }
+  for (auto& mc : c.made_classes) {
+    o << "made lists";
+    for (int v : mc.vars) o << " " << nest.vars[(size_t)v].name;
+    if (!mc.known) {
+      o << ": lengths unknown (" << mc.why << ")\n";
+      continue;
+    }
+    o << ": one length, of";
+    for (auto& s : mc.sources) {
+      using SK = MadeLengthSource::Kind;
+      if (s.kind == SK::Entry) o << " [" << nest.vars[(size_t)s.var].name << " at entry]";
+      if (s.kind == SK::Class) o << " [class " << s.var << "]";
+      if (s.kind != SK::Count) continue;
+      o << " [" << s.constant;
+      for (auto& t : s.terms)
+        o << " + " << t.coef << "*" << (t.len ? "len(" : "") << nest.vars[(size_t)t.var].name << (t.len ? ")" : "");
+      o << "]";
+    }
+    o << "\n";
   }
   return o.str();
 }

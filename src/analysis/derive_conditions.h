@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/made_lengths.h"
 #include "analysis/param_set.h"
 #include "analysis/poly_model.h"
 
@@ -86,6 +87,9 @@ struct NestConditions {
   // Variables that may hold a list the nest makes (ir::made_list_vars): the extents of what
   // they hold at entry say nothing of what they hold later (no value for their parameters).
   std::vector<int> made_lists;
+  // ... except where their classes' lists keep one length for the whole run (made_lengths.h):
+  // then the dispatcher gives the extents that length.
+  std::vector<MadeListClass> made_classes;
   double seconds = 0;
   int without_isl = 0;  // sets found from the bounds alone (box_conditions.h), not by isl
   int by_isl = 0;       // sets and dependence tests isl computed

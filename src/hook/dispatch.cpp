@@ -20,6 +20,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <deque>
@@ -705,6 +706,72 @@ PyObject* iterators_for(const NestState& s, const specialize::Kernel& k, int r, 
   return tuple.release();
 }
 
+// The one length of the lists class `k` of the made lists holds during this call, where its
+// sources (made_lengths.h) agree on one; else nothing (its subscripts keep their checks).
+std::optional<int64_t> made_class_length(const analysis::NestConditions& c, size_t k, const std::vector<PyRef>& vals,
+                                         const std::vector<Described>& descs, const std::vector<ArrayView>& views,
+                                         int depth = 0) {
+  const analysis::MadeListClass& mc = c.made_classes[k];
+  if (!mc.known || depth > 8) return std::nullopt;
+  auto bound = [&](int v) { return (size_t)v < vals.size() && vals[(size_t)v]; };
+  auto list_length = [&](int v) -> std::optional<int64_t> {
+    const TypeRef& t = descs[(size_t)v].type;
+    if (!t || t->kind != Type::Kind::Array || views[(size_t)v].ndim < 1) return std::nullopt;
+    return (int64_t)views[(size_t)v].shape[0];
+  };
+  for (int f : mc.len_callees) {
+    if (!bound(f)) return std::nullopt;
+    const TypeRef& t = descs[(size_t)f].type;
+    if (!t || t->kind != Type::Kind::Callable || t->builtin != Builtin::Len) return std::nullopt;
+  }
+  std::optional<int64_t> length;
+  for (const analysis::MadeLengthSource& s : mc.sources) {
+    std::optional<int64_t> n;
+    switch (s.kind) {
+      case analysis::MadeLengthSource::Kind::Entry: {
+        if (!bound(s.var)) continue;  // unbound: reading it first raises, and CPython does that
+        const TypeRef& t = descs[(size_t)s.var].type;
+        if (!t || t->kind != Type::Kind::Array || !t->pylist || views[(size_t)s.var].ndim != 1) return std::nullopt;
+        n = list_length(s.var);
+        break;
+      }
+      case analysis::MadeLengthSource::Kind::Class:
+        n = made_class_length(c, (size_t)s.var, vals, descs, views, depth + 1);
+        break;
+      case analysis::MadeLengthSource::Kind::Count: {
+        __int128 x = s.constant;
+        for (auto& t : s.terms) {
+          if (!bound(t.var)) return std::nullopt;
+          int64_t v;
+          if (t.len) {
+            std::optional<int64_t> l = list_length(t.var);
+            if (!l) return std::nullopt;
+            v = *l;
+          } else {
+            PyObject* o = vals[(size_t)t.var].get();
+            if (!PyLong_CheckExact(o)) return std::nullopt;
+            int overflow = 0;
+            long long y = PyLong_AsLongLongAndOverflow(o, &overflow);
+            if (overflow || (y == -1 && PyErr_Occurred())) {
+              PyErr_Clear();
+              return std::nullopt;
+            }
+            v = y;
+          }
+          x += (__int128)t.coef * v;
+        }
+        if (x < 0) x = 0;  // [x] * -2 == []
+        if (x > ((__int128)1 << 62)) return std::nullopt;
+        n = (int64_t)x;
+        break;
+      }
+    }
+    if (!n || (length && *length != *n)) return std::nullopt;
+    length = n;
+  }
+  return length;
+}
+
 // The values of the analysis parameters for this call, and whether the model's
 // assumptions (ranks, builtins) hold for the values the variables hold.
 specialize::ParamValues param_values(const analysis::NestConditions& c, const std::vector<ir::Var>& vars,
@@ -748,6 +815,17 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
   for (size_t i = 0; i < c.params.size(); i++) {
     const analysis::PolyParam& pp = c.params[i];
     if ((size_t)pp.var >= vals.size()) continue;  // unknown
+    if (pp.kind == analysis::PolyParam::Kind::Extent &&
+        std::find(c.made_lists.begin(), c.made_lists.end(), pp.var) != c.made_lists.end()) {
+      // Of a made list: its class's one length, if it has one.
+      const int k = analysis::made_class_of(c.made_classes, pp.var);
+      if (pp.dim != 0 || k < 0) continue;
+      if (std::optional<int64_t> n = made_class_length(c, (size_t)k, vals, descs, views)) {
+        p.values[i] = *n;
+        p.known[i] = 1;
+      }
+      continue;
+    }
     int a = -1;
     if (pp.kind == analysis::PolyParam::Kind::Extent && pp.dim == 0 && (a = array_attr((size_t)pp.var, ".shape")) >= 0) {
       // `A.shape` of an array: a tuple of A's rank.
@@ -780,7 +858,6 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
     // An extent: of the array the variable holds; a variable the nest reassigns may come
     // to hold any live-in array of its type, so all of those must agree.
     if (!is_array((int)pp.var) || views[(size_t)pp.var].ndim <= pp.dim) continue;
-    if (std::find(c.made_lists.begin(), c.made_lists.end(), pp.var) != c.made_lists.end()) continue;
     int64_t n = (int64_t)views[(size_t)pp.var].shape[pp.dim];
     bool agree = true;
     if (vars[(size_t)pp.var].assigned)

@@ -1,7 +1,8 @@
 // The lists kernels make and read (Type::made): which variables hold them
 // (ir::made_list_vars: those assigned a new list, and every variable one of them moves to or
-// from), and the memory the runtime gives them (made_lists.h): a list no variable holds
-// serves again, one some variable holds never does, and a list read at entry keeps its id.
+// from), where their lengths come from (made_lengths.h), and the memory the runtime gives
+// them (made_lists.h): a list no variable holds serves again, one some variable holds never
+// does, and a list read at entry keeps its id.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/made_lengths.h"
 #include "backends/cpu/made_lists.h"
 #include "ir/ir.h"
 #include "ir/mutate.h"
@@ -130,3 +132,88 @@ TEST(MadeLists, WithoutACallsListsKernelsGetNone) {
   EXPECT_EQ(stagepy_list_make(3, 8, 0, nullptr, 0), nullptr);
   EXPECT_EQ(stagepy_list_wrap(nullptr, 0, 0), nullptr);
 }
+
+namespace {
+
+// The one class of `made` in b's nest.
+analysis::MadeListClass one_class(NestBuilder& b) {
+  std::vector<analysis::MadeListClass> cs =
+      analysis::made_list_lengths(b.nest, ir::made_list_vars(b.nest.root, b.nest.vars));
+  EXPECT_EQ(cs.size(), 1u);
+  return cs.empty() ? analysis::MadeListClass{} : cs[0];
+}
+
+}  // namespace
+
+TEST(MadeLengths, RowsMadeFromACountAndMovedKeepOneLength) {
+  // u = ...(at entry); for s in range(k): v = [0.0] * (n + 1); for i ...: v[i] = u[i]; u = v
+  NestBuilder b;
+  Expr repeat = b.mul(ir::make_new_list({b.c(0)}, b.next_origin++), b.add(b.ld("n"), b.c(1)));
+  b.root(b.loop(0, "s", {b.ld("k")},
+                {b.assign("v", repeat), b.loop(1, "i", {b.ld("n")}, {b.store("v", {b.ld("i")}, b.idx("u", {b.ld("i")}))}),
+                 b.assign("u", b.ld("v"))}));
+  analysis::MadeListClass c = one_class(b);
+  ASSERT_TRUE(c.known) << c.why;
+  // u is read before the nest assigns it: its list at entry is a source, as is the count.
+  ASSERT_EQ(c.sources.size(), 2u);
+  EXPECT_EQ(c.sources[0].kind, analysis::MadeLengthSource::Kind::Entry);
+  EXPECT_EQ(b.nest.vars[(size_t)c.sources[0].var].name, "u");
+  EXPECT_EQ(c.sources[1].kind, analysis::MadeLengthSource::Kind::Count);
+  EXPECT_EQ(c.sources[1].constant, 1);
+  ASSERT_EQ(c.sources[1].terms.size(), 1u);
+  EXPECT_EQ(b.nest.vars[(size_t)c.sources[1].terms[0].var].name, "n");
+  EXPECT_EQ(c.sources[1].terms[0].coef, 1);
+}
+
+TEST(MadeLengths, ACountTheNestAssignsOrAnAppendLeavesTheLengthsUnknown) {
+  {
+    NestBuilder b;  // for i in range(k): m = i; row = [0] * m
+    b.root(b.loop(0, "i", {b.ld("k")},
+                  {b.assign("m", b.ld("i")), b.assign("row", b.mul(ir::make_new_list({b.c(0)}, b.next_origin++), b.ld("m")))}));
+    EXPECT_FALSE(one_class(b).known);
+  }
+  {
+    NestBuilder b;  // for i in range(k): row = [0] * 4; row.append(i)
+    ir::Effect app;
+    app.kind = ir::Effect::Kind::Append;
+    app.base = b.ld("row");
+    app.value = b.ld("i");
+    b.root(b.loop(0, "i", {b.ld("k")},
+                  {b.assign("row", b.mul(ir::make_new_list({b.c(0)}, b.next_origin++), b.c(4))), ir::make_seg({app}, 0, 5)}));
+    analysis::MadeListClass c = one_class(b);
+    EXPECT_FALSE(c.known);
+    EXPECT_EQ(c.why, "it is appended to");
+  }
+  {
+    NestBuilder b;  // for i in range(k): row = [0] * 4; f(row)   (a call may change it)
+    ir::Effect ev;
+    ev.kind = ir::Effect::Kind::Eval;
+    ev.value = ir::make_call(b.ld("f"), {b.ld("row")}, {}, b.next_origin++);
+    b.root(b.loop(0, "i", {b.ld("k")},
+                  {b.assign("row", b.mul(ir::make_new_list({b.c(0)}, b.next_origin++), b.c(4))), ir::make_seg({ev}, 0, 5)}));
+    EXPECT_FALSE(one_class(b).known);
+  }
+}
+
+TEST(MadeLengths, WholeCopiesHaveTheirSourcesLengthAndPartsDoNot) {
+  ir::ConstValue none;
+  {
+    NestBuilder b;  // for i in range(k): new = best[:]; best = new   (best read at entry)
+    Expr n1 = ir::make_const(none, b.next_origin++);
+    Expr all = ir::make_slice(n1, n1, n1, b.next_origin++);
+    b.root(b.loop(0, "i", {b.ld("k")},
+                  {b.assign("new", ir::make_subscript(b.ld("best"), all, b.next_origin++)), b.assign("best", b.ld("new"))}));
+    analysis::MadeListClass c = one_class(b);
+    ASSERT_TRUE(c.known) << c.why;
+    ASSERT_EQ(c.sources.size(), 1u);  // the copies add nothing to best's list at entry
+    EXPECT_EQ(c.sources[0].kind, analysis::MadeLengthSource::Kind::Entry);
+  }
+  {
+    NestBuilder b;  // for i in range(k): part = xs[1:]
+    Expr n1 = ir::make_const(none, b.next_origin++);
+    Expr tail = ir::make_slice(b.c(1), n1, n1, b.next_origin++);
+    b.root(b.loop(0, "i", {b.ld("k")}, {b.assign("part", ir::make_subscript(b.ld("xs"), tail, b.next_origin++))}));
+    EXPECT_FALSE(one_class(b).known);
+  }
+}
+

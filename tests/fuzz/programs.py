@@ -504,7 +504,9 @@ class Gen:
         form = self.int_(0, 7)
         if form <= 1:
             item = self.pick(["0", "1", "-2", "0.5", "True", self.expr()])
-            count = self.pick(["n", "n + 1", "2", "-1", "len(P)", "k % 4"] + self.loop_vars)
+            # (`n + 1` most often: the length of the lists made before the nest, so that P and Q
+            # often hold lists of one length, whose subscripts get facts: made_lengths.h.)
+            count = self.pick(["n + 1", "n + 1", "n + 1", "n", "2", "-1", "len(P)", "k % 4"] + self.loop_vars)
             self.emit(indent, f"{self.pick(['P', 'Q'])} = [{item}] * ({count})")
         elif form == 2:
             self.emit(indent, f"{self.pick(['P', 'Q'])} = {self.pick(['P', 'Q', 'Q'])}[{self.slice_()}]")

@@ -409,3 +409,119 @@ def test_a_module_level_dynamic_program():
             cur[j] = prev[j - 1] + 1 if a[i - 1] == b[j - 1] else max(prev[j], cur[j - 1])
         prev = cur
     """, lambda: {})
+
+
+# Lists of one length: where every list a class of variables holds is made as `[x] * n`
+# (n fixed for the run), a display, or a whole copy of one, the analysis knows their length
+# (src/analysis/made_lengths.h): subscripts get facts as arrays' do, and loops over them run
+# on threads when nothing else forbids it (the lists they write checked apart from the lists
+# they read where the loop starts).
+
+def _native_with(recs, var):
+    """The report record of the nest holding loop `var`; it ran natively."""
+    rec = [r for r in recs if any(l["variable"] == var for l in r["loops"])]
+    assert rec and rec[0]["native_calls"] > 0, recs
+    return rec[0]
+
+
+@pytest.mark.usefixtures("two_threads_on_the_cpu")
+def test_rows_of_one_length_are_relaxed_on_threads():
+    recs = difftest.run("""
+    def f(n, steps):
+        u = [0.0] * n
+        u[0] = 1.0
+        for s in range(steps):
+            v = [0.0] * n
+            v[0] = 1.0
+            for i in range(1, n - 1):
+                v[i] = 0.5 * (u[i - 1] + u[i + 1])
+            v[n - 1] = v[n - 2]
+            u = v
+        return u
+    """, "f", lambda: (3000, 6))
+    _native_with(recs, "s")
+    assert difftest.ran_parallel(recs, "i"), difftest.loops(recs)["i"]
+
+
+@pytest.mark.usefixtures("two_threads_on_the_cpu")
+def test_a_row_written_while_read_through_another_name_runs_in_order():
+    # v is u in the loop over i: each i reads the value the previous i wrote (Gauss-Seidel,
+    # not Jacobi). The plan needs v and u apart, and the check where the loop starts says no.
+    recs = difftest.run("""
+    def f(n, steps):
+        u = [0.0] * n
+        u[0] = 1.0
+        for s in range(steps):
+            v = u
+            for i in range(1, n - 1):
+                v[i] = 0.5 * (u[i - 1] + u[i + 1])
+            u = v[:]
+        return u, v is u
+    """, "f", lambda: (3000, 6))
+    _native_with(recs, "s")
+    assert difftest.loops(recs)["i"]["parallel_runs"] == 0, difftest.loops(recs)["i"]
+
+
+@pytest.mark.usefixtures("two_threads_on_the_cpu")
+def test_a_list_at_entry_shorter_than_the_rows_keeps_every_check():
+    # u's length at entry disagrees with [0.0] * n: no length is known, the subscripts are
+    # checked, and u[i + 1] raises at the same i as in CPython, the earlier writes done.
+    difftest.run("""
+    def f(u, n):
+        try:
+            for s in range(3):
+                v = [0.0] * n
+                for i in range(1, n - 1):
+                    v[i] = 0.5 * (u[i - 1] + u[i + 1])
+                u = v
+        except IndexError as e:
+            return "IndexError", str(e), u, v
+        return u
+    """, "f", lambda: ([1.0, 2.0, 3.0, 4.0, 5.0], 9), expect="bail")
+
+
+@pytest.mark.usefixtures("two_threads_on_the_cpu")
+def test_rows_as_long_as_a_list_at_entry_run_on_threads():
+    recs = difftest.run("""
+    def f(a, steps):
+        out = [0.0] * len(a)
+        for s in range(steps):
+            nxt = [0.0] * len(a)
+            for i in range(len(a)):
+                nxt[i] = out[i] + a[i] * s
+            out = nxt
+        return out
+    """, "f", lambda: ([float(x) for x in _rng(11).normal(size=5000)], 4))
+    _native_with(recs, "s")
+    assert difftest.ran_parallel(recs, "i"), difftest.loops(recs)["i"]
+
+
+@pytest.mark.usefixtures("two_threads_on_the_cpu")
+def test_a_copy_of_another_row_has_its_length():
+    # prev = cur[:] joins no class with cur: its length is cur's class's.
+    difftest.run("""
+    def f(a, b):
+        n, m = len(a), len(b)
+        cur = [0] * (m + 1)
+        for i in range(1, n + 1):
+            prev = cur[:]
+            cur = [0] * (m + 1)
+            for j in range(1, m + 1):
+                cur[j] = prev[j - 1] + 1 if a[i - 1] == b[j - 1] else max(prev[j], cur[j - 1])
+        return cur[m], cur, prev
+    """, "f", lambda: (_dna(5, 50), _dna(6, 40)))
+
+
+@pytest.mark.parametrize("m", [0, 1, 7])
+def test_rows_of_one_length_at_edge_sizes(m):
+    # Lengths 0 and 1: the loops run never or once; the last row stays in range.
+    difftest.run("""
+    def f(m, steps):
+        row = [1] * m
+        for s in range(steps):
+            nxt = [0] * m
+            for j in range(m):
+                nxt[j] = row[j] + row[m - 1 - j] + s
+            row = nxt
+        return row
+    """, "f", lambda: (m, 5), expect=None)
