@@ -69,7 +69,8 @@ class Lengths {
     if (s->kind == ir::StmtNode::Kind::For) {
       if (class_of(s->var) >= 0) unknown(class_of(s->var), "it is a loop's variable");
       for (auto& a : s->args) uses(a);
-      for (auto& o : s->over) uses(o);  // looping over a list reads it
+      for (auto& o : s->over)  // looping over a list reads it
+        if (!(o && o->kind == K::Load && class_of(o->var) >= 0)) uses(o);
     }
     if (s->kind == ir::StmtNode::Kind::If) uses(s->cond);
     if (s->kind == ir::StmtNode::Kind::While) uses(s->cond);
@@ -126,6 +127,15 @@ class Lengths {
       for (auto& a : list->args) uses(a);
       uses(count);
       MadeLengthSource s;
+      // `[x] * len(row)` of a made list: that list's class's length.
+      if (list->args.size() == 1 && count->kind == K::Call && count->args.size() == 2 && count->kwnames.empty() &&
+          is_len(count->args[0]) && count->args[1]->kind == K::Load && class_of(count->args[1]->var) >= 0) {
+        if (class_of(count->args[1]->var) == c) return;
+        s.kind = MadeLengthSource::Kind::Class;
+        s.var = class_of(count->args[1]->var);
+        out_[(size_t)c].sources.push_back(s);
+        return;
+      }
       if (!linear(count, (int64_t)list->args.size(), &s, c)) return unknown(c, "the count of a `[x] * n` is not a sum of fixed ints");
       out_[(size_t)c].sources.push_back(s);
       return;

@@ -4,7 +4,8 @@
 // that a list's length may change or come from something else.
 //
 // A class whose lists are made only as `[x] * n` (n an int expression of variables the nest
-// does not assign, and `len()` of lists and arrays it neither assigns nor appends to), as
+// does not assign, and `len()` of lists and arrays it neither assigns nor appends to; or
+// `len(row)` of a made list, which has row's class's length), as
 // displays `[a, b]`, or as whole copies `L[:]` / `L.copy()` of a list of such a class or of
 // such a list, and that nothing else touches but subscripts with an index, len(), copies,
 // loops over it and moves, holds lists of one length for the whole run when every source

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "analysis/append_targets.h"
+#include "analysis/made_lengths.h"
 #include "ir/mutate.h"
 
 namespace stagepy::analysis {
@@ -35,11 +36,14 @@ class Builder {
   explicit Builder(const ir::Nest& n) : n_(n), views_(ir::subscript_assigned(n.root)) {
     find_rows(n.root);
     // A list the nest makes is memory of its own like a kept array, but written and read
-    // through its variable: its accesses count. Its length is no parameter: a variable may
-    // hold lists of different lengths in one run (`len(prev)` of one, `prev[k]` of another,
-    // where the loop reassigns it), so `len(prev)` is not affine, and the extent its
-    // accesses are checked against gets no value (dispatch.cpp).
+    // through its variable: its accesses count. A variable may hold lists of different
+    // lengths in one run (`len(prev)` of one, `prev[k]` of another, where the loop reassigns
+    // it), so `len(prev)` is affine only where all the lists its class holds may have one
+    // length (made_lengths.h), an assumption the dispatcher checks at each call; and the
+    // extent its accesses are checked against gets that length as its value, or none.
     made_ = ir::made_list_vars(n.root, n.vars);
+    for (const MadeListClass& c : made_list_lengths(n, made_))
+      if (c.known) one_length_.insert(c.vars.begin(), c.vars.end());
     for (int v : ir::computed_assigned(n.root))
       if (!views_.count(v) && !made_.count(v)) kept_.insert(v);
   }
@@ -86,6 +90,9 @@ class Builder {
   // touches no array of the nest (type inference refuses writes into it).
   std::set<int> kept_;
   std::set<int> made_;  // variables that may hold lists the nest makes (ir::made_list_vars)
+  // Those of them whose lists may have one length for the run (made_lengths.h): `len(v)` is
+  // their extent, assumed to have that length (PolyAssumptions::made_lengths).
+  std::set<int> one_length_;
   PolyModel m_;
   std::vector<int> loops_;                  // enclosing loop ids
   std::vector<std::string> guards_;
@@ -152,7 +159,14 @@ class Builder {
   std::optional<std::string> extent_of(const Expr& e, int k) {
     int v = -1;
     std::vector<std::pair<Expr, std::pair<int, int>>> idx;
-    if (!chain(e, v, idx) || v < 0 || kept_.count(v) || made_.count(v) || has_slice(idx)) return std::nullopt;
+    if (!chain(e, v, idx) || v < 0 || kept_.count(v) || has_slice(idx)) return std::nullopt;
+    if (made_.count(v)) {
+      if (!one_length_.count(v) || !idx.empty() || k != 0) return std::nullopt;
+      if (std::find(m_.assumptions.made_lengths.begin(), m_.assumptions.made_lengths.end(), v) ==
+          m_.assumptions.made_lengths.end())
+        m_.assumptions.made_lengths.push_back(v);
+      return extent(v, 0);
+    }
     int d = (int)idx.size() + k;
     note_rank_at_least(v, d + 1);
     return extent(v, d);

@@ -104,6 +104,10 @@ struct PolyAssumptions {
   std::vector<std::pair<int, int>> array_rank;  // (var, most indices an access gives it): its arrays have at least that many dimensions
   std::vector<int> int_params;                  // vars that must hold a Python int
   std::vector<std::pair<int, std::string>> builtins;  // (var, name): var must be that builtin
+  // Made-list variables whose len() the model took as their extent: their class's lists must
+  // have one length for the run (made_lengths.h), else `len(prev)` at one point and `prev[k]`
+  // at another may be of different lists, which a shared symbol would not show.
+  std::vector<int> made_lengths;
 };
 
 struct PolyModel {

@@ -869,6 +869,11 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
     p.values[i] = n;
     p.known[i] = 1;
   }
+  // `len(prev)` taken as prev's extent: its class must hold lists of one length.
+  for (int var : c.assumptions.made_lengths) {
+    const int k = analysis::made_class_of(c.made_classes, var);
+    if (k < 0 || !made_class_length(c, (size_t)k, vals, descs, views)) return p;
+  }
   p.assumptions_hold = true;
   return p;
 }

@@ -217,3 +217,18 @@ TEST(MadeLengths, WholeCopiesHaveTheirSourcesLengthAndPartsDoNot) {
   }
 }
 
+
+TEST(MadeLengths, ARowAsLongAsAnotherMadeRowHasItsClassLength) {
+  // for i in range(k): nxt = [0] * len(row); ...; row = nxt   (row read at entry)
+  NestBuilder b;
+  Expr len_row = ir::make_call(b.ld("len"), {b.ld("row")}, {}, b.next_origin++);
+  b.root(b.loop(0, "i", {b.ld("k")},
+                {b.assign("nxt", b.mul(ir::make_new_list({b.c(0)}, b.next_origin++), len_row)),
+                 b.store("nxt", {b.c(0)}, b.idx("row", {b.c(0)})), b.assign("row", b.ld("nxt"))}));
+  analysis::MadeListClass c = one_class(b);
+  ASSERT_TRUE(c.known) << c.why;
+  ASSERT_EQ(c.sources.size(), 1u);  // the list row holds at entry; nxt's are as long
+  EXPECT_EQ(c.sources[0].kind, analysis::MadeLengthSource::Kind::Entry);
+  ASSERT_EQ(c.len_callees.size(), 1u);  // len must be the builtin where the length holds
+  EXPECT_EQ(b.nest.vars[(size_t)c.len_callees[0]].name, "len");
+}

@@ -525,3 +525,39 @@ def test_rows_of_one_length_at_edge_sizes(m):
             row = nxt
         return row
     """, "f", lambda: (m, 5), expect=None)
+
+
+@pytest.mark.usefixtures("two_threads_on_the_cpu")
+def test_a_loop_to_the_length_of_a_made_list_runs_on_threads():
+    # len(x) is the class's one length (x read at entry, y = x[:] copies): the loop over i
+    # has affine bounds and its subscripts get facts.
+    recs = difftest.run("""
+    def f(x, steps):
+        for s in range(steps):
+            y = x[:]
+            for i in range(1, len(x) - 1):
+                y[i] = (x[i - 1] + x[i] + x[i + 1]) / 3.0
+            x = y
+        return x
+    """, "f", lambda: ([float(v) for v in _rng(12).normal(size=4000)], 5))
+    _native_with(recs, "s")
+    assert difftest.ran_parallel(recs, "i"), difftest.loops(recs)["i"]
+
+
+@pytest.mark.parametrize("m", [4, 10])
+def test_len_of_a_list_replaced_inside_its_loop_is_checked_unless_all_have_one_length(m):
+    # range(len(prev)) is the first list's length, prev[k] the one made in the body: where
+    # [7] * m is shorter than the list at entry, CPython raises IndexError at k == m, and the
+    # kernel must have kept the check (no one length: no facts for the nest at all).
+    difftest.run("""
+    def f(prev, m):
+        s = 0
+        try:
+            for t in range(2):
+                for k in range(len(prev)):
+                    s += prev[k]
+                    prev = [7] * m
+        except IndexError as e:
+            return "IndexError", str(e), s, prev
+        return s, prev
+    """, "f", lambda: (list(range(10)), m), expect=None)
