@@ -14,6 +14,9 @@ scripts/setup.sh
 
 export CCACHE_DIR="${CCACHE_DIR:-$repo/build/ccache}" CCACHE_BASEDIR="$repo" CCACHE_NOHASHDIR=1
 export CMAKE_GENERATOR=Ninja
+# The compiler pip's build of the extension uses (scikit-build-core: g++), named the same for
+# every build, so that ccache gives the core's objects of the GoogleTest build to pip's.
+export CC="${CC:-gcc}" CXX="${CXX:-g++}"
 jobs="$(nproc)"
 t0=$SECONDS
 
@@ -56,7 +59,13 @@ finish_jobs() {
     rm -f "$f"; mv "$logs/$name" "$logs/$name.done"
   done
 }
-pytest_on() { "$1" -m pytest tests/python tests/fuzz -q -p no:cacheprovider; }
+# The first CPython runs every test; the others leave out the tests marked `backend`
+# (pyproject.toml: code generation and runtime behaviour no CPython version changes).
+pytest_on() {
+  local only=()
+  [ "$1" = "${pythons[0]}" ] || only=(-m "not backend")
+  "$1" -m pytest tests/python tests/fuzz -q -p no:cacheprovider "${only[@]}"
+}
 # The fuzzer once more with the GPU path emulated (docs/gpu.md): every parallel loop goes
 # through the device mirrors, flushes and the last-iteration protocol; then the C++ tests
 # and a slice of the Python tests under ASan + UBSan (issue 6).

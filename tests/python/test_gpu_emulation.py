@@ -11,6 +11,9 @@ import pytest
 
 from helpers import run_python
 
+# Backend behaviour, the same on every CPython: scripts/test.sh runs these on the first only.
+pytestmark = pytest.mark.backend
+
 CASES = os.path.join(os.path.dirname(__file__), "..", "gpu", "gpu_cases.py")
 
 

@@ -19,7 +19,8 @@ def interchanged(recs, var):
     return loops(recs).get(var, {}).get("interchanged", False)
 
 
-pytestmark = pytest.mark.usefixtures("cpu_only")  # conftest.py
+# Backend behaviour, the same on every CPython: scripts/test.sh runs these on the first only.
+pytestmark = [pytest.mark.usefixtures("cpu_only"), pytest.mark.backend]  # conftest.py
 
 
 def rand(shape, seed=0, order="C"):

@@ -6,7 +6,12 @@ short without an error: the process crashed. Each run is a subprocess, so a cras
 failure here rather than the end of the test session."""
 import json
 
+import pytest
+
 from helpers import run_python
+
+# Backend behaviour, the same on every CPython: scripts/test.sh runs these on the first only.
+pytestmark = pytest.mark.backend
 
 SCRIPT = r"""
 import ctypes, ctypes.util, json, sys

@@ -19,7 +19,8 @@ from difftest import run
 # (The same gemm sources as the interleaving tests: there one panel per row, here several.)
 from test_interleave import GEMM as ACC, GEMM_IJK as IJK
 
-pytestmark = pytest.mark.usefixtures("cpu_only")  # conftest.py: the CPU's panels
+# Backend behaviour, the same on every CPython: scripts/test.sh runs these on the first only.
+pytestmark = [pytest.mark.usefixtures("cpu_only"), pytest.mark.backend]  # conftest.py: the CPU's panels
 
 
 def args(n, m, p, pokes=()):

@@ -13,6 +13,9 @@ import pytest
 import stagepy
 import difftest
 
+# Backend behaviour, the same on every CPython: scripts/test.sh runs these on the first only.
+pytestmark = pytest.mark.backend
+
 run = functools.partial(difftest.run, warn_filter="default")
 loops, ran_parallel = difftest.loops, difftest.ran_parallel
 
