@@ -72,11 +72,13 @@ pytest_on() {
 emulated_and_sanitized() {
   STAGEPY_GPU_EMULATE=1 "${pythons[0]}" -m pytest tests/fuzz tests/gpu -q -p no:cacheprovider && scripts/sanitize.sh run
 }
+# Longest first, so that the pairs take about as long: the first CPython's whole suite beside
+# the emulated and sanitized runs, then the other CPythons' suites side by side.
 names=() cmds=()
 for py in "${pythons[@]}"; do
   names+=("pytest-$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')") cmds+=("pytest_on $py")
 done
-names+=("emulated-and-sanitized") cmds+=("emulated_and_sanitized")
+names=("${names[0]}" "emulated-and-sanitized" "${names[@]:1}") cmds=("${cmds[0]}" "emulated_and_sanitized" "${cmds[@]:1}")
 for ((i = 0; i < ${#names[@]}; i += 2)); do
   for ((j = i; j < i + 2 && j < ${#names[@]}; j++)); do
     echo "== start ${names[j]} ($((SECONDS - t0)) s)"
