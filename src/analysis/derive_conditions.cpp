@@ -80,9 +80,7 @@ class Deriver {
     out.params = m_.params;
     out.assumptions = m_.assumptions;
     out.unknown_base = m_.unknown_base;
-    const std::set<int> made = ir::made_list_vars(nest_.root, nest_.vars);
-    for (int v : made) out.made_lists.push_back(v);
-    out.made_classes = made_list_lengths(nest_, made);
+    out.made_classes = m_.made_classes;
     for (auto& p : m_.params) names_.push_back(p.name);
     try {
       std::string ctx_s = m_.param_list() + " -> { : ";

@@ -19,7 +19,6 @@
 #include <string>
 #include <vector>
 
-#include "analysis/made_lengths.h"
 #include "analysis/param_set.h"
 #include "analysis/poly_model.h"
 
@@ -84,11 +83,10 @@ struct NestConditions {
   PolyAssumptions assumptions;
   std::vector<Condition> conds;
   bool unknown_base = false;
-  // Variables that may hold a list the nest makes (ir::made_list_vars): the extents of what
-  // they hold at entry say nothing of what they hold later (no value for their parameters).
-  std::vector<int> made_lists;
-  // ... except where their classes' lists keep one length for the whole run (made_lengths.h):
-  // then the dispatcher gives the extents that length.
+  // Variables that may hold a list the nest makes (ir::made_list_vars), by class
+  // (PolyModel::made_classes): the extents of what they hold at entry say nothing of what
+  // they hold later, so their parameters get no value from it; but where a class's lists
+  // keep one length for the whole run (made_lengths.h), the dispatcher gives them that length.
   std::vector<MadeListClass> made_classes;
   double seconds = 0;
   int without_isl = 0;  // sets found from the bounds alone (box_conditions.h), not by isl

@@ -17,11 +17,12 @@ class Lengths {
 
   std::vector<MadeListClass> run() {
     // Classes: the made variables joined by their moves.
+    const std::vector<std::pair<int, int>> moves = ir::variable_moves(n_.root);
     for (int v : made_) class_[v] = -1;
     for (int v : made_) {
       if (class_[v] >= 0) continue;
       std::set<int> members{v};
-      ir::add_moved_with(&members, ir::variable_moves(n_.root));
+      ir::add_moved_with(&members, moves);
       MadeListClass c;
       c.known = true;
       for (int m : members)

@@ -9,7 +9,6 @@
 #include <tuple>
 
 #include "analysis/append_targets.h"
-#include "analysis/made_lengths.h"
 #include "ir/mutate.h"
 
 namespace stagepy::analysis {
@@ -42,7 +41,8 @@ class Builder {
     // length (made_lengths.h), an assumption the dispatcher checks at each call; and the
     // extent its accesses are checked against gets that length as its value, or none.
     made_ = ir::made_list_vars(n.root, n.vars);
-    for (const MadeListClass& c : made_list_lengths(n, made_))
+    m_.made_classes = made_list_lengths(n, made_);
+    for (const MadeListClass& c : m_.made_classes)
       if (c.known) one_length_.insert(c.vars.begin(), c.vars.end());
     for (int v : ir::computed_assigned(n.root))
       if (!views_.count(v) && !made_.count(v)) kept_.insert(v);

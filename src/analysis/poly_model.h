@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/made_lengths.h"
 #include "ir/ir.h"
 
 namespace stagepy::analysis {
@@ -116,6 +117,9 @@ struct PolyModel {
   std::vector<PolyStmt> stmts;
   PolyAssumptions assumptions;
   bool unknown_base = false;     // some access has a base that is not a plain variable
+  // The variables that may hold lists the nest makes (ir::made_list_vars), by class, with
+  // where their lengths come from (made_lengths.h).
+  std::vector<MadeListClass> made_classes;
 
   int param_index(const std::string& name) const;
   std::string param_list() const;             // "[n, N_A_0]"

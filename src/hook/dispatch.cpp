@@ -790,7 +790,7 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
     if (vars[(size_t)var].storage == ir::Var::Storage::Attr && (!t || t->kind == Type::Kind::Unbound)) continue;
     // A variable that may hold lists the nest makes holds one-dimensional lists only where
     // a kernel runs (type_infer), whatever it holds at entry (nothing, often).
-    if (std::find(c.made_lists.begin(), c.made_lists.end(), var) != c.made_lists.end()) continue;
+    if (analysis::made_class_of(c.made_classes, var) >= 0) continue;
     if (!t) return p;
     // An access with fewer indices than the array has dimensions (`X[i]` of a 2-d X) takes
     // a row: the model compares indices by prefix, which covers every element of it.
@@ -812,16 +812,17 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
     if (pv.name.size() <= k || pv.name.compare(pv.name.size() - k, k, attr) != 0) return -1;
     return pv.index;
   };
+  // Each class of made lists: its one length for this call, if it has one.
+  std::vector<std::optional<int64_t>> made_length;
+  for (size_t k = 0; k < c.made_classes.size(); k++) made_length.push_back(made_class_length(c, k, vals, descs, views));
   for (size_t i = 0; i < c.params.size(); i++) {
     const analysis::PolyParam& pp = c.params[i];
     if ((size_t)pp.var >= vals.size()) continue;  // unknown
-    if (pp.kind == analysis::PolyParam::Kind::Extent &&
-        std::find(c.made_lists.begin(), c.made_lists.end(), pp.var) != c.made_lists.end()) {
+    if (const int k = analysis::made_class_of(c.made_classes, pp.var);
+        pp.kind == analysis::PolyParam::Kind::Extent && k >= 0) {
       // Of a made list: its class's one length, if it has one.
-      const int k = analysis::made_class_of(c.made_classes, pp.var);
-      if (pp.dim != 0 || k < 0) continue;
-      if (std::optional<int64_t> n = made_class_length(c, (size_t)k, vals, descs, views)) {
-        p.values[i] = *n;
+      if (pp.dim == 0 && made_length[(size_t)k]) {
+        p.values[i] = *made_length[(size_t)k];
         p.known[i] = 1;
       }
       continue;
@@ -872,7 +873,7 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
   // `len(prev)` taken as prev's extent: its class must hold lists of one length.
   for (int var : c.assumptions.made_lengths) {
     const int k = analysis::made_class_of(c.made_classes, var);
-    if (k < 0 || !made_class_length(c, (size_t)k, vals, descs, views)) return p;
+    if (k < 0 || !made_length[(size_t)k]) return p;
   }
   p.assumptions_hold = true;
   return p;
