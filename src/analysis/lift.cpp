@@ -44,7 +44,8 @@ struct SVal {
   Expr callee;
   std::vector<Expr> args;
   ir::StmtNode::Iter form = ir::StmtNode::Iter::Range;  // RangeIter
-  Expr reversed;                                         // RangeIter: reversed(range(...))'s callee
+  Expr reversed;                                         // RangeIter: reversed(range(...))'s or reversed(S)'s callee
+  Expr zipped;                                           // RangeIter (Enumerate): enumerate(zip(A, B, ...))'s zip
   std::vector<Expr> over;                                // RangeIter (not Range): the sequences
   int64_t start = 0;                                     // RangeIter (Enumerate)
   int item = -1;                                         // NextItem
@@ -92,7 +93,10 @@ struct Ctx {
   int base;  // stack depth at statement boundaries inside this loop
   int var = -1;
   int header_offset = -1;
-  std::vector<int> items{};  // the variables the unpacked items went to (-1: not yet)
+  std::vector<int> items{};  // the variables the unpacked items went to (-1: not yet; -2: unpacked
+                             // further, into items[sub_first[k]] and the sub_count[k] - 1 after it)
+  std::vector<int> sub_first{}, sub_count{};
+  size_t top = 0;  // how many names the item itself was unpacked into (0: none, `var`)
   // A for loop with an else clause: where its breaks go (cfg.h's Loop::else_exit), and the
   // hidden variable a break sets (the clause runs where it is clear).
   int else_exit = -1;
@@ -603,6 +607,16 @@ class Lifter {
       r.args = {minus_one(hi), lo ? minus_one(lo) : int_const(-1, o), int_const(-1, o)};
       return r;
     }
+    if (name == "reversed" && r.args.size() == 1 && v->kwnames.empty() && sequence_expr(r.args[0])) {
+      // reversed(S) of a sequence: S indexed from len(S) - 1 down to 0, as CPython's
+      // reversed iterators do (a list's reads the list as it is then, never a copy).
+      r.form = Iter::Seq;
+      r.reversed = c;
+      r.callee = nullptr;
+      r.over = {r.args[0]};
+      r.args.clear();
+      return r;
+    }
     if (name != "enumerate" && name != "zip") {
       if (!v->kwnames.empty()) fail("loops over a call with keyword arguments", line);
       return r;
@@ -620,6 +634,14 @@ class Lifter {
         r.start = k->value.i;
       }
       r.over = {r.args[0]};
+      const Expr& a = r.args[0];
+      if (a->kind == ir::ExprNode::Kind::Call && a->kwnames.empty() && a->args.size() >= 2 &&
+          a->args[0]->kind == ir::ExprNode::Kind::Load && nest_.vars[(size_t)a->args[0]->var].name == "zip") {
+        // enumerate(zip(A, B)): the index, then the zip's items (whether `zip` is the
+        // builtin is checked at run time, as for enumerate).
+        r.zipped = a->args[0];
+        r.over.assign(a->args.begin() + 1, a->args.end());
+      }
     } else {
       if (r.args.empty()) fail("calls zip() without arguments", line);
       r.over = r.args;
@@ -912,10 +934,34 @@ class Lifter {
               !active_.back().items.empty() || n < 1)
             fail("unpacks a for loop's item in an unexpected place", in.line);
           active_.back().items.assign((size_t)n, -1);
+          active_.back().top = (size_t)n;
+          active_.back().sub_first.assign((size_t)n, -1);
+          active_.back().sub_count.assign((size_t)n, 0);
           for (int i = n - 1; i >= 0; i--) {
             SVal item = special(SVal::K::NextItem, next.loop);
             item.item = i;
             st.stack.push_back(item);
+          }
+          break;
+        }
+        if (!st.stack.empty() && st.stack.back().k == SVal::K::NextItem) {
+          // for i, (x, y) in ...: an item unpacked again, into names of its own.
+          SVal item = pop(st, in);
+          if (active_.empty() || active_.back().ir_loop != item.loop || n < 1 ||
+              active_.back().items[(size_t)item.item] != -1)
+            fail("unpacks a for loop's item in an unexpected place", in.line);
+          Ctx& c = active_.back();
+          const size_t first = c.items.size();
+          c.items[(size_t)item.item] = -2;
+          c.sub_first[(size_t)item.item] = (int)first;
+          c.sub_count[(size_t)item.item] = n;
+          c.items.resize(first + (size_t)n, -1);
+          c.sub_first.resize(first + (size_t)n, -1);
+          c.sub_count.resize(first + (size_t)n, 0);
+          for (int i = n - 1; i >= 0; i--) {
+            SVal sub = special(SVal::K::NextItem, item.loop);
+            sub.item = (int)first + i;
+            st.stack.push_back(sub);
           }
           break;
         }
@@ -1243,6 +1289,16 @@ class Lifter {
     st.stack.push_back(of(reduction_result(r, org(in))));
   }
 
+  // `seq`, marked as a sequence a loop iterates where it is a slice (`sum(L[1:])`, `x in
+  // L[i:j]`): a list's is then read in place (these loops are inside one statement, which
+  // stores nothing before they end, so the copy CPython makes holds what the list holds).
+  static Expr loop_sequence(const Expr& seq) {
+    if (seq->kind != ir::ExprNode::Kind::Subscript || seq->args[1]->kind != ir::ExprNode::Kind::Slice) return seq;
+    auto m = std::make_shared<ir::ExprNode>(*seq);
+    m->loop_sequence = true;
+    return m;
+  }
+
   // The same reductions of a sequence: `sum(S[, start])`, `min(S)`, `max(S)`, `any(S)`,
   // `all(S)` of a list, tuple or array (typing decides which `S` may be), as the loop
   // `for k in range(len(S)): <step on S[k]>`. CPython's builtins iterate such a sequence
@@ -1265,7 +1321,7 @@ class Lifter {
     const int o = org(in);
     Expr start;
     if (n == 2) start = pop_expr(st, in);
-    Expr seq = pop_expr(st, in);
+    Expr seq = loop_sequence(pop_expr(st, in));
     const Reduction red = begin_reduction(n, kw, start, "calls a method on a sequence", st, out, in);
     // The loop: its position a hidden variable; the item S[k], in range by construction.
     const int ir_loop = (int)nest_.loops.size();
@@ -1290,14 +1346,15 @@ class Lifter {
   // identity, which only a NaN item tells apart (the same NaN object in S): its compare hands
   // a NaN to CPython (ExprNode::nan_bails). S is read at every step: only a variable,
   // attribute or element of one (no call).
-  void contains_sequence(const Expr& x, const Expr& seq, State& st, std::vector<Stmt>& out, const Instr& in) {
+  void contains_sequence(const Expr& x, const Expr& seq_in, State& st, std::vector<Stmt>& out, const Instr& in) {
     const int o = org(in);
     bool plain = true;
-    ir::walk_expr(seq, [&](const Expr& e) {
+    ir::walk_expr(seq_in, [&](const Expr& e) {
       plain = plain && (e->kind == ir::ExprNode::Kind::Load || e->kind == ir::ExprNode::Kind::Attr ||
                         e->kind == ir::ExprNode::Kind::Subscript || e->kind == ir::ExprNode::Kind::Const ||
-                        e->kind == ir::ExprNode::Kind::Binary);
+                        e->kind == ir::ExprNode::Kind::Binary || e->kind == ir::ExprNode::Kind::Slice);
     });
+    const Expr seq = loop_sequence(seq_in);
     if (!plain) fail("uses `in` on something other than a variable, attribute or element", in.line);
     if (!st.pending.empty()) fail("assigns before an `in` test in the same statement", in.line);
     const int resume_at = resume(st);
@@ -1471,30 +1528,46 @@ class Lifter {
                    int item_resume, int line) {
     using Iter = ir::StmtNode::Iter;
     const int o = r.origin;
-    std::vector<int> targets;
+    // The sequences, slices among them marked as a loop's (`for x in L[1:]`: read in place).
+    SVal rs = r;
+    for (auto& seq : rs.over)
+      if (seq->kind == ir::ExprNode::Kind::Subscript) {
+        auto m = std::make_shared<ir::ExprNode>(*seq);
+        m->loop_sequence = true;
+        seq = m;
+      }
+    return desugar_marked(rs, c, std::move(body), ir_loop, range_resume, item_resume, line);
+  }
+  Stmt desugar_marked(const SVal& r, const Ctx& c, std::vector<Stmt> body, int ir_loop, int range_resume,
+                      int item_resume, int line) {
+    using Iter = ir::StmtNode::Iter;
+    const int o = r.origin;
     // `for a, b in ((0, 1), (1, 0))`: the items of a tuple constant unpacked are the
     // items of its columns, (0, 1) and (1, 0) here, each a tuple constant the loop indexes.
     std::vector<Expr> columns;
-    if (r.form == Iter::Seq) {
-      if (!c.items.empty()) {
-        columns = constant_columns(r.over[0], c.items.size());
-        if (columns.empty())
-          fail(constant_tuple(r.over[0]) ? "unpacks the items of a tuple constant that are not all tuples of " +
-                                               std::to_string(c.items.size()) + " numbers"
-                                         : "unpacks the items of `" + show(r.over[0]) + "`",
-               line);
-      }
-      targets = c.items.empty() ? std::vector<int>{c.var} : c.items;
-    } else if (r.form == Iter::Enumerate) {
-      if (c.items.size() != 2) fail("uses enumerate()'s items other than as `for i, x in enumerate(...)`", line);
-      targets = c.items;
-    } else {
-      if (c.items.size() != r.over.size())
-        fail("uses zip()'s items other than by unpacking them into " + std::to_string(r.over.size()) + " names", line);
-      targets = c.items;
+    const size_t top = c.top;  // names at the first level (0: the one name c.var)
+    if (top == 0 && c.var < 0) fail("a for loop whose variable stagepy cannot follow", line);
+    for (size_t k = 0; k < c.items.size(); k++) {
+      if (c.items[k] == -1) fail("a for loop whose variable stagepy cannot follow", line);
+      if (c.items[k] == -2 && k >= top) fail("unpacks a for loop's items more than two deep", line);
     }
-    for (int t : targets)
-      if (t < 0) fail("a for loop whose variable stagepy cannot follow", line);
+    const bool nested = c.items.size() > top;
+    if (r.form == Iter::Seq && top > 0) {
+      if (nested) fail("unpacks the items of a sequence's items again (`for (a, b), c in S`)", line);
+      if (constant_tuple(r.over[0])) {
+        columns = constant_columns(r.over[0], top);
+        if (columns.empty())
+          fail("unpacks the items of a tuple constant that are not all tuples of " + std::to_string(top) + " numbers", line);
+      }
+    } else if (r.form == Iter::Enumerate) {
+      if (top != 2 || c.items[0] < 0 || (r.zipped && (c.items[1] != -2 || c.sub_count[1] != (int)r.over.size())))
+        fail(r.zipped ? "uses the items of enumerate(zip(...)) other than as `for i, (a, b) in enumerate(zip(A, B))`"
+                      : "uses enumerate()'s items other than as `for i, x in enumerate(...)`",
+             line);
+    } else if (r.form == Iter::Zip && top != r.over.size()) {
+      fail("uses zip()'s items other than by unpacking them into " + std::to_string(r.over.size()) + " names", line);
+    }
+    const int first_name = c.items.empty() ? c.var : *std::find_if(c.items.begin(), c.items.end(), [](int t) { return t >= 0; });
     int var;  // the loop's variable: a hidden position, or enumerate's index
     std::vector<Expr> range_args;
     std::vector<ir::Effect> items;
@@ -1502,33 +1575,77 @@ class Lifter {
     auto len = [&](const Expr& seq) {
       return constant_tuple(seq) ? int_const((int64_t)seq->args.size(), o) : builtin_call("len", {seq}, o);
     };
-    auto item = [&](int target, const Expr& seq, const Expr& at) {
+    auto assign = [&](int target, const Expr& value) {
       ir::Effect e;
       e.kind = ir::Effect::Kind::Assign;
       e.var = target;
-      // In range by construction: the loop runs over the sequences' lengths, and their
-      // names keep their values (checked below). Codegen leaves a tuple's check out.
-      auto sub = std::make_shared<ir::ExprNode>(*ir::make_subscript(seq, at, o));
-      sub->in_domain = true;
-      e.value = sub;
+      e.value = value;
       e.origin = o;
       nest_.vars[(size_t)target].assigned = true;
       items.push_back(e);
     };
+    // Item `at` of `seq`: in range by construction: the loop runs over the sequences'
+    // lengths, and their names keep their values (checked below). Codegen leaves a tuple's
+    // check out.
+    auto at_item = [&](const Expr& seq, const Expr& at) {
+      auto sub = std::make_shared<ir::ExprNode>(*ir::make_subscript(seq, at, o));
+      sub->in_domain = true;
+      return Expr(sub);
+    };
+    // Entry k of the names gets `value`, or, unpacked again (`(x, y)`), its items: each
+    // `value[j]`, which checks that `value` has exactly that many.
+    auto place = [&](size_t k, const Expr& value) {
+      if (c.items[k] >= 0) return assign(c.items[k], value);
+      for (int j = 0; j < c.sub_count[k]; j++)
+        assign(c.items[(size_t)(c.sub_first[k] + j)], ir::make_unpacked_item(value, j, c.sub_count[k], o));
+    };
+    // The item of a Seq loop at `pos`: to its one name, or unpacked (`for x, y in pts`).
+    auto seq_item = [&](const Expr& pos) {
+      if (c.items.empty()) return assign(c.var, at_item(r.over[0], pos));
+      if (!columns.empty()) {
+        for (size_t k = 0; k < c.items.size(); k++) assign(c.items[k], at_item(columns[k], pos));
+        return;
+      }
+      const Expr row = at_item(r.over[0], pos);
+      for (size_t k = 0; k < c.items.size(); k++)
+        assign(c.items[k], ir::make_unpacked_item(row, (int)k, (int)c.items.size(), o));
+    };
+    auto position = [&]() {
+      return hidden_var(ir::Var::Storage::Temp, "$" + nest_.vars[(size_t)first_name].name + ".position" + std::to_string(ir_loop));
+    };
     if (r.form == Iter::Enumerate) {
-      var = targets[0];
+      var = c.items[0];
       Expr n = len(r.over[0]);
+      for (size_t k = 1; k < r.over.size(); k++) n = builtin_call("min", {n, len(r.over[k])}, o);
       range_args = r.start == 0 ? std::vector<Expr>{n}
                                 : std::vector<Expr>{int_const(r.start, o), ir::make_binary(ir::BinOp::Add, int_const(r.start, o), n, false, o)};
       Expr i = ir::make_load(var, o);
-      item(targets[1], r.over[0], r.start == 0 ? i : ir::make_binary(ir::BinOp::Sub, i, int_const(r.start, o), false, o));
+      Expr pos = r.start == 0 ? i : ir::make_binary(ir::BinOp::Sub, i, int_const(r.start, o), false, o);
+      if (r.zipped) {
+        for (size_t k = 0; k < r.over.size(); k++) {
+          const int t = c.items[(size_t)c.sub_first[1] + k];
+          if (t < 0) fail("unpacks a for loop's items more than two deep", line);
+          assign(t, at_item(r.over[k], pos));
+        }
+      } else {
+        place(1, at_item(r.over[0], pos));
+      }
+    } else if (r.reversed) {
+      // reversed(S): the position counts down from len(S) - 1 (the range its resume
+      // points rebuild the iterator from: dispatch.cpp, iterators_for).
+      var = position();
+      range_args = {ir::make_binary(ir::BinOp::Sub, len(r.over[0]), int_const(1, o), false, o), int_const(-1, o), int_const(-1, o)};
+      seq_item(ir::make_load(var, o));
+    } else if (r.form == Iter::Seq) {
+      var = position();
+      range_args = {len(r.over[0])};
+      seq_item(ir::make_load(var, o));
     } else {
-      var = hidden_var(ir::Var::Storage::Temp, "$" + nest_.vars[(size_t)targets[0]].name + ".position" + std::to_string(ir_loop));
+      var = position();
       Expr n = len(r.over[0]);
       for (size_t k = 1; k < r.over.size(); k++) n = builtin_call("min", {n, len(r.over[k])}, o);
       range_args = {n};
-      for (size_t k = 0; k < targets.size(); k++)
-        item(targets[k], columns.empty() ? r.over[k] : columns[k], ir::make_load(var, o));
+      for (size_t k = 0; k < r.over.size(); k++) place(k, at_item(r.over[k], ir::make_load(var, o)));
     }
     std::vector<Stmt> full;
     full.push_back(ir::make_seg(std::move(items), item_resume, line));
@@ -1548,6 +1665,8 @@ class Lifter {
     m->iter = r.form;
     m->over = r.over;
     m->start = r.start;
+    m->reversed_callee = r.reversed;
+    m->zip_callee = r.zipped;
     return m;
   }
 
@@ -1615,11 +1734,23 @@ class Lifter {
         out.push_back(desugar_for(r, done, std::move(body), ir_loop, rp, item_resume, for_line));
         nest_.loops[(size_t)ir_loop].iter = r.form;
         nest_.loops[(size_t)ir_loop].over = r.over;
+        nest_.loops[(size_t)ir_loop].backward = r.reversed != nullptr;
         nest_.loops[(size_t)ir_loop].start = r.start;
         std::string names;
-        for (int t : done.items.empty() ? std::vector<int>{done.var} : done.items)
-          names += (names.empty() ? "" : ", ") + nest_.vars[(size_t)t].name;
+        if (done.items.empty()) names = nest_.vars[(size_t)done.var].name;
+        for (size_t k = 0; k < done.top; k++) {
+          names += k ? ", " : "";
+          if (done.items[k] >= 0) {
+            names += nest_.vars[(size_t)done.items[k]].name;
+            continue;
+          }
+          std::string inner;
+          for (int j = 0; j < done.sub_count[k]; j++)
+            inner += (j ? ", " : "") + nest_.vars[(size_t)done.items[(size_t)(done.sub_first[k] + j)]].name;
+          names += "(" + inner + ")";
+        }
         nest_.loops[(size_t)ir_loop].targets = names;
+        nest_.loops[(size_t)ir_loop].zipped = r.zipped != nullptr;
       }
     } else {
       if ((int)st.stack.size() != base()) fail("a while loop inside an expression", info.line);

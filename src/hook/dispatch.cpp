@@ -650,6 +650,19 @@ PyObject* iterator_at(PyObject* seq, int64_t pos) {
   return it.release();
 }
 
+// reversed(seq) whose next item is seq[index] (-1: none left): CPython's reversed
+// iterators (a list's, and the generic one over __len__ and __getitem__) take their index
+// by __setstate__.
+PyObject* reversed_at(PyObject* seq, int64_t index) {
+  PyRef it = PyRef::steal(PyObject_CallOneArg((PyObject*)&PyReversed_Type, seq));
+  if (!it) return nullptr;
+  PyRef p = PyRef::steal(PyLong_FromLongLong(index));
+  if (!p) return nullptr;
+  PyRef r = PyRef::steal(PyObject_CallMethod(it.get(), "__setstate__", "O", p.get()));
+  if (!r) return nullptr;
+  return it.release();
+}
+
 // The iterators of the loops enclosing resume point `r`, rebuilt from the kernel's loop
 // state: range(next, stop, step), or for a desugared loop iter(seq) at its position
 // (inside enumerate() or zip() where the loop had them).
@@ -686,7 +699,7 @@ PyObject* iterators_for(const NestState& s, const specialize::Kernel& k, int r, 
       for (size_t q = 0; q < info.over.size(); q++) {
         PyRef seq = PyRef::steal(sequence_now(f, s.lift.nest, info.over[q]));
         if (!seq) return nullptr;
-        PyObject* one = iterator_at(seq.get(), pos);
+        PyObject* one = info.backward ? reversed_at(seq.get(), next) : iterator_at(seq.get(), pos);
         if (!one) return nullptr;
         PyTuple_SET_ITEM(its.get(), (Py_ssize_t)q, one);
       }
@@ -695,7 +708,14 @@ PyObject* iterators_for(const NestState& s, const specialize::Kernel& k, int r, 
       } else if (info.iter == ir::StmtNode::Iter::Enumerate) {
         PyRef count = PyRef::steal(PyLong_FromLongLong(next));
         if (!count) return nullptr;
-        it = PyObject_CallFunctionObjArgs((PyObject*)&PyEnum_Type, PyTuple_GET_ITEM(its.get(), 0), count.get(), nullptr);
+        PyRef inner;
+        if (info.zipped) {
+          inner = PyRef::steal(PyObject_Call((PyObject*)&PyZip_Type, its.get(), nullptr));
+          if (!inner) return nullptr;
+        } else {
+          inner = PyRef::borrow(PyTuple_GET_ITEM(its.get(), 0));
+        }
+        it = PyObject_CallFunctionObjArgs((PyObject*)&PyEnum_Type, inner.get(), count.get(), nullptr);
       } else {
         it = PyObject_Call((PyObject*)&PyZip_Type, its.get(), nullptr);
       }
@@ -1104,9 +1124,11 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
                                  "stores NumPy floats into it through `" + vars[v].name + "` only");
       }
       lb->written = lb->written || s.stores_unknown || s.stored[v];
-      descs[v].type = types::py_list(lb->dtype(), lb->ndim(), lb->tagged());
+      if (lb->written) lb->keep_before();
+      descs[v].type = types::py_list(lb->dtype(), lb->ndim(), lb->tagged(), lb->tuples());
       descs[v].k1 = (uint64_t)(uintptr_t)&PyList_Type;
-      descs[v].k2 = (uint64_t)lb->dtype() | ((uint64_t)lb->ndim() << 8) | ((uint64_t)lb->tagged() << 16);
+      descs[v].k2 = (uint64_t)lb->dtype() | ((uint64_t)lb->ndim() << 8) | ((uint64_t)lb->tagged() << 16) |
+                    ((uint64_t)lb->tuples() << 17);
       views[v] = {lb->data(), lb->ndim(), lb->shape(), lb->strides()};
       convert_s += now_s() - t0;
     } else if (val && PyUnicode_CheckExact(val)) {

@@ -21,10 +21,10 @@ bool item_dtype(PyObject* item, DType* d, bool* np, std::string* why) {
   *np = false;
   DType sd;
   if (t == &PyFloat_Type) *d = DType::Float64;
-  else if (PyFloat_Check(item) && np::scalar_dtype(item, &sd) && sd == DType::Float64) *d = DType::Float64, *np = true;
-  else if (t == &PyComplex_Type) *d = DType::Complex128;
   else if (t == &PyLong_Type) *d = DType::Int64;
   else if (t == &PyBool_Type) *d = DType::Bool;
+  else if (t == &PyComplex_Type) *d = DType::Complex128;
+  else if (PyFloat_Check(item) && np::scalar_dtype(item, &sd) && sd == DType::Float64) *d = DType::Float64, *np = true;
   else {
     *why = "holds " + type_name(item);
     return false;
@@ -63,16 +63,21 @@ bool ListBuffer::store(PyObject* item, size_t at, std::string* why) {
 
 bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>& seen,
                       std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why, bool tags) {
-  // The shape, from the first element at each depth.
+  // The shape, from the first element at each depth; tuples only as the innermost rows.
   shape_.clear();
+  tuples_ = false;
   PyObject* at = list;
-  while (PyList_CheckExact(at)) {
+  while (PyList_CheckExact(at) || (!shape_.empty() && PyTuple_CheckExact(at))) {
     if (shape_.size() == kMaxDepth) {
       *why = "is nested more than " + std::to_string(kMaxDepth) + " deep";
       return false;
     }
-    Py_ssize_t n = PyList_GET_SIZE(at);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(at);
     shape_.push_back(n);
+    if (PyTuple_CheckExact(at)) {
+      tuples_ = true;
+      break;
+    }
     if (n == 0) break;
     at = PyList_GET_ITEM(at, 0);
   }
@@ -81,13 +86,16 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
   std::vector<PyObject*> level = {list}, next;
   for (size_t d = 0; d < shape_.size(); d++) {
     next.clear();
+    const bool tuple_level = tuples_ && d + 1 == shape_.size();
     for (PyObject* l : level) {
-      if (!PyList_CheckExact(l)) {
-        *why = PyList_Check(l) ? "holds a subclass of list" : "is ragged (lists mixed with other values)";
+      if (tuple_level ? !PyTuple_CheckExact(l) : !PyList_CheckExact(l)) {
+        *why = tuple_level ? (PyTuple_Check(l) ? "holds a subclass of tuple (a named tuple)" : "mixes tuples with other values")
+               : PyList_Check(l) ? "holds a subclass of list"
+                                 : "is ragged (lists mixed with other values)";
         return false;
       }
-      if (PyList_GET_SIZE(l) != shape_[d]) {
-        *why = "is ragged (inner lists of different lengths)";
+      if (PySequence_Fast_GET_SIZE(l) != shape_[d]) {
+        *why = tuple_level ? "holds tuples of different lengths" : "is ragged (inner lists of different lengths)";
         return false;
       }
       auto [it, first] = seen.emplace(l, this);
@@ -103,13 +111,46 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
   dtype_ = DType::Int64;
   const Py_ssize_t len = shape_.back();
   bool np = false;
-  if (!rows_.empty() && len > 0 && !item_dtype(PyList_GET_ITEM(rows_[0], 0), &dtype_, &np, why)) return false;
+  if (!rows_.empty() && len > 0 && !item_dtype(PySequence_Fast_GET_ITEM(rows_[0], 0), &dtype_, &np, why)) return false;
   bytes_.resize(elements() * (size_t)dtype_size(dtype_));
+  before_.clear();  // made by keep_before(), for a list the kernel may write
   std::vector<uint8_t> is_np;  // which elements are numpy.float64s (made at the first one)
   size_t k = 0;
+  // The common case first: every element of the first one's exact type (ints, floats),
+  // read without a call per element; the first other element goes to the general loop.
+  uint8_t* out = bytes_.data();
+  if (dtype_ == DType::Int64 || dtype_ == DType::Float64) {
+    PyTypeObject* want = dtype_ == DType::Int64 ? &PyLong_Type : &PyFloat_Type;
+    bool plain = true;
+    for (size_t r = 0; r < rows_.size() && plain; r++) {
+      PyObject** items = PySequence_Fast_ITEMS(rows_[r]);
+      for (Py_ssize_t j = 0; j < len; j++) {
+        PyObject* x = items[j];
+        if (Py_TYPE(x) != want) {
+          plain = false;
+          break;
+        }
+        if (dtype_ == DType::Float64) {
+          double v = PyFloat_AS_DOUBLE(x);
+          std::memcpy(out + 8 * k, &v, 8);
+        } else {
+          int overflow = 0;
+          long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
+          if (overflow) {
+            *why = "holds an int beyond 64 bits";
+            return false;
+          }
+          std::memcpy(out + 8 * k, &v, 8);
+        }
+        k++;
+      }
+    }
+    if (plain) goto read;
+    k = 0;
+  }
   for (PyObject* r : rows_)
     for (Py_ssize_t j = 0; j < len; j++) {
-      PyObject* x = PyList_GET_ITEM(r, j);
+      PyObject* x = PySequence_Fast_GET_ITEM(r, j);
       DType d;
       if (!item_dtype(x, &d, &np, why)) return false;
       if (d != dtype_) {
@@ -122,6 +163,7 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
       }
       if (!store(x, k++, why)) return false;
     }
+read:
   // A tagged list: each element's value, then its tag (an int64, so that no byte is
   // padding and write_back compares whole elements).
   tagged_ = dtype_ == DType::Float64 && (!is_np.empty() || tags);
@@ -134,7 +176,6 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
     }
     bytes_.swap(wide);
   }
-  before_ = bytes_;
   strides_.assign(shape_.size(), (Py_ssize_t)item_bytes());
   for (size_t d = shape_.size() - 1; d-- > 0;) strides_[d] = strides_[d + 1] * shape_[d + 1];
   return true;
@@ -168,7 +209,14 @@ PyObject* box_list_item(DType d, bool tagged, const uint8_t* p) {
   }
 }
 
+void ListBuffer::keep_before() {
+  if (before_.size() != bytes_.size()) before_ = bytes_;
+}
+
 int ListBuffer::write_back() {
+  // A list no kernel store reaches is unchanged; so are tuples (type inference refuses
+  // stores into them).
+  if (before_.size() != bytes_.size() || tuples_) return 0;
   const size_t item = (size_t)item_bytes();
   const Py_ssize_t len = shape_.empty() ? 0 : shape_.back();
   const size_t row_bytes = item * (size_t)len;

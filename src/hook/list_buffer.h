@@ -1,4 +1,5 @@
-// Python lists as kernel data: in, a list (of lists, rectangular) whose elements are all
+// Python lists as kernel data: in, a list (of lists, rectangular; the innermost rows may be
+// tuples, read only) whose elements are all
 // exact Python ints that fit 64 bits, all floats (or floats and numpy.float64s: a tagged
 // list, each element its value and a tag saying which), or all bools; out, a C-contiguous native
 // buffer the kernel reads and writes like an array, and afterwards the elements that
@@ -39,13 +40,19 @@ class ListBuffer {
             std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why, bool tags = false);
   // Whether the kernel may store into the list (some variable holding it is a store's root).
   bool written = false;
+  // Keeps a copy of the elements as read, for write_back; called (before the kernel runs)
+  // for a list that is `written`. Reading a list only needs no copy.
+  void keep_before();
 
-  // Writes the elements that differ from what was read back into the lists. -1 with a
-  // Python exception set if a new object could not be made.
+  // Writes the elements that differ from what was read back into the lists (none for a
+  // list without keep_before()). -1 with a Python exception set if a new object could not
+  // be made.
   int write_back();
 
   DType dtype() const { return dtype_; }
   bool tagged() const { return tagged_; }
+  // The innermost rows are tuples (`[(x, y), ...]`): read only (Type::tuples).
+  bool tuples() const { return tuples_; }
   int item_bytes() const { return tagged_ ? 16 : dtype_size(dtype_); }
   int ndim() const { return (int)shape_.size(); }
   void* data() { return bytes_.data(); }
@@ -58,8 +65,9 @@ class ListBuffer {
 
   DType dtype_ = DType::Int64;
   bool tagged_ = false;
+  bool tuples_ = false;
   std::vector<Py_ssize_t> shape_, strides_;
-  std::vector<PyObject*> rows_;  // the innermost lists, in order (borrowed)
+  std::vector<PyObject*> rows_;  // the innermost lists (or tuples), in order (borrowed)
   std::vector<uint8_t> bytes_;   // the elements, as the kernel sees them
   std::vector<uint8_t> before_;  // the same, as read
 };

@@ -133,6 +133,10 @@ struct ExprNode {
   // Subscript: the item of a `for x in seq` at the loop's hidden position (lift.cpp), whose
   // index is in range by construction.
   bool in_domain = false;
+  // Subscript by a slice: a sequence a for loop iterates (`for x in L[1:]`, lift.cpp's
+  // desugar_for). A slice of a list (a copy in CPython) is read in place instead, where
+  // type inference finds that the loop stores into no list (so the copy and the list agree).
+  bool loop_sequence = false;
   // Subscript: item args[1] of `a, b, ... = args[0]` with this many names (0: not an
   // unpacking): args[0] must have exactly that many items, or CPython raises ValueError.
   int unpack = 0;
@@ -212,6 +216,7 @@ struct StmtNode {
     Range,      // for v in range(args...)
     Seq,        // for v in S:  hidden k over range(len(S)); body opens with v = S[k]
     Enumerate,  // for i, v in enumerate(S[, c]): i over range(c, c + len(S)); v = S[i - c]
+                //   (enumerate(zip(A, B)): over range(c, c + min(len(A), len(B))))
     Zip,        // for a, b in zip(A, B): hidden k over range(min(len(A), len(B))); a = A[k]...
   };
   Kind kind;
@@ -225,7 +230,10 @@ struct StmtNode {
   Expr range_callee;             // For: the object called (builtins.range; enumerate, zip);
                                  // null for Iter::Seq
   Expr reversed_callee;          // For over reversed(range(...)) (desugared into the range
+                                 // counting down) or reversed(S) (Iter::Seq, its position
                                  // counting down): the object called, builtins.reversed
+  Expr zip_callee;               // For over enumerate(zip(A, B, ...)) (Iter::Enumerate, `over`
+                                 // holding A, B, ...): the object called inside, builtins.zip
   int var = -1;                  // For: the loop variable
   int loop = -1;                 // For/While: this loop's id; Break/Continue: target loop
   int resume = -1;               // Seg/If/For/Exit: index into Nest::resumes
@@ -281,6 +289,8 @@ struct LoopInfo {
   StmtNode::Iter iter = StmtNode::Iter::Range;
   std::vector<Expr> over;  // Load or Attr(Load) of the sequences, as the lifter saw them
   int64_t start = 0;
+  bool backward = false;   // Seq: reversed(S), its position counting down from len(S) - 1
+  bool zipped = false;     // Enumerate: enumerate(zip(A, B, ...)) of the sequences `over`
   std::string targets;     // the loop's names as written ("i, x"; empty: the For's variable)
   int header_offset = 0;  // FOR_ITER (for) or first body instruction (while)
   int line = 0;

@@ -33,6 +33,7 @@ Stmt map_exprs(const Stmt& s, const ExprFn& f) {
   for (auto& a : c->args) a = map_expr(a, f);
   c->range_callee = map_expr(c->range_callee, f);
   c->reversed_callee = map_expr(c->reversed_callee, f);
+  c->zip_callee = map_expr(c->zip_callee, f);
   for (auto& o : c->over) o = map_expr(o, f);
   return c;
 }
@@ -219,6 +220,7 @@ void for_each_expr(const Stmt& s, const std::function<void(const Expr&)>& f) {
   for (auto& a : s->args) walk_expr(a, f);
   walk_expr(s->range_callee, f);
   walk_expr(s->reversed_callee, f);
+  walk_expr(s->zip_callee, f);
   for (auto& o : s->over) walk_expr(o, f);
   for (auto& b : s->body) for_each_expr(b, f);
 }

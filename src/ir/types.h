@@ -144,6 +144,9 @@ struct Type {
   bool tagged = false;           // Array (pylist, Float64): its elements are floats or
                                  // numpy.float64s, each held as its value and then a tag
                                  // (0: float, 1: np.float64), 16 bytes (list_buffer.h)
+  bool tuples = false;           // Array (pylist): its innermost rows are tuples (`[(x, y), ...]`,
+                                 // each of one length; 1-d: one such tuple, a row), read
+                                 // only: `writeable` is false
   bool made = false;             // Array (pylist, 1-d): a list the variable may hold
                                  // is one the nest makes (`cur = [0] * (m + 1)`, `new =
                                  // best[:]`, made_lists.h): kernels hold the address of its
@@ -192,7 +195,8 @@ TypeRef array(DType d, int ndim, Type::Layout layout, bool writeable);
 // A Python list nested `ndim` deep whose elements are all Python ints (Int64), floats
 // (Float64) or bools (Bool).
 // With `tagged` (Float64 only): elements floats or np.float64s, each with its tag.
-TypeRef py_list(DType d, int ndim, bool tagged = false);
+// With `tuples`: a list of tuples (the innermost rows tuples), read-only.
+TypeRef py_list(DType d, int ndim, bool tagged = false, bool tuples = false);
 // A list of `d` (Int64, Float64, Bool) a variable holds by its header (Type::made); with
 // `tagged` (Float64 only), of floats and np.float64s, each with its tag.
 TypeRef made_list(DType d, bool tagged = false);

@@ -120,6 +120,7 @@ class Inliner {
         for (auto& o : c->over) o = top(o, st, false);
         c->range_callee = top(c->range_callee, st, false);
         c->reversed_callee = top(c->reversed_callee, st, false);
+        c->zip_callee = top(c->zip_callee, st, false);
         break;
       }
     }

@@ -194,7 +194,7 @@ class Infer {
       if (unbound(b->type)) return make("copy", {b, slice}, types::unbound());
       const Type& bt = *b->type;
       if (bt.kind != Type::Kind::Array || !bt.pylist) return nullptr;
-      if (bt.ndim != 1) fail("copies a " + bt.str() + " (lists of numbers only)", ln);
+      if (bt.ndim != 1 || bt.tuples) fail("copies a " + bt.str() + " (lists of numbers only)", ln);
       if (bt.dtype != DType::Int64 && bt.dtype != DType::Float64 && bt.dtype != DType::Bool)
         fail("copies a " + bt.str(), ln);
       if (bt.tagged && !tagged) throw SpecError{"copies a list of floats holding np.float64s into " + vname(var), ln, var};
@@ -366,6 +366,16 @@ class Infer {
           // (Complex arrays are lowered into parts, which do not keep the length check.)
           if (bt.kind != Type::Kind::Tuple && !(bt.kind == Type::Kind::Array && bt.ndim >= 1 && !dtype_is_complex(bt.dtype)))
             fail("unpacks a " + bt.str() + " into names", ln);
+        }
+        if (e->loop_sequence && idx->type->kind == Type::Kind::Slice) {
+          // `for x in L[a:b]`: a view of the list for the loop (for_stmt checks the loop
+          // stores into no list, so it reads what the copy would hold).
+          const Type& bt = *base->type;
+          if (bt.kind == Type::Kind::Array && bt.py_items()) {
+            if (bt.ndim != 1) fail("loops over a slice of a " + bt.str() + " (which copies it)", ln);
+            TypeRef view = bt.pylist ? types::py_list(bt.dtype, 1, bt.tagged, bt.tuples) : base->type;
+            return typed(e, {base, idx}, view);
+          }
         }
         return typed(e, {base, idx}, subscript_type(base, idx, ln));
       }
@@ -825,7 +835,7 @@ class Infer {
       if (!int_like(idx->type)) fail("indexes a list with a " + idx->type->str() + " (only integers are supported)", ln);
       if (bt.pystr) return types::py_char();
       if (bt.ndim == 1) return types::list_elem(bt);
-      return types::py_list(bt.dtype, bt.ndim - 1, bt.tagged);
+      return types::py_list(bt.dtype, bt.ndim - 1, bt.tagged, bt.tuples);
     }
     if (bt.kind == Type::Kind::Array) {
       std::vector<TypeRef> parts;
@@ -1482,6 +1492,7 @@ class Infer {
           }
           stores_before = true;
           if (np_array(f.value->type)) fail("stores an array into an element of an array", s->line);
+          if (bt.tuples) fail("stores into a " + bt.str() + " (tuples do not change)", s->line);
           if (!bt.writeable) fail("writes to a read-only array", s->line);
           if (!f.value->type->is_scalar()) fail("stores a " + f.value->type->str() + " into an array", s->line);
           for (auto& m : members(f.value->type))
@@ -1592,6 +1603,7 @@ class Infer {
         for (auto& o : s->over) ir::walk_expr(o, reads);
         ir::walk_expr(s->range_callee, reads);
         ir::walk_expr(s->reversed_callee, reads);
+        ir::walk_expr(s->zip_callee, reads);
         if (s->var >= 0 && (size_t)s->var < nvars && !read[s->var]) assigned[s->var] = true;
         // ... and what its body assigns first (`x = A[i, j]` there).
         const std::vector<bool> inner = assigned_first(s->body[0]->body, nvars);
@@ -1718,7 +1730,7 @@ class Infer {
       Expr callee = expr(s->range_callee, env);
       const bool is_callable = callee->type->kind == Type::Kind::Callable;
       if (!unbound(callee->type) && is_callable && callee->type->builtin == Builtin::Reversed && want == Builtin::Range)
-        fail("loops over reversed() of something other than range() (stagepy compiles reversed(range(...)))", s->line);
+        fail("loops over reversed() of something other than range() or a sequence (stagepy compiles reversed(range(...)), and reversed() of variables or attributes holding sequences and of slices of them)", s->line);
       if (!unbound(callee->type) && !(is_callable && callee->type->builtin == want))
         fail("loops over `" + ir::to_string(s->range_callee, nest_) + "(...)`, which is not the builtin " + builtin_name(want) +
                  " (stagepy compiles for loops over range(), sequences, enumerate() and zip())",
@@ -1728,6 +1740,11 @@ class Infer {
       Expr r = expr(s->reversed_callee, env);
       if (!unbound(r->type) && !(r->type->kind == Type::Kind::Callable && r->type->builtin == Builtin::Reversed))
         fail("loops over `reversed(...)` where `reversed` is not the builtin", s->line);
+    }
+    if (s->zip_callee) {
+      Expr z = expr(s->zip_callee, env);
+      if (!unbound(z->type) && !(z->type->kind == Type::Kind::Callable && z->type->builtin == Builtin::Zip))
+        fail("loops over `enumerate(zip(...))` where `zip` is not the builtin", s->line);
     }
     std::vector<Expr> args;
     for (auto& a : s->args) {
@@ -1744,6 +1761,7 @@ class Infer {
       args.push_back(t);
     }
     // A desugared loop indexes its sequences: only where that is what iterating gives.
+    std::string copied;  // a mutable list or buffer sliced for the loop (CPython loops over a copy)
     for (auto& o : s->over) {
       Expr t = expr(o, env);
       if (unbound(t->type)) continue;
@@ -1751,13 +1769,33 @@ class Infer {
       bool ok = (ot.kind == Type::Kind::Array && ot.ndim >= 1) || ot.kind == Type::Kind::Tuple;
       if (!ok)
         fail("loops over a " + ot.str() + " (stagepy compiles loops over lists, tuples and arrays)", s->line);
+      if (t->kind == ExprNode::Kind::Subscript && t->loop_sequence && ot.py_items() && ot.writeable && !ot.pystr)
+        copied = ir::to_string(o, nest_);
     }
     stmts.push_back(ir::make_range(s->loop, args, s->resume, s->line));
     LoopTyping lt = loop_body(s, s->body[0]->body, env, s->var, lo);
+    if (!copied.empty()) {
+      // The loop reads the list in place: the copy CPython loops over holds the same items
+      // only while no store can reach the list, so the loop stores into no list at all.
+      auto stores_into_list = [](const std::vector<Stmt>& body) {
+        bool found = false;
+        for (const Stmt& b : body)
+          ir::for_each_stmt(b, [&](const Stmt& x) {
+            for (const ir::Effect& e : x->effects)
+              if (e.kind == ir::Effect::Kind::Store && e.base && e.base->type && e.base->type->kind == Type::Kind::Array &&
+                  e.base->type->py_items())
+                found = true;
+          });
+        return found;
+      };
+      if (stores_into_list(lt.steady) || stores_into_list(lt.first))
+        fail("loops over `" + copied + "`, a copy of a list, and stores into a list inside the loop", s->line);
+    }
     auto f = std::make_shared<StmtNode>(*s);
     f->args.clear();
     f->range_callee = nullptr;
     f->reversed_callee = nullptr;
+    f->zip_callee = nullptr;
     f->over.clear();
     f->body = {ir::make_block(std::move(lt.steady))};
     if (lt.peeled) {

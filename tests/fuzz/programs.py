@@ -2,7 +2,8 @@
 
 program(draw) returns (source, make_args): a function `f` whose loop nest reads and writes
 NumPy arrays, Python lists (of lists; of floats, some lists also np.float64s) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
-bounds from outer variables), affine and non-affine subscripts (some out of bounds, some
+bounds from outer variables), loops over sequences and slices of them (`enumerate`, `zip`,
+`reversed(S)`, `enumerate(zip(A, B))` unpacked two levels deep), affine and non-affine subscripts (some out of bounds, some
 negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list and lists made in the loops (`L1 = []`, appended to `L0`), lists made,
 aliased, swapped, read and written in the loops (`P = [x] * (n + 1)`, `Q = P[1:]`, `Q = P`), min/max/abs, math.sqrt/log, np.float32(x) and the other scalar types, mixed
 int/float/bool arithmetic, sum/min/max/any/all of generator expressions, stores of elementwise
@@ -343,6 +344,17 @@ class Gen:
             self.emit(indent, f"for {x}, {y} in zip({self.seq_('A')}, {self.seq_('B')}):" if form == 1 else f"for {x} in {seq}:")
             self.emit(indent + 1, f"{v} += 1")
             return [x, y] if form == 1 else [x]
+        if form == 5 and self.int_(0, 1):
+            # Counting down a sequence (a list's items as they are then: no copy).
+            self.emit(indent, f"{v} = -1")
+            self.emit(indent, f"for {x} in reversed({seq}):")
+            self.emit(indent + 1, f"{v} += 1")
+            return [x]
+        if form == 6 and self.int_(0, 1):
+            # The index and the items of two sequences, unpacked two levels deep.
+            self.emit(indent, f"for {v}, ({x}, {y}) in enumerate(zip({self.seq_('A')}, {self.seq_('B')})"
+                              f"{self.pick(['', ', 1', ', -2'])}):")
+            return [x, y]
         if form == 4:
             # A tuple constant (a neighbourhood's offsets), or one unpacked with weights.
             ks = [self.int_(-2, 3) for _ in range(self.int_(1, 4))]

@@ -43,7 +43,7 @@ def reasons(recs):
         for a, b in pairs:
             s += a * b
         return s
-    """, lambda: ([(1, 2), (3, 4)],), "unpacks the items of `pairs`"),
+    """, lambda: ([(1, 2.5), (3, 4.0)],), "`pairs` mixes element types"),
     # Calls that are not range(): the reason names what the loop is over (it said "range()
     # with 0 arguments", "calls range() with a str", "... over range()").
     ("""
@@ -73,7 +73,7 @@ def reasons(recs):
     ("""
     def f(a):
         s = 0.0
-        for v in reversed(a):
+        for v in reversed(a * 2):
             s += v
         return s
     """, lambda: (np.arange(3.0),), "loops over reversed() of something other than range()"),

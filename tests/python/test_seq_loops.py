@@ -355,13 +355,14 @@ INTERPRETED = [
             s += x
         return s
     """, lambda: ([1, 2, 3],), "loops over an expression"),
-    ("a slice of a list (a copy)", """
+    ("a slice of a list (a copy) the loop stores into", """
     def f(L):
         s = 0
         for x in L[1:]:
             s += x
-        return s
-    """, lambda: ([1, 2, 3],), "slices a list of ints (which copies it)"),
+            L[2] = s
+        return s, L
+    """, lambda: ([1, 2, 3],), "a copy of a list, and stores into a list"),
 ]
 
 
@@ -378,3 +379,138 @@ def test_module_level_loops_over_sequences():
         for x, y in zip(xs, ys):
             total += w * x * y + i
     """, lambda: {"weights": [0.5, 1.5, 2.5], "xs": [1.0, 2.0, 3.0], "ys": np.arange(3.0)}, expect="native")
+
+
+# Items unpacked into names: `for x, y in pts` (rows of a 2-d array or a list of lists, each
+# of which must have exactly that many items), `for i, (x, y) in enumerate(...)`,
+# `for (a, b), c in zip(...)`, and `for i, (a, b) in enumerate(zip(A, B))`.
+UNPACKED = [
+    ("rows of a 2-d array into x, y", """
+    def f(P):
+        sx = sy = 0.0
+        for x, y in P:
+            sx += x
+            sy += x * y
+        return locals()
+    """, lambda: (np.random.default_rng(1).random((50, 2)),)),
+    ("a list of lists of ints, reversed", """
+    def f(P):
+        t = 0
+        for a, b, c in reversed(P):
+            t = (t * 31 + a * b - c) % 1000003
+        return locals()
+    """, lambda: ([[int(v) for v in r] for r in np.random.default_rng(2).integers(-9, 9, (40, 3))],)),
+    ("enumerate of rows", """
+    def f(P, out):
+        for i, (x, y) in enumerate(P, 2):
+            out[i - 2] = x * i + y
+        return locals()
+    """, lambda: (np.arange(20.0).reshape(10, 2), np.zeros(10))),
+    ("enumerate(zip(A, B)) of lists of two lengths", """
+    def f(A, B):
+        t = 0.0
+        for i, (a, b) in enumerate(zip(A, B)):
+            t += i * a * b
+        return locals()
+    """, lambda: ([float(v) for v in range(30)], [0.5 * v for v in range(23)])),
+    ("enumerate(zip(...)) of three sequences, from 1, with a break", """
+    def f(A, B, s):
+        k = -1
+        for i, (a, b, ch) in enumerate(zip(A, B, s), 1):
+            if ch == "x":
+                k = i
+                break
+            A[i - 1] = a + b
+        return locals()
+    """, lambda: (np.arange(8.0), np.ones(8), "abcdxfgh")),
+    ("zip of a row-unpacked array and a list", """
+    def f(P, w):
+        t = 0.0
+        for (x, y), c in zip(P, w):
+            t += c * (x - y)
+        return locals()
+    """, lambda: (np.random.default_rng(3).random((12, 2)), [float(v) for v in range(12)])),
+]
+
+
+@pytest.mark.parametrize("what, src, make_args", UNPACKED, ids=[c[0] for c in UNPACKED])
+def test_unpacked_items_run_natively(what, src, make_args):
+    difftest.run(src, "f", make_args)
+
+
+UNPACKED_BAIL = [
+    ("rows of three items into two names (ValueError at the first)", """
+    def f(P):
+        s = 0.0
+        for x, y in P:
+            s += x
+        return locals()
+    """, lambda: (np.ones((4, 3)),)),
+    ("enumerate(zip(...)): an int that leaves 64 bits mid-loop", """
+    def f(A, B):
+        p = 1
+        k = -1
+        for i, (a, b) in enumerate(zip(A, B)):
+            p = p * a + b
+            k = i
+        return locals()
+    """, lambda: ([2 ** 16] * 9, [1] * 12)),
+    ("unpacked rows: a division by zero mid-loop", """
+    def f(P):
+        s = 0.0
+        n = 0
+        for x, y in P:
+            s += x / y
+            n += 1
+        return locals()
+    """, lambda: ([[1.0, 2.0], [3.0, 4.0], [5.0, 0.0], [6.0, 1.0]],)),
+]
+
+
+@pytest.mark.parametrize("what, src, make_args", UNPACKED_BAIL, ids=[c[0] for c in UNPACKED_BAIL])
+def test_unpacked_items_hand_over_mid_loop(what, src, make_args):
+    difftest.run(src, "f", make_args, expect="bail")
+
+
+UNPACKED_INTERPRETED = [
+    ("enumerate of a zip that is not the builtin (a function here)", """
+    zip = lambda *a: [(1, 2)]
+    def f(A, B):
+        t = 0
+        for i, (a, b) in enumerate(zip(A, B)):
+            t += i * a * b
+        return t
+    """, lambda: ([1, 2], [3, 4]), "calls `zip`"),
+    ("three levels of names", """
+    def f(P, w):
+        t = 0
+        for i, ((x, y), c) in enumerate(zip(P, w)):
+            t += x * c
+        return t
+    """, lambda: ([[1, 2], [3, 4]], [5, 6]), "more than two deep"),
+    ("rows unpacked beside another name", """
+    def f(P):
+        t = 0
+        for (x, y), z in P:
+            t += x
+        return t
+    """, lambda: ([[1, 2], [3, 4]],), "unpacks the items of a sequence's items again"),
+]
+
+
+@pytest.mark.parametrize("what, src, make_args, reason", UNPACKED_INTERPRETED, ids=[c[0] for c in UNPACKED_INTERPRETED])
+def test_unpackings_stagepy_cannot_compile_stay_interpreted(what, src, make_args, reason):
+    recs = difftest.run(src, "f", make_args, expect="interpreted")
+    difftest.assert_reason(recs, reason)
+
+
+def test_enumerate_of_zip_bound_to_another_builtin_stays_interpreted():
+    recs = difftest.run("""
+    zip = enumerate
+    def f(A, B):
+        t = 0
+        for i, (a, b) in enumerate(zip(A, B)):
+            t += i * a * b
+        return t
+    """, "f", lambda: ([5, 6, 7], 3), expect="interpreted")
+    difftest.assert_reason(recs, "where `zip` is not the builtin")
