@@ -6,7 +6,9 @@ built row by row, `pairs.append([i, j])`), Knuth-Morris-Pratt over strs, and mat
 stop 51, lists of floats that get NumPy floats (column means `mean[j] += X[i, j]`, Dijkstra over
 a NumPy weight matrix), and a sum of squares started from the int 0 over a matrix; and since
 stop 52, lists the loops make and read (LCS over two rolling rows, a knapsack copying its row,
-a relaxation making a row per step). Each under CPython, stagepy (one thread and every thread) and
+a relaxation making a row per step); and since stop 54, loops over slices of lists (Kadane's
+`for x in a[1:]`, `zip(L, L[1:])`), `reversed(S)`, `enumerate(zip(A, B))`, lists of tuples
+unpacked (`for x, y in pts`), and a sum over a list of a million ints (reading the list). Each under CPython, stagepy (one thread and every thread) and
 numba (njit), in one process; every result compared with CPython's.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/idioms.py [--repeat N] [--scale S] [--only NAME...]
@@ -193,6 +195,46 @@ def close_pairs(x, y, r):
             if dx * dx + dy * dy < r * r:
                 pairs.append([i, j])
     return pairs
+
+def max_run(a):
+    best = cur = a[0]
+    for x in a[1:]:
+        cur = max(x, cur + x)
+        best = max(best, cur)
+    return best
+
+def neighbour_gaps(L):
+    t = 0.0
+    for x, y in zip(L, L[1:]):
+        t += abs(y - x)
+    return t
+
+def centroid(pts):
+    cx = cy = 0.0
+    for x, y in pts:
+        cx += x
+        cy += y
+    return cx / len(pts), cy / len(pts)
+
+def weighted_pairs(A, B):
+    t = 0.0
+    for i, (a, b) in enumerate(zip(A, B)):
+        t += (i % 7) * (a - b)
+    return t
+
+def horner(coeffs, xs, out):
+    for k in range(len(xs)):
+        acc = 0.0
+        for c in reversed(coeffs):
+            acc = acc * xs[k] + c
+        out[k] = acc
+    return out
+
+def sum_ints(L):
+    t = 0
+    for x in L:
+        t += x
+    return t
 """
 
 
@@ -216,6 +258,12 @@ def cases(scale):
     W = np.where(rng.random((nw, nw)) < 0.2, rng.random((nw, nw)), 0.0)
     kw = [r.randint(1, 100) for _ in range(s(200))]
     kv = [r.randint(1, 1000) for _ in range(len(kw))]
+    ints = [r.randint(-1000, 1000) for _ in range(s(1_000_000))]
+    # Multiples of 1/64 below 2**10: sums in any order are exact, so parallel sums compare equal.
+    floats = [r.randint(-65536, 65536) / 64 for _ in range(s(1_000_000))]
+    pts = [(r.randint(0, 65536) / 64, r.randint(0, 65536) / 64) for _ in range(s(1_000_000))]
+    coeffs = [r.random() for _ in range(12)]
+    xs = rng.random(s(200_000))
     return {
         "primes_for_else": (lambda f: f(n_pr), f"n < {n_pr}: `for x ...: if n % x == 0: break` / `else: c += n` / `c -= 1`"),
         "edit_distance": (lambda f: f(a, b), f"{len(a)} x {len(b)} DNA, NumPy table"),
@@ -233,6 +281,12 @@ def cases(scale):
         "lcs_rows": (lambda f: f(a, b), f"{len(a)} x {len(b)} DNA, two rows: `cur = [0] * (m + 1)`, `prev = cur`"),
         "knapsack": (lambda f: f(kw, kv, s(20000)), f"{len(kw)} items, capacity {s(20000)}, `new = best[:]`"),
         "relax_rows": (lambda f: f(s(2000), s(2000)), f"{s(2000)} points x {s(2000)} steps, `v = [0.0] * n`, `u = v`"),
+        "max_run": (lambda f: f(ints), f"{len(ints)} ints, `for x in a[1:]`, max()"),
+        "neighbour_gaps": (lambda f: f(floats), f"{len(floats)} floats, `zip(L, L[1:])`"),
+        "centroid": (lambda f: f(pts), f"{len(pts)} tuples, `for x, y in pts`"),
+        "weighted_pairs": (lambda f: f(floats, floats[::-1]), f"{len(floats)} floats twice, `enumerate(zip(A, B))`"),
+        "horner": (lambda f: f(coeffs, xs, np.zeros_like(xs)), f"{len(xs)} points, `for c in reversed(coeffs)` (12)"),
+        "sum_ints": (lambda f: f(ints), f"{len(ints)} ints, `for x in L: t += x`"),
     }
 
 
