@@ -98,8 +98,10 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
         *why = tuple_level ? "holds tuples of different lengths" : "is ragged (inner lists of different lengths)";
         return false;
       }
-      auto [it, first] = seen.emplace(l, this);
-      if (!first) shared.emplace_back(it->second, this);
+      if (!tuple_level) {  // (a tuple met twice is harmless: nothing stores into it)
+        auto [it, first] = seen.emplace(l, this);
+        if (!first) shared.emplace_back(it->second, this);
+      }
       if (d + 1 < shape_.size())
         for (Py_ssize_t i = 0; i < shape_[d]; i++) next.push_back(PyList_GET_ITEM(l, i));
     }
