@@ -75,6 +75,7 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
   in.nest = nest;
   in.entry = entry_held;
   in.tagged_made = &made.tagged;
+  in.overlapping = &rq.overlapping_vars;
   in.oracle = rq.oracle;
   in.line_of = rq.line_of;
   // The facts are about rq.nest, or about rq.inlined where helpers are inlined.

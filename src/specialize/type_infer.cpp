@@ -1762,6 +1762,7 @@ class Infer {
     }
     // A desugared loop indexes its sequences: only where that is what iterating gives.
     std::string copied;  // a mutable list or buffer sliced for the loop (CPython loops over a copy)
+    std::vector<int> copied_roots;  // the variables holding those (-1: not known)
     for (auto& o : s->over) {
       Expr t = expr(o, env);
       if (unbound(t->type)) continue;
@@ -1769,27 +1770,39 @@ class Infer {
       bool ok = (ot.kind == Type::Kind::Array && ot.ndim >= 1) || ot.kind == Type::Kind::Tuple;
       if (!ok)
         fail("loops over a " + ot.str() + " (stagepy compiles loops over lists, tuples and arrays)", s->line);
-      if (t->kind == ExprNode::Kind::Subscript && t->loop_sequence && ot.py_items() && ot.writeable && !ot.pystr)
+      if (t->kind == ExprNode::Kind::Subscript && t->loop_sequence && ot.py_items() && ot.writeable && !ot.pystr) {
         copied = ir::to_string(o, nest_);
+        copied_roots.push_back(ir::root_var(t->args[0]));
+      }
     }
     stmts.push_back(ir::make_range(s->loop, args, s->resume, s->line));
     LoopTyping lt = loop_body(s, s->body[0]->body, env, s->var, lo);
     if (!copied.empty()) {
       // The loop reads the list in place: the copy CPython loops over holds the same items
-      // only while no store can reach the list, so the loop stores into no list at all.
-      auto stores_into_list = [](const std::vector<Stmt>& body) {
+      // only while no store can reach the list. A store into another list is fine where
+      // both variables only ever hold their lists at entry or lists the nest makes (each
+      // statement its own new one), and their lists at entry share no memory (the
+      // dispatcher's key says which do).
+      auto store_may_reach = [&](const Expr& base) {
+        const int t = ir::root_var(base);
+        if (t < 0) return true;
+        for (int r : copied_roots)
+          if (r < 0 || r == t || !fresh_only(r) || !fresh_only(t) || overlap_at_entry(r, t)) return true;
+        return false;
+      };
+      auto stores_into_list = [&](const std::vector<Stmt>& body) {
         bool found = false;
         for (const Stmt& b : body)
           ir::for_each_stmt(b, [&](const Stmt& x) {
             for (const ir::Effect& e : x->effects)
               if (e.kind == ir::Effect::Kind::Store && e.base && e.base->type && e.base->type->kind == Type::Kind::Array &&
-                  e.base->type->py_items())
+                  e.base->type->py_items() && store_may_reach(e.base))
                 found = true;
           });
         return found;
       };
       if (stores_into_list(lt.steady) || stores_into_list(lt.first))
-        fail("loops over `" + copied + "`, a copy of a list, and stores into a list inside the loop", s->line);
+        fail("loops over `" + copied + "`, a copy of a list, and stores into a list that may be it inside the loop", s->line);
     }
     auto f = std::make_shared<StmtNode>(*s);
     f->args.clear();
@@ -1823,6 +1836,24 @@ class Infer {
       stmts.push_back(f);
       alts = {merge({nonzero, zero}, s->line)};
     }
+  }
+
+  // Whether every assignment to `v` in the nest makes a new list (`v = [0] * n`, `v = L[:]`):
+  // then `v` holds its list at entry or one of its own.
+  bool fresh_only(int v) const {
+    bool fresh = true;
+    ir::for_each_stmt(nest_.root, [&](const Stmt& x) {
+      if (x->kind == StmtNode::Kind::For && x->var == v) fresh = false;
+      for (const ir::Effect& e : x->effects)
+        if (e.kind == ir::Effect::Kind::Assign && e.var == v && !ir::makes_list(e.value)) fresh = false;
+    });
+    return fresh;
+  }
+  bool overlap_at_entry(int a, int b) const {
+    if (!in_.overlapping) return true;
+    for (auto& [x, y] : *in_.overlapping)
+      if ((x == a && y == b) || (x == b && y == a)) return true;
+    return false;
   }
 
   void while_stmt(const Stmt& s, const Env& env, LoopOuts& lo, std::vector<Stmt>& stmts,

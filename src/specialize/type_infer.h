@@ -43,6 +43,9 @@ struct InferInput {
   size_t budget = 20000;                  // typed statements before giving up on duplication
   // Variables whose new lists of floats are tagged (made_lists.h), or null.
   const std::set<int>* tagged_made = nullptr;
+  // Pairs of variables whose arrays or lists share memory at entry (part of the dispatcher's
+  // key), or null: a loop over a slice of one list may store into another (for_stmt).
+  const std::vector<std::pair<int, int>>* overlapping = nullptr;
 };
 
 TypedNest infer_types(const InferInput& in);

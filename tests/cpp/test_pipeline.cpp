@@ -9,6 +9,7 @@
 
 #include "analysis/lift.h"
 #include "bytecode_asm.h"
+#include "ir/mutate.h"
 #include "ir/printer.h"
 #include "specialize/pipeline.h"
 
@@ -148,6 +149,86 @@ TEST(Lift, AReturnUnderAConditionIsAnExitAtItsStatement) {
       EXPECT_EQ(rp.loops.size(), 1u);  // CPython gets the for loop's iterator back
     }
   EXPECT_EQ(exits, 1);
+}
+
+// The loop of `for i, (a, b) in enumerate(zip(A, B)): s += i * a * b` (or, with `rows`,
+// `for x, y in reversed(P): s += x * y`), 3.12's bytecode.
+static analysis::LiftResult lift_sequence_loop(bool rows) {
+  Asm a;
+  a.code.localsplus_names = rows ? std::vector<std::string>{"P", "s", "x", "y"}
+                                 : std::vector<std::string>{"A", "B", "s", "i", "a", "b"};
+  int entry;
+  if (rows) {
+    entry = a.emit("LOAD_GLOBAL", "reversed", 0, 1, -1, 2);
+    a.emit("LOAD_FAST", "P", 0, 0, -1, 2);
+    a.emit("CALL", "", 1, 0, -1, 2);
+  } else {
+    entry = a.emit("LOAD_GLOBAL", "enumerate", 0, 1, -1, 2);
+    a.emit("LOAD_GLOBAL", "zip", 1, 1, -1, 2);
+    a.emit("LOAD_FAST", "A", 0, 0, -1, 2);
+    a.emit("LOAD_FAST", "B", 1, 0, -1, 2);
+    a.emit("CALL", "", 2, 0, -1, 2);
+    a.emit("CALL", "", 1, 0, -1, 2);
+  }
+  a.emit("GET_ITER", "", 0, 0, -1, 2);
+  int header = a.emit("FOR_ITER", "", 0, 0, -1, 2);
+  a.emit("UNPACK_SEQUENCE", "", 2, 0, -1, 2);
+  if (rows) {
+    a.emit("STORE_FAST", "x", 2, 0, -1, 2);
+    a.emit("STORE_FAST", "y", 3, 0, -1, 2);
+    a.emit("LOAD_FAST", "s", 1, 0, -1, 3);
+    a.emit("LOAD_FAST", "x", 2, 0, -1, 3);
+    a.emit("LOAD_FAST", "y", 3, 0, -1, 3);
+  } else {
+    a.emit("STORE_FAST", "i", 3, 0, -1, 2);
+    a.emit("UNPACK_SEQUENCE", "", 2, 0, -1, 2);
+    a.emit("STORE_FAST", "a", 4, 0, -1, 2);
+    a.emit("STORE_FAST", "b", 5, 0, -1, 2);
+    a.emit("LOAD_FAST", "s", 2, 0, -1, 3);
+    a.emit("LOAD_FAST", "i", 3, 0, -1, 3);
+    a.emit("LOAD_FAST", "a", 4, 0, -1, 3);
+    a.emit("BINARY_OP", "*", 5, 0, -1, 3);
+    a.emit("LOAD_FAST", "b", 5, 0, -1, 3);
+  }
+  a.emit("BINARY_OP", "*", 5, 0, -1, 3);
+  a.emit("BINARY_OP", "+=", 13, 0, -1, 3);
+  a.emit("STORE_FAST", "s", rows ? 1 : 2, 0, -1, 3);
+  a.emit("JUMP_BACKWARD", "", 0, 0, header, 3);
+  int end_for = a.emit("END_FOR", "", 0, 0, -1, 2);
+  a.patch(header, end_for);
+  int exit = a.emit("RETURN_CONST", "", 0, 0, -1, 4);
+  analysis::LoopSpec spec{entry, header, exit, 0};
+  return analysis::lift_nest(a.code, spec);
+}
+
+TEST(Lift, EnumerateOfZipIndexesBothSequencesAtTheIndex) {
+  auto r = lift_sequence_loop(false);
+  ASSERT_TRUE(r.ok) << r.reason;
+  std::string text = ir::to_string(r.nest);
+  EXPECT_NE(text.find("range(min(len(A), len(B)))"), std::string::npos) << text;
+  EXPECT_NE(text.find("a = A[i]"), std::string::npos) << text;
+  EXPECT_NE(text.find("b = B[i]"), std::string::npos) << text;
+  ASSERT_EQ(r.nest.loops.size(), 1u);
+  EXPECT_EQ(r.nest.loops[0].iter, ir::StmtNode::Iter::Enumerate);
+  EXPECT_TRUE(r.nest.loops[0].zipped);
+  EXPECT_EQ(r.nest.loops[0].over.size(), 2u);
+  EXPECT_EQ(r.nest.loops[0].targets, "i, (a, b)");
+}
+
+TEST(Lift, ReversedSequenceCountsDownAndUnpacksRows) {
+  auto r = lift_sequence_loop(true);
+  ASSERT_TRUE(r.ok) << r.reason;
+  std::string text = ir::to_string(r.nest);
+  EXPECT_NE(text.find("range((len(P) - 1), -1, -1)"), std::string::npos) << text;
+  ASSERT_EQ(r.nest.loops.size(), 1u);
+  EXPECT_TRUE(r.nest.loops[0].backward);
+  EXPECT_EQ(r.nest.loops[0].iter, ir::StmtNode::Iter::Seq);
+  EXPECT_EQ(r.nest.loops[0].targets, "x, y");
+  int unpacked = 0;  // x = P[k][0] and y = P[k][1], each checking that the row has 2 items
+  ir::for_each_expr(r.nest.root, [&](const ir::Expr& e) {
+    if (e->kind == ir::ExprNode::Kind::Subscript && e->unpack == 2) unpacked++;
+  });
+  EXPECT_EQ(unpacked, 2) << text;
 }
 
 TEST(Types, UnionsOnlyWhereValuesBehaveAlike) {

@@ -142,12 +142,12 @@ INTERPRETED = [
             L[1] = 0
         return locals()
     """, lambda: ([1.0, 2.0, 3.0, 4.0],), "a copy of a list, and stores into a list"),
-    ("a slice of a list is a copy: the loop stores into a list of the same values", """
+    ("a slice of a list is a copy: the same list passed twice, stored into", """
     def f(L, out):
         for i, v in enumerate(L[1:]):
             out[i] = v - L[i]
         return locals()
-    """, lambda: ([1, 5, 2, 8], [0, 0, 0]), "a copy of a list, and stores into a list"),
+    """, lambda: (*([[1, 5, 2, 8]] * 2),), "a copy of a list, and stores into a list that may be it"),
     ("a slice of a list is a copy: a helper stores into it", """
     def bump(L, i):
         L[i] += 1
@@ -262,6 +262,15 @@ LISTS = [
             t += x
         return locals()
     """, lambda: ([1.0, np.float64(2.5), 3.0, np.float64(0.25), 7.0],)),
+    ("stores into other lists: one held at entry, one the loops make", """
+    def f(L, out):
+        for t in range(3):
+            diff = [0] * (len(L) - 1)
+            for i, v in enumerate(L[1:]):
+                out[i] = v - L[i] + t
+                diff[i] = out[i] * 2
+        return locals()
+    """, lambda: ([1, 5, 2, 8, -3], [0] * 4)),
     ("reductions and `in` over slices of a list", """
     def f(L, n):
         t = 0
@@ -419,3 +428,22 @@ BAIL_LISTS = [
 @pytest.mark.parametrize("what,src,make_args", BAIL_LISTS, ids=[n for n, _, _ in BAIL_LISTS])
 def test_cpython_takes_over_a_loop_over_a_list_slice_or_reversed(what, src, make_args):
     difftest.run(src, "f", make_args, expect="bail")
+
+
+def test_a_list_stored_into_under_another_name_is_checked_per_call():
+    """The outer loop makes `out` the sliced list itself: it stays interpreted; the inner
+    loop, a nest of its own then, runs natively while `out` is another list and not once
+    it is the same one (the dispatcher's key says which lists share memory)."""
+    recs = difftest.run("""
+    def f(L, n):
+        out = [0] * n
+        for t in range(2):
+            for i, v in enumerate(L[1:]):
+                out[i] = v + t
+            out = L
+        return locals()
+    """, "f", lambda: ([1, 5, 2, 8], 3), expect=None)
+    outer = [r for r in recs if r["line"] == 4]
+    inner = [r for r in recs if r["line"] == 5]
+    assert outer and "a copy of a list, and stores into a list that may be it" in outer[0]["reason"], recs
+    assert inner and 0 < inner[0]["native_calls"] < inner[0]["calls"], recs
