@@ -17,8 +17,8 @@ export CCACHE_DIR="${CCACHE_DIR:-$repo/build/ccache}" CCACHE_BASEDIR="$repo" CCA
 export CMAKE_GENERATOR=Ninja
 if [ "$mode" != run ]; then
 mkdir -p "$out/py/stagepy"
-cmake -S . -B "$out" -DSTAGEPY_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
-  -DCMAKE_C_FLAGS_DEBUG="-O1 -g" -DLLVM_DIR=/usr/lib/llvm-19/lib/cmake/llvm \
+cmake -S . -B "$out" -DSTAGEPY_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
+  -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" -DLLVM_DIR=/usr/lib/llvm-19/lib/cmake/llvm \
   -DPython_EXECUTABLE="$(command -v "$py")" -DSTAGEPY_EXTENSION_DIR="$repo/$out/py/stagepy" >/dev/null
 cmake --build "$out" -j "$(nproc)"
 cp python/stagepy/*.py "$out/py/stagepy/"
