@@ -1524,24 +1524,12 @@ class Lifter {
   // iterator gives for the sequences type inference accepts (lists, tuples, arrays), and
   // the sequences stay the objects the loop started with: the body may not assign their
   // names.
-  Stmt desugar_for(const SVal& r, const Ctx& c, std::vector<Stmt> body, int ir_loop, int range_resume,
-                   int item_resume, int line) {
+  // A slice among the sequences is marked as a loop's (`for x in L[1:]`: read in place).
+  Stmt desugar_for(SVal r, const Ctx& c, std::vector<Stmt> body, int ir_loop, int range_resume, int item_resume,
+                   int line) {
     using Iter = ir::StmtNode::Iter;
     const int o = r.origin;
-    // The sequences, slices among them marked as a loop's (`for x in L[1:]`: read in place).
-    SVal rs = r;
-    for (auto& seq : rs.over)
-      if (seq->kind == ir::ExprNode::Kind::Subscript) {
-        auto m = std::make_shared<ir::ExprNode>(*seq);
-        m->loop_sequence = true;
-        seq = m;
-      }
-    return desugar_marked(rs, c, std::move(body), ir_loop, range_resume, item_resume, line);
-  }
-  Stmt desugar_marked(const SVal& r, const Ctx& c, std::vector<Stmt> body, int ir_loop, int range_resume,
-                      int item_resume, int line) {
-    using Iter = ir::StmtNode::Iter;
-    const int o = r.origin;
+    for (auto& seq : r.over) seq = loop_sequence(seq);
     // `for a, b in ((0, 1), (1, 0))`: the items of a tuple constant unpacked are the
     // items of its columns, (0, 1) and (1, 0) here, each a tuple constant the loop indexes.
     std::vector<Expr> columns;

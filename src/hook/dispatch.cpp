@@ -632,15 +632,19 @@ PyObject* sequence_now(const FrameRef& f, const ir::Nest& nest, const ir::Expr& 
   }
 }
 
+// it.__setstate__(state): 0, or -1 with the exception set.
+int set_state(PyObject* it, int64_t state) {
+  PyRef p = PyRef::steal(PyLong_FromLongLong(state));
+  if (!p) return -1;
+  PyRef r = PyRef::steal(PyObject_CallMethod(it, "__setstate__", "O", p.get()));
+  return r ? 0 : -1;
+}
+
 // iter(seq) moved on to position `pos`: the iterator CPython's loop would hold.
 PyObject* iterator_at(PyObject* seq, int64_t pos) {
   PyRef it = PyRef::steal(PyObject_GetIter(seq));
   if (!it) return nullptr;
-  if (pos <= 0) return it.release();
-  PyRef p = PyRef::steal(PyLong_FromLongLong(pos));
-  if (!p) return nullptr;
-  PyRef r = PyRef::steal(PyObject_CallMethod(it.get(), "__setstate__", "O", p.get()));
-  if (r) return it.release();
+  if (pos <= 0 || set_state(it.get(), pos) == 0) return it.release();
   if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return nullptr;
   PyErr_Clear();  // an iterator without __setstate__ (memoryview's): step it
   for (int64_t i = 0; i < pos; i++) {
@@ -655,11 +659,7 @@ PyObject* iterator_at(PyObject* seq, int64_t pos) {
 // by __setstate__.
 PyObject* reversed_at(PyObject* seq, int64_t index) {
   PyRef it = PyRef::steal(PyObject_CallOneArg((PyObject*)&PyReversed_Type, seq));
-  if (!it) return nullptr;
-  PyRef p = PyRef::steal(PyLong_FromLongLong(index));
-  if (!p) return nullptr;
-  PyRef r = PyRef::steal(PyObject_CallMethod(it.get(), "__setstate__", "O", p.get()));
-  if (!r) return nullptr;
+  if (!it || set_state(it.get(), index) < 0) return nullptr;
   return it.release();
 }
 

@@ -31,34 +31,52 @@ bool item_dtype(PyObject* item, DType* d, bool* np, std::string* why) {
   }
   return true;
 }
+// A float (or numpy.float64) element's value at `p`.
+inline void put_float(PyObject* item, uint8_t* p) {
+  double v = PyFloat_AS_DOUBLE(item);
+  std::memcpy(p, &v, 8);
+}
+// An int element's value at `p`; false (with `why`) beyond 64 bits.
+inline bool put_int(PyObject* item, uint8_t* p, std::string* why) {
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(item, &overflow);
+  if (overflow) {
+    *why = "holds an int beyond 64 bits";
+    return false;
+  }
+  std::memcpy(p, &v, 8);
+  return true;
+}
 }  // namespace
 
 bool ListBuffer::store(PyObject* item, size_t at, std::string* why) {
   uint8_t* p = bytes_.data() + at * (size_t)dtype_size(dtype_);  // tagged: made below
   switch (dtype_) {
     case DType::Bool: *p = item == Py_True ? 1 : 0; return true;
-    case DType::Float64: {
-      double v = PyFloat_AS_DOUBLE(item);
-      std::memcpy(p, &v, 8);
-      return true;
-    }
+    case DType::Float64: put_float(item, p); return true;
     case DType::Complex128: {
       Py_complex c = ((PyComplexObject*)item)->cval;
       double v[2] = {c.real, c.imag};
       std::memcpy(p, v, 16);
       return true;
     }
-    default: {
-      int overflow = 0;
-      long long v = PyLong_AsLongLongAndOverflow(item, &overflow);
-      if (overflow) {
-        *why = "holds an int beyond 64 bits";
-        return false;
-      }
-      std::memcpy(p, &v, 8);
-      return true;
+    default: return put_int(item, p, why);
+  }
+}
+
+int ListBuffer::read_exact(std::string* why) {
+  PyTypeObject* want = dtype_ == DType::Int64 ? &PyLong_Type : &PyFloat_Type;
+  const Py_ssize_t len = shape_.back();
+  uint8_t* out = bytes_.data();
+  for (PyObject* r : rows_) {
+    PyObject** items = PySequence_Fast_ITEMS(r);
+    for (Py_ssize_t j = 0; j < len; j++, out += 8) {
+      if (Py_TYPE(items[j]) != want) return 0;
+      if (dtype_ == DType::Float64) put_float(items[j], out);
+      else if (!put_int(items[j], out, why)) return -1;
     }
   }
+  return 1;
 }
 
 bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>& seen,
@@ -117,42 +135,14 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
   bytes_.resize(elements() * (size_t)dtype_size(dtype_));
   before_.clear();  // made by keep_before(), for a list the kernel may write
   std::vector<uint8_t> is_np;  // which elements are numpy.float64s (made at the first one)
-  size_t k = 0;
   // The common case first: every element of the first one's exact type (ints, floats),
-  // read without a call per element; the first other element goes to the general loop.
-  uint8_t* out = bytes_.data();
-  if (dtype_ == DType::Int64 || dtype_ == DType::Float64) {
-    PyTypeObject* want = dtype_ == DType::Int64 ? &PyLong_Type : &PyFloat_Type;
-    bool plain = true;
-    for (size_t r = 0; r < rows_.size() && plain; r++) {
-      PyObject** items = PySequence_Fast_ITEMS(rows_[r]);
-      for (Py_ssize_t j = 0; j < len; j++) {
-        PyObject* x = items[j];
-        if (Py_TYPE(x) != want) {
-          plain = false;
-          break;
-        }
-        if (dtype_ == DType::Float64) {
-          double v = PyFloat_AS_DOUBLE(x);
-          std::memcpy(out + 8 * k, &v, 8);
-        } else {
-          int overflow = 0;
-          long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
-          if (overflow) {
-            *why = "holds an int beyond 64 bits";
-            return false;
-          }
-          std::memcpy(out + 8 * k, &v, 8);
-        }
-        k++;
-      }
-    }
-    if (plain) goto read;
-    k = 0;
-  }
-  for (PyObject* r : rows_)
+  // read without a call per element; else the general loop reads them all.
+  const int exact = dtype_ == DType::Int64 || dtype_ == DType::Float64 ? read_exact(why) : 0;
+  if (exact < 0) return false;
+  size_t k = 0;
+  for (size_t r = 0; r < rows_.size() && !exact; r++)
     for (Py_ssize_t j = 0; j < len; j++) {
-      PyObject* x = PySequence_Fast_GET_ITEM(r, j);
+      PyObject* x = PySequence_Fast_GET_ITEM(rows_[r], j);
       DType d;
       if (!item_dtype(x, &d, &np, why)) return false;
       if (d != dtype_) {
@@ -165,7 +155,6 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
       }
       if (!store(x, k++, why)) return false;
     }
-read:
   // A tagged list: each element's value, then its tag (an int64, so that no byte is
   // padding and write_back compares whole elements).
   tagged_ = dtype_ == DType::Float64 && (!is_np.empty() || tags);

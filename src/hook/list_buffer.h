@@ -62,6 +62,9 @@ class ListBuffer {
 
  private:
   bool store(PyObject* item, size_t at, std::string* why);
+  // Reads every element (ints or floats, dtype_) where all are of that exact type: 1; 0 at the
+  // first that is not (the general loop then reads them); -1 with `why` (an int beyond 64 bits).
+  int read_exact(std::string* why);
 
   DType dtype_ = DType::Int64;
   bool tagged_ = false;
