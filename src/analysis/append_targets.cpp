@@ -30,6 +30,17 @@ int append_call(const Expr& e) {
   return list_var(callee->args[0]);
 }
 
+// The list variable of `L.append(x)` or `L.pop()` (no arguments) with L a plain variable, or -1.
+int resize_call(const Expr& e) {
+  if (!e || e->kind != ExprNode::Kind::Call || !e->kwnames.empty()) return -1;
+  const Expr& callee = e->args[0];
+  if (callee->kind != ExprNode::Kind::Attr || callee->args.empty() || callee->args[0]->kind != ExprNode::Kind::Load)
+    return -1;
+  if ((callee->name == "append" && e->args.size() == 2) || (callee->name == "pop" && e->args.size() == 1))
+    return callee->args[0]->var;
+  return -1;
+}
+
 // The list variable of `len(L)` (the name `len`; type inference checks it is the builtin), or -1.
 int len_call(const Expr& e, const ir::Nest& nest) {
   if (!e || e->kind != ExprNode::Kind::Call || e->args.size() != 2 || !e->kwnames.empty()) return -1;
@@ -119,6 +130,16 @@ ir::Nest append_targets(ir::Nest nest) {
     for (size_t v = 0; v < nv; v++)
       if (target[v] && allowed[v] != uses[v]) target[v] = false, changed = true;
   }
+  // The other lists that grow or shrink: read as well (not targets), held by headers.
+  ir::for_each_expr(nest.root, [&](const Expr& e) {
+    const int v = resize_call(e);
+    if (v < 0 || (size_t)v >= nv || target[(size_t)v]) return;
+    const ir::Var::Storage st = nest.vars[(size_t)v].storage;
+    if (st != ir::Var::Storage::Fast && st != ir::Var::Storage::Cell && st != ir::Var::Storage::Name &&
+        st != ir::Var::Storage::Global)
+      return;
+    nest.vars[(size_t)v].resized = nest.vars[(size_t)v].assigned = true;
+  });
   bool any = false;
   for (size_t v = 0; v < nv; v++) {
     if (!target[v]) continue;

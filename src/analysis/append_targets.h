@@ -8,6 +8,10 @@
 // items: the kernel collects them (a new list's in a buffer of its own), and the dispatcher
 // appends them to the list object, or makes the new list, when the kernel returns (also
 // when it stops for CPython), in the order the statements ran.
+//
+// Every other plain variable `L` the nest calls `L.append(x)` or `L.pop()` on (it also reads
+// the list: `fib.append(fib[-1] + fib[-2])`, a stack) is marked Var::resized and assigned:
+// type inference holds its lists by headers that grow and shrink (Type::made), or refuses.
 #pragma once
 #include "ir/ir.h"
 

@@ -298,6 +298,7 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
   rq.helpers = helpers;
   rq.entry = sp->entry;
   rq.tag_lists = s.tag_lists;
+  rq.empty_lists = s.empty_now;
   rq.oracle = &oracle();
   rq.conds = inl ? inl->conds.get() : s.conds.get();
   rq.inlined = inl ? &inl->nest : nullptr;
@@ -1025,6 +1026,23 @@ PyObject* made_list_object(const MadeList& m) {
   return list.release();
 }
 
+// A list read at entry whose length the kernel changed (`L.append(x)`, `L.pop()`): its items
+// past the new length go, or the new items come after the old (`m`'s, boxed). Its items
+// before both lengths are the buffer's, written back already. -1 with an exception set.
+int resize_list_object(PyObject* list, const MadeList& m) {
+  const Py_ssize_t n = PyList_GET_SIZE(list);
+  if (m.len < n) return PyList_SetSlice(list, (Py_ssize_t)m.len, n, nullptr);
+  // (Its items' type as the kernel holds them: an empty list's may not be the buffer's.)
+  const DType d = (DType)(m.kind & 255);
+  const bool tagged = (m.kind & 256) != 0;
+  const int64_t item = tagged ? 16 : dtype_size(d);
+  for (int64_t k = n; k < m.len; k++) {
+    PyRef x = PyRef::steal(box_list_item(d, tagged, reinterpret_cast<const uint8_t*>(m.data + k * item)));
+    if (!x || PyList_Append(list, x.get()) < 0) return -1;
+  }
+  return 0;
+}
+
 // The rest of a call: reads the values of the nest's variables, finds (or makes) their
 // specialization, runs it and writes back.
 PyObject* run_nest(NestState& s, const FrameRef& f) {
@@ -1042,6 +1060,7 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
   std::unordered_map<PyObject*, ListBuffer*> list_of;
   std::unordered_map<PyObject*, ListBuffer*> seen_lists;
   std::vector<std::pair<ListBuffer*, ListBuffer*>> shared_lists;
+  s.empty_now.clear();
   // Lists the nest only appends to (Var::appended; a list is held by `vals`) or makes: the
   // items the kernel collects for each, appended to the list object, or made a new list,
   // when the kernel returns.
@@ -1123,12 +1142,21 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
         return decline_values(s, "`" + vars[v].name + "` holds a list of floats another variable holds too, and the nest "
                                  "stores NumPy floats into it through `" + vars[v].name + "` only");
       }
-      lb->written = lb->written || s.stores_unknown || s.stored[v];
+      lb->written = lb->written || s.stores_unknown || s.stored[v] || vars[v].resized;
       if (lb->written) lb->keep_before();
       descs[v].type = types::py_list(lb->dtype(), lb->ndim(), lb->tagged(), lb->tuples());
       descs[v].k1 = (uint64_t)(uintptr_t)&PyList_Type;
       descs[v].k2 = (uint64_t)lb->dtype() | ((uint64_t)lb->ndim() << 8) | ((uint64_t)lb->tagged() << 16) |
                     ((uint64_t)lb->tuples() << 17);
+      if (vars[v].resized && lb->ndim() == 1 && lb->shape()[0] == 0) {
+        // An empty list that grows: of the items the nest appends (ints until it is seen
+        // to append others: empty_dtypes).
+        const uint8_t hint = v < s.empty_dtypes.size() ? s.empty_dtypes[v] : 0;
+        const DType d = hint ? (DType)(hint - 1) : DType::Int64;
+        if (!hint) s.empty_now.push_back((int)v);
+        descs[v].type = types::py_list(d, 1, false, false);
+        descs[v].k2 = (uint64_t)d | (1ULL << 8) | (1ULL << 18);
+      }
       views[v] = {lb->data(), lb->ndim(), lb->shape(), lb->strides()};
       convert_s += now_s() - t0;
     } else if (val && PyUnicode_CheckExact(val)) {
@@ -1360,6 +1388,20 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     if (counted) s.compiles--;
     return run_nest(s, f);
   }
+  if (!sp->kernel.ok && sp->kernel.empty_var >= 0 && (size_t)sp->kernel.empty_var < nv &&
+      !(sp->kernel.empty_var < (int)s.empty_dtypes.size() && s.empty_dtypes[(size_t)sp->kernel.empty_var])) {
+    // The nest appends floats (or bools) to a list empty at entry: type it as one of those,
+    // and specialize for that. At most once per variable.
+    std::set<int> cls = ir::moved_with(s.lift.nest.root, sp->kernel.empty_var);
+    cls.insert(sp->kernel.empty_var);
+    for (int v : cls) {
+      if ((size_t)v >= s.empty_dtypes.size()) s.empty_dtypes.resize((size_t)v + 1, 0);
+      s.empty_dtypes[(size_t)v] = (uint8_t)((int)sp->kernel.empty_dtype + 1);
+    }
+    s.specs.erase(std::find_if(s.specs.begin(), s.specs.end(), [&](const auto& c) { return c.get() == sp; }));
+    if (counted) s.compiles--;
+    return run_nest(s, f);
+  }
   if (!sp->kernel.ok) {
     std::string why = sp->kernel.reason;
     if (sp->kernel.reason_line >= 0) why += " (line " + std::to_string(sp->kernel.reason_line) + ")";
@@ -1472,9 +1514,23 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     }
   }
   // The lists get the elements the kernel changed before anything else can look at them
-  // (also when it stopped for CPython: the writes before that statement are done).
+  // (also when it stopped for CPython: the writes before that statement are done); those
+  // that grew or shrank (Var::resized), their new lengths.
+  std::vector<const MadeList*> resized;
+  for (const auto& m : made_lists.wrapped()) {
+    if (m->source < 0 || (size_t)m->source >= L.arrays.size()) continue;
+    auto it = list_of.find(vals[(size_t)L.arrays[(size_t)m->source]].get());
+    if (it == list_of.end() || it->second->ndim() != 1) continue;
+    ListBuffer* lb = it->second;
+    const int64_t entry_len = lb->shape()[0];
+    if (m->data != lb->data() && m->len > 0)  // its items moved when it grew
+      std::memcpy(lb->data(), m->data, (size_t)(std::min(m->len, entry_len) * lb->item_bytes()));
+    if (m->len != entry_len) resized.push_back(m.get());
+  }
   for (auto& lb : lists)
     if (lb->write_back() < 0) return nullptr;
+  for (const MadeList* m : resized)
+    if (resize_list_object(vals[(size_t)L.arrays[(size_t)m->source]].get(), *m) < 0) return nullptr;
   // And the lists it appended to get their new items, in order; the lists it made, theirs.
   const AppendedLists::BoxNumber box_number = [&](uint64_t tag, uint64_t bits) -> PyObject* {
     if (tag == 0 || tag > sp->kernel.typed.tags.size()) {

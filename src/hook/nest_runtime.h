@@ -91,6 +91,13 @@ struct NestState {
   // Per variable: its list of floats is read tagged (ListBuffer), floats and np.float64s
   // each with its type, since a specialization found the nest stores NumPy floats into it.
   std::vector<uint8_t> tag_lists;
+  // Per variable whose list grows (Var::resized): the item type (DType + 1; 0: ints) an
+  // empty list it holds at entry is typed with, once a specialization found the nest
+  // appends items of that type to it.
+  std::vector<uint8_t> empty_dtypes;
+  // This call's such variables holding an empty list typed as ints for want of better
+  // (specialize::KernelRequest::empty_lists).
+  std::vector<int> empty_now;
 
   // The static stage of the analysis (first dispatch), and the facts of the last call's
   // parameter values (most calls repeat them).

@@ -56,6 +56,10 @@ struct Var {
   // never assigned, or assigned new lists only: append_targets.h): a list it holds is not
   // read into a buffer, the items are collected (Type::Appended).
   bool appended = false;
+  // The nest changes the length of the list it holds and reads it too (`L.append(x)` with
+  // `L[-1]` read, `L.pop()`: append_targets.h): its lists are held by MadeList headers
+  // that grow and shrink (Type::made); `assigned` is set with it, for its length changes.
+  bool resized = false;
 };
 
 // How the report names variable `v` (in backquotes): its Python name; for the Temp of a

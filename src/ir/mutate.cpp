@@ -141,6 +141,8 @@ std::set<int> made_list_vars(const Stmt& s, const std::vector<Var>& vars) {
           !vars[(size_t)e.var].appended)
         out.insert(e.var);
   });
+  for (size_t v = 0; v < vars.size(); v++)
+    if (vars[v].resized) out.insert((int)v);  // (append_targets.h)
   add_moved_with(&out, variable_moves(s));
   return out;
 }

@@ -41,8 +41,8 @@ std::set<int> computed_assigned(const Stmt& s);
 // refuses), `L.copy()`.
 bool makes_list(const Expr& value);
 // The variables that may hold a list the nest makes (Type::made): those assigned a value
-// that makes one (makes_list; not lists the nest only appends to, Var::appended), and with
-// them every variable one of them is assigned to or from (`prev = cur`), so that all hold
+// that makes one (makes_list; not lists the nest only appends to, Var::appended), those whose
+// lists grow or shrink (Var::resized), and with them every variable one of them is assigned to or from (`prev = cur`), so that all hold
 // their lists the same way. No fact about a list such a variable held at entry describes
 // what it holds later.
 std::set<int> made_list_vars(const Stmt& s, const std::vector<Var>& vars);

@@ -92,6 +92,9 @@ enum class Builtin : uint16_t {
   // casts an operand of a complex64 operation (NEP 50), as a double: NumPy warns "overflow
   // encountered in cast" where a finite x becomes infinite
   Cast32,
+  // L.append(x) and L.pop() of a list held by a header that grows and shrinks (Var::resized,
+  // Type::made): args (callee, L[, x])
+  ListAppend, ListPop,
   Count_
 };
 const char* builtin_name(Builtin b);

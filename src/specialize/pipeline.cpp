@@ -76,6 +76,7 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
   in.entry = entry_held;
   in.tagged_made = &made.tagged;
   in.overlapping = &rq.overlapping_vars;
+  in.empty_lists = &rq.empty_lists;
   in.oracle = rq.oracle;
   in.line_of = rq.line_of;
   // The facts are about rq.nest, or about rq.inlined where helpers are inlined.
@@ -87,6 +88,8 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
       k.reason = k.typed.reason;
       k.reason_line = k.typed.reason_line;
       k.retag = k.typed.retag;
+      k.empty_var = k.typed.empty_var;
+      k.empty_dtype = k.typed.empty_dtype;
       if (dbg) debug_dump(std::string(pass) + " failed for " + name, k.reason);
       return false;
     }

@@ -45,6 +45,8 @@ struct Kernel {
   bool needs_hoist = false;  // not ok only because a helper that loops needs its Temps
   int reason_line = -1;
   int retag = -1;  // not ok until variable `retag`'s list is read tagged (TypedNest::retag)
+  int empty_var = -1;  // not ok until `empty_var`'s empty list at entry holds `empty_dtype`s (TypedNest)
+  DType empty_dtype = DType::Int64;
   void* fn = nullptr;       // the kernel's entry, while `code` keeps it loaded
   std::shared_ptr<void> code;
   KernelLayout layout;
@@ -83,6 +85,7 @@ struct KernelRequest {
   const ir::Nest* inlined = nullptr;
   bool gpu = false;                                    // give parallel loops GPU versions too
   std::vector<uint8_t> tag_lists;                      // NestState::tag_lists (made_lists.h)
+  std::vector<int> empty_lists;  // variables whose list grows, empty at entry, typed as ints for want of better
 };
 
 // The static stage, once per nest: the polyhedral model and the conditions under which

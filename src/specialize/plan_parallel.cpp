@@ -158,6 +158,7 @@ class Planner {
     bool breaks_self = false;
     bool exits = false;  // a return or raise inside it
     int appends = -1;    // a list it appends to (the first)
+    int resizes = -1;    // a list whose length it changes (L.append(x) of a list it reads, L.pop())
     int builds = -1;     // a variable it assigns a new list (the first)
     std::string bad_index;                     // a subscript whose facts are missing
     int line = 0;
@@ -422,6 +423,13 @@ class Planner {
           if (f.kind == ir::Effect::Kind::Store) subscript(f.base, f.index, f.origin, true, in);
           if (f.kind == ir::Effect::Kind::Append && in.appends < 0) in.appends = analysis::appended_list_var(f.base);
           if (f.kind != ir::Effect::Kind::Append && ir::changes_lists(f) && in.builds < 0) in.builds = std::max(f.var, 0);
+          if (in.resizes < 0)
+            ir::walk_expr(f.value, [&](const Expr& x) {
+              if (x->kind == ExprNode::Kind::Call && x->args[0]->type && x->args[0]->type->kind == Type::Kind::Callable &&
+                  (x->args[0]->type->builtin == Builtin::ListAppend || x->args[0]->type->builtin == Builtin::ListPop) &&
+                  x->args[1]->kind == ExprNode::Kind::Load && in.resizes < 0)
+                in.resizes = x->args[1]->var;
+            });
         }
         for (size_t k = 0; k < s->effects.size(); k++) {
           const ir::Effect& f = s->effects[k];
@@ -573,6 +581,7 @@ class Planner {
     if (in.breaks_self) return "it may stop early (break)";
     if (in.exits) return "it may stop early (return or raise)";
     if (in.appends >= 0) return "it appends to " + name(in.appends) + ", in order";
+    if (in.resizes >= 0) return "it changes the length of " + name(in.resizes) + ", in order";
     if (in.builds >= 0) return "it makes new lists (" + name(in.builds) + "), in order";
     if (!in.bad_index.empty()) return in.bad_index;
     for (int v : in.helper_reads)

@@ -23,6 +23,10 @@ struct SpecError {
   std::string reason;
   int line;
   int retag = -1;  // TypedNest::retag
+  // Type again with variable `empty_var`'s class making its empty lists (`st = []`) of
+  // `empty_dtype`: an item of that type is appended to them, or they meet such lists.
+  int empty_var = -1;
+  DType empty_dtype = DType::Int64;
 };
 
 // Breaks and continues collected per loop while its body is typed.
@@ -63,8 +67,18 @@ namespace {
 
 class Infer {
  public:
-  explicit Infer(const InferInput& in)
-      : in_(in), nest_(*in.nest), made_(ir::made_list_vars(in.nest->root, in.nest->vars)) {}
+  Infer(const InferInput& in, const std::map<int, DType>& empty_dtypes)
+      : in_(in),
+        nest_(*in.nest),
+        made_(ir::made_list_vars(in.nest->root, in.nest->vars)),
+        empty_dtypes_(empty_dtypes),
+        resized_while_iterated_(resized_while_iterated(*in.nest)) {
+    if (in.empty_lists) empty_default_.insert(in.empty_lists->begin(), in.empty_lists->end());
+  }
+
+  // After run(): the class and item type its empty lists should have been typed with, or -1.
+  int empty_var = -1;
+  DType empty_dtype = DType::Int64;
 
   TypedNest run() {
     TypedNest out;
@@ -89,6 +103,8 @@ class Infer {
       out.reason = e.reason;
       out.reason_line = e.line;
       out.retag = e.retag;
+      empty_var = e.empty_var;
+      empty_dtype = e.empty_dtype;
     }
     return out;
   }
@@ -99,6 +115,88 @@ class Infer {
   std::vector<TypeRef> tags_;
   size_t emitted_ = 0;
   const std::set<int> made_;  // variables that may hold lists the nest makes (made_lists.h)
+  // The item type of the empty lists (`st = []`) each variable makes, where known (else ints).
+  const std::map<int, DType>& empty_dtypes_;
+  std::set<int> empty_default_;  // variables given an empty list of ints for want of that
+  // The call `L.append(x)` / `L.pop()` the statement being typed may be (seg): alone.
+  const ExprNode* resize_ok_ = nullptr;
+  // Such calls inside a loop over a sequence naming L, or a variable passing lists to or
+  // from it: the loop runs over the length the list had at its start, CPython's iterator
+  // over the length it has at each step.
+  const std::set<const ExprNode*> resized_while_iterated_;
+  // The variable of `L.append(...)` / `L.pop(...)` with L one whose lists grow, or -1.
+  static int resize_var(const ir::Nest& nest, const Expr& e) {
+    if (!e || e->kind != ExprNode::Kind::Call || e->args.empty() || e->args[0]->kind != ExprNode::Kind::Attr ||
+        e->args[0]->args.empty() || e->args[0]->args[0]->kind != ExprNode::Kind::Load)
+      return -1;
+    const int v = e->args[0]->args[0]->var;
+    const std::string& m = e->args[0]->name;
+    return (size_t)v < nest.vars.size() && nest.vars[(size_t)v].resized && (m == "append" || m == "pop") ? v : -1;
+  }
+  // The one such call statement `s` may hold: reached from its effects through operations
+  // that evaluate all their operands (no `x if c else y`, no `and`/`or`), with no read of
+  // the list's variables outside the call (CPython's reads after it see the list changed;
+  // codegen changes it once every value is computed: change_length). Else null.
+  const ExprNode* allowed_resize(const Stmt& s) const {
+    const ExprNode* found = nullptr;
+    int calls = 0;
+    bool eager = true;
+    std::function<void(const Expr&, bool)> walk = [&](const Expr& e, bool on_eager_path) {
+      if (!e) return;
+      if (resize_var(nest_, e) >= 0) {
+        calls++;
+        found = e.get();
+        eager = eager && on_eager_path;
+      }
+      using K = ExprNode::Kind;
+      const bool k = e->kind == K::Binary || e->kind == K::Unary || e->kind == K::Subscript || e->kind == K::Tuple ||
+                     e->kind == K::Call || e->kind == K::Attr;
+      for (auto& a : e->args) walk(a, on_eager_path && k);
+    };
+    for (auto& f : s->effects) {
+      walk(f.base, true);
+      walk(f.index, true);
+      walk(f.value, true);
+    }
+    if (calls != 1 || !eager) return nullptr;
+    const int v = found->args[0]->args[0]->var;
+    std::set<int> cls = ir::moved_with(nest_.root, v);
+    cls.insert(v);
+    int inside = 0, all = 0;
+    auto count = [&](const Expr& e, int* n) {
+      ir::walk_expr(e, [&](const Expr& x) {
+        if (x->kind == ExprNode::Kind::Load && cls.count(x->var)) (*n)++;
+      });
+    };
+    for (auto& a : found->args) count(a, &inside);
+    for (auto& f : s->effects) {
+      if (f.kind == ir::Effect::Kind::Assign && cls.count(f.var)) return nullptr;
+      count(f.base, &all);
+      count(f.index, &all);
+      count(f.value, &all);
+    }
+    return all == inside ? found : nullptr;
+  }
+  static std::set<const ExprNode*> resized_while_iterated(const ir::Nest& nest) {
+    std::set<const ExprNode*> out;
+    auto resize_var = [&](const Expr& e) { return Infer::resize_var(nest, e); };
+    ir::for_each_stmt(nest.root, [&](const Stmt& loop) {
+      if (loop->kind != StmtNode::Kind::For || loop->over.empty()) return;
+      std::set<int> named;
+      for (auto& seq : loop->over)
+        ir::walk_expr(seq, [&](const Expr& x) {
+          if (x->kind == ExprNode::Kind::Load && x->var >= 0) {
+            named.insert(x->var);
+            for (int m : ir::moved_with(nest.root, x->var)) named.insert(m);
+          }
+        });
+      ir::for_each_expr(loop, [&](const Expr& x) {
+        const int v = resize_var(x);
+        if (v >= 0 && named.count(v)) out.insert(x.get());
+      });
+    });
+    return out;
+  }
 
   int line(const Expr& e) const { return in_.line_of && e ? in_.line_of(e->origin) : -1; }
 
@@ -120,6 +218,79 @@ class Infer {
          stmts[0]->line);
   }
   [[noreturn]] void fail(const std::string& why, int line) { throw SpecError{why, line}; }
+
+  // Whether a variable passing lists to or from `var` made an empty list typed as one of
+  // ints for want of its item type.
+  bool class_defaulted(int var) const {
+    if (empty_default_.empty()) return false;
+    for (int v : ir::moved_with(nest_.root, var))
+      if (empty_default_.count(v)) return true;
+    return empty_default_.count(var) > 0;
+  }
+  // Types the nest again with the empty lists of `var`'s class holding `d`s (infer_types).
+  [[noreturn]] void empty_again(int var, DType d, int line) {
+    SpecError e{"makes an empty list whose items it learns later", line};
+    e.empty_var = var;
+    e.empty_dtype = d;
+    throw e;
+  }
+
+  // `L.append(x)` (Eval) or `L.pop()` (the value assigned, or dropped) of a variable whose
+  // lists grow and shrink (Var::resized), typed as a call of ListAppend / ListPop on a list
+  // held by a header (Type::made). Alone in its statement: the call changes the list before
+  // the statement's effects, which must not go to CPython after it (seg).
+  Expr resize(const Expr& e, const Env& env, int ln) {
+    const bool push = e->args[0]->name == "append";
+    const std::string what = push ? "`.append()`" : "`.pop()`";
+    if (!e->kwnames.empty() || e->args.size() != (push ? 2u : 1u))
+      fail("calls " + what + " with " + (e->kwnames.empty() ? "other arguments" : "keyword arguments"), ln);
+    const int var = e->args[0]->args[0]->var;
+    Expr obj = expr(e->args[0]->args[0], env);
+    std::vector<Expr> args = {nullptr, obj};
+    if (push) args.push_back(expr(e->args[1], env));
+    for (size_t k = 1; k < args.size(); k++)
+      if (unbound(args[k]->type)) return typed(e, {args.begin() + 1, args.end()}, types::unbound());
+    const Type& lt = *obj->type;
+    if (!(lt.kind == Type::Kind::Array && lt.made))
+      fail("changes the length of a list it also reads (" + what + " of a " + lt.str() +
+               "; lists of numbers grow natively)",
+           ln);
+    if (resized_while_iterated_.count(e.get()))
+      fail("changes the length of " + vname(var) + " inside a loop over it (" + what + ")", ln);
+    if (e.get() != resize_ok_)
+      fail("changes the length of a list in a statement that also reads it, changes it twice or may not evaluate "
+           "the call (" + what + ")",
+           ln);
+    if (in_.overlapping)
+      for (auto& [a, b] : *in_.overlapping)
+        if (a == var || b == var)
+          fail("changes the length of " + vname(var) + ", whose list another variable also holds at entry (" + what + ")", ln);
+    args[0] = typed(e->args[0], {obj}, types::callable(push ? Builtin::ListAppend : Builtin::ListPop));
+    const TypeRef item = types::list_elem(lt);
+    if (!push) return typed(e, args, item);
+    const TypeRef& vt = args[2]->type;
+    if (!types::same(vt, item)) {
+      bool member = false, np_float = false;
+      for (auto& m : members(vt)) {
+        member = member || types::same(m, item);
+        np_float = np_float || (m->kind == Type::Kind::NpScalar && m->dtype == DType::Float64);
+        if (item->kind == Type::Kind::Union)
+          for (auto& x : item->elems) member = member || types::same(m, x);
+      }
+      // (As for stores: a tagged list holds floats and np.float64s; an untagged one is
+      // read or made tagged once it gets one.)
+      if (np_float && lt.dtype == DType::Float64 && !lt.tagged)
+        throw SpecError{"appends a np.float64 to a list of floats", ln, var};
+      if (!member && class_defaulted(var)) {
+        const TypeRef m0 = members(vt)[0];
+        if (m0->kind == Type::Kind::PyFloat) empty_again(var, DType::Float64, ln);
+        if (m0->kind == Type::Kind::PyBool) empty_again(var, DType::Bool, ln);
+      }
+      if (!member && !(types::same(item, types::py_float()) && vt->kind == Type::Kind::PyInt))
+        fail("appends a " + vt->str() + " to a " + lt.str(), ln);
+    }
+    return typed(e, args, types::none());
+  }
 
   void note_tag(const TypeRef& t) {
     if (!t || t->kind == Type::Kind::Unbound) return;
@@ -202,7 +373,12 @@ class Infer {
     };
     switch (e->kind) {
       case ExprNode::Kind::NewList: {
-        if (e->args.empty()) fail("makes an empty list it does more with than append to", ln);
+        if (e->args.empty()) {
+          // `st = []`: of the items appended to it, if the type was found (infer_types).
+          auto it = empty_dtypes_.find(var);
+          if (it == empty_dtypes_.end()) empty_default_.insert(var);
+          return make("", {}, list_of(it == empty_dtypes_.end() ? DType::Int64 : it->second));
+        }
         bool ub = false;
         std::vector<Expr> items = exprs(e->args, env, &ub);
         if (ub) return make("", items, types::unbound());
@@ -806,7 +982,7 @@ class Infer {
   void check_truth(const Expr& a, int ln) {
     auto k = a->type->kind;
     if (a->type->is_scalar() || k == Type::Kind::None) return;
-    if (k == Type::Kind::Array && a->type->pylist) fail("tests whether a list is empty (`while stack:`)", ln);
+    if (k == Type::Kind::Array && a->type->pylist) return;  // whether it is empty
     if (k == Type::Kind::Array && !a->type->py_items()) fail("tests the truth of a whole array", ln);
     fail("tests the truth of a " + a->type->str(), ln);
   }
@@ -1004,6 +1180,11 @@ class Infer {
   }
 
   Expr call(const Expr& e, const Env& env, int ln) {
+    // L.append(x), L.pop() of a list that grows and shrinks.
+    if (e->args[0]->kind == ExprNode::Kind::Attr && (e->args[0]->name == "append" || e->args[0]->name == "pop") &&
+        !e->args[0]->args.empty() && e->args[0]->args[0]->kind == ExprNode::Kind::Load &&
+        (size_t)e->args[0]->args[0]->var < nest_.vars.size() && nest_.vars[(size_t)e->args[0]->args[0]->var].resized)
+      return resize(e, env, ln);
     // c.isdigit() ... c.upper() of a character of a str.
     if (e->args[0]->kind == ExprNode::Kind::Attr && !object_attribute(e->args[0], env)) {
       static const std::pair<const char*, Builtin> kCharMethods[] = {
@@ -1377,6 +1558,8 @@ class Infer {
 
   Stmt seg(const Stmt& s, Env& env) {
     auto c = std::make_shared<StmtNode>(*s);
+    // The call changing a list's length the statement may hold.
+    resize_ok_ = allowed_resize(c);
     std::vector<std::pair<int, TypeRef>> assigns;
     bool stores_before = false;
     bool makes_list_in_seg = false;
@@ -1391,10 +1574,17 @@ class Infer {
               f.value = m;
               if (unbound(m->type)) break;
               TypeRef old = env[f.var];
-              if (!unbound(old) && !types::same(types::without_unbound(old), m->type))
+              if (!unbound(old) && !types::same(types::without_unbound(old), m->type)) {
+                const TypeRef was = types::without_unbound(old);
+                if (was->kind == Type::Kind::Array && was->made && was->dtype != m->type->dtype) {
+                  // An empty list typed as ints where the class holds lists of floats: again.
+                  if (m->args.empty() && empty_default_.count(f.var)) empty_again(f.var, was->dtype, s->line);
+                  if (class_defaulted(f.var)) empty_again(f.var, m->type->dtype, s->line);
+                }
                 fail(vname(f.var) + " is given a new " + m->type->str() + " and holds a " +
                          types::without_unbound(old)->str() + " elsewhere",
                      s->line);
+              }
               assigns.push_back({f.var, m->type});
               break;
             }
@@ -1880,6 +2070,28 @@ class Infer {
 
 }  // namespace
 
-TypedNest infer_types(const InferInput& in) { return Infer(in).run(); }
+TypedNest infer_types(const InferInput& in) {
+  // Empty lists (`st = []`) hold ints until the nest shows they hold something else: then
+  // it is typed again knowing that (a few times at most).
+  std::map<int, DType> empty_dtypes;
+  for (int attempt = 0;; attempt++) {
+    Infer infer(in, empty_dtypes);
+    TypedNest t = infer.run();
+    if (t.ok || infer.empty_var < 0 || attempt == 3) return t;
+    // An empty list read at entry: the dispatcher reads it as one of those items instead.
+    if (in.empty_lists) {
+      std::set<int> cls = ir::moved_with(in.nest->root, infer.empty_var);
+      cls.insert(infer.empty_var);
+      for (int v : *in.empty_lists)
+        if (cls.count(v)) {
+          t.empty_var = v;
+          t.empty_dtype = infer.empty_dtype;
+          return t;
+        }
+    }
+    empty_dtypes[infer.empty_var] = infer.empty_dtype;
+    for (int v : ir::moved_with(in.nest->root, infer.empty_var)) empty_dtypes[v] = infer.empty_dtype;
+  }
+}
 
 }  // namespace stagepy::specialize

@@ -29,6 +29,10 @@ struct TypedNest {
   // Not ok because the nest stores NumPy floats into the list of floats variable `retag`
   // holds at entry: read tagged (Type::tagged), its values may be typed (dispatch.cpp).
   int retag = -1;
+  // Not ok until the empty list variable `empty_var` holds at entry (InferInput::empty_lists)
+  // is typed as one of `empty_dtype`s: the nest appends those to it (dispatch.cpp).
+  int empty_var = -1;
+  DType empty_dtype = DType::Int64;
   int tag_of(const TypeRef& t) const;  // 0 for Unbound
 };
 
@@ -46,6 +50,9 @@ struct InferInput {
   // Pairs of variables whose arrays or lists share memory at entry (part of the dispatcher's
   // key), or null: a loop over a slice of one list may store into another (for_stmt).
   const std::vector<std::pair<int, int>>* overlapping = nullptr;
+  // Variables whose list grows (Var::resized) holding an empty list at entry, typed as one
+  // of ints for want of its items' type, or null.
+  const std::vector<int>* empty_lists = nullptr;
 };
 
 TypedNest infer_types(const InferInput& in);

@@ -4,6 +4,7 @@
 // appending, len() and being appended themselves; any other use keeps them Python lists.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -92,4 +93,38 @@ TEST(AppendTargets, NewListsOfItemsAndChains) {
   EXPECT_TRUE(appended(n, "node"));
   EXPECT_FALSE(appended(n, "i"));
   EXPECT_EQ(append_effects(n), 1);
+}
+
+namespace {
+const ir::Var& var_named(const ir::Nest& n, const std::string& name) {
+  for (const auto& v : n.vars)
+    if (v.name == name) return v;
+  static ir::Var none;
+  ADD_FAILURE() << "no variable " << name;
+  return none;
+}
+}  // namespace
+
+TEST(AppendTargets, ListsAppendedToAndReadGrowByHeader) {
+  // for i in range(n): fib.append(fib[i] + 1); x = st.pop(); out.append(i)
+  NestBuilder b;
+  b.root(b.loop(0, "i", {b.ld("n")},
+                {append(b, "fib", ir::make_subscript(b.ld("fib"), b.ld("i"), b.next_origin++)),
+                 b.assign("x", ir::make_call(ir::make_attr(b.ld("st"), "pop", b.next_origin++), {}, {}, b.next_origin++)),
+                 append(b, "out", b.ld("i"))}));
+  ir::Nest n = analysis::append_targets(b.nest);
+  // `out` is only appended to: collected. `fib` is read too and `st` pops: their lists grow
+  // and shrink by header (Type::made), so they count as assigned and hold made lists.
+  EXPECT_TRUE(var_named(n, "out").appended);
+  EXPECT_FALSE(var_named(n, "out").resized);
+  for (const char* name : {"fib", "st"}) {
+    EXPECT_TRUE(var_named(n, name).resized) << name;
+    EXPECT_TRUE(var_named(n, name).assigned) << name;
+    EXPECT_FALSE(var_named(n, name).appended) << name;
+  }
+  EXPECT_EQ(append_effects(n), 1);  // out's; fib's stays a call (type inference types it)
+  const std::set<int> made = ir::made_list_vars(n.root, n.vars);
+  int held = 0;
+  for (int v : made) held += n.vars[(size_t)v].name == "fib" || n.vars[(size_t)v].name == "st";
+  EXPECT_EQ(held, 2);
 }

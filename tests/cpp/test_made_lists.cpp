@@ -110,12 +110,47 @@ TEST(MadeLists, EntryListsKeepTheirIdAndAreNeverReused) {
   backends::cpu::MadeLists lists;
   backends::cpu::MadeLists::Scope scope(&lists);
   std::vector<int64_t> items(5, 3);
-  auto* w = static_cast<MadeList*>(stagepy_list_wrap(items.data(), 5, 2));
+  auto* w = static_cast<MadeList*>(stagepy_list_wrap(items.data(), 5, 2, (int64_t)DType::Int64));
   ASSERT_NE(w, nullptr);
   EXPECT_EQ(w->source, 2);
   EXPECT_EQ(w->data, reinterpret_cast<char*>(items.data()));
+  EXPECT_EQ(w->kind, (int64_t)DType::Int64);
   auto* m = static_cast<MadeList*>(stagepy_list_make(5, 8, 0, nullptr, 0));
   EXPECT_NE(m, w);
+}
+
+TEST(MadeLists, AnEntryListThatGrowsMovesItsItemsAndKeepsItsHeader) {
+  // `L.append(x)` of a list read at entry: its first append moves the items to a block of
+  // their own (the entry buffer has no room); the header, which variables hold, stays.
+  backends::cpu::MadeLists lists;
+  backends::cpu::MadeLists::Scope scope(&lists);
+  std::vector<int64_t> items = {7, 8, 9};
+  auto* w = static_cast<MadeList*>(stagepy_list_wrap(items.data(), 3, 0, (int64_t)DType::Int64));
+  ASSERT_NE(w, nullptr);
+  for (int64_t k = 0; k < 100; k++) {
+    auto* slot = static_cast<int64_t*>(stagepy_list_grow(w, 8));
+    ASSERT_NE(slot, nullptr);
+    *slot = 10 + k;
+  }
+  EXPECT_EQ(w->len, 103);
+  EXPECT_NE(w->data, reinterpret_cast<char*>(items.data()));
+  EXPECT_GE(w->bytes, 103 * 8);
+  const auto* got = reinterpret_cast<const int64_t*>(w->data);
+  EXPECT_EQ(got[0], 7);
+  EXPECT_EQ(got[2], 9);
+  EXPECT_EQ(got[3], 10);
+  EXPECT_EQ(got[102], 109);
+  EXPECT_EQ(items, (std::vector<int64_t>{7, 8, 9}));  // the entry buffer as it was
+  // A list made with room to spare grows in place.
+  auto* m = static_cast<MadeList*>(stagepy_list_make(4, 8, 0, nullptr, 0));
+  ASSERT_NE(m, nullptr);
+  m->len = 2;  // (two pops)
+  char* before = m->data;
+  ASSERT_NE(stagepy_list_grow(m, 8), nullptr);
+  EXPECT_EQ(m->data, before);
+  EXPECT_EQ(m->len, 3);
+  EXPECT_EQ(stagepy_list_grow(m, 0), nullptr);  // no such item size
+  EXPECT_EQ(m->len, 3);
 }
 
 TEST(MadeLists, ImpossibleListsGetNoMemory) {
@@ -130,7 +165,9 @@ TEST(MadeLists, ImpossibleListsGetNoMemory) {
 
 TEST(MadeLists, WithoutACallsListsKernelsGetNone) {
   EXPECT_EQ(stagepy_list_make(3, 8, 0, nullptr, 0), nullptr);
-  EXPECT_EQ(stagepy_list_wrap(nullptr, 0, 0), nullptr);
+  EXPECT_EQ(stagepy_list_wrap(nullptr, 0, 0, 0), nullptr);
+  MadeList lone;
+  EXPECT_EQ(stagepy_list_grow(&lone, 8), nullptr);
 }
 
 namespace {

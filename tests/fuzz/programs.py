@@ -4,7 +4,7 @@ program(draw) returns (source, make_args): a function `f` whose loop nest reads 
 NumPy arrays, Python lists (of lists; of floats, some lists also np.float64s) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
 bounds from outer variables), loops over sequences and slices of them (`enumerate`, `zip`,
 `reversed(S)`, `enumerate(zip(A, B))` unpacked two levels deep), affine and non-affine subscripts (some out of bounds, some
-negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list and lists made in the loops (`L1 = []`, appended to `L0`), lists made,
+negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list and lists made in the loops (`L1 = []`, appended to `L0`), lists made, grown and popped (`P.append(x)`, `s = P.pop()`),
 aliased, swapped, read and written in the loops (`P = [x] * (n + 1)`, `Q = P[1:]`, `Q = P`), min/max/abs, math.sqrt/log, np.float32(x) and the other scalar types, mixed
 int/float/bool arithmetic, sum/min/max/any/all of generator expressions, stores of elementwise
 operations into slices, rows, columns and whole arrays, a complex flavour
@@ -525,7 +525,13 @@ class Gen:
         elif form == 3:
             self.emit(indent, self.pick(["Q = P", "P = Q", "P, Q = Q, P", "Q = P.copy()",
                                          f"P = [{self.expr()}, {self.expr()}]", "L0.append(P)",
-                                         f"L0.append([{self.expr()}, Q])"]))
+                                         f"L0.append([{self.expr()}, Q])",
+                                         # Lists that grow and shrink while read (a pop of an
+                                         # empty one raises IndexError).
+                                         f"{self.pick(['P', 'Q'])}.append({self.expr()})",
+                                         f"{self.pick(['P', 'Q'])}.append({self.pick(['P', 'Q'])}[-1] + {self.expr()})",
+                                         f"{self.pick(SCALARS)} = {self.pick(['P', 'Q'])}.pop()",
+                                         f"{self.pick(SCALARS)} += {self.pick(['P', 'Q'])}.pop()"]))
         elif form <= 5:
             self.emit(indent, f"{self.pick(['P', 'Q'])}[{self.index()}] = {self.expr()}")
         else:

@@ -169,13 +169,6 @@ def test_a_module_level_loop_building_a_list():
 
 
 INTERPRETED = [
-    ("the list is also read", """
-    def f(a):
-        out = [0.0]
-        for i in range(len(a)):
-            out.append(out[-1] + a[i])
-        return out
-    """, lambda: (np.arange(5.0),), "changes the length of a list it also reads"),
     ("a complex item", """
     def f(a):
         out = []

@@ -331,12 +331,13 @@ def test_tuple_subscript_of_a_list_raises_like_cpython():
     """, "f", lambda: (matrix(3, 3, 1), 3), expect="interpreted")
 
 
-def test_nest_that_changes_the_length_of_a_list_it_reads_stays_interpreted():
-    # (Appending to a list the nest does not read runs natively: test_appends.py.)
+def test_nest_that_inserts_into_a_list_it_reads_stays_interpreted():
+    # (Appending to a list the nest does not read runs natively: test_appends.py; to one it
+    # reads, too: test_growing_lists.py.)
     recs = run("""
     def f(A, n):
         for i in range(n):
-            A.append(A[i] + i)
+            A.insert(0, A[i] + i)
         return A
     """, "f", lambda: ([1], 10), expect="interpreted")
     assert_reason(recs, "changes the length of a list it also reads")
@@ -354,16 +355,15 @@ def test_report_names_elements_as_written():
     assert "A[i - 1][j]" in why and "A[i][j]" in why, why
 
 
-def test_a_list_tested_for_emptiness_says_so():
-    recs = run("""
-    def f(stack):
+def test_a_list_tested_for_emptiness_runs_natively():
+    run("""
+    def f(stack, other):
         n = 0
         while stack:
             stack.pop()
-            n += 1
-        return n
-    """, "f", lambda: ([1, 2, 3],), expect="interpreted")
-    assert_reason(recs, "tests whether a list is empty")
+            n += 1 if other else 2
+        return n, stack, not stack
+    """, "f", lambda: ([1, 2, 3], [[]]))
 
 
 def test_a_list_it_cannot_take_then_one_it_can():

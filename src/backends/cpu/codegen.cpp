@@ -907,9 +907,10 @@ class Gen {
         fix_strides(a);
         B.CreateStore(c64(array_id_[v]), bits_[v]);
         if (t->made) {  // held by a header, as the lists the nest makes are (made_lists.h)
-          auto* fty = llvm::FunctionType::get(ptr(), {ptr(), i64(), i64()}, false);
+          auto* fty = llvm::FunctionType::get(ptr(), {ptr(), i64(), i64(), i64()}, false);
+          const int64_t kind = (int64_t)t->dtype | (t->tagged ? 256 : 0);
           Value* h = B.CreateCall(fty, runtime_address("stagepy_list_wrap", reinterpret_cast<void*>(&stagepy_list_wrap)),
-                                  {a.data, a.shape[0], c64(array_id_[v])});
+                                  {a.data, a.shape[0], c64(array_id_[v]), c64(kind)});
           B.CreateStore(B.CreatePtrToInt(h, i64()), bits_[v]);
         }
         arrays_.push_back(a);
@@ -1309,6 +1310,117 @@ class Gen {
     }
     auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), i64(), i64()}, false);
     B.CreateCall(fty, runtime_address("stagepy_list_append", reinterpret_cast<void*>(&stagepy_list_append)), {buf, tag, bits});
+  }
+
+  // L.append(x) / L.pop() of a list held by a header (Type::made; type_infer's resize), alone
+  // in its statement: the value is computed here, with the statement's other values (a pop
+  // of an empty list goes to CPython); the list changes with the statement's effects
+  // (change_length), after every check that may hand the statement to CPython.
+  struct PendingResize {
+    Value* header = nullptr;  // ptr
+    Value* new_len = nullptr;  // a pop: the length after it
+    Value* stored = nullptr;   // an append: the item as the list holds it, and its tag
+    Value* tag = nullptr;
+    DType d = DType::Int64;
+    int64_t item_bytes = 8;
+  };
+  std::optional<PendingResize> pending_resize_;
+  V resize_list(const Expr& e, Builtin f) {
+    if (gpu_body_) gpu_refuse("it changes the length of a list");
+    V list = gen(e->args[1]);
+    if (list.t->kind == Type::Kind::Unbound) return undef_of(types::unbound());
+    if (!list.header) fail("internal error: a list without its header");
+    const Type& lt = *list.t;
+    const DType d = lt.dtype;
+    Value* h = B.CreateIntToPtr(list.header, ptr());
+    if (f == Builtin::ListPop) {
+      Value* n = list.shape[0];
+      {
+        Checking checking(this, "a list may be empty");
+        bail_unless(B.CreateICmpSGT(n, c64(0)));
+      }
+      Value* last = B.CreateSub(n, c64(1));
+      V item = subscript(list, scalar(types::py_int(), last), e->type, e->origin, true);
+      PendingResize r;
+      r.header = h;
+      r.new_len = last;
+      pending_resize_ = r;
+      return item;
+    }
+    V x = gen(e->args[2]);
+    if (x.t->kind == Type::Kind::Unbound) return undef_of(types::unbound());
+    Value *stored = nullptr, *tag = nullptr;
+    if (lt.tagged) {
+      tag = element_tag(x);
+      stored = hetero(x.t) ? from_bits(x.v, types::py_float()) : as_double(x);
+    } else {
+      const TypeRef item = types::list_elem(lt);
+      if (!types::same(x.t, item)) {
+        // Another type of value would make the list one kernels cannot hold (as for stores).
+        bool member = false;
+        for (auto& m : members(x.t)) member = member || types::same(m, item);
+        if (!member) {
+          bail_now();
+          return undef_of(types::unbound());
+        }
+        Checking checking(this, "a list may get an item of another type");
+        bail_unless(B.CreateICmpEQ(operand_tag(x), c8(tag_of(item))));
+        x = scalar(item, hetero(x.t) ? from_bits(x.v, item) : x.v);
+      }
+      stored = to_dtype(x, d);
+    }
+    PendingResize r;
+    r.header = h;
+    r.stored = stored;
+    r.tag = tag;
+    r.d = d;
+    r.item_bytes = item_bytes(lt);
+    pending_resize_ = r;
+    return undef_of(types::none());
+  }
+  // The change of length resize_list computed, with the statement's effects: an append gets
+  // its item's place from the runtime (stagepy_list_grow, made_lists.h), which moves the
+  // items where they do not fit; memory that cannot be had hands the statement to CPython
+  // (the list unchanged).
+  void change_length() {
+    if (!pending_resize_) return;
+    const PendingResize r = *pending_resize_;
+    pending_resize_.reset();
+    if (r.new_len) {
+      alias_class(B.CreateStore(r.new_len, B.CreateConstGEP1_64(i8(), r.header, offsetof(MadeList, len))), true);
+      return;
+    }
+    // Where the item fits (`bytes` counts the room its memory has), in place; else the call.
+    auto field = [&](size_t offset) { return B.CreateConstGEP1_64(i8(), r.header, (int64_t)offset); };
+    Value* len = alias_class(B.CreateLoad(i64(), field(offsetof(MadeList, len))), true);
+    Value* room = alias_class(B.CreateLoad(i64(), field(offsetof(MadeList, bytes))), true);
+    Value* fits = B.CreateICmpSLE(B.CreateMul(B.CreateAdd(len, c64(1)), c64(r.item_bytes)), room);
+    BasicBlock* in_place = BasicBlock::Create(C, "grow.fits", F);
+    BasicBlock* call = BasicBlock::Create(C, "grow.call", F);
+    BasicBlock* done = BasicBlock::Create(C, "grow.done", F);
+    B.CreateCondBr(fits, in_place, call, llvm::MDBuilder(C).createBranchWeights(1000, 1));
+    B.SetInsertPoint(in_place);
+    Value* data = alias_class(B.CreateLoad(ptr(), field(offsetof(MadeList, data))), true);
+    Value* here = B.CreateGEP(i8(), data, B.CreateMul(len, c64(r.item_bytes)));
+    alias_class(B.CreateStore(B.CreateAdd(len, c64(1)), field(offsetof(MadeList, len))), true);
+    B.CreateBr(done);
+    BasicBlock* in_place_end = B.GetInsertBlock();
+    B.SetInsertPoint(call);
+    auto* fty = llvm::FunctionType::get(ptr(), {ptr(), i64()}, false);
+    Value* moved = B.CreateCall(fty, runtime_address("stagepy_list_grow", reinterpret_cast<void*>(&stagepy_list_grow)),
+                                {r.header, c64(r.item_bytes)});
+    {
+      Checking checking(this, "a list may not fit in memory");
+      bail_unless(B.CreateICmpNE(moved, llvm::ConstantPointerNull::get(llvm::PointerType::get(C, 0))));
+    }
+    B.CreateBr(done);
+    BasicBlock* call_end = B.GetInsertBlock();
+    B.SetInsertPoint(done);
+    llvm::PHINode* slot = B.CreatePHI(ptr(), 2, "grow.slot");
+    slot->addIncoming(here, in_place_end);
+    slot->addIncoming(moved, call_end);
+    store_item(r.d, r.stored, slot);
+    if (r.tag) store_data(r.tag, B.CreateConstGEP1_64(i8(), slot, 8), 8);
   }
 
   // The list whose MadeList header is at `header` (an i64): its items, contiguous.
@@ -1825,6 +1937,7 @@ class Gen {
 
   Value* truth(const V& x) {
     if (x.t->kind == Type::Kind::Unbound) return B.getFalse();  // unreachable: it bailed
+    if (x.t->kind == Type::Kind::Array && x.t->pylist) return B.CreateICmpNE(x.shape[0], c64(0));  // not empty
     if (hetero(x.t)) return per_member(x, [&](const V& y) { return truth(y); });
     TypeRef m = rep(x.t);
     if (x.t->kind == Type::Kind::None) return B.getFalse();
@@ -2548,6 +2661,7 @@ class Gen {
 
   V call(const Expr& e) {
     Builtin f = e->args[0]->type->builtin;
+    if (f == Builtin::ListAppend || f == Builtin::ListPop) return resize_list(e, f);
     if (f == Builtin::NpSum || f == Builtin::NpMax || f == Builtin::NpMin || f == Builtin::NpMean) return np_reduce(e);
     if (f == Builtin::NpDot) return np_dot(e, e->args[1], e->args[2], false);
     if (f == Builtin::CFunc) return complex_function(e);
@@ -3316,6 +3430,7 @@ class Gen {
     flush_deferred();
     cfunc_memo_ = false;
     cfunc_calls_.clear();
+    change_length();  // (a statement that changes a list's length has no other effect)
     // ... then apply the effects in order.
     for (auto& p : ps) {
       const ir::Effect& f = *p.e;

@@ -1,7 +1,9 @@
 // See made_lists.h.
 #include "backends/cpu/made_lists.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 namespace stagepy::backends::cpu {
@@ -14,8 +16,9 @@ MadeLists::Scope::Scope(MadeLists* lists) : previous_(current) { current = lists
 MadeLists::Scope::~Scope() { current = previous_; }
 
 void MadeLists::Free::operator()(MadeList* m) const { std::free(m); }
+void MadeLists::Free::operator()(char* p) const { std::free(p); }
 
-MadeList* MadeLists::wrap(void* data, int64_t len, int64_t source) {
+MadeList* MadeLists::wrap(void* data, int64_t len, int64_t source, int64_t kind) {
   try {
     wrapped_.push_back(std::make_unique<MadeList>());
   } catch (const std::bad_alloc&) {
@@ -25,6 +28,7 @@ MadeList* MadeLists::wrap(void* data, int64_t len, int64_t source) {
   m->len = len;
   m->data = static_cast<char*>(data);
   m->source = source;
+  m->kind = kind;
   return m;
 }
 
@@ -72,14 +76,43 @@ MadeList* MadeLists::make(int64_t len, int64_t item_bytes, int64_t kind, const i
   return m;
 }
 
+void* MadeLists::grow(MadeList* m, int64_t item_bytes) {
+  if (!m || item_bytes <= 0 || item_bytes > 16 || m->len < 0 || m->len >= kMaxItems) return nullptr;
+  const int64_t need = (m->len + 1) * item_bytes;
+  if (need > m->bytes) {
+    // Twice what it needs (as CPython's lists over-allocate, in proportion), 64-byte aligned.
+    const int64_t bytes = std::max<int64_t>(2 * need, 256);
+    char* block = static_cast<char*>(std::malloc((size_t)bytes + 64));
+    if (!block) return nullptr;
+    try {
+      grown_.emplace_back(block);
+    } catch (const std::bad_alloc&) {
+      std::free(block);
+      return nullptr;
+    }
+    char* items = reinterpret_cast<char*>(((uintptr_t)block + 63) & ~(uintptr_t)63);
+    if (m->len > 0) std::memcpy(items, m->data, (size_t)(m->len * item_bytes));
+    m->data = items;
+    m->bytes = bytes;
+  }
+  void* slot = m->data + m->len * item_bytes;
+  m->len++;
+  return slot;
+}
+
 }  // namespace stagepy::backends::cpu
 
-extern "C" void* stagepy_list_wrap(void* data, int64_t len, int64_t source) {
+extern "C" void* stagepy_list_wrap(void* data, int64_t len, int64_t source, int64_t kind) {
   stagepy::backends::cpu::MadeLists* lists = stagepy::backends::cpu::current;
-  return lists ? lists->wrap(data, len, source) : nullptr;
+  return lists ? lists->wrap(data, len, source, kind) : nullptr;
 }
 
 extern "C" void* stagepy_list_make(int64_t len, int64_t item_bytes, int64_t kind, const int64_t* live, int64_t nlive) {
   stagepy::backends::cpu::MadeLists* lists = stagepy::backends::cpu::current;
   return lists ? lists->make(len, item_bytes, kind, live, nlive) : nullptr;
+}
+
+extern "C" void* stagepy_list_grow(void* header, int64_t item_bytes) {
+  stagepy::backends::cpu::MadeLists* lists = stagepy::backends::cpu::current;
+  return lists ? lists->grow(static_cast<stagepy::MadeList*>(header), item_bytes) : nullptr;
 }
