@@ -58,8 +58,12 @@ std::string while_exit_problem(const Stmt& loop, const std::vector<ir::Var>& var
   // An element the tests read at a place the loop never moves, of a container it never
   // writes (`ready[0]` in `while not ready[0] and spins < limit:`): only another thread
   // could change it, and native code would not see that.
+  // (An element of a container the tests also read at a place the loop moves, `a[i]` in
+  // `while st and a[st[-1]] < a[i]:`, is data the loop compares, not such a flag.)
   std::string flag;
   int flag_var = -1;
+  std::vector<int> fixed_roots;  // containers read at a place the loop never moves, in order
+  std::set<int> moving_roots;    // containers read at a place it moves
   std::set<const ir::ExprNode*> chained;  // subscripts inside a chain seen from its outermost
   std::function<void(const Stmt&, bool)> walk = [&](const Stmt& s, bool under_test) {
     switch (s->kind) {
@@ -73,7 +77,7 @@ std::string while_exit_problem(const Stmt& loop, const std::vector<ir::Var>& var
         if (leaves(s, loop->loop, inner))
           ir::walk_expr(s->cond, [&](const ir::Expr& e) {
             if (e->kind == ir::ExprNode::Kind::Load) tested.insert(e->var);
-            if (e->kind == ir::ExprNode::Kind::Subscript && flag.empty() && !chained.count(e.get())) {
+            if (e->kind == ir::ExprNode::Kind::Subscript && !chained.count(e.get())) {
               // The whole chain (`M[0][j]` moves with j): every index along it.
               const int root = ir::root_var(e);
               bool moves = root < 0 || changed.count(root);
@@ -85,7 +89,8 @@ std::string while_exit_problem(const Stmt& loop, const std::vector<ir::Var>& var
                           (y->kind == ir::ExprNode::Kind::Load && changed.count(y->var));
                 });
               }
-              if (!moves && (size_t)root < vars.size()) flag = vars[(size_t)root].name, flag_var = root;
+              if (!moves && (size_t)root < vars.size()) fixed_roots.push_back(root);
+              if (moves && root >= 0) moving_roots.insert(root);
             }
           });
         for (const auto& b : s->body) walk(b, true);
@@ -95,6 +100,11 @@ std::string while_exit_problem(const Stmt& loop, const std::vector<ir::Var>& var
     }
   };
   walk(loop->body[0], false);
+  for (int root : fixed_roots)
+    if (!moving_roots.count(root)) {
+      flag = vars[(size_t)root].name, flag_var = root;
+      break;
+    }
   if (!exits) return "a while loop with no way out but an exception";
   if (decided) return "";
   bool moves = false;

@@ -54,6 +54,16 @@ NATIVE = [
             st.append(i)
         return res, st
     """, lambda: (_ints(1, 400),)),
+    ("next greater element, the test reading a[i] beside a[st[-1]]", """
+    def f(a):
+        res = [-1] * len(a)
+        st = []
+        for i in range(len(a)):
+            while st and a[st[-1]] < a[i]:
+                res[st.pop()] = a[i]
+            st.append(i)
+        return res
+    """, lambda: (_ints(4, 300),)),
     ("stack popped into an index and a sum", """
     def f(L):
         out = [0] * 8

@@ -393,11 +393,15 @@ def test_knuth_morris_pratt_reads_a_str_the_loop_never_changes(p):
     assert all(r["native_calls"] == r["calls"] for r in recs if r["function"] in ("failure", "search")), recs
 
 
-def test_knuth_morris_pratt_over_a_list_stays_interpreted():
-    # A list's element could be another thread's flag: the loops stay in CPython, saying why.
-    recs = difftest.run(KMP, "f", lambda: ([int(c) for c in "010010101101" * 20], [0, 1, 0, 1, 1]),
-                        expect="interpreted")
-    difftest.assert_reason(recs, "an element of `p` that the loop never changes")
+def test_knuth_morris_pratt_over_lists_runs_where_the_test_compares_data():
+    # In search(), `t[i]` is read at a place the while loop never moves, and `t` nowhere else
+    # in its test: a list's element there could be another thread's flag, so search() stays
+    # in CPython, saying why. In failure(), `p[i]` sits beside `p[k]`, which the loop moves:
+    # data it compares, and failure() runs natively.
+    recs = difftest.run(KMP, "f", lambda: ([int(c) for c in "010010101101" * 20], [0, 1, 0, 1, 1]), expect=None)
+    difftest.assert_reason(recs, "an element of `t` that the loop never changes")
+    assert all(r["native_calls"] == 0 for r in recs if r["function"] == "search"), recs
+    assert any(r["native_calls"] == r["calls"] > 0 for r in recs if r["function"] == "failure"), recs
 
 
 def test_a_while_test_of_a_list_the_loop_descends():
