@@ -507,6 +507,15 @@ class Lifter {
   // each time as long as none of the names it reads is assigned in the loop (checked in
   // desugar_for), and as long as slicing the object makes no copy (type inference accepts
   // slices of NumPy arrays only, which are views).
+  // `A.ravel()` (no arguments): the Attr `A.ravel`, which stands for A's items in C order as
+  // a loop's sequence (loop_sequence: a view of a C-contiguous array, typing checks); else e.
+  static Expr ravel_view(const Expr& e) {
+    using K = ir::ExprNode::Kind;
+    if (e->kind == K::Call && e->args.size() == 1 && e->kwnames.empty() && e->args[0]->kind == K::Attr &&
+        e->args[0]->name == "ravel" && e->args[0]->args[0]->kind == K::Load)
+      return e->args[0];
+    return e;
+  }
   static bool sequence_expr(const Expr& e) {
     using K = ir::ExprNode::Kind;
     if (e->kind == K::Load || (e->kind == K::Attr && e->args[0]->kind == K::Load)) return true;
@@ -589,8 +598,14 @@ class Lifter {
       r.over = {v};
       return r;
     }
+    if (const Expr view = ravel_view(v); view != v) {
+      r.form = Iter::Seq;
+      r.over = {view};
+      return r;
+    }
     r.callee = v->args[0];
     r.args.assign(v->args.begin() + 1, v->args.end());
+    if (r.args.size() == 1) r.args[0] = ravel_view(r.args[0]);  // reversed(A.ravel())
     const Expr& c = v->args[0];
     std::string name = c->kind == ir::ExprNode::Kind::Load ? nest_.vars[(size_t)c->var].name : "";
     if (name == "reversed" && r.args.size() == 1 && r.args[0]->kind == ir::ExprNode::Kind::Call &&
@@ -646,10 +661,12 @@ class Lifter {
       if (r.args.empty()) fail("calls zip() without arguments", line);
       r.over = r.args;
     }
-    for (auto& o : r.over)
+    for (auto& o : r.over) {
+      o = ravel_view(o);
       if (!sequence_expr(o))
         fail("calls " + name + "() on an expression (stagepy compiles it on variables or attributes holding sequences, "
              "and slices of them)", line);
+    }
     return r;
   }
 
@@ -1293,7 +1310,9 @@ class Lifter {
   // L[i:j]`): a list's is then read in place (these loops are inside one statement, which
   // stores nothing before they end, so the copy CPython makes holds what the list holds).
   static Expr loop_sequence(const Expr& seq) {
-    if (seq->kind != ir::ExprNode::Kind::Subscript || seq->args[1]->kind != ir::ExprNode::Kind::Slice) return seq;
+    const bool flat = seq->kind == ir::ExprNode::Kind::Attr && (seq->name == "flat" || seq->name == "ravel");
+    if (!flat && (seq->kind != ir::ExprNode::Kind::Subscript || seq->args[1]->kind != ir::ExprNode::Kind::Slice))
+      return seq;
     auto m = std::make_shared<ir::ExprNode>(*seq);
     m->loop_sequence = true;
     return m;

@@ -499,6 +499,7 @@ class Infer {
         Expr obj = expr(e->args[0], env);
         if (unbound(obj->type)) return typed(e, {obj}, types::unbound());
         const Type& ot = *obj->type;
+        if (e->loop_sequence && (e->name == "flat" || e->name == "ravel")) return flat_view(e, obj, ln);
         if (ot.kind == Type::Kind::Array && !ot.py_items()) {
           if (e->name == "shape") {
             std::vector<TypeRef> el(ot.ndim, types::py_int());
@@ -985,6 +986,30 @@ class Infer {
     if (k == Type::Kind::Array && a->type->pylist) return;  // whether it is empty
     if (k == Type::Kind::Array && !a->type->py_items()) fail("tests the truth of a whole array", ln);
     fail("tests the truth of a " + a->type->str(), ln);
+  }
+
+  // `A.flat` / `A.ravel()` as the sequence of a loop (lift.cpp): A's items in C order, typed
+  // as a one-dimensional read-only array over A's memory (codegen: flat_view). So where A
+  // is a C-contiguous NumPy array (ravel() copies any other; `.flat` reads it in C order)
+  // that no store of the nest may write: ravel()'s view and `.flat` read A as it is at each
+  // step, which the kernel does too; the guard keeps that true for every call it serves.
+  Expr flat_view(const Expr& e, const Expr& obj, int ln) {
+    const Type& ot = *obj->type;
+    const std::string what = "`." + e->name + (e->name == "ravel" ? "()`" : "`");
+    if (!np_array(obj->type) || ot.ndim < 1) fail("loops over " + what + " of a " + ot.str(), ln);
+    if (ot.layout != Type::CContig) fail("loops over " + what + " of an array that is not C-contiguous", ln);
+    if (dtype_is_complex(ot.dtype)) fail("loops over " + what + " of an array of complex numbers", ln);
+    const int a = ir::root_var(obj);  // (a row `r` of a 2-d array reads as `A[i]`: A)
+    bool written = a < 0;
+    ir::for_each_stmt(nest_.root, [&](const Stmt& x) {
+      for (auto& f : x->effects) {
+        if (f.kind != ir::Effect::Kind::Store) continue;
+        const int r = ir::root_var(f.base);
+        written = written || r < 0 || r == a || nest_.vars[(size_t)r].assigned || overlap_at_entry(r, a);
+      }
+    });
+    if (written) fail("loops over " + what + " of an array the nest may write", ln);
+    return typed(e, {obj}, types::array(ot.dtype, 1, Type::CContig, false));
   }
 
   // The variable whose value at entry holds the list `base` (a subscript chain of it, or of

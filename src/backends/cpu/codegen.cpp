@@ -1546,6 +1546,19 @@ class Gen {
             e->args[0]->type->is_complex())
           return complex_part(e->args[0], e->name == "imag");
         V obj = gen(e->args[0]);
+        if (e->loop_sequence && (e->name == "flat" || e->name == "ravel") && obj.t->kind == Type::Kind::Array) {
+          // `A.flat`, `A.ravel()` a loop iterates: A's C-contiguous memory as one dimension
+          // (type_infer's flat_view). The GPU would need A copied there under another name.
+          if (gpu_body_) gpu_refuse("it loops over a flat view of an array");
+          V x;
+          x.t = e->type;
+          x.v = obj.v;
+          Value* n = c64(1);
+          for (Value* d : obj.shape) n = B.CreateMul(n, d);
+          x.shape = {n};
+          x.strides = {c64(dtype_size(obj.t->dtype))};
+          return x;
+        }
         if ((e->name == "real" || e->name == "imag") && obj.t->is_scalar() && !obj.t->is_complex()) {
           // A real number's: itself and a zero of its type (a Python bool's are ints).
           bool imag = e->name == "imag";
