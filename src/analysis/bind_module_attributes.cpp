@@ -11,7 +11,6 @@ ir::Nest bind_module_attributes(ir::Nest nest) {
   std::map<std::pair<int, std::string>, int> ids;
   auto f = [&](const ir::Expr& e) -> ir::Expr {
     if (e->kind != ir::ExprNode::Kind::Attr || e->args[0]->kind != ir::ExprNode::Kind::Load) return e;
-    if (e->loop_sequence) return e;  // `A.flat` a loop iterates: a view of A (lift.cpp)
     int base = e->args[0]->var;
     if (nest.vars[base].assigned) return e;
     auto key = std::make_pair(base, e->name);

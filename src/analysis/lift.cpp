@@ -507,13 +507,17 @@ class Lifter {
   // each time as long as none of the names it reads is assigned in the loop (checked in
   // desugar_for), and as long as slicing the object makes no copy (type inference accepts
   // slices of NumPy arrays only, which are views).
-  // `A.ravel()` (no arguments): the Attr `A.ravel`, which stands for A's items in C order as
-  // a loop's sequence (loop_sequence: a view of a C-contiguous array, typing checks); else e.
+  // `A.ravel()` (no arguments): the Attr named `ravel()` (no attribute's name), which stands
+  // for A's items in C order as a loop's sequence (loop_sequence: a view of a C-contiguous
+  // array, typing checks; `A.flat` is another such Attr); else e.
   static Expr ravel_view(const Expr& e) {
     using K = ir::ExprNode::Kind;
     if (e->kind == K::Call && e->args.size() == 1 && e->kwnames.empty() && e->args[0]->kind == K::Attr &&
-        e->args[0]->name == "ravel" && e->args[0]->args[0]->kind == K::Load)
-      return e->args[0];
+        e->args[0]->name == "ravel" && e->args[0]->args[0]->kind == K::Load) {
+      auto view = std::make_shared<ir::ExprNode>(*e->args[0]);
+      view->name = "ravel()";
+      return view;
+    }
     return e;
   }
   static bool sequence_expr(const Expr& e) {
@@ -1310,7 +1314,7 @@ class Lifter {
   // L[i:j]`): a list's is then read in place (these loops are inside one statement, which
   // stores nothing before they end, so the copy CPython makes holds what the list holds).
   static Expr loop_sequence(const Expr& seq) {
-    const bool flat = seq->kind == ir::ExprNode::Kind::Attr && (seq->name == "flat" || seq->name == "ravel");
+    const bool flat = seq->kind == ir::ExprNode::Kind::Attr && (seq->name == "flat" || seq->name == "ravel()");
     if (!flat && (seq->kind != ir::ExprNode::Kind::Subscript || seq->args[1]->kind != ir::ExprNode::Kind::Slice))
       return seq;
     auto m = std::make_shared<ir::ExprNode>(*seq);

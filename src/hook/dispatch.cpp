@@ -575,6 +575,11 @@ PyObject* sequence_now(const FrameRef& f, const ir::Nest& nest, const ir::Expr& 
       std::string why;
       if (read_variable(f, v, &val, &why) < 0) return nullptr;
       PyRef base = PyRef::steal(val);
+      if (base && attr && (e->name == "ravel()" || (e->name == "flat" && np::is_ndarray(base.get())))) {
+        // `A.ravel()`, `A.flat` of an array (lift.cpp): A.ravel(), a view of A (C-contiguous,
+        // as the kernel's key says), whose iterator yields what the loop's did from there.
+        return PyObject_CallMethod(base.get(), "ravel", nullptr);
+      }
       if (base && attr) {
         PyRef name = PyRef::steal(PyUnicode_FromString(e->name.c_str()));
         if (!name || read_attribute(base.get(), v, name.get(), &val, &why) < 0) return nullptr;

@@ -140,7 +140,7 @@ struct ExprNode {
   // Subscript by a slice: a sequence a for loop iterates (`for x in L[1:]`, lift.cpp's
   // desugar_for). A slice of a list (a copy in CPython) is read in place instead, where
   // type inference finds that the loop stores into no list (so the copy and the list agree).
-  // Attr `flat` / `ravel` (`for x in A.flat`, `for x in A.ravel()`): the items of a NumPy
+  // Attr `flat` / `ravel()` (`for x in A.flat`, `for x in A.ravel()`): the items of a NumPy
   // array in C order, a view of its memory where type inference finds it C-contiguous and
   // written by no store of the nest.
   bool loop_sequence = false;

@@ -499,7 +499,7 @@ class Infer {
         Expr obj = expr(e->args[0], env);
         if (unbound(obj->type)) return typed(e, {obj}, types::unbound());
         const Type& ot = *obj->type;
-        if (e->loop_sequence && (e->name == "flat" || e->name == "ravel")) return flat_view(e, obj, ln);
+        if (e->loop_sequence && (e->name == "flat" || e->name == "ravel()")) return flat_view(e, obj, ln);
         if (ot.kind == Type::Kind::Array && !ot.py_items()) {
           if (e->name == "shape") {
             std::vector<TypeRef> el(ot.ndim, types::py_int());
@@ -995,7 +995,7 @@ class Infer {
   // step, which the kernel does too; the guard keeps that true for every call it serves.
   Expr flat_view(const Expr& e, const Expr& obj, int ln) {
     const Type& ot = *obj->type;
-    const std::string what = "`." + e->name + (e->name == "ravel" ? "()`" : "`");
+    const std::string what = "`." + e->name + "`";
     if (!np_array(obj->type) || ot.ndim < 1) fail("loops over " + what + " of a " + ot.str(), ln);
     if (ot.layout != Type::CContig) fail("loops over " + what + " of an array that is not C-contiguous", ln);
     if (dtype_is_complex(ot.dtype)) fail("loops over " + what + " of an array of complex numbers", ln);

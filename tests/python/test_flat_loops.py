@@ -111,3 +111,49 @@ def test_ravel_of_a_list_raises_attribute_error_in_cpython():
             return str(e)
         return s
     """, "f", lambda: ([1, 2, 3],), expect="interpreted")
+
+
+def test_a_hand_over_inside_a_flat_loop_resumes_where_it_stopped():
+    # The kernel stops at B[7] (an IndexError): CPython goes on from that item, with the
+    # iterator rebuilt from A.ravel() at that position (dispatch.cpp, sequence_now).
+    difftest.run("""
+    def f(B, M, lim):
+        s = 0
+        try:
+            for v, x in enumerate(M.flat, -2):
+                s += x
+                t = B[v + 1] if v < lim else B[v + 10]
+        except IndexError as e:
+            return "IndexError", str(e), s
+        return s
+    """, "f", lambda: (np.arange(4.0), np.arange(9.0).reshape(3, 3), 3), expect="bail")
+
+
+def test_the_method_itself_is_not_a_sequence():
+    difftest.run("""
+    def f(A):
+        s = 0.0
+        try:
+            for x in A.ravel:
+                s += x
+        except TypeError as e:
+            return str(e)
+        return s
+    """, "f", lambda: (np.arange(6.0),), expect=None)
+
+
+def test_an_attribute_named_flat_holding_a_list_is_a_sequence_as_before():
+    class Grid:
+        def __init__(self):
+            self.flat = [1.5, 2.5, 4.0]
+
+        def __eq__(self, other):
+            return type(other) is Grid and other.flat == self.flat
+
+    difftest.run("""
+    def f(g):
+        s = 0.0
+        for x in g.flat:
+            s += x
+        return s
+    """, "f", lambda: (Grid(),), globals_={"Grid": Grid})

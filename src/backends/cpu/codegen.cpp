@@ -1546,7 +1546,7 @@ class Gen {
             e->args[0]->type->is_complex())
           return complex_part(e->args[0], e->name == "imag");
         V obj = gen(e->args[0]);
-        if (e->loop_sequence && (e->name == "flat" || e->name == "ravel") && obj.t->kind == Type::Kind::Array) {
+        if (e->loop_sequence && (e->name == "flat" || e->name == "ravel()") && obj.t->kind == Type::Kind::Array) {
           // `A.flat`, `A.ravel()` a loop iterates: A's C-contiguous memory as one dimension
           // (type_infer's flat_view). The GPU would need A copied there under another name.
           if (gpu_body_) gpu_refuse("it loops over a flat view of an array");
