@@ -8,7 +8,10 @@ a NumPy weight matrix), and a sum of squares started from the int 0 over a matri
 stop 52, lists the loops make and read (LCS over two rolling rows, a knapsack copying its row,
 a relaxation making a row per step); and since stop 54, loops over slices of lists (Kadane's
 `for x in a[1:]`, `zip(L, L[1:])`), `reversed(S)`, `enumerate(zip(A, B))`, lists of tuples
-unpacked (`for x, y in pts`), and a sum over a list of a million ints (reading the list). Each under CPython, stagepy (one thread and every thread) and
+unpacked (`for x, y in pts`), and a sum over a list of a million ints (reading the list); and
+since stop 55, lists the loops grow and shrink while they read them (primes by trial division
+over the primes found, a stack of positions, a recurrence `L.append(L[-1] + L[-2])`, edit
+distance rows grown by `cur.append(...)`), and a histogram over `img.ravel()`. Each under CPython, stagepy (one thread and every thread) and
 numba (njit), in one process; every result compared with CPython's.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/idioms.py [--repeat N] [--scale S] [--only NAME...]
@@ -235,6 +238,52 @@ def sum_ints(L):
     for x in L:
         t += x
     return t
+
+def primes_trial(N):
+    ps = []
+    for n in range(2, N):
+        ok = True
+        for p in ps:
+            if p * p > n:
+                break
+            if n % p == 0:
+                ok = False
+                break
+        if ok:
+            ps.append(n)
+    return ps
+
+def stock_spans(prices):
+    st = []
+    spans = [0] * len(prices)
+    for i in range(len(prices)):
+        x = prices[i]
+        while st and prices[st[-1]] <= x:
+            st.pop()
+        spans[i] = i + 1 if not st else i - st[-1]
+        st.append(i)
+    return spans
+
+def lucas_mod(n, m):
+    L = [2, 1]
+    for i in range(2, n):
+        L.append((L[-1] + L[-2]) % m)
+    return L
+
+def hist_ravel(img, hist):
+    for v in img.ravel():
+        hist[int(v)] += 1
+    return hist
+
+def edit_rows_append(a, b):
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i]
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost))
+        prev = cur
+    return prev[-1]
 """
 
 
@@ -264,6 +313,7 @@ def cases(scale):
     pts = [(r.randint(0, 65536) / 64, r.randint(0, 65536) / 64) for _ in range(s(1_000_000))]
     coeffs = [r.random() for _ in range(12)]
     xs = rng.random(s(200_000))
+    img = rng.integers(0, 17, (s(1000), 1000)).astype(np.float64)
     return {
         "primes_for_else": (lambda f: f(n_pr), f"n < {n_pr}: `for x ...: if n % x == 0: break` / `else: c += n` / `c -= 1`"),
         "edit_distance": (lambda f: f(a, b), f"{len(a)} x {len(b)} DNA, NumPy table"),
@@ -287,6 +337,11 @@ def cases(scale):
         "weighted_pairs": (lambda f: f(floats, floats[::-1]), f"{len(floats)} floats twice, `enumerate(zip(A, B))`"),
         "horner": (lambda f: f(coeffs, xs, np.zeros_like(xs)), f"{len(xs)} points, `for c in reversed(coeffs)` (12)"),
         "sum_ints": (lambda f: f(ints), f"{len(ints)} ints, `for x in L: t += x`"),
+        "primes_trial": (lambda f: f(s(300000)), f"n < {s(300000)}, `for p in ps:` ... `ps.append(n)`"),
+        "stock_spans": (lambda f: f(ints), f"{len(ints)} ints, a stack: `st[-1]`, `st.pop()`, `st.append(i)`"),
+        "lucas_mod": (lambda f: f(s(1_000_000), 1_000_003), f"{s(1_000_000)} terms, `L.append((L[-1] + L[-2]) % m)`"),
+        "edit_rows_append": (lambda f: f(a, b), f"{len(a)} x {len(b)} DNA, `cur = [i]`, `cur.append(...)`"),
+        "hist_ravel": (lambda f: f(img, np.zeros(17, dtype=np.int64)), f"{img.shape[0]} x {img.shape[1]} image, `for v in img.ravel()`"),
     }
 
 
