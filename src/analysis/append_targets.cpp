@@ -30,13 +30,14 @@ int append_call(const Expr& e) {
   return list_var(callee->args[0]);
 }
 
-// The list variable of `L.append(x)` or `L.pop()` (no arguments) with L a plain variable, or -1.
+// The list variable of `L.append(x)`, `L.pop()` or `L.pop(k)` with L a plain variable, or -1.
 int resize_call(const Expr& e) {
   if (!e || e->kind != ExprNode::Kind::Call || !e->kwnames.empty()) return -1;
   const Expr& callee = e->args[0];
   if (callee->kind != ExprNode::Kind::Attr || callee->args.empty() || callee->args[0]->kind != ExprNode::Kind::Load)
     return -1;
-  if ((callee->name == "append" && e->args.size() == 2) || (callee->name == "pop" && e->args.size() == 1))
+  if ((callee->name == "append" && e->args.size() == 2) ||
+      (callee->name == "pop" && (e->args.size() == 1 || e->args.size() == 2)))
     return callee->args[0]->var;
   return -1;
 }

@@ -499,14 +499,6 @@ class Lifter {
     return e;
   }
 
-  // A sequence a desugared for loop can index: a variable or an attribute of one.
-  // What a loop may iterate over: a variable, an attribute of one, or a slice of either
-  // (`A[1:]`, `x[:-1]`, `A[i + 1:, 0]`) whose bounds are numbers, variables, and + - * of
-  // them. The loop re-evaluates the expression where it needs the sequence (its length
-  // before the loop; its items, as S[k]; iter(S) when CPython takes over): the same object
-  // each time as long as none of the names it reads is assigned in the loop (checked in
-  // desugar_for), and as long as slicing the object makes no copy (type inference accepts
-  // slices of NumPy arrays only, which are views).
   // `A.ravel()` (no arguments): the Attr named `ravel()` (no attribute's name), which stands
   // for A's items in C order as a loop's sequence (loop_sequence: a view of a C-contiguous
   // array, typing checks; `A.flat` is another such Attr); else e.
@@ -520,15 +512,24 @@ class Lifter {
     }
     return e;
   }
+  // A sequence a desugared for loop can index: a variable or an attribute of one.
+  // What a loop may iterate over: a variable, an attribute of one, a slice of either
+  // (`A[1:]`, `x[:-1]`, `A[i + 1:, 0]`) whose bounds are numbers, variables, and + - * of
+  // them, or an item of either at such an index (`for v in adj[u]`, `for x in M[i]`: a row).
+  // The loop re-evaluates the expression where it needs the sequence (its length before the
+  // loop; its items, as S[k]; iter(S) when CPython takes over): the same object each time as
+  // long as none of the names it reads is assigned in the loop (checked in desugar_for), and
+  // as long as slicing the object makes no copy (type inference accepts slices of NumPy
+  // arrays only, which are views, and of lists only where it reads them in place). A row of
+  // a list of lists is the inner list itself (rows are never replaced natively: a store of
+  // a list into a list of lists stays in CPython); of an array, a view.
   static bool sequence_expr(const Expr& e) {
     using K = ir::ExprNode::Kind;
     if (e->kind == K::Load || (e->kind == K::Attr && e->args[0]->kind == K::Load)) return true;
     if (e->kind != K::Subscript || e->args[0]->kind == K::Subscript || !sequence_expr(e->args[0])) return false;
     const Expr& ix = e->args[1];
-    bool slice = false;
     auto part = [&](const Expr& x) {
       if (x->kind == K::Slice) {
-        slice = true;
         for (auto& b : x->args)
           if (!bound_expr(b)) return false;
         return true;
@@ -541,7 +542,7 @@ class Lifter {
     } else if (!part(ix)) {
       return false;
     }
-    return slice;
+    return true;
   }
   // A tuple constant (`for d in (-1, 0, 1)`, also CPython's form of `for d in [-1, 0, 1]`):
   // its items are numbers, or tuples of numbers that a `for a, b in ...` unpacks.

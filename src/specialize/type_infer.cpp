@@ -242,12 +242,12 @@ class Infer {
   Expr resize(const Expr& e, const Env& env, int ln) {
     const bool push = e->args[0]->name == "append";
     const std::string what = push ? "`.append()`" : "`.pop()`";
-    if (!e->kwnames.empty() || e->args.size() != (push ? 2u : 1u))
+    if (!e->kwnames.empty() || (push ? e->args.size() != 2 : e->args.size() > 2))
       fail("calls " + what + " with " + (e->kwnames.empty() ? "other arguments" : "keyword arguments"), ln);
     const int var = e->args[0]->args[0]->var;
     Expr obj = expr(e->args[0]->args[0], env);
     std::vector<Expr> args = {nullptr, obj};
-    if (push) args.push_back(expr(e->args[1], env));
+    if (e->args.size() == 2) args.push_back(expr(e->args[1], env));  // the item, or pop's index
     for (size_t k = 1; k < args.size(); k++)
       if (unbound(args[k]->type)) return typed(e, {args.begin() + 1, args.end()}, types::unbound());
     const Type& lt = *obj->type;
@@ -267,7 +267,10 @@ class Infer {
           fail("changes the length of " + vname(var) + ", whose list another variable also holds at entry (" + what + ")", ln);
     args[0] = typed(e->args[0], {obj}, types::callable(push ? Builtin::ListAppend : Builtin::ListPop));
     const TypeRef item = types::list_elem(lt);
-    if (!push) return typed(e, args, item);
+    if (!push) {
+      if (args.size() == 3 && !index_like(args[2]->type)) fail("calls `.pop()` with a " + args[2]->type->str(), ln);
+      return typed(e, args, item);
+    }
     const TypeRef& vt = args[2]->type;
     if (!types::same(vt, item)) {
       bool member = false, np_float = false;

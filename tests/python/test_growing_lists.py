@@ -149,6 +149,27 @@ NATIVE = [
             out.append(row)
         return out, [r is out[0] for r in out]
     """, lambda: (10,)),
+    ("a queue popped from the front (`pop(0)`)", """
+    def f(adj, src):
+        dist = [-1] * len(adj)
+        dist[src] = 0
+        queue = [src]
+        while queue:
+            u = queue.pop(0)
+            for v in adj[u]:
+                if dist[v] < 0:
+                    dist[v] = dist[u] + 1
+                    queue.append(v)
+        return dist, queue
+    """, lambda: ([[(i * 7 + k * 13) % 97 for k in range(3)] for i in range(97)], 4)),
+    ("pops at positions counted from either end", """
+    def f(L, ks):
+        got = []
+        for k in ks:
+            x = L.pop(k)
+            got.append(x)
+        return got, L
+    """, lambda: (list(range(40)), [0, -1, 5, -3, 10, 2, -20, 1])),
     ("Levenshtein rows grown by append", """
     def f(a, b):
         prev = list(range(len(b) + 1))
@@ -284,3 +305,16 @@ def test_a_module_level_stack():
         spans[i] = i + 1 if not st else i - st[-1]
         st.append(i)
     """, lambda: {})
+
+
+def test_a_pop_at_an_index_out_of_range_raises_after_the_earlier_pops():
+    difftest.run("""
+    def f(L, ks):
+        got = 0
+        try:
+            for k in ks:
+                got += L.pop(k)
+        except IndexError as e:
+            return "IndexError", str(e), got, L
+        return got, L
+    """, "f", lambda: (list(range(6)), [1, -1, 9, 0]), expect="bail")

@@ -1319,6 +1319,8 @@ class Gen {
   struct PendingResize {
     Value* header = nullptr;  // ptr
     Value* new_len = nullptr;  // a pop: the length after it
+    Value* gap = nullptr;      // pop(k): k, whose item goes (the items after it move down)
+    Value* data = nullptr;
     Value* stored = nullptr;   // an append: the item as the list holds it, and its tag
     Value* tag = nullptr;
     DType d = DType::Int64;
@@ -1335,15 +1337,27 @@ class Gen {
     Value* h = B.CreateIntToPtr(list.header, ptr());
     if (f == Builtin::ListPop) {
       Value* n = list.shape[0];
-      {
-        Checking checking(this, "a list may be empty");
-        bail_unless(B.CreateICmpSGT(n, c64(0)));
-      }
       Value* last = B.CreateSub(n, c64(1));
-      V item = subscript(list, scalar(types::py_int(), last), e->type, e->origin, true);
+      Value* at = last;
+      if (e->args.size() == 3) {  // L.pop(k): k counts from the end where negative
+        V k = gen(e->args[2]);
+        if (k.t->kind == Type::Kind::Unbound) return undef_of(types::unbound());
+        at = as_i64_int(k);
+        at = B.CreateSelect(B.CreateICmpSLT(at, c64(0)), B.CreateAdd(at, n), at);
+      }
+      {
+        Checking checking(this, "a list may be empty, or the index out of range");
+        bail_unless(B.CreateAnd(B.CreateICmpSGE(at, c64(0)), B.CreateICmpSLT(at, n)));
+      }
+      V item = subscript(list, scalar(types::py_int(), at), e->type, e->origin, true);
       PendingResize r;
       r.header = h;
       r.new_len = last;
+      if (e->args.size() == 3) {
+        r.gap = at;
+        r.data = list.v;
+        r.item_bytes = item_bytes(lt);
+      }
       pending_resize_ = r;
       return item;
     }
@@ -1387,6 +1401,12 @@ class Gen {
     const PendingResize r = *pending_resize_;
     pending_resize_.reset();
     if (r.new_len) {
+      if (r.gap) {
+        Value* to = B.CreateGEP(i8(), r.data, B.CreateMul(r.gap, c64(r.item_bytes)));
+        Value* from = B.CreateGEP(i8(), to, c64(r.item_bytes));
+        Value* bytes = B.CreateMul(B.CreateSub(r.new_len, r.gap), c64(r.item_bytes));
+        B.CreateMemMove(to, llvm::MaybeAlign(1), from, llvm::MaybeAlign(1), bytes);
+      }
       alias_class(B.CreateStore(r.new_len, B.CreateConstGEP1_64(i8(), r.header, offsetof(MadeList, len))), true);
       return;
     }
