@@ -42,7 +42,9 @@ export ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$logs/asan" UBSAN_OPTIONS="$UBSAN_OP
 run_py() { LD_PRELOAD="$asan_rt $ubsan_rt" PYTHONPATH="$repo/$out/py" STAGEPY_CACHE=0 "$py" "$@"; }
 run_py -c 'import stagepy, sys; assert stagepy.__file__.startswith(sys.argv[1]), stagepy.__file__' "$repo/$out/py"
 status=0
-STAGEPY_FUZZ_EXAMPLES=60 run_py -m pytest -q -p no:cacheprovider -p no:faulthandler \
+# (--capture=sys: pytest captures Python's output only, so that a report the sanitizers write
+# to the process's stderr, as UBSan does beside ASan whatever log_path says, reaches the log.)
+STAGEPY_FUZZ_EXAMPLES=60 run_py -m pytest -q -p no:cacheprovider -p no:faulthandler --capture=sys \
   tests/python/test_native.py tests/python/test_native_errors.py tests/python/test_parallel.py \
   tests/python/test_lists.py tests/python/test_buffers.py tests/python/test_complex.py \
   tests/python/test_fp_warnings.py tests/python/test_hook.py tests/python/test_stress.py \
@@ -50,7 +52,7 @@ STAGEPY_FUZZ_EXAMPLES=60 run_py -m pytest -q -p no:cacheprovider -p no:faulthand
   tests/python/test_domains.py tests/python/test_numpy_types.py tests/python/test_reductions.py \
   tests/python/test_slices.py tests/python/test_slice_loops.py tests/python/test_dot.py tests/python/test_array_powers.py \
   tests/python/test_tier_up.py tests/python/test_fork.py tests/python/test_kept_arrays.py tests/python/test_range_checks.py tests/python/test_cost_probe.py tests/python/test_parallel_undo.py \
-  tests/python/test_tagged_lists.py tests/python/test_membership.py tests/python/test_made_lists.py tests/python/test_lists_of_tuples.py tests/python/test_growing_lists.py tests/python/test_flat_loops.py tests/fuzz || status=$?
+  tests/python/test_tagged_lists.py tests/python/test_membership.py tests/python/test_made_lists.py tests/python/test_lists_of_tuples.py tests/python/test_growing_lists.py tests/python/test_flat_loops.py tests/python/test_row_loops.py tests/fuzz || status=$?
 if compgen -G "$logs/*" >/dev/null; then
   cat "$logs"/*
   status=1

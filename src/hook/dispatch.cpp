@@ -1528,8 +1528,9 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     if (it == list_of.end() || it->second->ndim() != 1) continue;
     ListBuffer* lb = it->second;
     const int64_t entry_len = lb->shape()[0];
-    if (m->data != lb->data() && m->len > 0)  // its items moved when it grew
-      std::memcpy(lb->data(), m->data, (size_t)(std::min(m->len, entry_len) * lb->item_bytes()));
+    const int64_t kept = std::min(m->len, entry_len);  // the items both lengths hold
+    if (m->data != lb->data() && kept > 0)  // they moved when it grew
+      std::memcpy(lb->data(), m->data, (size_t)(kept * lb->item_bytes()));
     if (m->len != entry_len) resized.push_back(m.get());
   }
   for (auto& lb : lists)

@@ -3,8 +3,8 @@
 program(draw) returns (source, make_args): a function `f` whose loop nest reads and writes
 NumPy arrays, Python lists (of lists; of floats, some lists also np.float64s) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
 bounds from outer variables), loops over sequences and slices of them (`enumerate`, `zip`,
-`reversed(S)`, `M.flat`, `M.ravel()`, `enumerate(zip(A, B))` unpacked two levels deep), affine and non-affine subscripts (some out of bounds, some
-negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list and lists made in the loops (`L1 = []`, appended to `L0`), lists made, grown and popped (`P.append(x)`, `s = P.pop()`),
+`reversed(S)`, `M.flat`, `M.ravel()`, a row `M[i]`, `enumerate(zip(A, B))` unpacked two levels deep), affine and non-affine subscripts (some out of bounds, some
+negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list and lists made in the loops (`L1 = []`, appended to `L0`), lists made, grown and popped (`P.append(x)`, `s = P.pop()`, `P.pop(k)`),
 aliased, swapped, read and written in the loops (`P = [x] * (n + 1)`, `Q = P[1:]`, `Q = P`), min/max/abs, math.sqrt/log, np.float32(x) and the other scalar types, mixed
 int/float/bool arithmetic, sum/min/max/any/all of generator expressions, stores of elementwise
 operations into slices, rows, columns and whole arrays, a complex flavour
@@ -373,10 +373,11 @@ class Gen:
         enclosing loops' variables."""
         if self.int_(0, 2):
             return name
-        if self.int_(0, 4) == 0:
-            # Every item in C order (a list has no ravel(): AttributeError, in CPython).
-            return self.pick(["M.flat", "M.ravel()", f"{name}.ravel()"])
         outer = self.loop_vars[-1] if self.loop_vars else "k"
+        if self.int_(0, 4) == 0:
+            # Every item in C order (a list has no ravel(): AttributeError, in CPython), or a
+            # row of M (out of range: IndexError).
+            return self.pick(["M.flat", "M.ravel()", f"{name}.ravel()", f"M[{outer}]", "M[n - 1]", f"M[{outer} - 1]"])
         return name + self.pick(["[1:]", "[:-1]", "[::2]", "[::-1]", "[k:]", "[:n]", f"[{outer}:]",
                                  f"[{outer} + 1:n]", "[-3:]", "[1::3]"])
 
@@ -534,7 +535,8 @@ class Gen:
                                          f"{self.pick(['P', 'Q'])}.append({self.expr()})",
                                          f"{self.pick(['P', 'Q'])}.append({self.pick(['P', 'Q'])}[-1] + {self.expr()})",
                                          f"{self.pick(SCALARS)} = {self.pick(['P', 'Q'])}.pop()",
-                                         f"{self.pick(SCALARS)} += {self.pick(['P', 'Q'])}.pop()"]))
+                                         f"{self.pick(SCALARS)} += {self.pick(['P', 'Q'])}.pop()",
+                                         f"{self.pick(SCALARS)} = {self.pick(['P', 'Q'])}.pop({self.pick(['0', '-2', '1', 'k'] + self.loop_vars)})"]))
         elif form <= 5:
             self.emit(indent, f"{self.pick(['P', 'Q'])}[{self.index()}] = {self.expr()}")
         else:
