@@ -11,7 +11,8 @@ a relaxation making a row per step); and since stop 54, loops over slices of lis
 unpacked (`for x, y in pts`), and a sum over a list of a million ints (reading the list); and
 since stop 55, lists the loops grow and shrink while they read them (primes by trial division
 over the primes found, a stack of positions, a recurrence `L.append(L[-1] + L[-2])`, edit
-distance rows grown by `cur.append(...)`), and a histogram over `img.ravel()`. Each under CPython, stagepy (one thread and every thread) and
+distance rows grown by `cur.append(...)`), a histogram over `img.ravel()`, and a breadth-first
+search over an adjacency list (`for v in adj[u]`). Each under CPython, stagepy (one thread and every thread) and
 numba (njit), in one process; every result compared with CPython's.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/idioms.py [--repeat N] [--scale S] [--only NAME...]
@@ -275,6 +276,20 @@ def hist_ravel(img, hist):
         hist[int(v)] += 1
     return hist
 
+def bfs_queue(adj, src):
+    dist = [-1] * len(adj)
+    dist[src] = 0
+    queue = [src]
+    head = 0
+    while head < len(queue):
+        u = queue[head]
+        head += 1
+        for v in adj[u]:
+            if dist[v] < 0:
+                dist[v] = dist[u] + 1
+                queue.append(v)
+    return dist
+
 def edit_rows_append(a, b):
     prev = list(range(len(b) + 1))
     for i in range(1, len(a) + 1):
@@ -314,6 +329,8 @@ def cases(scale):
     coeffs = [r.random() for _ in range(12)]
     xs = rng.random(s(200_000))
     img = rng.integers(0, 17, (s(1000), 1000)).astype(np.float64)
+    nv = s(200_000)
+    adj = [[(i * 7 + k * 13) % nv for k in range(4)] for i in range(nv)]
     return {
         "primes_for_else": (lambda f: f(n_pr), f"n < {n_pr}: `for x ...: if n % x == 0: break` / `else: c += n` / `c -= 1`"),
         "edit_distance": (lambda f: f(a, b), f"{len(a)} x {len(b)} DNA, NumPy table"),
@@ -341,6 +358,7 @@ def cases(scale):
         "stock_spans": (lambda f: f(ints), f"{len(ints)} ints, a stack: `st[-1]`, `st.pop()`, `st.append(i)`"),
         "lucas_mod": (lambda f: f(s(1_000_000), 1_000_003), f"{s(1_000_000)} terms, `L.append((L[-1] + L[-2]) % m)`"),
         "edit_rows_append": (lambda f: f(a, b), f"{len(a)} x {len(b)} DNA, `cur = [i]`, `cur.append(...)`"),
+        "bfs_queue": (lambda f: f(adj, 0), f"{len(adj)} vertices of degree 4 (a list of lists), `for v in adj[u]`, `queue.append(v)`"),
         "hist_ravel": (lambda f: f(img, np.zeros(17, dtype=np.int64)), f"{img.shape[0]} x {img.shape[1]} image, `for v in img.ravel()`"),
     }
 
