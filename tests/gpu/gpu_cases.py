@@ -508,6 +508,20 @@ def f(A, B, steps):
     return locals()
 """, "f", lambda: (rng.random(200000), np.zeros(200000), 5))
 
+case("loops_over_a_row_inside_a_parallel_loop", """
+def f(M, out, w):
+    for i in range(M.shape[0]):
+        s = 0.0
+        for x in M[i]:
+            s += x * x
+        t = 0.0
+        for j, x in enumerate(M[i]):
+            t += x * j
+        out[i] = s + t
+        w[i] = s
+    return locals()
+""", "f", lambda: (rng.random((N, 64)), np.zeros(N), np.zeros(N)))
+
 case("rows_built_around_a_gpu_loop", """
 def f(A, B, steps):
     hist = []
