@@ -1031,6 +1031,15 @@ PyObject* made_list_object(const MadeList& m) {
   return list.release();
 }
 
+// flags[v] = value for `var` and every variable it passes lists to or takes them from
+// (made_lists.h), growing `flags` as needed.
+void mark_class(std::vector<uint8_t>* flags, const ir::Stmt& root, int var, uint8_t value) {
+  for (int v : ir::moved_with(root, var)) {
+    if ((size_t)v >= flags->size()) flags->resize((size_t)v + 1, 0);
+    (*flags)[(size_t)v] = value;
+  }
+}
+
 // A list read at entry whose length the kernel changed (`L.append(x)`, `L.pop()`): its items
 // past the new length go, or the new items come after the old (`m`'s, boxed). Its items
 // before both lengths are the buffer's, written back already. -1 with an exception set.
@@ -1381,31 +1390,25 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     sp = s.specs.back().get();
     evict_kernels(sp);
   }
+  // A specialization that asked to read the values otherwise: forgotten, and the call again.
+  auto specialize_again = [&]() {
+    s.specs.erase(std::find_if(s.specs.begin(), s.specs.end(), [&](const auto& c) { return c.get() == sp; }));
+    if (counted) s.compiles--;
+    return run_nest(s, f);
+  };
   if (!sp->kernel.ok && sp->kernel.retag >= 0 && !(sp->kernel.retag < (int)s.tag_lists.size() && s.tag_lists[(size_t)sp->kernel.retag])) {
     // The nest stores NumPy floats into a list of floats: read it tagged (its elements'
     // types then vary), and specialize for that. At most once per variable.
     // (With every variable it passes its lists to or takes them from: made_lists.h.)
-    for (int v : ir::moved_with(s.lift.nest.root, sp->kernel.retag)) {
-      if ((size_t)v >= s.tag_lists.size()) s.tag_lists.resize((size_t)v + 1, 0);
-      s.tag_lists[(size_t)v] = 1;
-    }
-    s.specs.erase(std::find_if(s.specs.begin(), s.specs.end(), [&](const auto& c) { return c.get() == sp; }));
-    if (counted) s.compiles--;
-    return run_nest(s, f);
+    mark_class(&s.tag_lists, s.lift.nest.root, sp->kernel.retag, 1);
+    return specialize_again();
   }
   if (!sp->kernel.ok && sp->kernel.empty_var >= 0 && (size_t)sp->kernel.empty_var < nv &&
       !(sp->kernel.empty_var < (int)s.empty_dtypes.size() && s.empty_dtypes[(size_t)sp->kernel.empty_var])) {
     // The nest appends floats (or bools) to a list empty at entry: type it as one of those,
     // and specialize for that. At most once per variable.
-    std::set<int> cls = ir::moved_with(s.lift.nest.root, sp->kernel.empty_var);
-    cls.insert(sp->kernel.empty_var);
-    for (int v : cls) {
-      if ((size_t)v >= s.empty_dtypes.size()) s.empty_dtypes.resize((size_t)v + 1, 0);
-      s.empty_dtypes[(size_t)v] = (uint8_t)((int)sp->kernel.empty_dtype + 1);
-    }
-    s.specs.erase(std::find_if(s.specs.begin(), s.specs.end(), [&](const auto& c) { return c.get() == sp; }));
-    if (counted) s.compiles--;
-    return run_nest(s, f);
+    mark_class(&s.empty_dtypes, s.lift.nest.root, sp->kernel.empty_var, (uint8_t)((int)sp->kernel.empty_dtype + 1));
+    return specialize_again();
   }
   if (!sp->kernel.ok) {
     std::string why = sp->kernel.reason;

@@ -160,8 +160,7 @@ class Infer {
     }
     if (calls != 1 || !eager) return nullptr;
     const int v = found->args[0]->args[0]->var;
-    std::set<int> cls = ir::moved_with(nest_.root, v);
-    cls.insert(v);
+    const std::set<int> cls = ir::moved_with(nest_.root, v);  // (v among them)
     int inside = 0, all = 0;
     auto count = [&](const Expr& e, int* n) {
       ir::walk_expr(e, [&](const Expr& x) {
@@ -185,10 +184,8 @@ class Infer {
       std::set<int> named;
       for (auto& seq : loop->over)
         ir::walk_expr(seq, [&](const Expr& x) {
-          if (x->kind == ExprNode::Kind::Load && x->var >= 0) {
-            named.insert(x->var);
-            for (int m : ir::moved_with(nest.root, x->var)) named.insert(m);
-          }
+          if (x->kind == ExprNode::Kind::Load && x->var >= 0)
+            for (int m : ir::moved_with(nest.root, x->var)) named.insert(m);  // (x->var among them)
         });
       ir::for_each_expr(loop, [&](const Expr& x) {
         const int v = resize_var(x);
@@ -219,13 +216,33 @@ class Infer {
   }
   [[noreturn]] void fail(const std::string& why, int line) { throw SpecError{why, line}; }
 
+  // A value of type `vt` given to a list of `elem`s (a store, an append): `member`, it may be
+  // one of them (a tagged list's: a float or an np.float64); `np_float`, it may be an
+  // np.float64; `never`, it can be none of them, and is not an int given to a list of floats
+  // either (codegen hands that one to CPython where it happens: `s = 0` before a loop that
+  // may run no iteration and `L[i] = s` after it).
+  struct ItemFit {
+    bool member = false, np_float = false, never = false;
+  };
+  static ItemFit item_fit(const TypeRef& vt, const TypeRef& elem) {
+    ItemFit fit;
+    for (auto& m : members(vt)) {
+      fit.member = fit.member || types::same(m, elem);
+      fit.np_float = fit.np_float || (m->kind == Type::Kind::NpScalar && m->dtype == DType::Float64);
+      if (elem->kind == Type::Kind::Union)
+        for (auto& e : elem->elems) fit.member = fit.member || types::same(m, e);
+    }
+    fit.never = !fit.member && !(types::same(elem, types::py_float()) && vt->kind == Type::Kind::PyInt);
+    return fit;
+  }
+
   // Whether a variable passing lists to or from `var` made an empty list typed as one of
   // ints for want of its item type.
   bool class_defaulted(int var) const {
     if (empty_default_.empty()) return false;
-    for (int v : ir::moved_with(nest_.root, var))
+    for (int v : ir::moved_with(nest_.root, var))  // (var among them)
       if (empty_default_.count(v)) return true;
-    return empty_default_.count(var) > 0;
+    return false;
   }
   // Types the nest again with the empty lists of `var`'s class holding `d`s (infer_types).
   [[noreturn]] void empty_again(int var, DType d, int line) {
@@ -273,24 +290,17 @@ class Infer {
     }
     const TypeRef& vt = args[2]->type;
     if (!types::same(vt, item)) {
-      bool member = false, np_float = false;
-      for (auto& m : members(vt)) {
-        member = member || types::same(m, item);
-        np_float = np_float || (m->kind == Type::Kind::NpScalar && m->dtype == DType::Float64);
-        if (item->kind == Type::Kind::Union)
-          for (auto& x : item->elems) member = member || types::same(m, x);
-      }
-      // (As for stores: a tagged list holds floats and np.float64s; an untagged one is
-      // read or made tagged once it gets one.)
-      if (np_float && lt.dtype == DType::Float64 && !lt.tagged)
+      // (As for stores: an untagged list of floats is read or made tagged once it gets a
+      // np.float64.)
+      const ItemFit fit = item_fit(vt, item);
+      if (fit.np_float && lt.dtype == DType::Float64 && !lt.tagged)
         throw SpecError{"appends a np.float64 to a list of floats", ln, var};
-      if (!member && class_defaulted(var)) {
+      if (!fit.member && class_defaulted(var)) {
         const TypeRef m0 = members(vt)[0];
         if (m0->kind == Type::Kind::PyFloat) empty_again(var, DType::Float64, ln);
         if (m0->kind == Type::Kind::PyBool) empty_again(var, DType::Bool, ln);
       }
-      if (!member && !(types::same(item, types::py_float()) && vt->kind == Type::Kind::PyInt))
-        fail("appends a " + vt->str() + " to a " + lt.str(), ln);
+      if (fit.never) fail("appends a " + vt->str() + " to a " + lt.str(), ln);
     }
     return typed(e, args, types::none());
   }
@@ -1209,10 +1219,7 @@ class Infer {
 
   Expr call(const Expr& e, const Env& env, int ln) {
     // L.append(x), L.pop() of a list that grows and shrinks.
-    if (e->args[0]->kind == ExprNode::Kind::Attr && (e->args[0]->name == "append" || e->args[0]->name == "pop") &&
-        !e->args[0]->args.empty() && e->args[0]->args[0]->kind == ExprNode::Kind::Load &&
-        (size_t)e->args[0]->args[0]->var < nest_.vars.size() && nest_.vars[(size_t)e->args[0]->args[0]->var].resized)
-      return resize(e, env, ln);
+    if (resize_var(nest_, e) >= 0) return resize(e, env, ln);
     // c.isdigit() ... c.upper() of a character of a str.
     if (e->args[0]->kind == ExprNode::Kind::Attr && !object_attribute(e->args[0], env)) {
       static const std::pair<const char*, Builtin> kCharMethods[] = {
@@ -1722,14 +1729,8 @@ class Infer {
           // loop that may run no iteration and `L[i] = s` after it: the int is stored only
           // when the loop was empty).
           if (bt.pylist && !types::same(f.value->type, elem)) {
-            bool member = false, np_float = false;
-            for (auto& m : members(f.value->type)) {
-              member = member || types::same(m, elem);
-              np_float = np_float || (m->kind == Type::Kind::NpScalar && m->dtype == DType::Float64);
-              // A tagged list holds floats and np.float64s (an int goes to CPython, as above).
-              if (elem->kind == Type::Kind::Union)
-                for (auto& e : elem->elems) member = member || types::same(m, e);
-            }
+            const ItemFit fit = item_fit(f.value->type, elem);
+            const bool np_float = fit.np_float;
             // NumPy floats into a list of floats that was one at entry: its elements get
             // tags (their type is float | np.float64), and the dispatcher reads it again so.
             // (A list the nest makes: the variables passing it on hold theirs tagged.)
@@ -1739,8 +1740,7 @@ class Infer {
             if (np_float && bt.dtype == DType::Float64 && !bt.tagged)
               if (const int r = entry_list(f.base); r >= 0)
                 throw SpecError{"stores a np.float64 into a list of floats", s->line, r};
-            if (!member && !(types::same(elem, types::py_float()) && f.value->type->kind == Type::Kind::PyInt))
-              fail("stores a " + f.value->type->str() + " into a " + bt.str(), s->line);
+            if (fit.never) fail("stores a " + f.value->type->str() + " into a " + bt.str(), s->line);
           }
           // A buffer converts what it is given as its own setitem does: ints (and bools)
           // into integer and float items, floats into float items, bools into '?' items.
@@ -2107,9 +2107,8 @@ TypedNest infer_types(const InferInput& in) {
     TypedNest t = infer.run();
     if (t.ok || infer.empty_var < 0 || attempt == 3) return t;
     // An empty list read at entry: the dispatcher reads it as one of those items instead.
+    const std::set<int> cls = ir::moved_with(in.nest->root, infer.empty_var);  // (empty_var among them)
     if (in.empty_lists) {
-      std::set<int> cls = ir::moved_with(in.nest->root, infer.empty_var);
-      cls.insert(infer.empty_var);
       for (int v : *in.empty_lists)
         if (cls.count(v)) {
           t.empty_var = v;
@@ -2117,8 +2116,7 @@ TypedNest infer_types(const InferInput& in) {
           return t;
         }
     }
-    empty_dtypes[infer.empty_var] = infer.empty_dtype;
-    for (int v : ir::moved_with(in.nest->root, infer.empty_var)) empty_dtypes[v] = infer.empty_dtype;
+    for (int v : cls) empty_dtypes[v] = infer.empty_dtype;
   }
 }
 

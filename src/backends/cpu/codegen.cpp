@@ -1312,6 +1312,31 @@ class Gen {
     B.CreateCall(fty, runtime_address("stagepy_list_append", reinterpret_cast<void*>(&stagepy_list_append)), {buf, tag, bits});
   }
 
+  // What an array or list of type `lt` holds for the value `x` given to it (a store, an
+  // append): its bits as the dtype's, and for a tagged list the item's tag in *tag. A list
+  // keeps the objects it is given: a value of another type than its items' would make it one
+  // kernels cannot hold, so CPython takes the statement (type inference lets through only
+  // such values that may not come: a check where `x` may be one, else a bail and nullptr).
+  Value* stored_item(V x, const Type& lt, Value** tag) {
+    if (lt.tagged) {
+      if (gpu_body_) gpu_refuse("it stores into a list holding NumPy floats");
+      *tag = element_tag(x);
+      return hetero(x.t) ? from_bits(x.v, types::py_float()) : as_double(x);
+    }
+    if (const TypeRef item = lt.pylist ? types::list_elem(lt) : nullptr; item && !types::same(x.t, item)) {
+      bool member = false;
+      for (auto& m : members(x.t)) member = member || types::same(m, item);
+      if (!member) {
+        bail_unless(B.getFalse());
+        return nullptr;
+      }
+      Checking checking(this, "a list may get an element of another type");
+      bail_unless(B.CreateICmpEQ(operand_tag(x), c8(tag_of(item))));
+      x = scalar(item, hetero(x.t) ? from_bits(x.v, item) : x.v);
+    }
+    return to_dtype(x, lt.dtype);
+  }
+
   // L.append(x) / L.pop() of a list held by a header (Type::made; type_infer's resize), alone
   // in its statement: the value is computed here, with the statement's other values (a pop
   // of an empty list goes to CPython); the list changes with the statement's effects
@@ -1363,26 +1388,9 @@ class Gen {
     }
     V x = gen(e->args[2]);
     if (x.t->kind == Type::Kind::Unbound) return undef_of(types::unbound());
-    Value *stored = nullptr, *tag = nullptr;
-    if (lt.tagged) {
-      tag = element_tag(x);
-      stored = hetero(x.t) ? from_bits(x.v, types::py_float()) : as_double(x);
-    } else {
-      const TypeRef item = types::list_elem(lt);
-      if (!types::same(x.t, item)) {
-        // Another type of value would make the list one kernels cannot hold (as for stores).
-        bool member = false;
-        for (auto& m : members(x.t)) member = member || types::same(m, item);
-        if (!member) {
-          bail_now();
-          return undef_of(types::unbound());
-        }
-        Checking checking(this, "a list may get an item of another type");
-        bail_unless(B.CreateICmpEQ(operand_tag(x), c8(tag_of(item))));
-        x = scalar(item, hetero(x.t) ? from_bits(x.v, item) : x.v);
-      }
-      stored = to_dtype(x, d);
-    }
+    Value* tag = nullptr;
+    Value* stored = stored_item(x, lt, &tag);
+    if (!stored) return undef_of(types::unbound());
     PendingResize r;
     r.header = h;
     r.stored = stored;
@@ -3429,28 +3437,9 @@ class Gen {
           if (base.t->kind == Type::Kind::Unbound || idx.t->kind == Type::Kind::Unbound ||
               p.value.t->kind == Type::Kind::Unbound)
             break;
-          if (base.t->tagged) {
-            if (gpu_body_) gpu_refuse("it stores into a list holding NumPy floats");
-            p.tag = element_tag(p.value);
-            p.addr = index_array(base, index_list(idx), f.origin).v;
-            p.stored = hetero(p.value.t) ? from_bits(p.value.v, types::py_float()) : as_double(p.value);
-            break;
-          }
-          if (const TypeRef item = base.t->pylist ? types::list_elem(*base.t) : nullptr; item && !types::same(p.value.t, item)) {
-            // Another type of value would make the list one kernels cannot hold: CPython
-            // stores it (type inference allows this only where it may not happen).
-            bool member = false;
-            for (auto& m : members(p.value.t)) member = member || types::same(m, item);
-            if (!member) {
-              bail_unless(B.getFalse());
-              break;
-            }
-            Checking checking(this, "a list may get an element of another type");
-            bail_unless(B.CreateICmpEQ(operand_tag(p.value), c8(tag_of(item))));
-            p.value = scalar(item, hetero(p.value.t) ? from_bits(p.value.v, item) : p.value.v);
-          }
+          p.stored = stored_item(p.value, *base.t, &p.tag);
+          if (!p.stored) break;
           p.addr = index_array(base, index_list(idx), f.origin).v;
-          p.stored = to_dtype(p.value, base.t->dtype);
           break;
         }
         case ir::Effect::Kind::Eval:
