@@ -32,7 +32,7 @@ std::string sanitize(const std::string& s) {
 
 class Builder {
  public:
-  explicit Builder(const ir::Nest& n) : n_(n), views_(ir::subscript_assigned(n.root)) {
+  Builder(const ir::Nest& n, const std::set<int>& ragged) : n_(n), views_(ir::subscript_assigned(n.root)), ragged_(ragged) {
     find_rows(n.root);
     // A list the nest makes is memory of its own like a kept array, but written and read
     // through its variable: its accesses count. A variable may hold lists of different
@@ -104,6 +104,7 @@ class Builder {
   std::vector<const StmtNode*> loop_bodies_;  // parallel to loops_
   std::map<int, int> rank_;                 // var -> number of subscripts seen
   std::set<int> builtin_vars_, int_params_;
+  const std::set<int>& ragged_;  // variables whose rows have no one length
   PolyStmt* cur_ = nullptr;
 
   // ------------------------------------------------------------ parameters
@@ -169,6 +170,7 @@ class Builder {
     }
     int d = (int)idx.size() + k;
     note_rank_at_least(v, d + 1);
+    if (d >= 1 && ragged_.count(v)) return std::nullopt;  // a row's own length, not one extent
     return extent(v, d);
   }
 
@@ -567,7 +569,7 @@ class Builder {
     }
     if (var >= 0) {
       note_rank_at_least(var, (int)idx.size());
-      for (size_t k = 0; k < idx.size(); k++) extent(var, (int)k);
+      for (size_t k = 0; k < idx.size() && (k == 0 || !ragged_.count(var)); k++) extent(var, (int)k);
     }
     cur_->accesses.push_back(std::move(a));
   }
@@ -850,7 +852,7 @@ std::string PolyModel::domain_body(const PolyStmt& s) const {
 
 std::string PolyModel::domain_of(const PolyStmt& s) const { return param_list() + " -> { " + domain_body(s) + " }"; }
 
-PolyModel build_poly_model(const ir::Nest& nest) { return Builder(nest).run(); }
+PolyModel build_poly_model(const ir::Nest& nest, const std::set<int>& ragged) { return Builder(nest, ragged).run(); }
 
 std::string to_string(const PolyModel& m, const ir::Nest& nest) {
   std::ostringstream o;

@@ -12,6 +12,7 @@
 // so that derive_conditions can hand them to isl directly.
 #pragma once
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -128,7 +129,10 @@ struct PolyModel {
   std::string domain_body(const PolyStmt& s) const;  // the same without the parameters: "S3[i0, i1] : ..."
 };
 
-PolyModel build_poly_model(const ir::Nest& nest);
+// `ragged`: variables that may hold a list of lists whose rows differ in length
+// (Type::ragged): an extent past their first (`len(A[i])`) is no parameter, so nothing
+// derived from the model assumes one length for their rows.
+PolyModel build_poly_model(const ir::Nest& nest, const std::set<int>& ragged = {});
 
 std::string to_string(const PolyModel& m, const ir::Nest& nest);
 

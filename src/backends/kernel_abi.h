@@ -5,7 +5,8 @@
 //
 // params: for each variable the nest reads that holds a value at entry, in variable
 // order: a scalar (its machine representation); for an array its data pointer, then
-// its shape (int64 per dimension), then its strides in bytes (int64 per dimension); for
+// its shape (int64 per dimension), then its strides in bytes (int64 per dimension), and for
+// a ragged list of lists (Type::ragged) the address of its row offsets (list_buffer.h); for
 // a tuple of scalars, its items.
 // state: for each variable the nest assigns, two slots (value bits, type tag; tag 0 means
 // unbound) and for each For loop three slots (current value, stop, step). The kernel
@@ -47,7 +48,7 @@ struct MadeList {
 };
 
 struct KernelParam {
-  enum class Kind : uint8_t { Scalar, Data, Shape, Stride, TupleItem } kind = Kind::Scalar;
+  enum class Kind : uint8_t { Scalar, Data, Shape, Stride, RowOffsets, TupleItem } kind = Kind::Scalar;
   int var = -1;    // the variable it comes from
   Repr repr = Repr::I64;  // Scalar
   int dim = 0;     // Shape/Stride: the dimension; TupleItem: the item

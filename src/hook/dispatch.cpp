@@ -21,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 #include <deque>
@@ -475,12 +476,12 @@ HelperEntry* helper_for(NestState& s, PyObject* fn, const FrameRef& f, std::stri
 // Made once per set (at most kMaxInlined kept; the nest's variables must not have grown
 // since: Temps are numbered after them).
 constexpr size_t kMaxInlined = 8;
-const NestState::Inlined* inlined_for(NestState& s, const std::vector<uint64_t>& key,
+NestState::Inlined* inlined_for(NestState& s, const std::vector<uint64_t>& key,
                                       const std::map<int, specialize::Helper>& helpers) {
   for (auto& x : s.inlined)
     if (x->key == key && x->nvars == s.lift.nest.vars.size()) return x.get();
   if (s.inlined.size() >= kMaxInlined) {
-    if (s.last_conds == s.inlined.front()->conds.get()) s.last_conds = nullptr, s.last_nest = nullptr;
+    s.last_conds = nullptr, s.last_nest = nullptr;  // (they may be the erased set's)
     s.inlined.erase(s.inlined.begin());
   }
   auto x = std::make_unique<NestState::Inlined>();
@@ -501,6 +502,30 @@ const NestState::Inlined* inlined_for(NestState& s, const std::vector<uint64_t>&
   s.analysis_s += now_s() - t0;
   s.inlined.push_back(std::move(x));
   return s.inlined.back().get();
+}
+
+// The static stage for this call: the nest's (or, with helpers, the inlined nest's); where
+// variables hold ragged lists, the one whose model gives their rows no one length, made at
+// the first such call. Every variable the nest assigns may come to hold such a list too.
+const analysis::NestConditions& conditions_for(NestState& s, NestState::Inlined* inl,
+                                               const std::vector<Described>& descs) {
+  std::vector<int> ragged;
+  for (size_t v = 0; v < descs.size(); v++)
+    if (descs[v].type && descs[v].type->kind == Type::Kind::Array && descs[v].type->ragged) ragged.push_back((int)v);
+  if (ragged.empty()) return inl ? *inl->conds : *s.conds;
+  NestState::RaggedConds& m = inl ? inl->ragged_conds : s.ragged_conds;
+  std::unique_ptr<analysis::NestConditions>& c = m[ragged];
+  if (!c) {
+    const ir::Nest& nest = inl ? inl->nest : s.lift.nest;
+    std::set<int> vars(ragged.begin(), ragged.end());
+    for (size_t v = 0; v < nest.vars.size(); v++)
+      if (nest.vars[v].assigned) vars.insert((int)v);
+    const double t0 = now_s();
+    c = std::make_unique<analysis::NestConditions>(
+        specialize::first_sight(nest, s.function + ":" + std::to_string(s.line) + " (ragged lists)", vars));
+    s.analysis_s += now_s() - t0;
+  }
+  return *c;
 }
 
 // A helper's default value as a constant of the kernel, with the words that key it (its
@@ -885,6 +910,8 @@ specialize::ParamValues param_values(const analysis::NestConditions& c, const st
     // An extent: of the array the variable holds; a variable the nest reassigns may come
     // to hold any live-in array of its type, so all of those must agree.
     if (!is_array((int)pp.var) || views[(size_t)pp.var].ndim <= pp.dim) continue;
+    // A ragged list's rows have no one length (its static stage names none: conditions_for).
+    if (descs[(size_t)pp.var].type->ragged && pp.dim >= 1) continue;
     int64_t n = (int64_t)views[(size_t)pp.var].shape[pp.dim];
     bool agree = true;
     if (vars[(size_t)pp.var].assigned)
@@ -1074,6 +1101,7 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
   std::unordered_map<PyObject*, ListBuffer*> list_of;
   std::unordered_map<PyObject*, ListBuffer*> seen_lists;
   std::vector<std::pair<ListBuffer*, ListBuffer*>> shared_lists;
+  std::vector<ListBuffer*> ragged_list(nv);  // per variable: the ragged list it holds
   s.empty_now.clear();
   // Lists the nest only appends to (Var::appended; a list is held by `vals`) or makes: the
   // items the kernel collects for each, appended to the list object, or made a new list,
@@ -1158,10 +1186,11 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
       }
       lb->written = lb->written || s.stores_unknown || s.stored[v] || vars[v].resized;
       if (lb->written) lb->keep_before();
-      descs[v].type = types::py_list(lb->dtype(), lb->ndim(), lb->tagged(), lb->tuples());
+      descs[v].type = types::py_list(lb->dtype(), lb->ndim(), lb->tagged(), lb->tuples(), lb->ragged());
       descs[v].k1 = (uint64_t)(uintptr_t)&PyList_Type;
       descs[v].k2 = (uint64_t)lb->dtype() | ((uint64_t)lb->ndim() << 8) | ((uint64_t)lb->tagged() << 16) |
-                    ((uint64_t)lb->tuples() << 17);
+                    ((uint64_t)lb->tuples() << 17) | ((uint64_t)lb->ragged() << 19);
+      if (lb->ragged()) ragged_list[v] = lb;
       if (vars[v].resized && lb->ndim() == 1 && lb->shape()[0] == 0) {
         // An empty list that grows: of the items the nest appends (ints until it is seen
         // to append others: empty_dtypes).
@@ -1231,6 +1260,7 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
         vals.resize(nv);
         descs.resize(nv);
         views.resize(nv);
+        ragged_list.resize(nv);
       }
     } else {
       descs[v] = describe(val, vars[v]);
@@ -1276,6 +1306,7 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
   // write it, CPython runs the nest (read-only views, sliding_window_view's default, are fine).
   for (size_t v = 0; v < nv; v++) {
     if (!vals[v] || !descs[v].type || descs[v].type->kind != Type::Kind::Array || !descs[v].type->writeable) continue;
+    if (ragged_list[v]) continue;  // rows one after another (its view's shape and strides say nothing)
     if (may_overlap_itself(views[v], item_bytes(*descs[v].type)))
       return decline(s, "`" + vars[v].name + "` is a writeable view whose elements overlap one another (strides " +
                             "shorter than the elements they step over)");
@@ -1292,6 +1323,10 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
       const ArrayView& a = views[v];
       span_var.push_back((int)v);
       uintptr_t lo = (uintptr_t)a.data, hi = lo;
+      if (ragged_list[v]) {  // all its rows' items, one after another
+        spans.push_back({lo, lo + ragged_list[v]->bytes()});
+        continue;
+      }
       const Py_ssize_t* sh = a.shape;
       const Py_ssize_t* st = a.strides;
       bool empty = false;
@@ -1320,7 +1355,7 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
         specialize::first_sight(s.lift.nest, s.function + ":" + std::to_string(s.line)));
     s.analysis_s = now_s() - t0;
   }
-  const NestState::Inlined* inl = nullptr;
+  NestState::Inlined* inl = nullptr;
   {
     std::vector<uint64_t> hkey;
     for (auto& [v, h] : helpers) {
@@ -1333,7 +1368,7 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
       if (!inl->reason.empty()) return decline(s, inl->reason);
     }
   }
-  const analysis::NestConditions& conds = inl ? *inl->conds : *s.conds;
+  const analysis::NestConditions& conds = conditions_for(s, inl, descs);
   {
     specialize::ParamValues pv = param_values(conds, vars, vals, descs, views);
     if (pv.values != s.last_params || pv.known != s.last_known || pv.assumptions_hold != s.last_assumptions ||
@@ -1451,6 +1486,13 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
         break;
       }
       case KernelParam::Kind::Shape: slot = (uint64_t)views[p.var].shape[p.dim]; break;
+      case KernelParam::Kind::RowOffsets: {
+        const ListBuffer* lb = (size_t)p.var < ragged_list.size() ? ragged_list[(size_t)p.var] : nullptr;
+        if (!lb) return decline(s, "internal error: a ragged list's parameter");
+        const int64_t* o = lb->offsets();
+        std::memcpy(&slot, &o, sizeof o);
+        break;
+      }
       case KernelParam::Kind::Stride: slot = (uint64_t)views[p.var].strides[p.dim]; break;
       case KernelParam::Kind::Scalar:
       case KernelParam::Kind::TupleItem: {

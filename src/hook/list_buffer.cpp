@@ -66,11 +66,10 @@ bool ListBuffer::store(PyObject* item, size_t at, std::string* why) {
 
 int ListBuffer::read_exact(std::string* why) {
   PyTypeObject* want = dtype_ == DType::Int64 ? &PyLong_Type : &PyFloat_Type;
-  const Py_ssize_t len = shape_.back();
   uint8_t* out = bytes_.data();
-  for (PyObject* r : rows_) {
-    PyObject** items = PySequence_Fast_ITEMS(r);
-    for (Py_ssize_t j = 0; j < len; j++, out += 8) {
+  for (size_t r = 0; r < rows_.size(); r++) {
+    PyObject** items = PySequence_Fast_ITEMS(rows_[r]);
+    for (Py_ssize_t j = 0, len = row_length(r); j < len; j++, out += 8) {
       if (Py_TYPE(items[j]) != want) return 0;
       if (dtype_ == DType::Float64) put_float(items[j], out);
       else if (!put_int(items[j], out, why)) return -1;
@@ -99,8 +98,11 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
     if (n == 0) break;
     at = PyList_GET_ITEM(at, 0);
   }
-  // Every list of the right length, every list once; the innermost ones in order.
+  // Every list of the right length, every list once; the innermost ones in order. A list
+  // of lists of items whose rows differ in length is read ragged: all rows' items one after
+  // another, offsets_ saying where each row starts.
   rows_.clear();
+  ragged_ = false;
   std::vector<PyObject*> level = {list}, next;
   for (size_t d = 0; d < shape_.size(); d++) {
     next.clear();
@@ -113,8 +115,12 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
         return false;
       }
       if (PySequence_Fast_GET_SIZE(l) != shape_[d]) {
-        *why = tuple_level ? "holds tuples of different lengths" : "is ragged (inner lists of different lengths)";
-        return false;
+        if (d == 1 && shape_.size() == 2 && !tuple_level) {
+          ragged_ = true;
+        } else {
+          *why = tuple_level ? "holds tuples of different lengths" : "is ragged (inner lists of different lengths)";
+          return false;
+        }
       }
       if (!tuple_level) {  // (a tuple met twice is harmless: nothing stores into it)
         auto [it, first] = seen.emplace(l, this);
@@ -126,12 +132,22 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
     if (d + 1 < shape_.size()) level.swap(next);
   }
   rows_ = level;
+  offsets_.clear();
+  if (ragged_) {
+    offsets_.reserve(rows_.size() + 1);
+    int64_t at = 0;
+    offsets_.push_back(0);
+    for (PyObject* r : rows_) offsets_.push_back(at += PyList_GET_SIZE(r));
+    shape_[1] = 0;  // no one length: kernels read the rows' own (Type::ragged)
+  }
   // The elements, in one pass: the first decides the type (an empty list holds ints),
   // every other must match it.
   dtype_ = DType::Int64;
-  const Py_ssize_t len = shape_.back();
   bool np = false;
-  if (!rows_.empty() && len > 0 && !item_dtype(PySequence_Fast_GET_ITEM(rows_[0], 0), &dtype_, &np, why)) return false;
+  PyObject* first = nullptr;
+  for (size_t r = 0; r < rows_.size() && !first; r++)
+    if (row_length(r) > 0) first = PySequence_Fast_GET_ITEM(rows_[r], 0);
+  if (first && !item_dtype(first, &dtype_, &np, why)) return false;
   bytes_.resize(elements() * (size_t)dtype_size(dtype_));
   before_.clear();  // made by keep_before(), for a list the kernel may write
   std::vector<uint8_t> is_np;  // which elements are numpy.float64s (made at the first one)
@@ -141,7 +157,7 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
   if (exact < 0) return false;
   size_t k = 0;
   for (size_t r = 0; r < rows_.size() && !exact; r++)
-    for (Py_ssize_t j = 0; j < len; j++) {
+    for (Py_ssize_t j = 0, len = row_length(r); j < len; j++) {
       PyObject* x = PySequence_Fast_GET_ITEM(rows_[r], j);
       DType d;
       if (!item_dtype(x, &d, &np, why)) return false;
@@ -170,6 +186,15 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
   strides_.assign(shape_.size(), (Py_ssize_t)item_bytes());
   for (size_t d = shape_.size() - 1; d-- > 0;) strides_[d] = strides_[d + 1] * shape_[d + 1];
   return true;
+}
+
+size_t ListBuffer::elements() const {
+  if (ragged_) return (size_t)offsets_.back();
+  return rows_.size() * (shape_.empty() ? 0 : (size_t)shape_.back());
+}
+
+Py_ssize_t ListBuffer::row_length(size_t r) const {
+  return ragged_ ? (Py_ssize_t)(offsets_[r + 1] - offsets_[r]) : shape_.back();
 }
 
 PyObject* box_list_item(DType d, bool tagged, const uint8_t* p) {
@@ -209,12 +234,14 @@ int ListBuffer::write_back() {
   // stores into them).
   if (before_.size() != bytes_.size() || tuples_) return 0;
   const size_t item = (size_t)item_bytes();
-  const Py_ssize_t len = shape_.empty() ? 0 : shape_.back();
-  const size_t row_bytes = item * (size_t)len;
-  if (row_bytes == 0) return 0;  // empty rows: nothing changed (and no buffers to compare)
+  if (elements() == 0) return 0;  // nothing changed (and no buffers to compare)
+  size_t at = 0;  // where row r starts, in bytes
   for (size_t r = 0; r < rows_.size(); r++) {
-    const uint8_t* now = bytes_.data() + r * row_bytes;
-    const uint8_t* old = before_.data() + r * row_bytes;
+    const Py_ssize_t len = row_length(r);
+    const size_t row_bytes = item * (size_t)len;
+    const uint8_t* now = bytes_.data() + at;
+    const uint8_t* old = before_.data() + at;
+    at += row_bytes;
     if (std::memcmp(now, old, row_bytes) == 0) continue;
     for (Py_ssize_t j = 0; j < len; j++) {
       const uint8_t* p = now + (size_t)j * item;

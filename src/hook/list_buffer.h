@@ -6,7 +6,10 @@
 // changed written back into the same list objects as new Python objects of the element
 // type (the lists keep their identity and every reference into them sees the change).
 //
-// A list that cannot be held this way (ragged, mixed or other element types, ints beyond
+// A list of lists of items whose inner lists differ in length is held ragged (Type::ragged):
+// the items of all rows one after another, and where each row starts (offsets()).
+//
+// A list that cannot be held this way (ragged deeper down, mixed or other element types, ints beyond
 // 64 bits, an inner list that appears twice) gives a reason instead: the nest stays with
 // CPython.
 #pragma once
@@ -58,7 +61,12 @@ class ListBuffer {
   void* data() { return bytes_.data(); }
   const Py_ssize_t* shape() const { return shape_.data(); }
   const Py_ssize_t* strides() const { return strides_.data(); }
-  size_t elements() const { return rows_.size() * (shape_.empty() ? 0 : (size_t)shape_.back()); }
+  size_t elements() const;
+  // Rows of different lengths: shape()[1] is 0, and row r holds the items offsets()[r] to
+  // offsets()[r + 1] (rows + 1 int64s).
+  bool ragged() const { return ragged_; }
+  const int64_t* offsets() const { return offsets_.data(); }
+  size_t bytes() const { return bytes_.size(); }
 
  private:
   bool store(PyObject* item, size_t at, std::string* why);
@@ -69,7 +77,11 @@ class ListBuffer {
   DType dtype_ = DType::Int64;
   bool tagged_ = false;
   bool tuples_ = false;
+  bool ragged_ = false;
+  // The length of innermost row r.
+  Py_ssize_t row_length(size_t r) const;
   std::vector<Py_ssize_t> shape_, strides_;
+  std::vector<int64_t> offsets_;  // ragged: where each row starts, then the number of items
   std::vector<PyObject*> rows_;  // the innermost lists (or tuples), in order (borrowed)
   std::vector<uint8_t> bytes_;   // the elements, as the kernel sees them
   std::vector<uint8_t> before_;  // the same, as read

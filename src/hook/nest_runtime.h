@@ -102,6 +102,10 @@ struct NestState {
   // The static stage of the analysis (first dispatch), and the facts of the last call's
   // parameter values (most calls repeat them).
   std::unique_ptr<analysis::NestConditions> conds;
+  // The static stage again for calls where variables hold ragged lists (Type::ragged), per
+  // set of those variables (first_sight's `ragged`).
+  using RaggedConds = std::map<std::vector<int>, std::unique_ptr<analysis::NestConditions>>;
+  RaggedConds ragged_conds;
   // Per set of helpers the nest calls (their words of the guard key): the nest with them
   // inlined and the static stage of that nest, whose model sees their reads and
   // operations (dispatch.cpp). Made at the set's first call.
@@ -110,6 +114,7 @@ struct NestState {
     size_t nvars = 0;  // the nest's variables when made (a later helper's globals add more)
     ir::Nest nest;
     std::unique_ptr<analysis::NestConditions> conds;
+    RaggedConds ragged_conds;
     std::string reason;  // why the helpers could not be inlined ("" when they were)
     // The line in its helper of each numbered operation, where every helper is in the
     // caller's file (its NumPy warnings are then emitted after the kernel, from there).

@@ -67,7 +67,7 @@ std::string Type::str() const {
       if (pystr) return "str";
       if (pybuf) return std::string("buffer of ") + dtype_name(dtype) + (writeable ? "" : ", readonly");
       if (pylist) {
-        std::string s = tuples && ndim == 1 ? "tuple" : "list";
+        std::string s = tuples && ndim == 1 ? "tuple" : ragged ? "ragged list" : "list";
         for (int i = 1; i < ndim; i++) s += tuples && i == ndim - 1 ? " of tuples" : " of lists";
         if (tagged) return s + " of floats and np.float64s";
         return s + " of " + (dtype == DType::Int64 ? "ints" : dtype == DType::Float64 ? "floats" : dtype == DType::Complex128 ? "complex numbers" : "bools");
@@ -108,7 +108,7 @@ bool Type::operator==(const Type& o) const {
     case Kind::NpScalar: return dtype == o.dtype;
     case Kind::Array:
       return dtype == o.dtype && ndim == o.ndim && layout == o.layout && writeable == o.writeable && pylist == o.pylist &&
-             tagged == o.tagged && tuples == o.tuples && made == o.made &&
+             tagged == o.tagged && tuples == o.tuples && ragged == o.ragged && made == o.made &&
              pybuf == o.pybuf && pystr == o.pystr && temp == o.temp && local == o.local;
     case Kind::Module:
     case Kind::Object:
@@ -136,6 +136,7 @@ size_t Type::hash() const {
   mix(pylist);
   mix(tagged);
   mix(tuples);
+  mix(ragged);
   mix(made);
   mix(pybuf);
   mix(pystr);
@@ -269,11 +270,13 @@ TypeRef appended() {
   t->kind = Type::Kind::Appended;
   return t;
 }
-TypeRef py_list(DType d, int ndim, bool tagged, bool tuples) {
-  auto t = std::make_shared<Type>(*array(d, ndim, Type::CContig, !tuples));
+TypeRef py_list(DType d, int ndim, bool tagged, bool tuples, bool ragged) {
+  ragged = ragged && ndim == 2 && !tuples;
+  auto t = std::make_shared<Type>(*array(d, ndim, ragged ? Type::Strided : Type::CContig, !tuples));
   t->pylist = true;
   t->tagged = tagged && d == DType::Float64;
   t->tuples = tuples;
+  t->ragged = ragged;
   return t;
 }
 TypeRef made_list(DType d, bool tagged) {

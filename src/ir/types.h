@@ -150,6 +150,11 @@ struct Type {
   bool tuples = false;           // Array (pylist): its innermost rows are tuples (`[(x, y), ...]`,
                                  // each of one length; 1-d: one such tuple, a row), read
                                  // only: `writeable` is false
+  bool ragged = false;           // Array (pylist, 2-d, not tuples): its rows (the inner lists)
+                                 // have different lengths; kernels hold the items of all rows one
+                                 // after another and where each row starts (list_buffer.h), take
+                                 // rows by an int index, their lengths and iterate them, and use
+                                 // the list whole in no other way (type_infer: ragged_uses)
   bool made = false;             // Array (pylist, 1-d): a list the variable may hold
                                  // is one the nest makes (`cur = [0] * (m + 1)`, `new =
                                  // best[:]`, made_lists.h): kernels hold the address of its
@@ -199,7 +204,8 @@ TypeRef array(DType d, int ndim, Type::Layout layout, bool writeable);
 // (Float64) or bools (Bool).
 // With `tagged` (Float64 only): elements floats or np.float64s, each with its tag.
 // With `tuples`: a list of tuples (the innermost rows tuples), read-only.
-TypeRef py_list(DType d, int ndim, bool tagged = false, bool tuples = false);
+// With `ragged` (ndim 2, not tuples): rows of different lengths (Type::ragged).
+TypeRef py_list(DType d, int ndim, bool tagged = false, bool tuples = false, bool ragged = false);
 // A list of `d` (Int64, Float64, Bool) a variable holds by its header (Type::made); with
 // `tagged` (Float64 only), of floats and np.float64s, each with its tag.
 TypeRef made_list(DType d, bool tagged = false);

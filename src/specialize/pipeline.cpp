@@ -30,8 +30,8 @@ double since(std::chrono::steady_clock::time_point t0) {
 }
 }  // namespace
 
-analysis::NestConditions first_sight(const ir::Nest& nest, const std::string& name) {
-  analysis::PolyModel model = analysis::build_poly_model(nest);
+analysis::NestConditions first_sight(const ir::Nest& nest, const std::string& name, const std::set<int>& ragged) {
+  analysis::PolyModel model = analysis::build_poly_model(nest, ragged);
   if (debug_level() > 0) debug_dump("build_poly_model: " + name, analysis::to_string(model, nest));
   analysis::NestConditions conds = analysis::derive_conditions(model, nest);
   if (debug_level() > 0) debug_dump("derive_conditions: " + name, analysis::to_string(conds, nest));

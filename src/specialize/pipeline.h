@@ -5,13 +5,16 @@
 //   analysis (first sight of a nest):
 //     bytecode -> lift_nest (cfg + structuring) -> bind_module_attributes
 //              -> build_poly_model -> derive_conditions (isl: parameter sets)   [first_sight]
+//     (again, for calls where variables hold ragged lists: their rows' lengths no parameter)
 //   specialize (each call, from the run-time values):
 //     evaluate_conditions (parameter values in, facts out; part of the guard key)
 //   dispatch (a function seen in a variable): lift_helper (its bytecode -> one expression)
 //   specialize (once per guard key):
 //     inline_helpers (calls of the functions this call's variables hold -> their bodies)
 //     infer_types (run-time types in, typed IR out)
+//     lower_complex, prove_domains (typed IR -> typed IR)
 //     plan_parallel (typed IR + facts -> which loops run on threads, how scalars are shared)
+//     plan_interleave, plan_interchange (typed IR + plan -> plan)
 //   backends:
 //     codegen (typed IR + facts + plan -> LLVM IR) -> jit_compile (O3 + ORC)  [compile_kernel]
 //     with a GPU: codegen also writes each parallel loop's body into an NVPTX module
@@ -90,7 +93,8 @@ struct KernelRequest {
 
 // The static stage, once per nest: the polyhedral model and the conditions under which
 // indices stay in bounds, int operations in 64 bits, and loops free of carried dependences.
-analysis::NestConditions first_sight(const ir::Nest& nest, const std::string& name);
+// `ragged`: build_poly_model's (the variables that may hold ragged lists at this call).
+analysis::NestConditions first_sight(const ir::Nest& nest, const std::string& name, const std::set<int>& ragged = {});
 
 Kernel compile_kernel(const KernelRequest& rq);
 

@@ -987,6 +987,7 @@ class Planner {
         const Expr& elem = u->args[(size_t)self];
         if (f.base->type && f.base->type->tagged)
           fail("its elements are floats and np.float64s, each with its own type, which a thread's copy would not keep");
+        if (f.base->type && f.base->type->ragged) fail("its rows differ in length");
         if (!ar->elem) ar->elem = elem->type;
         if (!elem->type || !types::same(elem->type, ar->elem) || !types::same(u->type, ar->elem))
           fail("the update at line " + std::to_string(x->line) + " changes the type of its elements");

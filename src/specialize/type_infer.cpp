@@ -1,6 +1,7 @@
 // See type_infer.h.
 #include "specialize/type_infer.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -94,6 +95,7 @@ class Infer {
       std::optional<Env> fall;
       auto stmts = seq(nest_.root->body, 0, env, lo, fall);
       refuse_first_test_of_nothing(stmts);
+      for (const Stmt& x : stmts) ragged_uses(x);
       out.nest = nest_;
       out.nest.root = ir::make_block(std::move(stmts));
       out.tags = tags_;
@@ -215,6 +217,50 @@ class Infer {
          stmts[0]->line);
   }
   [[noreturn]] void fail(const std::string& why, int line) { throw SpecError{why, line}; }
+
+  // A ragged list of lists (Type::ragged) has no one row length: kernels take a row by an int
+  // index, its length, its truth, loop over its rows, and give it to another variable (a
+  // helper's parameter included); any other use of it whole (which codegen would compute from
+  // one row length) is refused.
+  static bool ragged(const Expr& e) { return e && e->type && e->type->kind == Type::Kind::Array && e->type->ragged; }
+  void ragged_uses(const Stmt& s) {
+    auto refuse = [&](const Expr& e) {
+      const std::string what = e->kind == ExprNode::Kind::Load && (size_t)e->var < nest_.vars.size()
+                                   ? "`" + nest_.vars[(size_t)e->var].name + "`"
+                                   : "a list of lists";
+      fail("uses " + what + ", whose rows differ in length, otherwise than by its rows", s->line);
+    };
+    std::function<void(const Expr&)> walk = [&](const Expr& e) {
+      if (!e) return;
+      for (size_t k = 0; k < e->args.size(); k++) {
+        const Expr& a = e->args[k];
+        if (ragged(a)) {
+          const bool row = e->kind == ExprNode::Kind::Subscript && k == 0;
+          const bool truth = e->kind == ExprNode::Kind::Truth;
+          const bool evaluated = e->kind == ExprNode::Kind::Seq && k + 1 < e->args.size();  // an inlined call's argument
+          const bool len = e->kind == ExprNode::Kind::Call && k == 1 && e->args.size() == 2 && e->args[0]->type &&
+                           e->args[0]->type->kind == Type::Kind::Callable && e->args[0]->type->builtin == Builtin::Len;
+          if (!row && !truth && !len && !evaluated) refuse(a);
+        }
+        walk(a);
+      }
+    };
+    for (const ir::Effect& f : s->effects) {
+      // (`eval A`: an inlined call's argument, evaluated for its errors.)
+      const bool given = f.kind == ir::Effect::Kind::Assign || (f.kind == ir::Effect::Kind::Eval && f.value->kind == ExprNode::Kind::Load);
+      if (ragged(f.base) || ragged(f.index) || (ragged(f.value) && !given))
+        refuse(ragged(f.base) ? f.base : ragged(f.index) ? f.index : f.value);
+      walk(f.base), walk(f.index), walk(f.value);
+    }
+    if (ragged(s->cond)) refuse(s->cond);
+    walk(s->cond);
+    for (const Expr& a : s->args) {
+      if (ragged(a)) refuse(a);
+      walk(a);
+    }
+    for (const Expr& o : s->over) walk(o);  // a loop over its rows (`for row in A`)
+    for (const Stmt& b : s->body) ragged_uses(b);
+  }
 
   // A value of type `vt` given to a list of `elem`s (a store, an append): `member`, it may be
   // one of them (a tagged list's: a float or an np.float64); `np_float`, it may be an

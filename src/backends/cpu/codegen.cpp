@@ -97,6 +97,8 @@ struct V {
   Value* tag = nullptr;               // union member tag (i8)
   Value* header = nullptr;            // a list Type::made: its MadeList's address (i64)
   std::vector<Value*> shape, strides; // array
+  Value* offsets = nullptr;           // a ragged list (Type::ragged): where each row starts
+                                      // (int64s, in items); shape[1] is then 0
   std::vector<V> elems;               // tuple
 };
 
@@ -188,6 +190,7 @@ class Gen {
     Value* data;
     std::vector<Value*> shape, strides;
     TypeRef t;
+    Value* offsets = nullptr;  // V::offsets
   };
   std::vector<Arr> arrays_;
   std::vector<int> array_id_;  // var -> live-in array id, or -1
@@ -811,6 +814,10 @@ class Gen {
           layout_.params.push_back({KernelParam::Kind::Stride, (int)v, Repr::I64, d});
           params.push_back(i64());
         }
+        if (t->ragged) {
+          layout_.params.push_back({KernelParam::Kind::RowOffsets, (int)v, Repr::None, 0});
+          params.push_back(ptr());
+        }
       } else {
         Repr r = repr_of(*t);
         // Booleans cross the boundary as bytes.
@@ -904,6 +911,10 @@ class Gen {
         p++;
         for (int d = 0; d < t->ndim; d++, p++) a.shape.push_back(&*arg++);
         for (int d = 0; d < t->ndim; d++, p++) a.strides.push_back(&*arg++);
+        if (t->ragged) {
+          ragged_layout(a, &*arg++);
+          p++;
+        }
         fix_strides(a);
         B.CreateStore(c64(array_id_[v]), bits_[v]);
         if (t->made) {  // held by a header, as the lists the nest makes are (made_lists.h)
@@ -970,6 +981,14 @@ class Gen {
         B.SetInsertPoint(&bb);
         B.CreateUnreachable();
       }
+  }
+
+  // A ragged list (Type::ragged): its rows one after another, row i from item offsets[i] to
+  // offsets[i + 1]; no one row length (shape[1] is 0: only ragged_row reads a row).
+  void ragged_layout(Arr& a, Value* offsets) {
+    a.offsets = offsets;
+    a.shape[1] = c64(0);
+    a.strides = {c64(0), c64(item_bytes(*a.t))};
   }
 
   // A contiguous layout (part of the guard key) fixes the strides: the element size along
@@ -1845,6 +1864,7 @@ class Gen {
     x.v = first.data;
     x.shape = first.shape;
     x.strides = first.strides;
+    x.offsets = first.offsets;
     if (cands.size() > 1 && nest_.vars[var].assigned) {
       Value* id = B.CreateLoad(i64(), bits_[var]);
       for (size_t k = 1; k < cands.size(); k++) {
@@ -1855,12 +1875,14 @@ class Gen {
           x.shape[d] = B.CreateSelect(is, a.shape[d], x.shape[d]);
           x.strides[d] = B.CreateSelect(is, a.strides[d], x.strides[d]);
         }
+        if (x.offsets) x.offsets = B.CreateSelect(is, a.offsets, x.offsets);
       }
     } else if (array_id_[var] >= 0) {
       const Arr& a = arrays_[array_id_[var]];
       x.v = a.data;
       x.shape = a.shape;
       x.strides = a.strides;
+      x.offsets = a.offsets;
     }
     return x;
   }
@@ -1871,6 +1893,7 @@ class Gen {
   // wrap-around goes.
   V index_array(const V& base, const std::vector<V>& idx, int origin) {
     Checking checking(this, "an index may be out of range");
+    if (base.offsets) return ragged_row(base, idx, origin);
     Value* off = c64(0);
     std::vector<Value*> sliced_shape, sliced_strides;
     for (size_t k = 0; k < idx.size(); k++) {
@@ -1881,15 +1904,8 @@ class Gen {
         sliced_strides.push_back(B.CreateMul(step, base.strides[k]));
         continue;
       }
-      Value* i = as_i64_int(idx[k]);
-      Value* n = base.shape[k];
-      const bool all_types_int = is_pyint(rep(idx[k].t)) && idx[k].t->kind != Type::Kind::Union;
-      const bool inb = all_types_int && facts_.has(FactKind::InBounds, origin, (int)k);
-      Value* wrapped;
-      if (all_types_int && facts_.has(FactKind::NonNeg, origin, (int)k)) wrapped = i;
-      else if (all_types_int && facts_.has(FactKind::Negative, origin, (int)k)) wrapped = B.CreateAdd(i, n, "", false, inb);
-      else wrapped = B.CreateSelect(B.CreateICmpSLT(i, c64(0)), B.CreateAdd(i, n), i);
-      if (!inb) bail_unless(B.CreateICmpULT(wrapped, n));  // 0 <= i < n, as unsigned
+      bool inb = false;
+      Value* wrapped = checked_index(idx[k], base.shape[k], origin, (int)k, &inb);
       off = B.CreateAdd(off, B.CreateMul(wrapped, base.strides[k], "", false, inb), "", false, inb);
     }
     V out;
@@ -1901,6 +1917,36 @@ class Gen {
       out.strides.push_back(base.strides[k]);
     }
     return out;
+  }
+
+  // Index `x` (position `pos` of the subscript at `origin`) along an extent `n`, wrapped
+  // where negative, as a bail where out of range; `inb`: whether the facts put it in range.
+  Value* checked_index(const V& x, Value* n, int origin, int pos, bool* inb = nullptr) {
+    Value* i = as_i64_int(x);
+    const bool all_types_int = is_pyint(rep(x.t)) && x.t->kind != Type::Kind::Union;
+    const bool in = all_types_int && facts_.has(FactKind::InBounds, origin, pos);
+    if (inb) *inb = in;
+    Value* wrapped;
+    if (all_types_int && facts_.has(FactKind::NonNeg, origin, pos)) wrapped = i;
+    else if (all_types_int && facts_.has(FactKind::Negative, origin, pos)) wrapped = B.CreateAdd(i, n, "", false, in);
+    else wrapped = B.CreateSelect(B.CreateICmpSLT(i, c64(0)), B.CreateAdd(i, n), i);
+    if (!in) bail_unless(B.CreateICmpULT(wrapped, n));  // 0 <= i < n, as unsigned
+    return wrapped;
+  }
+
+  // Row idx[0] of a ragged list (Type::ragged; type inference takes its rows by one int
+  // index at a time): a list of its own length, its items where offsets[i] says.
+  V ragged_row(const V& base, const std::vector<V>& idx, int origin) {
+    if (gpu_body_) gpu_refuse("it reads a list of lists of different lengths");
+    if (idx.size() != 1 || idx[0].t->kind == Type::Kind::Slice) fail("internal error: a ragged list taken whole");
+    Value* i = checked_index(idx[0], base.shape[0], origin, 0);
+    Value* start = B.CreateLoad(i64(), B.CreateGEP(i64(), base.offsets, i));
+    Value* end = B.CreateLoad(i64(), B.CreateGEP(i64(), base.offsets, B.CreateAdd(i, c64(1))));
+    V row;
+    row.v = B.CreateGEP(i8(), base.v, B.CreateMul(start, base.strides[1]));
+    row.shape = {B.CreateSub(end, start)};
+    row.strides = {base.strides[1]};
+    return row;
   }
 
   // A slice's first index, length and step along an extent `n`, as CPython's
@@ -4517,7 +4563,7 @@ class Gen {
     int at = cx.arrays;
     for (auto& a : arrays_) {
       cx.array_slot.push_back(at);
-      at += 1 + 2 * a.t->ndim;
+      at += 1 + 2 * a.t->ndim + (a.offsets ? 1 : 0);
     }
     cx.tuples = at;
     for (auto& [v, tv] : tuples_) at += (int)tv.elems.size();
@@ -4620,6 +4666,7 @@ class Gen {
         a.data = B.CreateIntToPtr(ctx_i64(k++), ptr());
         for (int d = 0; d < a.t->ndim; d++) a.shape.push_back(ctx_i64(k++));
         for (int d = 0; d < a.t->ndim; d++) a.strides.push_back(ctx_i64(k++));
+        if (parent_arrays[x].offsets) ragged_layout(a, B.CreateIntToPtr(ctx_i64(k++), ptr()));
         fix_strides(a);
         arrays_.push_back(a);
       }
@@ -5703,6 +5750,7 @@ class Gen {
         put(k2++, B.CreatePtrToInt(a.data, i64()));
         for (auto* d : a.shape) put(k2++, d);
         for (auto* d : a.strides) put(k2++, d);
+        if (a.offsets) put(k2++, B.CreatePtrToInt(a.offsets, i64()));
       }
       int k2 = cx.tuples;
       for (auto& [v, tv] : tuples_)
