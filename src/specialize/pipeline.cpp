@@ -19,6 +19,7 @@
 #include "specialize/plan_interchange.h"
 #include "specialize/plan_interleave.h"
 #include "specialize/prove_domains.h"
+#include "specialize/prove_row_bounds.h"
 #include "support/debug.h"
 
 namespace stagepy::specialize {
@@ -111,6 +112,10 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
   // Checks that cannot fail (math.sqrt of a sum of squares) lose their ways out to CPython.
   k.typed = prove_domains(k.typed, entry);
   if (!passed("prove_domains")) return k;
+  // Subscripts `R[j]` of loops over range(len(R)) stay in range (a ragged list's rows).
+  const FactSet facts = prove_row_bounds(k.typed, rq.facts);
+  if (dbg && facts.size() != rq.facts.size())
+    debug_dump("prove_row_bounds: " + name, std::to_string(facts.size() - rq.facts.size()) + " facts added");
 
   if (rq.conds) {
     PlanOptions po;
@@ -118,7 +123,7 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
     po.gpu = rq.gpu;
     po.reassociate = rq.reassociate;
     po.fp = rq.fp;
-    k.plan = plan_parallel(k.typed, rq.facts, *rq.conds, po);
+    k.plan = plan_parallel(k.typed, facts, *rq.conds, po);
     if (dbg) debug_dump("plan_parallel: " + name, to_string(k.plan, k.typed.nest));
     plan_interleave(&k.typed, &entry, &k.plan);
     if (dbg) debug_dump("plan_interleave: " + name, to_string(k.plan, k.typed.nest));
@@ -137,7 +142,7 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
   opts.plan = rq.conds ? &k.plan : nullptr;
   opts.overlapping_vars = rq.overlapping_vars;
   opts.gpu = rq.gpu;
-  auto cg = backends::cpu::codegen(k.typed, entry, *rq.oracle, rq.facts, opts, *ctx, name);
+  auto cg = backends::cpu::codegen(k.typed, entry, *rq.oracle, facts, opts, *ctx, name);
   k.codegen_s = since(t1);
   if (!cg.ok) {
     k.reason = cg.reason;

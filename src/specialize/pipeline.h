@@ -13,6 +13,7 @@
 //     inline_helpers (calls of the functions this call's variables hold -> their bodies)
 //     infer_types (run-time types in, typed IR out)
 //     lower_complex, prove_domains (typed IR -> typed IR)
+//     prove_row_bounds (typed IR + facts -> facts: `R[j]` under `for j in range(len(R))`)
 //     plan_parallel (typed IR + facts -> which loops run on threads, how scalars are shared)
 //     plan_interleave, plan_interchange (typed IR + plan -> plan)
 //   backends:
