@@ -335,3 +335,37 @@ TEST(Analysis, ParamSetsDescribeThemselvesInTheUsersTerms) {
   EXPECT_EQ(ParamSet().describe({"n"}, {0}, &used), "never");
   EXPECT_EQ(ParamSet::universe().describe({"n"}, {0}, &used), "always");
 }
+
+// for i in range(n): for j in range(len(A[i])): s = A[i][j]   -- where A may hold a list of
+// lists whose rows differ in length, len(A[i]) is no one extent: no parameter stands for it,
+// so no fact can assume that one row's length bounds another row's index.
+TEST(Analysis, RaggedRowsHaveNoExtentParameter) {
+  NestBuilder b;
+  Expr len_row = ir::make_call(b.ld("len"), {b.idx("A", {b.ld("i")})}, {}, b.next_origin++);
+  Expr item = ir::make_subscript(b.idx("A", {b.ld("i")}), b.ld("j"), b.next_origin++);
+  const int item_origin = item->origin;
+  b.root(b.loop(0, "i", {b.ld("n")}, {b.loop(1, "j", {len_row}, {b.assign("s", item)})}));
+  const int A = b.var("A");
+  auto has_extent = [&](const NestConditions& c, int dim) {
+    for (auto& p : c.params)
+      if (p.kind == PolyParam::Kind::Extent && p.var == A && p.dim == dim) return true;
+    return false;
+  };
+  auto has_fact = [&](const NestConditions& c, FactKind k, int origin) {
+    for (auto& x : c.conds)
+      if (x.fact.kind == k && x.fact.origin == origin) return true;
+    return false;
+  };
+  Analysis rect = analyze(b.nest);
+  EXPECT_TRUE(has_extent(rect.conds, 0));
+  EXPECT_TRUE(has_extent(rect.conds, 1));
+  EXPECT_TRUE(has_fact(rect.conds, FactKind::InBounds, item_origin));
+
+  PolyModel m = build_poly_model(b.nest, {A});
+  NestConditions ragged = derive_conditions(m, b.nest);
+  ASSERT_TRUE(ragged.ok) << ragged.error;
+  EXPECT_TRUE(has_extent(ragged, 0));   // len(A): the number of rows
+  EXPECT_FALSE(has_extent(ragged, 1));  // no one row length
+  EXPECT_FALSE(has_fact(ragged, FactKind::InBounds, item_origin));
+  EXPECT_TRUE(has_fact(ragged, FactKind::NonNeg, item_origin));  // j >= 0 all the same
+}

@@ -1,8 +1,8 @@
 """Random plain-Python loop nests, inside and just outside the subset stagepy runs natively.
 
 program(draw) returns (source, make_args): a function `f` whose loop nest reads and writes
-NumPy arrays, Python lists (of lists; of floats, some lists also np.float64s) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
-bounds from outer variables), loops over sequences and slices of them (`enumerate`, `zip`,
+NumPy arrays, Python lists (of lists, M's rows maybe of different lengths; of floats, some lists also np.float64s) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
+bounds from outer variables, a row's length `len(M[i])`), loops over sequences and slices of them (`enumerate`, `zip`,
 `reversed(S)`, `M.flat`, `M.ravel()`, a row `M[i]`, `enumerate(zip(A, B))` unpacked two levels deep), affine and non-affine subscripts (some out of bounds, some
 negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list and lists made in the loops (`L1 = []`, appended to `L0`), lists made, grown and popped (`P.append(x)`, `s = P.pop()`, `P.pop(k)`),
 aliased, swapped, read and written in the loops (`P = [x] * (n + 1)`, `Q = P[1:]`, `Q = P`), min/max/abs, math.sqrt/log, np.float32(x) and the other scalar types, mixed
@@ -312,6 +312,9 @@ class Gen:
             return f"range({outer}, n, {self.int_(1, 3)})"
         if form == 5:
             return f"range({self.int_(0, 3)})"
+        if form == 6 and outer and self.int_(0, 1):
+            # Over a row's length (M's rows may differ in length: a ragged list).
+            return f"range({self.pick(['', '1, '])}len(M[{outer}]){self.pick(['', ' - 1'])})"
         return f"range(0, n, {self.int_(1, 3)})"
 
     def header(self, indent, v):
@@ -695,7 +698,7 @@ def programs(draw):
     # or repeat it, and in a loop nest it grows exponentially (CPython runs out of memory).
     kinds = [draw(st.sampled_from(["ndarray", "ndarray", "list", "mixed list"] + ([] if cplx else ["array.array"])))
              if not g.slices else "ndarray" for _ in range(2)]
-    kinds.append(draw(st.sampled_from(["ndarray", "ndarray", "list", "mixed list"])) if not g.slices else "ndarray")
+    kinds.append(draw(st.sampled_from(["ndarray", "ndarray", "list", "mixed list", "ragged list"])) if not g.slices else "ndarray")
     seed = draw(st.integers(0, 2**16))
     # k may be large: products with it leave 53 bits (int / int rounds the exact quotient)
     # or 64 (big ints), where the facts that drop those checks must not hold.
@@ -736,6 +739,9 @@ def programs(draw):
                             return [mix(y) for y in x]
                         return np.float64(x) if rng.random() < 0.5 else x
                     a = mix(a)
+                if kind == "ragged list" and a and isinstance(a[0], list):
+                    # Rows of different lengths: about half of them cut short (some emptied).
+                    a = [r[:int(rng.integers(0, len(r) + 1))] if rng.random() < 0.5 else r for r in a]
             arrs.append(a)
         return (*arrs, n, k, *scalars)
     return src, make_args

@@ -522,6 +522,17 @@ def f(M, out, w):
     return locals()
 """, "f", lambda: (rng.random((N, 64)), np.zeros(N), np.zeros(N)))
 
+case("ragged_rows_stay_on_the_cpu", """
+def f(A, out):
+    for i in range(len(A)):
+        s = 0.0
+        for j in range(len(A[i])):
+            s += A[i][j] * A[i][j]
+        out[i] = s
+    return locals()
+""", "f", lambda: ([rng.random(int(k)).tolist() for k in rng.integers(0, 9, N // 8)], [0.0] * (N // 8)),
+     expect_gpu=False, why="it reads a list of lists of different lengths")
+
 case("rows_built_around_a_gpu_loop", """
 def f(A, B, steps):
     hist = []

@@ -190,7 +190,7 @@ class _Float(float):
 
 
 @pytest.mark.parametrize("case, args, reason", [
-    ("ragged", lambda: ([[1.0, 2.0], [3.0]], 2), "ragged"),
+    ("ragged two levels down", lambda: ([[[1.0], [2.0]], [[3.0]]], 2), "ragged"),
     ("mixed", lambda: ([[1, 2.0], [3, 4]], 2), "mixes element types"),
     ("big int", lambda: ([[1, 2**70], [3, 4]], 2), "beyond 64 bits"),
     ("aliased rows", lambda: ((lambda r: [r, r])([1.0, 2.0]), 2), "holds one list twice"),
