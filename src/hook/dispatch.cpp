@@ -960,11 +960,14 @@ constexpr int64_t kKeepScratchBytes = 1 << 20;  // kernels' scratch kept between
 // Values the nest cannot run on (a list whose items are of mixed types or hold an int
 // beyond 64 bits; values a kernel could not be compiled for): finding that out again costs
 // reading them (a list of lists is read whole) on every call, which made a helper called
-// once per row quadratic. From the third such call in a row, the next 1, 2, 4... (at most
-// 1024) calls go to CPython without looking.
+// once per row quadratic. From the third such call in a row, the next 1, 2, 4... calls go
+// to CPython without looking, up to 2**20: the values are then read O(log calls) times.
+// (A cap of 1024 left a nest that is called once per vertex and reads every vertex's list
+// reading it every 1024 calls: quadratic still.)
+constexpr unsigned kMaxSkipDoublings = 20;
 PyObject* decline_values(NestState& s, std::string why) {
   if (++s.failed_in_a_row >= kFailedBeforeSkipping)
-    s.skip_failing = 1ULL << std::min(s.failed_in_a_row - kFailedBeforeSkipping, 10u);
+    s.skip_failing = 1ULL << std::min(s.failed_in_a_row - kFailedBeforeSkipping, kMaxSkipDoublings);
   return decline(s, std::move(why));
 }
 
@@ -1033,7 +1036,8 @@ PyObject* dispatch(NestState& s) {
     std::string why;
     if (read_variable(f, s.lift.nest.vars[(size_t)s.declined_var], &val, &why) < 0) return nullptr;
     PyRef held = PyRef::steal(val);
-    if (why.empty() && val && Py_TYPE(val) == s.declined_type) {
+    if (why.empty() && val && Py_TYPE(val) == s.declined_type &&
+        (!s.declined_code || (PyFunction_Check(val) && (const void*)PyFunction_GET_CODE(val) == s.declined_code))) {
       s.declined++;
       Py_RETURN_NONE;
     }
@@ -1102,6 +1106,7 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
   std::unordered_map<PyObject*, ListBuffer*> seen_lists;
   std::vector<std::pair<ListBuffer*, ListBuffer*>> shared_lists;
   std::vector<ListBuffer*> ragged_list(nv);  // per variable: the ragged list it holds
+  std::vector<size_t> lists_later;           // variables holding lists to read into buffers
   s.empty_now.clear();
   // Lists the nest only appends to (Var::appended; a list is held by `vals`) or makes: the
   // items the kernel collects for each, appended to the list object, or made a new list,
@@ -1172,36 +1177,7 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
       descs[v].k1 = (uint64_t)(uintptr_t)&PyList_Type;
       descs[v].k2 = 1ULL << 40;  // no dtype or rank: not a list read into a buffer
     } else if (val && PyList_CheckExact(val)) {
-      double t0 = now_s();
-      ListBuffer*& lb = list_of[val];
-      const bool tags = v < s.tag_lists.size() && s.tag_lists[v];
-      if (!lb) {
-        lists.push_back(std::make_unique<ListBuffer>());
-        if (!lists.back()->read(val, seen_lists, shared_lists, &why, tags))
-          return decline_values(s, "`" + vars[v].name + "` " + why);
-        lb = lists.back().get();
-      } else if (tags && !lb->tagged() && lb->dtype() == DType::Float64) {
-        return decline_values(s, "`" + vars[v].name + "` holds a list of floats another variable holds too, and the nest "
-                                 "stores NumPy floats into it through `" + vars[v].name + "` only");
-      }
-      lb->written = lb->written || s.stores_unknown || s.stored[v] || vars[v].resized;
-      if (lb->written) lb->keep_before();
-      descs[v].type = types::py_list(lb->dtype(), lb->ndim(), lb->tagged(), lb->tuples(), lb->ragged());
-      descs[v].k1 = (uint64_t)(uintptr_t)&PyList_Type;
-      descs[v].k2 = (uint64_t)lb->dtype() | ((uint64_t)lb->ndim() << 8) | ((uint64_t)lb->tagged() << 16) |
-                    ((uint64_t)lb->tuples() << 17) | ((uint64_t)lb->ragged() << 19);
-      if (lb->ragged()) ragged_list[v] = lb;
-      if (vars[v].resized && lb->ndim() == 1 && lb->shape()[0] == 0) {
-        // An empty list that grows: of the items the nest appends (ints until it is seen
-        // to append others: empty_dtypes).
-        const uint8_t hint = v < s.empty_dtypes.size() ? s.empty_dtypes[v] : 0;
-        const DType d = hint ? (DType)(hint - 1) : DType::Int64;
-        if (!hint) s.empty_now.push_back((int)v);
-        descs[v].type = types::py_list(d, 1, false, false);
-        descs[v].k2 = (uint64_t)d | (1ULL << 8) | (1ULL << 18);
-      }
-      views[v] = {lb->data(), lb->ndim(), lb->shape(), lb->strides()};
-      convert_s += now_s() - t0;
+      lists_later.push_back(v);  // read once every other value is known to be usable
     } else if (val && PyUnicode_CheckExact(val)) {
       // A str: its code points in place (CPython's 1-, 2- or 4-byte kind), read-only; the
       // kernel compares its characters (Type::Kind::PyChar).
@@ -1268,12 +1244,84 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
         if (descs[v].by_type && vars[v].storage != ir::Var::Storage::Attr && !(Py_TYPE(val)->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
           s.declined_var = (int)v;
           s.declined_type = Py_TYPE(val);
+          s.declined_code = nullptr;
         }
         return decline(s, descs[v].why);
       }
       if (descs[v].type->kind == Type::Kind::Array)
         views[v] = {np::data(val), np::ndim(val), np::shape(val), np::strides(val)};
     }
+  }
+  // The helpers this call's variables hold, inlined (once per set of them).
+  NestState::Inlined* inl = nullptr;
+  {
+    std::vector<uint64_t> hkey;
+    for (auto& [v, h] : helpers) {
+      hkey.push_back((uint64_t)v);
+      hkey.insert(hkey.end(), descs[(size_t)v].extra.begin(), descs[(size_t)v].extra.end());
+      hkey.push_back(descs[(size_t)v].k2);
+    }
+    if (!hkey.empty()) {
+      inl = inlined_for(s, hkey, helpers);
+      if (!inl->reason.empty()) {
+        // One function that cannot be inlined: the same function, the same answer (a
+        // recursive function's loop is declined at every level of the recursion).
+        const int hv = helpers.begin()->first;
+        if (helpers.size() == 1 && vars[(size_t)hv].storage != ir::Var::Storage::Attr) {
+          s.declined_var = hv;
+          s.declined_type = Py_TYPE(vals[(size_t)hv].get());
+          s.declined_code = PyFunction_GET_CODE(vals[(size_t)hv].get());
+        }
+        return decline(s, inl->reason);
+      }
+    }
+  }
+  // The lists, read into buffers: last, so that a nest declined for another value (a
+  // function it cannot inline, a method it calls) does not first read a list of lists whole
+  // at every call (quadratic in a recursion, cubic in a loop around the nest).
+  // The one that could not be read last time first: a list of mixed items is found out
+  // before a big list of lists is read again.
+  auto last_failed = std::find(lists_later.begin(), lists_later.end(), (size_t)s.unreadable_list);
+  if (last_failed != lists_later.end()) std::rotate(lists_later.begin(), last_failed, last_failed + 1);
+  for (size_t v : lists_later) {
+    PyObject* val = vals[v].get();
+    std::string why;
+    double t0 = now_s();
+    ListBuffer*& lb = list_of[val];
+    const bool tags = v < s.tag_lists.size() && s.tag_lists[v];
+    if (!lb) {
+      s.lists_read++;
+      lists.push_back(std::make_unique<ListBuffer>());
+      if (!lists.back()->read(val, seen_lists, shared_lists, &why, tags)) {
+        s.unreadable_list = (int)v;
+        return decline_values(s, "`" + vars[v].name + "` " + why);
+      }
+      lb = lists.back().get();
+    } else if (tags && !lb->tagged() && lb->dtype() == DType::Float64) {
+      return decline_values(s, "`" + vars[v].name + "` holds a list of floats another variable holds too, and the nest "
+                               "stores NumPy floats into it through `" + vars[v].name + "` only");
+    }
+    lb->written = lb->written || s.stores_unknown || s.stored[v] || vars[v].resized;
+    if (lb->written) lb->keep_before();
+    descs[v].type = types::py_list(lb->dtype(), lb->ndim(), lb->tagged(), lb->tuples(), lb->ragged());
+    descs[v].k1 = (uint64_t)(uintptr_t)&PyList_Type;
+    descs[v].k2 = (uint64_t)lb->dtype() | ((uint64_t)lb->ndim() << 8) | ((uint64_t)lb->tagged() << 16) |
+                  ((uint64_t)lb->tuples() << 17) | ((uint64_t)lb->ragged() << 19);
+    if (lb->ragged()) ragged_list[v] = lb;
+    if (vars[v].resized && lb->ndim() == 1 && lb->shape()[0] == 0) {
+      // An empty list that grows: of the items the nest appends (ints until it is seen
+      // to append others: empty_dtypes).
+      const uint8_t hint = v < s.empty_dtypes.size() ? s.empty_dtypes[v] : 0;
+      const DType d = hint ? (DType)(hint - 1) : DType::Int64;
+      if (!hint) s.empty_now.push_back((int)v);
+      descs[v].type = types::py_list(d, 1, false, false);
+      descs[v].k2 = (uint64_t)d | (1ULL << 8) | (1ULL << 18);
+    }
+    views[v] = {lb->data(), lb->ndim(), lb->shape(), lb->strides()};
+    convert_s += now_s() - t0;
+  }
+  for (size_t v = 0; v < nv; v++) {
+    if (!vars[v].read) continue;
     key.push_back(descs[v].k1);
     key.push_back(descs[v].k2);
     key.insert(key.end(), descs[v].extra.begin(), descs[v].extra.end());
@@ -1354,19 +1402,6 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     s.conds = std::make_unique<analysis::NestConditions>(
         specialize::first_sight(s.lift.nest, s.function + ":" + std::to_string(s.line)));
     s.analysis_s = now_s() - t0;
-  }
-  NestState::Inlined* inl = nullptr;
-  {
-    std::vector<uint64_t> hkey;
-    for (auto& [v, h] : helpers) {
-      hkey.push_back((uint64_t)v);
-      hkey.insert(hkey.end(), descs[(size_t)v].extra.begin(), descs[(size_t)v].extra.end());
-      hkey.push_back(descs[(size_t)v].k2);
-    }
-    if (!hkey.empty()) {
-      inl = inlined_for(s, hkey, helpers);
-      if (!inl->reason.empty()) return decline(s, inl->reason);
-    }
   }
   const analysis::NestConditions& conds = conditions_for(s, inl, descs);
   {

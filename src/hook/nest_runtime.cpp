@@ -199,11 +199,11 @@ PyObject* base_record(const NestState& s, unsigned long long gpu_launches) {
   unsigned long long par_runs = 0;
   for (auto& r : s.loops) par_runs += r.parallel_runs;
   return Py_BuildValue(
-      "{s:s,s:s,s:i,s:i,s:s,s:s,s:K,s:K,s:K,s:K,s:d,s:O,s:d,s:d,s:i,s:O,s:O,s:O,s:i,s:d}", "file", s.filename.c_str(),
+      "{s:s,s:s,s:i,s:i,s:s,s:s,s:K,s:K,s:K,s:K,s:d,s:O,s:d,s:d,s:K,s:i,s:O,s:O,s:O,s:i,s:d}", "file", s.filename.c_str(),
       "function", s.function.c_str(), "line", s.line, "end_line", s.lift.ok ? s.lift.nest.end_line : s.line, "status",
       status, "reason", reason.c_str(), "calls", s.calls, "native_calls", s.native_calls, "bailouts", s.bailouts,
       "declined", s.declined, "compile_s", s.compile_s, "compile_phases", phases.get(), "native_s", s.native_s,
-      "convert_s", s.convert_s, "specializations", s.compiles, "lifted", s.lift.ok ? Py_True : Py_False, "user", s.user ? Py_True : Py_False,
+      "convert_s", s.convert_s, "lists_read", s.lists_read, "specializations", s.compiles, "lifted", s.lift.ok ? Py_True : Py_False, "user", s.user ? Py_True : Py_False,
       "loops", loops.get(), "threads", par_runs ? s.threads : 1, "analysis_s", s.analysis_s);
 }
 

@@ -46,6 +46,7 @@ struct NestState {
   unsigned long long bailouts_checked = 0;  // bailouts at the last probe checkpoint (dispatch.cpp)
   double compile_s = 0, native_s = 0, dispatch_s = 0;
   double convert_s = 0;            // of native_s: reading Python lists and writing them back
+  unsigned long long lists_read = 0;  // list objects read into buffers (also by calls that then declined)
   std::string status_reason;       // why the last call stayed interpreted
   std::string last_target = "interpreted";
 
@@ -70,12 +71,15 @@ struct NestState {
   // costs on every call; see dispatch.cpp).
   unsigned failed_in_a_row = 0;
   unsigned long long skip_failing = 0;
+  int unreadable_list = -1;  // the variable whose list a call last could not read (read first)
   // The last call declined for the type of one variable alone (`d` is a dict): which, and
   // that type (a static type, never freed). A call whose variable has the same type declines
   // at once, without reading and describing the others (a hot function with a `while d:`
-  // paid microseconds per call for the same answer).
+  // paid microseconds per call for the same answer); or for the function it holds, one that
+  // cannot be inlined (`declined_code`: a recursive function's loop at every level).
   int declined_var = -1;
   PyTypeObject* declined_type = nullptr;
+  const void* declined_code = nullptr;  // with a function: its code (compared, never read)
   // Per variable: whether the nest may give it a row (`row = A[i]`) or an array it computes
   // (`d = X[i] - X[j]`), or surely gives it a list it makes before reading it (`cur = [0] *
   // m` opening the loop's body): a list or array it holds at entry then counts as no value
