@@ -234,6 +234,10 @@ def normalize_consts(consts):
         if t is str and len(c) == 1:
             return ("char", ord(c))  # compared with a str's characters (`s[i] == 'G'`)
         if t is str and 2 <= len(c) <= 64:
+            try:  # `float("inf")`: the value CPython's float() reads from it
+                return ("strfloat", ([("char", ord(x)) for x in c], float(c)))
+            except ValueError:
+                pass
             return ("strchars", [("char", ord(x)) for x in c])  # `s[i] in "aeiou"` only
         if t is tuple and c and all(type(x) is str for x in c):
             return ("names", list(c))  # a call's keyword names (KW_NAMES, CALL_KW)

@@ -74,6 +74,8 @@ struct Const {
   // FrozenSet: a frozenset of numbers (`elems`), which only `in` may use; with `str`, the
   // characters of a short str constant (`c in "aeiou"`: the same test for a character).
   bool str = false;
+  // With `str`: float() of the str is `f` (`float("inf")`, `float("1e-9")`).
+  bool float_str = false;
   // Char: a str of one character (`i`: its code point).
   enum class Kind : uint8_t { None, Bool, Int, Float, Complex, Char, Tuple, FrozenSet, Code, Names, Other } kind = Kind::Other;
   int64_t i = 0;

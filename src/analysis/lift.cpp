@@ -486,6 +486,29 @@ class Lifter {
     if (v.k != SVal::K::Expr) fail("unexpected stack value for " + in.opname, in.line);
     return v.e;
   }
+  // `float("inf")` (any str float() reads, `"-inf"`, `"nan"`, `"1e-9"`): the call of `float`
+  // (type inference guards that it is the builtin) on the float constant it gives, for a
+  // CALL with that one argument on the stack; else null, the stack untouched.
+  Expr float_of_str(int n, const std::vector<std::string>& kw, State& st, int origin) {
+    if (n != 1 || !kw.empty() || st.stack.size() < 3 || st.stack.back().k != SVal::K::SetConst) return nullptr;
+    const Const& c = code_.consts[(size_t)st.stack.back().cidx];
+    if (!c.str || !c.float_str) return nullptr;
+    const SVal& a = st.stack[st.stack.size() - 3];
+    const SVal& b = st.stack[st.stack.size() - 2];
+    const SVal& f = a.k == SVal::K::Null ? b : a;
+    if ((a.k != SVal::K::Null && b.k != SVal::K::Null) || f.k != SVal::K::Expr || f.e->kind != ir::ExprNode::Kind::Load ||
+        nest_.vars[(size_t)f.e->var].name != "float")
+      return nullptr;
+    Expr callee = f.e;
+    st.stack.resize(st.stack.size() - 3);
+    ir::ConstValue v;
+    v.kind = ir::ConstValue::Kind::Float;
+    v.f = c.f;
+    auto call = std::make_shared<ir::ExprNode>(*ir::make_call(callee, {ir::make_const(v, origin)}, {}, origin));
+    call->name = ir::kFloatOfStr;
+    return call;
+  }
+
   Expr load(int var, State& st, int origin) {
     nest_.vars[var].read = true;
     auto it = st.shadow.find(var);
@@ -918,6 +941,10 @@ class Lifter {
           break;
         }
         if (n >= 1 && n <= 2 && inline_sequence_reduction(n, kw, st, out, in)) break;
+        if (Expr f = float_of_str(n, kw, st, o)) {  // `float("inf")`
+          st.stack.push_back(of(f));
+          break;
+        }
         std::vector<Expr> args(n);
         for (int i = n - 1; i >= 0; i--) args[i] = pop_expr(st, in);
         SVal b = pop(st, in), a = pop(st, in);

@@ -127,7 +127,8 @@ struct ExprNode {
   int var = -1;        // Load: index into Nest::vars
   std::string name;    // Attr; Call: the step of sum()/any()/all() of a generator expression
                        // the lifter made ("init", "total", "compensation", "result"; lift.cpp),
-                       // empty for a call in the program
+                       // kFloatOfStr for `float("inf")` read as float(inf), empty for a call
+                       // in the program
   int pseudo = -1;     // Attr on a variable the nest never assigns: the Attr variable for it
   bool check_bound = false;  // typed Load of a variable that may be unbound here
   BinOp binop = BinOp::Add;
@@ -175,6 +176,11 @@ Expr make_slice(Expr start, Expr stop, Expr step, int origin = -1);
 Expr make_unpacked_item(Expr v, int k, int n, int origin = -1);
 // The origin of every node an inlined helper's body contributes: no fact of the caller's
 // analysis (keyed by the caller's bytecode offsets) applies to it.
+// The Call's name where the lifter read `float("<str>")` as float() of the float that str
+// gives (lift.cpp: float_of_str): valid only where `float` is the builtin (no helper is
+// inlined there; type inference refuses it otherwise).
+inline constexpr const char* kFloatOfStr = "float(str)";
+
 constexpr int kInlinedOrigin = -2;
 // Where the static stage runs on a nest with its helpers inlined (dispatch.cpp), the
 // element reads and operations the helpers contribute get origins of their own from here

@@ -354,7 +354,7 @@ class Inliner {
       args.push_back(rewrite(e->args[k], sc, st, first && !lazy));
       changed = changed || args.back() != e->args[k];
     }
-    if (e->kind == EK::Call && args[0]->kind == EK::Load) {
+    if (e->kind == EK::Call && args[0]->kind == EK::Load && e->name != ir::kFloatOfStr) {
       auto it = helpers_.find(args[0]->var);
       if (it != helpers_.end() && sc.depth < kMaxDepth) {
         if (it->second.body->statements) return inline_statements(e, it->second, sc, st, first);

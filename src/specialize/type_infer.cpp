@@ -1348,7 +1348,11 @@ class Infer {
     std::vector<TypeRef> at;
     for (size_t i = 1; i < args.size(); i++) at.push_back(args[i]->type);
     const std::string fname = std::string("`") + builtin_name(f) + "()`";
-    if (!e->name.empty()) return reduction(e, f, args, at, env, ln);  // a lifter's step (ir.h)
+    if (e->name == ir::kFloatOfStr) {  // `float("inf")`, read as float(inf): of the builtin only
+      if (f != Builtin::Float) fail("calls `float` on a str, and `float` holds " + std::string(builtin_name(f)) + ", not the builtin", ln);
+    } else if (!e->name.empty()) {
+      return reduction(e, f, args, at, env, ln);  // a lifter's step (ir.h)
+    }
     if (f == Builtin::NpSum || f == Builtin::NpMax || f == Builtin::NpMin || f == Builtin::NpMean)
       return np_reduce(e, std::move(args), at, ln);
     if (f == Builtin::NpDot) return np_dot(e, std::move(args), at, fname, ln);
