@@ -5,7 +5,7 @@ NumPy arrays, Python lists (of lists, M's rows maybe of different lengths; of fl
 bounds from outer variables, a row's length `len(M[i])`), loops over sequences and slices of them (`enumerate`, `zip`,
 `reversed(S)`, `M.flat`, `M.ravel()`, a row `M[i]`, `enumerate(zip(A, B))` unpacked two levels deep), affine and non-affine subscripts (some out of bounds, some
 negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list and lists made in the loops (`L1 = []`, appended to `L0`), lists made, grown and popped (`P.append(x)`, `s = P.pop()`, `P.pop(k)`),
-aliased, swapped, read and written in the loops (`P = [x] * (n + 1)`, `Q = P[1:]`, `Q = P`), min/max/abs, math.sqrt/log, np.float32(x) and the other scalar types, mixed
+aliased, swapped, read and written in the loops (`P = [x] * (n + 1)`, `Q = P[1:]`, `Q = P`), min/max/abs, math.sqrt/log, float('inf'), np.float32(x) and the other scalar types, mixed
 int/float/bool arithmetic, sum/min/max/any/all of generator expressions, stores of elementwise
 operations into slices, rows, columns and whole arrays, a complex flavour
 (complex scalars, arrays and lists, with the operations complex numbers have), and ending
@@ -149,7 +149,8 @@ class Gen:
         if choice == 2 and self.cplx:
             return repr(self.pick([1j, 0.5 - 2j, -1 + 0j, 2.5, 0j, 1e300 + 1e300j, -0.0j]))
         if choice == 2:
-            return repr(self.pick([0.5, 1.5, -2.25, 0.0, 3.0, 1e10]))
+            return self.pick([repr(x) for x in (0.5, 1.5, -2.25, 0.0, 3.0, 1e10)] +
+                             ["float('inf')", "float('-inf')", "float('1e-3')"])
         if choice == 3 and self.item_vars and self.int_(0, 1):
             return self.pick(self.item_vars)
         if choice == 3 and self.loop_vars:

@@ -264,9 +264,10 @@ def f(A, n):
         for _ in range(2100):
             assert ns["f"](floats(8, 2), 8) == [x / 2 for x in floats(8, 2)]
     rec = [r for r in stagepy.report() if r["function"] == "f" and r["calls"] == 2120]
-    # At least until the cost probe (from the 64th native call) may find CPython faster
-    # on lists of 8 (support/cost_probe.h).
-    assert rec and rec[0]["native_calls"] >= 64, rec
+    # Natively from the first call with floats; for how long depends on the cost probe,
+    # which times the calls and may find CPython faster on lists of 8 (it starts early where
+    # reading the lists looks 50 times the kernel's work: on a loaded machine, sometimes).
+    assert rec and rec[0]["native_calls"] >= 1 and rec[0]["specializations"] == 2, rec
 
 
 def test_row_shared_with_another_argument_stays_interpreted():
