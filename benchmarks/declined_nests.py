@@ -31,7 +31,7 @@ def visit(a, lo, hi):
     return a
 
 def quicksort(a, lo, hi):
-    if lo < hi:
+    while lo < hi:
         p = a[(lo + hi) // 2]
         i, j = lo, hi
         while i <= j:
@@ -43,8 +43,12 @@ def quicksort(a, lo, hi):
                 a[i], a[j] = a[j], a[i]
                 i += 1
                 j -= 1
-        quicksort(a, lo, j)
-        quicksort(a, i, hi)
+        if j - lo < hi - i:  # the smaller side by recursion, the larger by the loop
+            quicksort(a, lo, j)
+            lo = i
+        else:
+            quicksort(a, i, hi)
+            hi = j
     return a
 
 def fill(W):
@@ -109,7 +113,7 @@ def main():
     for r in stagepy.report():
         if r["file"] == "<benchmark declined>":
             print(f"  {r['function']}:{r['line']} {r['status']} calls {r['calls']}, native {r['native_calls']}, "
-                  f"lists read {r['lists_read']}" + (f" reason: {r['reason']}" if r["reason"] else ""))
+                  f"lists read {r.get('lists_read', '-')}" + (f" reason: {r['reason']}" if r["reason"] else ""))
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ unpacked (`for x, y in pts`), and a sum over a list of a million ints (reading t
 since stop 55, lists the loops grow and shrink while they read them (primes by trial division
 over the primes found, a stack of positions, a recurrence `L.append(L[-1] + L[-2])`, edit
 distance rows grown by `cur.append(...)`), a histogram over `img.ravel()`, and a breadth-first
-search over an adjacency list (`for v in adj[u]`). Each under CPython, stagepy (one thread and every thread) and
+search over an adjacency list (`for v in adj[u]`); and since stop 56, lists of lists whose rows
+differ in length (the same search over vertices of degree 0 to 8, norms of jagged rows). Each under CPython, stagepy (one thread and every thread) and
 numba (njit), in one process; every result compared with CPython's.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/idioms.py [--repeat N] [--scale S] [--only NAME...]
@@ -290,6 +291,14 @@ def bfs_queue(adj, src):
                 queue.append(v)
     return dist
 
+def jagged_norms(A, out):
+    for i in range(len(A)):
+        s = 0.0
+        for j in range(len(A[i])):
+            s += A[i][j] * A[i][j]
+        out[i] = math.sqrt(s)
+    return out
+
 def edit_rows_append(a, b):
     prev = list(range(len(b) + 1))
     for i in range(1, len(a) + 1):
@@ -331,6 +340,8 @@ def cases(scale):
     img = rng.integers(0, 17, (s(1000), 1000)).astype(np.float64)
     nv = s(200_000)
     adj = [[(i * 7 + k * 13) % nv for k in range(4)] for i in range(nv)]
+    adj_r = [[r.randrange(nv) for _ in range(r.randrange(9))] for _ in range(nv)]
+    jag = [[r.randint(-65536, 65536) / 64 for _ in range(r.randrange(11))] for _ in range(s(200_000))]
     return {
         "primes_for_else": (lambda f: f(n_pr), f"n < {n_pr}: `for x ...: if n % x == 0: break` / `else: c += n` / `c -= 1`"),
         "edit_distance": (lambda f: f(a, b), f"{len(a)} x {len(b)} DNA, NumPy table"),
@@ -360,6 +371,8 @@ def cases(scale):
         "edit_rows_append": (lambda f: f(a, b), f"{len(a)} x {len(b)} DNA, `cur = [i]`, `cur.append(...)`"),
         "bfs_queue": (lambda f: f(adj, 0), f"{len(adj)} vertices of degree 4 (a list of lists), `for v in adj[u]`, `queue.append(v)`"),
         "hist_ravel": (lambda f: f(img, np.zeros(17, dtype=np.int64)), f"{img.shape[0]} x {img.shape[1]} image, `for v in img.ravel()`"),
+        "bfs_queue[ragged]": (lambda f: f(adj_r, 0), f"{len(adj_r)} vertices of degree 0 to 8 (a ragged list of lists)"),
+        "jagged_norms": (lambda f: f(jag, [0.0] * len(jag)), f"{len(jag)} rows of 0 to 10 floats, `range(len(A[i]))`"),
     }
 
 
@@ -379,7 +392,8 @@ def main():
     for name, (call, size) in cases(args.scale).items():
         if args.only and name not in args.only:
             continue
-        want, got, t_py, t_1, t_n, t_nb = three_ways(call, plain[name], fast[name], jitted[name] if jitted else None,
+        fn = name.split("[")[0]  # `kernel[input]`: a kernel on another input
+        want, got, t_py, t_1, t_n, t_nb = three_ways(call, plain[fn], fast[fn], jitted[fn] if jitted else None,
                                                      args.repeat)
         nb = f"{t_nb:.4f}" if isinstance(t_nb, float) else t_nb or "-"
         print(f"| {name} | {size} | {t_py:.3f} | {t_1:.4f} | {t_n:.4f} | {nb} | {same(want, got)} |")
