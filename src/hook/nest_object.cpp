@@ -48,19 +48,15 @@ bool to_const(PyObject* pair, analysis::Const& c) {
     c.kind = K::Complex;
     c.f = PyComplex_RealAsDouble(v);
     c.f2 = PyComplex_ImagAsDouble(v);
-  } else if (kind == "strfloat") {
-    // (the characters, float() of the str)
-    PyObject* chars;
-    double f;
-    if (!PyArg_ParseTuple(v, "Od", &chars, &f)) return false;
-    PyRef pair = PyRef::steal(Py_BuildValue("(sO)", "strchars", chars));
-    if (!pair || !to_const(pair.get(), c)) return false;
-    c.float_str = true;
-    c.f = f;
-  } else if (kind == "tuple" || kind == "frozenset" || kind == "strchars") {
+  } else if (kind == "tuple" || kind == "frozenset" || kind == "strchars" || kind == "strfloat") {
     c.kind = kind == "tuple" ? K::Tuple : K::FrozenSet;
-    c.str = kind == "strchars";
-    PyRef seq = PyRef::steal(PySequence_Fast(v, "tuple constant"));
+    c.str = kind == "strchars" || kind == "strfloat";
+    PyObject* items = v;
+    if (kind == "strfloat") {  // (the characters, float() of the str)
+      c.float_str = true;
+      if (!PyArg_ParseTuple(v, "Od", &items, &c.f)) return false;
+    }
+    PyRef seq = PyRef::steal(PySequence_Fast(items, "tuple constant"));
     if (!seq) return false;
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq.get()); i++) {
       analysis::Const e;

@@ -174,13 +174,13 @@ Expr make_seq(std::vector<Expr> items, int origin = -1);
 Expr make_slice(Expr start, Expr stop, Expr step, int origin = -1);
 // Item k of `a, b, ... = v` with n names: v[k], which checks that v has n items.
 Expr make_unpacked_item(Expr v, int k, int n, int origin = -1);
-// The origin of every node an inlined helper's body contributes: no fact of the caller's
-// analysis (keyed by the caller's bytecode offsets) applies to it.
 // The Call's name where the lifter read `float("<str>")` as float() of the float that str
 // gives (lift.cpp: float_of_str): valid only where `float` is the builtin (no helper is
 // inlined there; type inference refuses it otherwise).
 inline constexpr const char* kFloatOfStr = "float(str)";
 
+// The origin of every node an inlined helper's body contributes: no fact of the caller's
+// analysis (keyed by the caller's bytecode offsets) applies to it.
 constexpr int kInlinedOrigin = -2;
 // Where the static stage runs on a nest with its helpers inlined (dispatch.cpp), the
 // element reads and operations the helpers contribute get origins of their own from here
