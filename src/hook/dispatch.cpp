@@ -1288,7 +1288,7 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     std::string why;
     double t0 = now_s();
     ListBuffer*& lb = list_of[val];
-    const bool tags = v < s.tag_lists.size() && s.tag_lists[v];
+    const uint8_t tags = v < s.tag_lists.size() ? s.tag_lists[v] : 0;
     if (!lb) {
       s.lists_read++;
       lists.push_back(std::make_unique<ListBuffer>());
@@ -1297,16 +1297,16 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
         return decline_values(s, "`" + vars[v].name + "` " + why);
       }
       lb = lists.back().get();
-    } else if (tags && !lb->tagged() && lb->dtype() == DType::Float64) {
-      return decline_values(s, "`" + vars[v].name + "` holds a list of floats another variable holds too, and the nest "
-                               "stores NumPy floats into it through `" + vars[v].name + "` only");
+    } else if (tags && (lb->dtype() == DType::Float64 || lb->dtype() == DType::Int64) && (lb->tags() | tags) != lb->tags()) {
+      return decline_values(s, "`" + vars[v].name + "` holds a list of numbers another variable holds too, and the nest "
+                               "stores numbers of another type into it through `" + vars[v].name + "` only");
     }
     lb->written = lb->written || s.stores_unknown || s.stored[v] || vars[v].resized;
     if (lb->written) lb->keep_before();
-    descs[v].type = types::py_list(lb->dtype(), lb->ndim(), lb->tagged(), lb->tuples(), lb->ragged());
+    descs[v].type = types::py_list(lb->dtype(), lb->ndim(), lb->tags(), lb->tuples(), lb->ragged());
     descs[v].k1 = (uint64_t)(uintptr_t)&PyList_Type;
     descs[v].k2 = (uint64_t)lb->dtype() | ((uint64_t)lb->ndim() << 8) | ((uint64_t)lb->tagged() << 16) |
-                  ((uint64_t)lb->tuples() << 17) | ((uint64_t)lb->ragged() << 19);
+                  ((uint64_t)lb->tuples() << 17) | ((uint64_t)lb->ragged() << 19) | ((uint64_t)lb->tags() << 20);
     if (lb->ragged()) ragged_list[v] = lb;
     if (vars[v].resized && lb->ndim() == 1 && lb->shape()[0] == 0) {
       // An empty list that grows: of the items the nest appends (ints until it is seen
@@ -1466,12 +1466,16 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     if (counted) s.compiles--;
     return run_nest(s, f);
   };
-  if (!sp->kernel.ok && sp->kernel.retag >= 0 && !(sp->kernel.retag < (int)s.tag_lists.size() && s.tag_lists[(size_t)sp->kernel.retag])) {
-    // The nest stores NumPy floats into a list of floats: read it tagged (its elements'
-    // types then vary), and specialize for that. At most once per variable.
-    // (With every variable it passes its lists to or takes them from: made_lists.h.)
-    mark_class(&s.tag_lists, s.lift.nest.root, sp->kernel.retag, 1);
-    return specialize_again();
+  if (!sp->kernel.ok && sp->kernel.retag >= 0) {
+    const uint8_t had = sp->kernel.retag < (int)s.tag_lists.size() ? s.tag_lists[(size_t)sp->kernel.retag] : 0;
+    if ((had | sp->kernel.retag_tags) != had) {
+      // The nest stores NumPy floats into a list of floats, or ints into one of floats, or
+      // floats into one of ints: read it tagged (its elements' types then vary), and
+      // specialize for that. At most once per variable and kind of value.
+      // (With every variable it passes its lists to or takes them from: made_lists.h.)
+      mark_class(&s.tag_lists, s.lift.nest.root, sp->kernel.retag, (uint8_t)(had | sp->kernel.retag_tags));
+      return specialize_again();
+    }
   }
   if (!sp->kernel.ok && sp->kernel.empty_var >= 0 && (size_t)sp->kernel.empty_var < nv &&
       !(sp->kernel.empty_var < (int)s.empty_dtypes.size() && s.empty_dtypes[(size_t)sp->kernel.empty_var])) {

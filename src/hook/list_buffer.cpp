@@ -79,7 +79,7 @@ int ListBuffer::read_exact(std::string* why) {
 }
 
 bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>& seen,
-                      std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why, bool tags) {
+                      std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why, uint8_t tags) {
   // The shape, from the first element at each depth; tuples only as the innermost rows.
   shape_.clear();
   tuples_ = false;
@@ -141,7 +141,8 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
     shape_[1] = 0;  // no one length: kernels read the rows' own (Type::ragged)
   }
   // The elements, in one pass: the first decides the type (an empty list holds ints),
-  // every other must match it.
+  // every other must match it, or be an int among floats or a float among ints (a list of
+  // numbers mixed, read tagged).
   dtype_ = DType::Int64;
   bool np = false;
   PyObject* first = nullptr;
@@ -150,34 +151,59 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
   if (first && !item_dtype(first, &dtype_, &np, why)) return false;
   bytes_.resize(elements() * (size_t)dtype_size(dtype_));
   before_.clear();  // made by keep_before(), for a list the kernel may write
-  std::vector<uint8_t> is_np;  // which elements are numpy.float64s (made at the first one)
+  const bool numbers = dtype_ == DType::Int64 || dtype_ == DType::Float64;
+  // Each element's tag (kTagFloat, kTagNpFloat64, kTagInt), made at the first element
+  // that is not of the first one's exact type.
+  std::vector<uint8_t> kind;
+  bool has_np = false, has_int = dtype_ == DType::Int64, has_float = dtype_ == DType::Float64;
   // The common case first: every element of the first one's exact type (ints, floats),
   // read without a call per element; else the general loop reads them all.
-  const int exact = dtype_ == DType::Int64 || dtype_ == DType::Float64 ? read_exact(why) : 0;
+  const int exact = numbers ? read_exact(why) : 0;
   if (exact < 0) return false;
   size_t k = 0;
   for (size_t r = 0; r < rows_.size() && !exact; r++)
-    for (Py_ssize_t j = 0, len = row_length(r); j < len; j++) {
+    for (Py_ssize_t j = 0, len = row_length(r); j < len; j++, k++) {
       PyObject* x = PySequence_Fast_GET_ITEM(rows_[r], j);
       DType d;
       if (!item_dtype(x, &d, &np, why)) return false;
-      if (d != dtype_) {
+      if (d != dtype_ && !(numbers && (d == DType::Int64 || d == DType::Float64))) {
         *why = "mixes element types";
         return false;
       }
-      if (np) {
-        if (is_np.empty()) is_np.resize(elements());
-        is_np[k] = 1;
+      const int64_t tag = d == DType::Int64 ? kTagInt : np ? kTagNpFloat64 : kTagFloat;
+      if (numbers && kind.empty() && (d != dtype_ || np))
+        kind.assign(elements(), (uint8_t)(dtype_ == DType::Int64 ? kTagInt : kTagFloat));
+      if (!kind.empty()) kind[k] = (uint8_t)tag;
+      has_np = has_np || np;
+      has_int = has_int || d == DType::Int64;
+      has_float = has_float || d == DType::Float64;
+      uint8_t* p = bytes_.data() + k * (size_t)dtype_size(dtype_);
+      if (!numbers) {
+        if (!store(x, k, why)) return false;
+      } else if (d == DType::Float64) {
+        put_float(x, p);
+      } else if (!put_int(x, p, why)) {
+        return false;
       }
-      if (!store(x, k++, why)) return false;
     }
   // A tagged list: each element's value, then its tag (an int64, so that no byte is
-  // padding and write_back compares whole elements).
-  tagged_ = dtype_ == DType::Float64 && (!is_np.empty() || tags);
+  // padding and write_back compares whole elements). Floats among ints, or ints or
+  // np.float64s among floats; or what `tags` asks for (a nest that stores such values
+  // into the list): floats and np.float64s, or ints and floats.
+  uint8_t bits = 0;
+  if (numbers) {
+    if (has_np || (has_float && (tags & kTagsNp))) bits |= kTagsNp;
+    if ((has_int && has_float) || (tags & kTagsInts)) bits |= kTagsInts;
+    if (bits & kTagsInts) bits |= tags & kTagsNp;
+  }
+  tagged_ = bits != 0;
+  tags_ = bits;
   if (tagged_) {
+    const int64_t plain = dtype_ == DType::Int64 ? kTagInt : kTagFloat;
+    dtype_ = DType::Float64;
     std::vector<uint8_t> wide(elements() * 16);
     for (size_t i = 0; i < elements(); i++) {
-      const int64_t tag = !is_np.empty() && is_np[i] ? kTagNpFloat64 : kTagFloat;
+      const int64_t tag = kind.empty() ? plain : (int64_t)kind[i];
       std::memcpy(&wide[i * 16], &bytes_[i * 8], 8);
       std::memcpy(&wide[i * 16 + 8], &tag, 8);
     }
@@ -209,6 +235,11 @@ PyObject* box_list_item(DType d, bool tagged, const uint8_t* p) {
         uint64_t bits;
         std::memcpy(&bits, p, 8);
         return np::box_scalar(DType::Float64, bits);
+      }
+      if (tag == kTagInt) {
+        long long i;
+        std::memcpy(&i, p, 8);
+        return PyLong_FromLongLong(i);
       }
       return PyFloat_FromDouble(v);
     }

@@ -1,7 +1,7 @@
 // Python lists as kernel data: in, a list (of lists, rectangular; the innermost rows may be
 // tuples, read only) whose elements are all
-// exact Python ints that fit 64 bits, all floats (or floats and numpy.float64s: a tagged
-// list, each element its value and a tag saying which), or all bools; out, a C-contiguous native
+// exact Python ints that fit 64 bits, all floats (or floats, numpy.float64s and such ints: a
+// tagged list, each element its value and a tag saying which), or all bools; out, a C-contiguous native
 // buffer the kernel reads and writes like an array, and afterwards the elements that
 // changed written back into the same list objects as new Python objects of the element
 // type (the lists keep their identity and every reference into them sees the change).
@@ -26,7 +26,7 @@ namespace stagepy::runtime {
 
 // The Python object of one list element as kernels hold it at `p` (ListBuffer's items, a
 // made list's: kernel_abi.h MadeList): a bool, a float or (tagged: its tag says so) an
-// np.float64, a complex, or an int. A new reference, or nullptr with an exception set.
+// np.float64 or an int, a complex, or an int. A new reference, or nullptr with an exception set.
 PyObject* box_list_item(DType d, bool tagged, const uint8_t* p);
 
 class ListBuffer {
@@ -35,12 +35,13 @@ class ListBuffer {
   // in this call to the buffer that copied it; a list met again (`A[0] is A[1]`, or `row`
   // beside `A` with `row is A[0]`) adds the two buffers to `shared`. The caller refuses
   // those where the kernel may write either (`written`): its copies would disagree. Copies
-  // of a list only read hold the same values. A list of floats is read tagged
-  // (Type::tagged) where it holds a numpy.float64 or where `tags` asks for it (a nest that
-  // stores NumPy floats into it). On failure returns false and sets `why` (no Python
-  // exception is set).
+  // of a list only read hold the same values. A list of numbers is read tagged
+  // (Type::tagged) where it holds floats with numpy.float64s or with ints, or where `tags`
+  // asks for it (kTagsNp, kTagsInts: a nest that stores NumPy floats into a list of floats,
+  // or ints into one of floats, or floats into one of ints). On failure returns false and
+  // sets `why` (no Python exception is set).
   bool read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>& seen,
-            std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why, bool tags = false);
+            std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why, uint8_t tags = 0);
   // Whether the kernel may store into the list (some variable holding it is a store's root).
   bool written = false;
   // Keeps a copy of the elements as read, for write_back; called (before the kernel runs)
@@ -54,6 +55,7 @@ class ListBuffer {
 
   DType dtype() const { return dtype_; }
   bool tagged() const { return tagged_; }
+  uint8_t tags() const { return tags_; }  // Type::tags
   // The innermost rows are tuples (`[(x, y), ...]`): read only (Type::tuples).
   bool tuples() const { return tuples_; }
   int item_bytes() const { return tagged_ ? 16 : dtype_size(dtype_); }
@@ -76,6 +78,7 @@ class ListBuffer {
 
   DType dtype_ = DType::Int64;
   bool tagged_ = false;
+  uint8_t tags_ = 0;
   bool tuples_ = false;
   bool ragged_ = false;
   // The length of innermost row r.

@@ -69,7 +69,9 @@ std::string Type::str() const {
       if (pylist) {
         std::string s = tuples && ndim == 1 ? "tuple" : ragged ? "ragged list" : "list";
         for (int i = 1; i < ndim; i++) s += tuples && i == ndim - 1 ? " of tuples" : " of lists";
-        if (tagged) return s + " of floats and np.float64s";
+        if (tagged)
+          return s + ((tags & kTagsInts) ? (tags & kTagsNp) ? " of ints, floats and np.float64s" : " of ints and floats"
+                                         : " of floats and np.float64s");
         return s + " of " + (dtype == DType::Int64 ? "ints" : dtype == DType::Float64 ? "floats" : dtype == DType::Complex128 ? "complex numbers" : "bools");
       }
       std::string s = std::string("array(") + dtype_name(dtype) + ", " + std::to_string(ndim) + "d";
@@ -108,7 +110,7 @@ bool Type::operator==(const Type& o) const {
     case Kind::NpScalar: return dtype == o.dtype;
     case Kind::Array:
       return dtype == o.dtype && ndim == o.ndim && layout == o.layout && writeable == o.writeable && pylist == o.pylist &&
-             tagged == o.tagged && tuples == o.tuples && ragged == o.ragged && made == o.made &&
+             tagged == o.tagged && tags == o.tags && tuples == o.tuples && ragged == o.ragged && made == o.made &&
              pybuf == o.pybuf && pystr == o.pystr && temp == o.temp && local == o.local;
     case Kind::Module:
     case Kind::Object:
@@ -135,6 +137,7 @@ size_t Type::hash() const {
   mix(writeable);
   mix(pylist);
   mix(tagged);
+  mix(tags);
   mix(tuples);
   mix(ragged);
   mix(made);
@@ -270,17 +273,19 @@ TypeRef appended() {
   t->kind = Type::Kind::Appended;
   return t;
 }
-TypeRef py_list(DType d, int ndim, bool tagged, bool tuples, bool ragged) {
+TypeRef py_list(DType d, int ndim, uint8_t tags, bool tuples, bool ragged) {
   ragged = ragged && ndim == 2 && !tuples;
   auto t = std::make_shared<Type>(*array(d, ndim, ragged ? Type::Strided : Type::CContig, !tuples));
   t->pylist = true;
-  t->tagged = tagged && d == DType::Float64;
+  t->tagged = tags != 0 && d == DType::Float64;
+  t->tags = t->tagged ? tags : 0;
   t->tuples = tuples;
   t->ragged = ragged;
   return t;
 }
+TypeRef py_list_like(const Type& list, int ndim) { return py_list(list.dtype, ndim, list.tags, list.tuples); }
 TypeRef made_list(DType d, bool tagged) {
-  auto t = std::make_shared<Type>(*py_list(d, 1, tagged));
+  auto t = std::make_shared<Type>(*py_list(d, 1, tagged ? kTagsNp : 0));
   t->made = true;
   return t;
 }
@@ -303,7 +308,12 @@ TypeRef list_elem(DType d) {
   return dtype_is_complex(d) ? py_complex() : dtype_is_float(d) ? py_float() : d == DType::Bool ? py_bool() : py_int();
 }
 TypeRef list_elem(const Type& list) {
-  if (list.tagged) return join({py_float(), np_scalar(DType::Float64)});
+  if (list.tagged) {
+    std::vector<TypeRef> m = {py_float()};
+    if (list.tags & kTagsNp) m.push_back(np_scalar(DType::Float64));
+    if (list.tags & kTagsInts) m.push_back(py_int());
+    return join(m);
+  }
   return list_elem(list.dtype);
 }
 TypeRef tuple(std::vector<TypeRef> elems) {

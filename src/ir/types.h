@@ -144,9 +144,12 @@ struct Type {
   bool writeable = true;         // Array
   bool pylist = false;           // Array: a Python list; its elements are Python ints
                                  // (dtype Int64), floats (Float64) or bools (Bool)
-  bool tagged = false;           // Array (pylist, Float64): its elements are floats or
-                                 // numpy.float64s, each held as its value and then a tag
-                                 // (0: float, 1: np.float64), 16 bytes (list_buffer.h)
+  bool tagged = false;           // Array (pylist, Float64): its elements are floats,
+                                 // numpy.float64s or Python ints (`tags` says which may be
+                                 // there), each held as its value's bits and then a tag
+                                 // (kTagFloat, kTagNpFloat64, kTagInt), 16 bytes (list_buffer.h)
+  uint8_t tags = 0;              // Array (tagged): kTagsNp and kTagsInts, what its elements
+                                 // may be besides floats (tagged is tags != 0)
   bool tuples = false;           // Array (pylist): its innermost rows are tuples (`[(x, y), ...]`,
                                  // each of one length; 1-d: one such tuple, a row), read
                                  // only: `writeable` is false
@@ -202,10 +205,14 @@ TypeRef np_scalar(DType d);
 TypeRef array(DType d, int ndim, Type::Layout layout, bool writeable);
 // A Python list nested `ndim` deep whose elements are all Python ints (Int64), floats
 // (Float64) or bools (Bool).
-// With `tagged` (Float64 only): elements floats or np.float64s, each with its tag.
+// With `tags` (Float64 only; kTagsNp, kTagsInts): elements floats, np.float64s (kTagsNp)
+// or Python ints (kTagsInts), each with its tag (Type::tagged).
 // With `tuples`: a list of tuples (the innermost rows tuples), read-only.
 // With `ragged` (ndim 2, not tuples): rows of different lengths (Type::ragged).
-TypeRef py_list(DType d, int ndim, bool tagged = false, bool tuples = false, bool ragged = false);
+TypeRef py_list(DType d, int ndim, uint8_t tags = 0, bool tuples = false, bool ragged = false);
+// The list of `ndim` dimensions whose elements and rows are those of list type `list` (a
+// row of it, or the list seen through a slice).
+TypeRef py_list_like(const Type& list, int ndim);
 // A list of `d` (Int64, Float64, Bool) a variable holds by its header (Type::made); with
 // `tagged` (Float64 only), of floats and np.float64s, each with its tag.
 TypeRef made_list(DType d, bool tagged = false);
@@ -216,8 +223,8 @@ TypeRef py_str(DType d);
 TypeRef py_char();
 // The Python type an item of dtype `d` of a list or buffer reads as (int, float or bool).
 TypeRef list_elem(DType d);
-// The type an element of list `list` (one dimension) reads as: list_elem(dtype), or
-// float | np.float64 for a tagged list.
+// The type an element of list `list` (one dimension) reads as: list_elem(dtype), or for a
+// tagged list the union of float and what its `tags` say (np.float64, int).
 TypeRef list_elem(const Type& list);
 TypeRef tuple(std::vector<TypeRef> elems);
 TypeRef module(const std::string& name);
@@ -252,8 +259,12 @@ bool same(const TypeRef& a, const TypeRef& b);
 
 // The bytes an element of array (or list, buffer) type `t` takes in kernels' memory.
 int item_bytes(const Type& t);
-// A tagged list's element tags (Type::tagged), as memory holds them.
-constexpr int64_t kTagFloat = 0, kTagNpFloat64 = 1;
+// A tagged list's element tags (Type::tagged), as memory holds them after each value (an
+// int's value is its int64 bits, a float's its double's).
+constexpr int64_t kTagFloat = 0, kTagNpFloat64 = 1, kTagInt = 2;
+// What a tagged list's elements may be besides floats (Type::tags; the bits a nest asks a
+// list to be read with, ListBuffer::read).
+constexpr uint8_t kTagsNp = 1, kTagsInts = 2;
 
 // The machine representation of a scalar type in kernels.
 enum class Repr : uint8_t { None, I1, I8, I16, I32, I64, F32, F64 };

@@ -8,8 +8,10 @@
 namespace stagepy::specialize {
 namespace {
 
+// (Not one mixing ints and floats: a made list holds one type of number, or floats and
+// np.float64s.)
 bool list_of_numbers(const TypeRef& t) {
-  return t && t->kind == Type::Kind::Array && t->pylist && t->ndim == 1 && !t->made &&
+  return t && t->kind == Type::Kind::Array && t->pylist && t->ndim == 1 && !t->made && !(t->tags & kTagsInts) &&
          (t->dtype == DType::Int64 || t->dtype == DType::Float64 || t->dtype == DType::Bool);
 }
 
@@ -30,7 +32,7 @@ MadeListTypes made_lists(const ir::Nest& nest, std::vector<TypeRef> entry, const
   // Tagged: the variables passing lists among themselves with one marked, or holding a
   // tagged list at entry.
   for (int v : held) {
-    const bool marked = (size_t)v < tag_lists.size() && tag_lists[(size_t)v];
+    const bool marked = (size_t)v < tag_lists.size() && (tag_lists[(size_t)v] & kTagsNp);
     const TypeRef& t = (size_t)v < entry.size() ? entry[(size_t)v] : nullptr;
     if (marked || (list_of_numbers(t) && t->tagged)) out.tagged.insert(v);
   }

@@ -89,6 +89,7 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
       k.reason = k.typed.reason;
       k.reason_line = k.typed.reason_line;
       k.retag = k.typed.retag;
+      k.retag_tags = k.typed.retag_tags;
       k.empty_var = k.typed.empty_var;
       k.empty_dtype = k.typed.empty_dtype;
       if (dbg) debug_dump(std::string(pass) + " failed for " + name, k.reason);

@@ -49,6 +49,7 @@ struct Kernel {
   bool needs_hoist = false;  // not ok only because a helper that loops needs its Temps
   int reason_line = -1;
   int retag = -1;  // not ok until variable `retag`'s list is read tagged (TypedNest::retag)
+  uint8_t retag_tags = kTagsNp;  // with these bits (Type::tags)
   int empty_var = -1;  // not ok until `empty_var`'s empty list at entry holds `empty_dtype`s (TypedNest)
   DType empty_dtype = DType::Int64;
   void* fn = nullptr;       // the kernel's entry, while `code` keeps it loaded

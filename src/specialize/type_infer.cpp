@@ -24,6 +24,7 @@ struct SpecError {
   std::string reason;
   int line;
   int retag = -1;  // TypedNest::retag
+  uint8_t retag_tags = kTagsNp;
   // Type again with variable `empty_var`'s class making its empty lists (`st = []`) of
   // `empty_dtype`: an item of that type is appended to them, or they meet such lists.
   int empty_var = -1;
@@ -95,7 +96,7 @@ class Infer {
       std::optional<Env> fall;
       auto stmts = seq(nest_.root->body, 0, env, lo, fall);
       refuse_first_test_of_nothing(stmts);
-      for (const Stmt& x : stmts) ragged_uses(x);
+      for (const Stmt& x : stmts) ragged_uses(x), mixed_uses(x);
       out.nest = nest_;
       out.nest.root = ir::make_block(std::move(stmts));
       out.tags = tags_;
@@ -105,6 +106,7 @@ class Infer {
       out.reason = e.reason;
       out.reason_line = e.line;
       out.retag = e.retag;
+      out.retag_tags = e.retag_tags;
       empty_var = e.empty_var;
       empty_dtype = e.empty_dtype;
     }
@@ -224,17 +226,40 @@ class Infer {
   // one row length) is refused.
   static bool ragged(const Expr& e) { return e && e->type && e->type->kind == Type::Kind::Array && e->type->ragged; }
   void ragged_uses(const Stmt& s) {
-    auto refuse = [&](const Expr& e) {
-      const std::string what = e->kind == ExprNode::Kind::Load && (size_t)e->var < nest_.vars.size()
-                                   ? "`" + nest_.vars[(size_t)e->var].name + "`"
-                                   : "a list of lists";
-      fail("uses " + what + ", whose rows differ in length, otherwise than by its rows", s->line);
-    };
+    whole_list_uses(s, ragged, false, [&](const Expr& e, int line) {
+      fail("uses " + list_name(e, "a list of lists") + ", whose rows differ in length, otherwise than by its rows", line);
+    });
+  }
+  // A list of ints and floats (Type::tags kTagsInts) holds each element's bits and tag: kernels
+  // read and store its elements by index (codegen: tagged_element, stored_item), take its
+  // rows, its length, its truth, loop over it, and give it to another variable; any other use
+  // of it whole (an operation that would read its elements as one type) is refused.
+  static bool mixed(const Expr& e) {
+    if (!e || !e->type) return false;
+    const Type* t = e->type.get();
+    if (t->kind == Type::Kind::View && !t->elems.empty()) t = t->elems[0].get();
+    return t->kind == Type::Kind::Array && t->pylist && (t->tags & kTagsInts);
+  }
+  void mixed_uses(const Stmt& s) {
+    whole_list_uses(s, mixed, true, [&](const Expr& e, int line) {
+      fail("uses " + list_name(e, "a list") + ", which mixes ints and floats, otherwise than by its elements", line);
+    });
+  }
+  std::string list_name(const Expr& e, const char* otherwise) const {
+    return e->kind == ExprNode::Kind::Load && (size_t)e->var < nest_.vars.size() ? "`" + nest_.vars[(size_t)e->var].name + "`"
+                                                                                 : otherwise;
+  }
+  // Refuses (`refuse`) every use in `s` of a list `is(e)` other than a subscript of it, its
+  // len(), its truth, a loop over it, an inlined call's argument, an assignment to a variable,
+  // and (`stores`) a store into its elements.
+  void whole_list_uses(const Stmt& s, bool (*is)(const Expr&), bool stores,
+                       const std::function<void(const Expr&, int)>& refuse_at) {
+    auto refuse = [&](const Expr& e) { refuse_at(e, s->line); };
     std::function<void(const Expr&)> walk = [&](const Expr& e) {
       if (!e) return;
       for (size_t k = 0; k < e->args.size(); k++) {
         const Expr& a = e->args[k];
-        if (ragged(a)) {
+        if (is(a)) {
           const bool row = e->kind == ExprNode::Kind::Subscript && k == 0;
           const bool truth = e->kind == ExprNode::Kind::Truth;
           const bool evaluated = e->kind == ExprNode::Kind::Seq && k + 1 < e->args.size();  // an inlined call's argument
@@ -248,18 +273,21 @@ class Infer {
     for (const ir::Effect& f : s->effects) {
       // (`eval A`: an inlined call's argument, evaluated for its errors.)
       const bool given = f.kind == ir::Effect::Kind::Assign || (f.kind == ir::Effect::Kind::Eval && f.value->kind == ExprNode::Kind::Load);
-      if (ragged(f.base) || ragged(f.index) || (ragged(f.value) && !given))
-        refuse(ragged(f.base) ? f.base : ragged(f.index) ? f.index : f.value);
+      // (A store into an element: `A[i] = x`, `A[i][j] = x`, never a row.)
+      const bool element = stores && f.kind == ir::Effect::Kind::Store && f.base && f.base->type &&
+                           (f.base->type->kind == Type::Kind::View || f.base->type->ndim == 1);
+      if ((is(f.base) && !element) || is(f.index) || (is(f.value) && !given))
+        refuse(is(f.base) && !element ? f.base : is(f.index) ? f.index : f.value);
       walk(f.base), walk(f.index), walk(f.value);
     }
-    if (ragged(s->cond)) refuse(s->cond);
+    if (is(s->cond)) refuse(s->cond);
     walk(s->cond);
     for (const Expr& a : s->args) {
-      if (ragged(a)) refuse(a);
+      if (is(a)) refuse(a);
       walk(a);
     }
-    for (const Expr& o : s->over) walk(o);  // a loop over its rows (`for row in A`)
-    for (const Stmt& b : s->body) ragged_uses(b);
+    for (const Expr& o : s->over) walk(o);  // a loop over it (`for row in A`)
+    for (const Stmt& b : s->body) whole_list_uses(b, is, stores, refuse_at);
   }
 
   // A value of type `vt` given to a list of `elem`s (a store, an append): `member`, it may be
@@ -427,6 +455,7 @@ class Infer {
       if (bt.ndim != 1 || bt.tuples) fail("copies a " + bt.str() + " (lists of numbers only)", ln);
       if (bt.dtype != DType::Int64 && bt.dtype != DType::Float64 && bt.dtype != DType::Bool)
         fail("copies a " + bt.str(), ln);
+      if (bt.tags & kTagsInts) fail("copies " + bt.str() + " (lists of one type of number only)", ln);
       if (bt.tagged && !tagged) throw SpecError{"copies a list of floats holding np.float64s into " + vname(var), ln, var};
       return make("copy", {b, slice}, list_of(bt.dtype));
     };
@@ -609,7 +638,7 @@ class Infer {
           const Type& bt = *base->type;
           if (bt.kind == Type::Kind::Array && bt.py_items()) {
             if (bt.ndim != 1) fail("loops over a slice of a " + bt.str() + " (which copies it)", ln);
-            TypeRef view = bt.pylist ? types::py_list(bt.dtype, 1, bt.tagged, bt.tuples) : base->type;
+            TypeRef view = bt.pylist ? types::py_list_like(bt, 1) : base->type;
             return typed(e, {base, idx}, view);
           }
         }
@@ -1072,18 +1101,59 @@ class Infer {
   }
 
   // The variable whose value at entry holds the list `base` (a subscript chain of it, or of
-  // a row of it), or -1.
-  int entry_list(const Expr& base) const {
+  // a row of it) of numbers read without some of the tag bits `bits` (Type::tags), or -1.
+  int entry_list(const Expr& base, uint8_t bits) const {
     Expr e = base;
     while (e->kind == ExprNode::Kind::Subscript) e = e->args[0];
     if (e->kind != ExprNode::Kind::Load || !e->type) return -1;
-    return untagged_at_entry(e->type->kind == Type::Kind::View ? e->type->base : e->var);
+    return retaggable_at_entry(e->type->kind == Type::Kind::View ? e->type->base : e->var, bits);
   }
-  // `v`, if it holds a list of floats at entry that is not tagged; else -1.
-  int untagged_at_entry(int v) const {
+  // `v`, if it holds a list of ints or floats at entry (not one the nest makes) that is read
+  // without some of the tag bits `bits`; else -1.
+  int retaggable_at_entry(int v, uint8_t bits) const {
     if (v < 0 || (size_t)v >= in_.entry.size() || !in_.entry[(size_t)v]) return -1;
     const Type& t = *in_.entry[(size_t)v];
-    return t.kind == Type::Kind::Array && t.pylist && t.dtype == DType::Float64 && !t.tagged ? v : -1;
+    if (t.kind != Type::Kind::Array || !t.pylist || t.made || t.tuples) return -1;
+    if (t.dtype != DType::Float64 && !(t.dtype == DType::Int64 && (bits & kTagsInts))) return -1;
+    return (t.tags | bits) != t.tags ? v : -1;
+  }
+  // The tag bits (Type::tags) a list must be read with to hold the elements of the lists of
+  // numbers `a` and `b` (of one shape; ints, floats, tagged) one variable is given, or 0.
+  static uint8_t tags_to_swap(const Type& a, const Type& b) {
+    auto numbers = [](const Type& x) {
+      return x.kind == Type::Kind::Array && x.pylist && !x.made && !x.tuples && (x.dtype == DType::Float64 || x.dtype == DType::Int64);
+    };
+    if (!numbers(a) || !numbers(b) || a.ndim != b.ndim || a.ragged != b.ragged) return 0;
+    auto ints = [](const Type& x) { return x.tagged ? (x.tags & kTagsInts) != 0 : x.dtype == DType::Int64; };
+    const bool i = ints(a) || ints(b), f = a.dtype == DType::Float64 || b.dtype == DType::Float64;
+    const uint8_t need = (uint8_t)(((a.tags | b.tags) & kTagsNp) | (i && f ? kTagsInts : 0));
+    return need;
+  }
+  // The tag bits (Type::tags) a list of numbers of type `lt` (ints, floats, tagged) must be
+  // read with to hold the value of type `vt` a store gives it, or 0 (it holds all it may
+  // get, or the value may be something else: a bool). NumPy floats among floats wherever
+  // the value may be one; ints among floats (or floats among ints) only where the value can
+  // be none of the list's element types (where it may be one, codegen checks it is, and
+  // hands the store of another to CPython).
+  static uint8_t tags_to_hold(const Type& lt, const TypeRef& vt, bool member) {
+    if (lt.kind != Type::Kind::Array || !lt.pylist || lt.tuples || (lt.dtype != DType::Float64 && lt.dtype != DType::Int64))
+      return 0;
+    bool i = false, f = false, n = false, other = false;
+    for (auto& m : members(vt)) {
+      if (m->kind == Type::Kind::PyInt) i = true;
+      else if (m->kind == Type::Kind::PyFloat) f = true;
+      else if (m->kind == Type::Kind::NpScalar && m->dtype == DType::Float64) n = true;
+      else if (m->kind != Type::Kind::Unbound) other = true;
+    }
+    const bool floats = lt.dtype == DType::Float64;  // (a tagged list's dtype is Float64)
+    const bool ints = lt.tagged ? (lt.tags & kTagsInts) != 0 : lt.dtype == DType::Int64;
+    uint8_t need = 0;
+    if (n && floats && !(lt.tags & kTagsNp)) need |= kTagsNp;
+    if (!member && !other) {
+      if (i && !ints) need |= kTagsInts;
+      if ((f || n) && !floats) need |= kTagsInts | (n ? kTagsNp : 0);
+    }
+    return need ? (uint8_t)(need | lt.tags) : 0;
   }
 
   TypeRef subscript_type(const Expr& base, const Expr& idx, int ln) {
@@ -1095,7 +1165,7 @@ class Infer {
       if (!int_like(idx->type)) fail("indexes a list with a " + idx->type->str() + " (only integers are supported)", ln);
       if (bt.pystr) return types::py_char();
       if (bt.ndim == 1) return types::list_elem(bt);
-      return types::py_list(bt.dtype, bt.ndim - 1, bt.tagged, bt.tuples);
+      return types::py_list_like(bt, bt.ndim - 1);
     }
     if (bt.kind == Type::Kind::Array) {
       std::vector<TypeRef> parts;
@@ -1740,11 +1810,15 @@ class Infer {
             // (A list the nest makes may share its variable with "unbound": types::join.)
             TypeRef old = unbound(env[f.var]) ? env[f.var] : types::without_unbound(env[f.var]);
             if (!unbound(old) && !types::same(old, t)) {
-              // Lists of floats swapped (`prev, cur = cur, prev`) where one is tagged: both are.
-              if (old->kind == Type::Kind::Array && old->pylist && t->pylist && old->dtype == t->dtype &&
-                  old->ndim == t->ndim && old->tagged != t->tagged)
-                if (const int r = old->tagged ? entry_list(f.value) : untagged_at_entry(f.var); r >= 0)
-                  throw SpecError{vname(f.var) + " is assigned lists of floats, one holding np.float64s", s->line, r};
+              // Lists of numbers swapped (`prev, cur = cur, prev`) where one holds what the
+              // other's tags lack (np.float64s; ints among floats): both are read with both
+              // tags, one call at a time.
+              if (const uint8_t need = tags_to_swap(*old, *t)) {
+                if (const int r = retaggable_at_entry(f.var, need); r >= 0)
+                  throw SpecError{vname(f.var) + " is assigned lists holding numbers of different types", s->line, r, need};
+                if (const int r = entry_list(f.value, need); r >= 0)
+                  throw SpecError{vname(f.var) + " is assigned lists holding numbers of different types", s->line, r, need};
+              }
               fail(vname(f.var) + " is assigned arrays of different types", s->line);
             }
           }
@@ -1787,9 +1861,15 @@ class Infer {
             if (np_float && bt.made && bt.dtype == DType::Float64 && !bt.tagged)
               if (const int r = ir::root_var(f.base); r >= 0)
                 throw SpecError{"stores a np.float64 into a list of floats the nest makes", s->line, r};
-            if (np_float && bt.dtype == DType::Float64 && !bt.tagged)
-              if (const int r = entry_list(f.base); r >= 0)
-                throw SpecError{"stores a np.float64 into a list of floats", s->line, r};
+            // Ints into a list of floats read at entry, or floats into one of ints, likewise
+            // (the union of ints and floats: `dist = [inf] * n; dist[s] = 0`).
+            if (!bt.made)
+              if (const uint8_t need = tags_to_hold(bt, f.value->type, fit.member))
+                if (const int r = entry_list(f.base, need); r >= 0)
+                  throw SpecError{std::string("stores ") +
+                                      (need & ~bt.tags & kTagsInts ? bt.dtype == DType::Int64 ? "a float into a list of ints" : "an int into a list of floats"
+                                                                   : "a np.float64 into a list of floats"),
+                                  s->line, r, need};
             if (fit.never) fail("stores a " + f.value->type->str() + " into a " + bt.str(), s->line);
           }
           // A buffer converts what it is given as its own setitem does: ints (and bools)

@@ -27,8 +27,11 @@ struct TypedNest {
   ir::Nest nest;        // root typed; Range statements inserted before each For
   std::vector<TypeRef> tags;  // tag k (k >= 1) names tags[k - 1]; tag 0 is "unbound"
   // Not ok because the nest stores NumPy floats into the list of floats variable `retag`
-  // holds at entry: read tagged (Type::tagged), its values may be typed (dispatch.cpp).
+  // holds at entry (`retag_tags` kTagsNp), or ints into a list of floats or floats into one
+  // of ints (kTagsInts): read tagged (Type::tagged) with those bits, its values may be typed
+  // (dispatch.cpp).
   int retag = -1;
+  uint8_t retag_tags = kTagsNp;
   // Not ok until the empty list variable `empty_var` holds at entry (InferInput::empty_lists)
   // is typed as one of `empty_dtype`s: the nest appends those to it (dispatch.cpp).
   int empty_var = -1;

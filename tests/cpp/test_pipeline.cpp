@@ -247,6 +247,28 @@ TEST(Types, UnionsOnlyWhereValuesBehaveAlike) {
             nullptr);
 }
 
+TEST(Types, TaggedListElementsAreTheUnionTheirTagsAllow) {
+  // Floats and np.float64s: one double either way (uniform); ints among them: bits and a tag.
+  auto np_list = types::py_list(DType::Float64, 1, kTagsNp);
+  EXPECT_TRUE(np_list->tagged);
+  EXPECT_TRUE(types::uniform(types::list_elem(*np_list)));
+  auto mixed = types::py_list(DType::Float64, 2, kTagsInts);
+  auto row = types::py_list_like(*mixed, 1);
+  EXPECT_EQ(row->tags, kTagsInts);
+  auto e = types::list_elem(*row);
+  ASSERT_EQ(e->kind, Type::Kind::Union);
+  EXPECT_EQ(e->elems.size(), 2u);
+  EXPECT_FALSE(types::uniform(e));
+  EXPECT_EQ(row->str(), "list of ints and floats");
+  EXPECT_EQ(types::list_elem(*types::py_list(DType::Float64, 1, kTagsInts | kTagsNp))->elems.size(), 3u);
+  // Lists of ints and floats are not the same type as lists of floats and np.float64s.
+  EXPECT_FALSE(types::same(row, types::py_list(DType::Float64, 1, kTagsNp)));
+  EXPECT_NE(row->hash(), types::py_list(DType::Float64, 1, kTagsNp)->hash());
+  // Only lists held as 16-byte elements of Float64 are tagged.
+  EXPECT_FALSE(types::py_list(DType::Int64, 1, kTagsInts)->tagged);
+  EXPECT_EQ(item_bytes(*row), 16);
+}
+
 TEST(Oracle, PythonRules) {
   specialize::Oracle o;
   EXPECT_TRUE(types::same(o.binary(ir::BinOp::Add, types::py_int(), types::py_int()), types::py_int()));

@@ -697,9 +697,10 @@ def programs(draw):
     # A and B may be an array.array of its item type.
     # Not with section stores: `A += A[::-1]`, `M[i] *= k` on a list or array.array extend
     # or repeat it, and in a loop nest it grows exponentially (CPython runs out of memory).
-    kinds = [draw(st.sampled_from(["ndarray", "ndarray", "list", "mixed list"] + ([] if cplx else ["array.array"])))
+    kinds = [draw(st.sampled_from(["ndarray", "ndarray", "list", "mixed list", "numbers list"] + ([] if cplx else ["array.array"])))
              if not g.slices else "ndarray" for _ in range(2)]
-    kinds.append(draw(st.sampled_from(["ndarray", "ndarray", "list", "mixed list", "ragged list"])) if not g.slices else "ndarray")
+    kinds.append(draw(st.sampled_from(["ndarray", "ndarray", "list", "mixed list", "numbers list", "ragged list"]))
+                 if not g.slices else "ndarray")
     seed = draw(st.integers(0, 2**16))
     # k may be large: products with it leave 53 bits (int / int rounds the exact quotient)
     # or 64 (big ints), where the facts that drop those checks must not hold.

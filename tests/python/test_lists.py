@@ -191,7 +191,7 @@ class _Float(float):
 
 @pytest.mark.parametrize("case, args, reason", [
     ("ragged two levels down", lambda: ([[[1.0], [2.0]], [[3.0]]], 2), "ragged"),
-    ("mixed", lambda: ([[1, 2.0], [3, 4]], 2), "mixes element types"),
+    ("mixed", lambda: ([[1, 2.0], [3, 1j]], 2), "mixes element types"),
     ("big int", lambda: ([[1, 2**70], [3, 4]], 2), "beyond 64 bits"),
     ("aliased rows", lambda: ((lambda r: [r, r])([1.0, 2.0]), 2), "holds one list twice"),
     ("subclass of float", lambda: ([[_Float(1.0), _Float(2.0)], [_Float(3.0), _Float(4.0)]], 2), "holds"),
@@ -209,14 +209,26 @@ def test_lists_stagepy_cannot_hold_stay_interpreted(case, args, reason):
     assert_reason(recs, reason)
 
 
-def test_store_of_another_type_stays_interpreted():
+def test_a_float_stored_into_a_list_of_ints_makes_it_one_of_ints_and_floats():
+    # CPython's list then holds floats (and ints where no store reached): the list is read
+    # tagged (test_mixed_lists.py) and the nest runs natively.
+    recs = run("""
+    def f(A, n):
+        for i in range(0, n, 2):
+            A[i] = A[i] / 2
+        return A
+    """, "f", lambda: (ints(10, 1), 10))
+    assert recs[0]["native_calls"] == recs[0]["calls"] and recs[0]["bailouts"] == 0, recs
+
+
+def test_a_bool_stored_into_a_list_of_ints_stays_interpreted():
     recs = run("""
     def f(A, n):
         for i in range(n):
-            A[i] = A[i] / 2
+            A[i] = A[i] > 2
         return A
     """, "f", lambda: (ints(10, 1), 10), expect="interpreted")
-    assert "stores a float into a list of ints" in recs[0]["reason"]
+    assert "stores a bool into a list of ints" in recs[0]["reason"]
 
 
 @pytest.mark.parametrize("m", [7, 0])
@@ -237,7 +249,9 @@ def test_a_sum_started_at_int_zero_goes_into_a_list_of_floats(m):
 
 
 def test_a_value_that_is_sometimes_an_int_goes_into_a_list_of_floats():
-    run("""
+    # The store is typed once per way of the `if` (x an int on one, a float on the other):
+    # the int one makes C a list of ints and floats, read so (test_mixed_lists.py).
+    recs = run("""
     def f(A, C, n):
         for i in range(n):
             x = 0
@@ -245,7 +259,8 @@ def test_a_value_that_is_sometimes_an_int_goes_into_a_list_of_floats():
                 x = A[i] * 2.0
             C[i] = x
         return locals()
-    """, "f", lambda: (floats(12, 4), floats(12, 5), 12), expect="bail")
+    """, "f", lambda: (floats(12, 4), floats(12, 5), 12))
+    assert recs[0]["bailouts"] == 0, recs
 
 
 def test_a_nest_that_failed_for_some_values_still_compiles_for_others():
@@ -259,15 +274,16 @@ def f(A, n):
         A[i] = A[i] / 2
     return A
 """), ns)
+        big = [2**70 + k for k in range(8)]  # ints beyond 64 bits: no kernel holds them
         for _ in range(20):
-            assert ns["f"](ints(8, 1), 8) == [x / 2 for x in ints(8, 1)]
+            assert ns["f"](list(big), 8) == [x / 2 for x in big]
         for _ in range(2100):
             assert ns["f"](floats(8, 2), 8) == [x / 2 for x in floats(8, 2)]
     rec = [r for r in stagepy.report() if r["function"] == "f" and r["calls"] == 2120]
     # Natively from the first call with floats; for how long depends on the cost probe,
     # which times the calls and may find CPython faster on lists of 8 (it starts early where
     # reading the lists looks 50 times the kernel's work: on a loaded machine, sometimes).
-    assert rec and rec[0]["native_calls"] >= 1 and rec[0]["specializations"] == 2, rec
+    assert rec and rec[0]["native_calls"] >= 1 and rec[0]["specializations"] == 1, rec
 
 
 def test_row_shared_with_another_argument_stays_interpreted():

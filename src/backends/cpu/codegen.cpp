@@ -1338,8 +1338,9 @@ class Gen {
   // such values that may not come: a check where `x` may be one, else a bail and nullptr).
   Value* stored_item(V x, const Type& lt, Value** tag) {
     if (lt.tagged) {
-      if (gpu_body_) gpu_refuse("it stores into a list holding NumPy floats");
-      *tag = element_tag(x);
+      if (gpu_body_) gpu_refuse("it stores into a list whose elements' types vary (ints, floats, NumPy floats)");
+      *tag = element_tag(x, lt);
+      if (lt.tags & kTagsInts) return hetero(x.t) ? x.v : to_bits(x);  // an int's or a double's bits, as the tag says
       return hetero(x.t) ? from_bits(x.v, types::py_float()) : as_double(x);
     }
     if (const TypeRef item = lt.pylist ? types::list_elem(lt) : nullptr; item && !types::same(x.t, item)) {
@@ -2568,11 +2569,8 @@ class Gen {
       bool fa = is_pyfloat(ma), fb = is_pyfloat(mb);
       if (!fa && !fb) return icmp(as_i64_int(a), as_i64_int(b), true);
       if (fa && fb) return fcmp(a.v, b.v);
-      // int vs float: exact when the int has at most 53 significant bits.
-      const V& iv = fa ? b : a;
-      Value* i = as_i64_int(iv);
-      bail_unless(B.CreateAnd(B.CreateICmpSLE(i, c64(1LL << 53)), B.CreateICmpSGE(i, c64(-(1LL << 53)))));
-      return fcmp(fa ? a.v : B.CreateSIToFP(i, f64()), fb ? b.v : B.CreateSIToFP(i, f64()));
+      // int vs float: exactly, as CPython compares them (never by rounding the int).
+      return int_float_compare(op, as_i64_int(fa ? b : a), fa ? a.v : b.v, fa);
     }
     TypeRef common = oracle_.binary(ir::BinOp::Add, ma, mb);
     if (!common || !is_np(common)) {
@@ -2586,11 +2584,50 @@ class Gen {
     return icmp(x, y, common->dtype == DType::Bool ? false : dtype_is_signed(common->dtype));
   }
 
+  // `i OP d` for an int64 `i` and a double `d` (`d OP i` with `flipped`), exactly: the sign of
+  // i - d from d's integer part t (i != t decides) and then its fraction, which is exact; d
+  // beyond the int64 range is greater or less than every i; NaN is unordered.
+  Value* int_float_compare(ir::CmpOp op, Value* i, Value* d, bool flipped) {
+    const double two63 = 9223372036854775808.0;
+    Value* above = B.CreateFCmpOGE(d, llvm::ConstantFP::get(f64(), two63));
+    Value* below = B.CreateFCmpOLT(d, llvm::ConstantFP::get(f64(), -two63));
+    Value* nan = B.CreateFCmpUNO(d, d);
+    Value* inside = B.CreateNot(B.CreateOr(B.CreateOr(above, below), nan));
+    Value* dc = B.CreateSelect(inside, d, llvm::ConstantFP::get(f64(), 0.0));
+    Value* t = B.CreateFPToSI(dc, i64());
+    Value* frac = B.CreateFSub(dc, B.CreateSIToFP(t, f64()));
+    // s: -1, 0, 1 as i is less than, equal to or greater than d (NaN: anything; `nan` decides).
+    Value* by_frac = B.CreateSelect(B.CreateFCmpOGT(frac, llvm::ConstantFP::get(f64(), 0.0)), c64(-1),
+                                    B.CreateSelect(B.CreateFCmpOLT(frac, llvm::ConstantFP::get(f64(), 0.0)), c64(1), c64(0)));
+    Value* s = B.CreateSelect(B.CreateICmpSLT(i, t), c64(-1), B.CreateSelect(B.CreateICmpSGT(i, t), c64(1), by_frac));
+    s = B.CreateSelect(above, c64(-1), B.CreateSelect(below, c64(1), s));
+    if (flipped) s = B.CreateNeg(s);
+    Value* r = nullptr;
+    switch (op) {
+      case ir::CmpOp::LT: r = B.CreateICmpSLT(s, c64(0)); break;
+      case ir::CmpOp::LE: r = B.CreateICmpSLE(s, c64(0)); break;
+      case ir::CmpOp::EQ: r = B.CreateICmpEQ(s, c64(0)); break;
+      case ir::CmpOp::NE: return B.CreateOr(nan, B.CreateICmpNE(s, c64(0)));
+      case ir::CmpOp::GT: r = B.CreateICmpSGT(s, c64(0)); break;
+      case ir::CmpOp::GE: r = B.CreateICmpSGE(s, c64(0)); break;
+      default: fail("internal error: comparison");
+    }
+    return B.CreateAnd(B.CreateNot(nan), r);
+  }
+
   V compare(ir::CmpOp op, const V& a, const V& b, const TypeRef& rt) {
     if (op == ir::CmpOp::Is || op == ir::CmpOp::IsNot) {
-      bool an = a.t->kind == Type::Kind::None, bn = b.t->kind == Type::Kind::None;
-      bool same = an && bn;
-      return scalar(types::py_bool(), B.getInt1(op == ir::CmpOp::Is ? same : !same));
+      // One operand is None (type inference); the other is None where its type is, or where
+      // its union's tag says so (`best is None` of a None | float).
+      auto is_none = [&](const V& x) -> Value* {
+        if (x.t->kind == Type::Kind::None) return B.getTrue();
+        for (auto& m : members(x.t))
+          if (m->kind == Type::Kind::None && x.t->kind == Type::Kind::Union)
+            return B.CreateICmpEQ(operand_tag(x), c8(tag_of(m)));
+        return B.getFalse();
+      };
+      Value* same = a.t->kind == Type::Kind::None ? is_none(b) : B.CreateAnd(is_none(a), is_none(b));
+      return scalar(types::py_bool(), op == ir::CmpOp::Is ? same : B.CreateNot(same));
     }
     return scalar(rt, compare_values(op, a, b));
   }
@@ -4070,37 +4107,56 @@ class Gen {
     B.SetInsertPoint(done);
   }
 
-  // An element of a tagged list (Type::tagged) at `at`: its value, as a float | np.float64
-  // (`t`) whose tag is the element's.
+  // An element of a tagged list (Type::tagged) at `at`: its value, as the union `t` of float
+  // and what the list's tags allow (np.float64, int) whose tag is the element's. Of
+  // float | np.float64, the double (a uniform union); with ints, the bits (a mixed union).
   V tagged_element(Value* at, const TypeRef& t) {
-    if (gpu_body_) gpu_refuse("it reads a list holding NumPy floats");
-    Value* v = load_item(DType::Float64, at);
-    Value* mem = load_data(i64(), B.CreateConstGEP1_64(i8(), at, 8), 8);
+    if (gpu_body_) gpu_refuse("it reads a list whose elements' types vary (ints, floats, NumPy floats)");
     if (t->kind != Type::Kind::Union) fail("internal error: an element of a tagged list as a " + t->str());
-    Value* tag = B.CreateSelect(B.CreateICmpEQ(mem, c64(kTagNpFloat64)), c8(tag_of(types::np_scalar(DType::Float64))),
-                                c8(tag_of(types::py_float())));
-    return scalar(t, v, tag);
+    Value* mem = load_data(i64(), B.CreateConstGEP1_64(i8(), at, 8), 8);
+    Value* tag = c8(tag_of(types::py_float()));
+    for (auto& m : members(t)) {
+      if (is_np(m) && m->dtype == DType::Float64)
+        tag = B.CreateSelect(B.CreateICmpEQ(mem, c64(kTagNpFloat64)), c8(tag_of(m)), tag);
+      else if (m->kind == Type::Kind::PyInt)
+        tag = B.CreateSelect(B.CreateICmpEQ(mem, c64(kTagInt)), c8(tag_of(m)), tag);
+    }
+    return scalar(t, load_item(hetero(t) ? DType::Int64 : DType::Float64, at), tag);
   }
-  // The tag (Type::tagged) a tagged list's element gets for the float or np.float64 `x`;
-  // another member of its union (an int) goes to CPython, which stores it.
-  Value* element_tag(const V& x) {
-    auto is_float = [](const TypeRef& m) { return is_pyfloat(m) || (is_np(m) && m->dtype == DType::Float64); };
+  // The tag (Type::tagged) a tagged list's element gets for the value `x`: a float, an
+  // np.float64 or an int, as the list's `tags` allow; another (a bool, a member the list
+  // does not hold) goes to CPython, which stores it.
+  Value* element_tag(const V& x, const Type& lt) {
+    auto mem_tag = [&](const TypeRef& m) -> int64_t {
+      if (is_pyfloat(m)) return kTagFloat;
+      if (is_np(m) && m->dtype == DType::Float64 && (lt.tags & kTagsNp)) return kTagNpFloat64;
+      if (m->kind == Type::Kind::PyInt && (lt.tags & kTagsInts)) return kTagInt;
+      return -1;
+    };
     if (x.t->kind != Type::Kind::Union) {
-      if (!is_float(x.t)) fail("internal error: a " + x.t->str() + " into a list of floats and np.float64s");
-      return c64(is_np(x.t) ? kTagNpFloat64 : kTagFloat);
+      if (mem_tag(x.t) < 0) {
+        Checking checking(this, "a list may get an element of another type");
+        bail_unless(B.getFalse());
+        return c64(kTagFloat);
+      }
+      return c64(mem_tag(x.t));
     }
     Value* ok = B.getFalse();
-    Value* np = B.getFalse();
+    Value* tag = c64(kTagFloat);
+    bool all = true;
     for (auto& m : members(x.t)) {
+      const int64_t k = mem_tag(m);
+      all = all && k >= 0;
+      if (k < 0) continue;
       Value* is = B.CreateICmpEQ(operand_tag(x), c8(tag_of(m)));
-      if (is_float(m)) ok = B.CreateOr(ok, is);
-      if (is_np(m) && m->dtype == DType::Float64) np = B.CreateOr(np, is);
+      ok = B.CreateOr(ok, is);
+      if (k != kTagFloat) tag = B.CreateSelect(is, c64(k), tag);
     }
-    {
+    if (!all) {
       Checking checking(this, "a list may get an element of another type");
       bail_unless(ok);
     }
-    return B.CreateSelect(np, c64(kTagNpFloat64), c64(kTagFloat));
+    return tag;
   }
 
   void assign(int var, const V& x) {
