@@ -1066,6 +1066,33 @@ class Infer {
     return x->cmpop == ir::CmpOp::Is ? same : !same;
   }
 
+  // For a typed test `v is None` / `v is not None` (`None is v`...) of a bound variable `v`
+  // whose type is a union holding None and others: `v`'s type where the test is true (in
+  // *t) and where it is false (in *f), None in one and the other members in the other.
+  static void narrow_none(const Expr& c, Env* t, Env* f) {
+    const Expr& x = c->kind == ExprNode::Kind::Truth ? c->args[0] : c;
+    if (x->kind != ExprNode::Kind::Compare || (x->cmpop != ir::CmpOp::Is && x->cmpop != ir::CmpOp::IsNot)) return;
+    const Expr &a = x->args[0], &b = x->args[1];
+    auto none = [](const Expr& e) { return e->type && e->type->kind == Type::Kind::None; };
+    const Expr& v = none(b) ? a : b;
+    if (!none(v == a ? b : a) || v->kind != ExprNode::Kind::Load || v->check_bound || v->var < 0 ||
+        (size_t)v->var >= t->size() || !v->type || v->type->kind != Type::Kind::Union)
+      return;
+    std::vector<TypeRef> rest;
+    bool has_none = false;
+    for (auto& m : v->type->elems) {
+      if (m->kind == Type::Kind::None) has_none = true;
+      else if (m->kind == Type::Kind::Unbound) return;
+      else rest.push_back(m);
+    }
+    if (!has_none || rest.empty()) return;
+    TypeRef other = types::join(rest);
+    if (!other) return;
+    const bool is = x->cmpop == ir::CmpOp::Is;
+    (*t)[(size_t)v->var] = is ? types::none() : other;
+    (*f)[(size_t)v->var] = is ? other : types::none();
+  }
+
   // Inlined helper bodies compute on Python numbers only: a NumPy operation there could
   // warn, and its warning would name the helper's line, which the kernel does not track.
   void check_truth(const Expr& a, int ln) {
@@ -1915,8 +1942,18 @@ class Infer {
     Expr cond = expr(s->cond, env);
     if (!unbound(cond->type)) check_truth(cond, s->line);
     std::optional<Env> ft, ff;
-    auto then_s = seq(s->body[0]->body, 0, env, lo, ft);
-    auto else_s = seq(s->body[1]->body, 0, env, lo, ff);
+    // `if best is None or x < best:` (its `or` two Ifs): where the types decide the test
+    // (`best` None before the first iteration that assigns it, a float after), only the way
+    // taken is typed; the other, which may not type at all (x < None), is left empty and
+    // passes no environment on.
+    const std::optional<bool> known = known_truth(cond);
+    // `if best is None or x < best:` where `best` may hold None or a number at this point
+    // (assigned on some iterations only): each way sees it as what the test says it holds
+    // (the value is unchanged, its slot's tag says which it is).
+    Env env_t = env, env_f = env;
+    narrow_none(cond, &env_t, &env_f);
+    auto then_s = known == false ? std::vector<Stmt>{} : seq(s->body[0]->body, 0, env_t, lo, ft);
+    auto else_s = known == true ? std::vector<Stmt>{} : seq(s->body[1]->body, 0, env_f, lo, ff);
     stmts.push_back(ir::make_if(cond, ir::make_block(std::move(then_s)), ir::make_block(std::move(else_s)), s->resume, s->line));
     alts = {ft, ff};
   }

@@ -937,6 +937,11 @@ class Gen {
       int tg = tn_.tag_of(t);
       B.CreateStore(c8(tg < 0 ? 0 : tg), tags_[v]);
     }
+    // None at entry is passed as nothing: its tag says so (`best is None` of a variable
+    // that may hold None or a float reads it).
+    for (size_t v = 0; v < nv && v < entry_.size(); v++)
+      if (entry_[v] && entry_[v]->kind == Type::Kind::None)
+        if (const int tg = tn_.tag_of(entry_[v]); tg > 0) B.CreateStore(c8(tg), tags_[v]);
     // A complex value at entry lives in its part variables (lower_complex); the variable
     // keeps its type tag.
     for (size_t v = 0; v < nv && v < entry_.size(); v++)
@@ -1240,6 +1245,10 @@ class Gen {
       for (size_t i = 0; i < args.size(); i++) {
         if (!split(args[i])) {
           concrete.push_back(args[i]);
+        } else if (combos[k][i].t->kind == Type::Kind::None) {  // (no value: None is None)
+          V none;
+          none.t = combos[k][i].t;
+          concrete.push_back(none);
         } else if (hetero(args[i].t)) {
           concrete.push_back(scalar(combos[k][i].t, from_bits(args[i].v, combos[k][i].t)));
         } else {
