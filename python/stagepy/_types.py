@@ -55,7 +55,21 @@ def register_python():
         core.register_callable(getattr(math, name), "math." + name)
     for name in _CMATH:
         core.register_callable(getattr(cmath, name), "cmath." + name)
+    register_random(core)
     _done["python"] = True
+
+
+def register_random(core):
+    """Kernels draw from the `random` module's generator (random.random(), uniform(),
+    randint(), randrange()) once the core found its words and matched its draws on a probe
+    (hook/random_generator.h); otherwise nests calling them stay in CPython. Returns why
+    not, or None."""
+    import random
+    try:
+        return core.register_random(random._inst, random.Random(20261130),
+                                    (random.random, random.uniform, random.randint, random.randrange))
+    except Exception as e:  # a CPython without these: the nests stay in CPython
+        return f"{type(e).__name__}: {e}"
 
 
 def _scalar_name(np, value):

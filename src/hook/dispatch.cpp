@@ -40,6 +40,7 @@
 #include "hook/py_buffer.h"
 #include "hook/numpy_bridge.h"
 #include "hook/py_ref.h"
+#include "hook/random_generator.h"
 #include "hook/runtime_state.h"
 #include "specialize/pipeline.h"
 #include "support/debug.h"
@@ -224,6 +225,10 @@ Described describe(PyObject* v, const ir::Var& var) {
   } else if (Builtin b = known_callable(v); b != Builtin::None_) {
     d.k2 = (uint64_t)(uintptr_t)v;
     d.type = types::callable(b);
+    if (b >= Builtin::RandomRandom && b <= Builtin::RandomRandrange && !random_methods_intact()) {
+      d.type = nullptr;
+      d.why = "uses `" + var.name + "`, and the random module's generator has methods other than the ones stagepy checked";
+    }
   } else if (plain_object(v)) {
     d.type = types::object(t->tp_name);  // k1, its exact type, guards its class
   } else {

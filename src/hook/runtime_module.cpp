@@ -10,6 +10,7 @@
 #include "hook/nest_object.h"
 #include "hook/nest_runtime.h"
 #include "hook/numpy_bridge.h"
+#include "hook/random_generator.h"
 #include "hook/runtime_state.h"
 #include "specialize/oracle.h"
 #include "support/debug.h"
@@ -95,6 +96,16 @@ PyObject* py_register_callable(PyObject*, PyObject* args) {
   if (b == Builtin::None_) return PyErr_Format(PyExc_ValueError, "unknown builtin %s", name);
   register_callable(obj, b);
   Py_RETURN_NONE;
+}
+
+// register_random(random._inst, random.Random(seed), (random.random, random.uniform,
+// random.randint, random.randrange)): None once kernels draw from the generator, else why not.
+PyObject* py_register_random(PyObject*, PyObject* args) {
+  PyObject *inst, *probe, *functions;
+  if (!PyArg_ParseTuple(args, "OOO", &inst, &probe, &functions)) return nullptr;
+  const std::string why = register_random(inst, probe, functions);
+  if (why.empty()) Py_RETURN_NONE;
+  return PyUnicode_FromString(why.c_str());
 }
 
 // _ufunc_loop(ufunc, "numpy.exp", "float64", action, values): action "register",
@@ -238,6 +249,7 @@ PyMethodDef methods[] = {
     {"scratch_bytes", py_scratch_bytes, METH_NOARGS, "Bytes held by this thread's kernel scratch buffers."},
     {"set_oracle_entries", py_set_oracle_entries, METH_VARARGS, "Types of NumPy operations, probed."},
     {"register_callable", py_register_callable, METH_VARARGS, "A function stagepy knows by identity."},
+    {"register_random", py_register_random, METH_VARARGS, "Kernels draw from the random module's generator."},
     {"_oracle_lookup", py_oracle_lookup, METH_VARARGS, "Tests only: the oracle's answer."},
     {"_cfunc", py_cfunc, METH_VARARGS, "Tests only: a complex function as kernels compute it."},
     {"_set_debug_bail", py_set_debug_bail, METH_O, "Tests only: force hand-overs to CPython (see support/debug.h)."},

@@ -178,6 +178,9 @@ Expr make_unpacked_item(Expr v, int k, int n, int origin = -1);
 // gives (lift.cpp: float_of_str): valid only where `float` is the builtin (no helper is
 // inlined there; type inference refuses it otherwise).
 inline constexpr const char* kFloatOfStr = "float(str)";
+// The `name` of a call type inference made of random.uniform/randint/randrange (a draw of
+// RandomRandom or RandomBelow, whose callee is typed already).
+inline constexpr const char* kRandomDraw = "random draw";
 
 // The origin of every node an inlined helper's body contributes: no fact of the caller's
 // analysis (keyed by the caller's bytecode offsets) applies to it.

@@ -204,6 +204,26 @@ bool changes_lists(const Effect& f) {
   return made;
 }
 
+namespace {
+bool is_draw(const Expr& x) {
+  return x->kind == ExprNode::Kind::Call && !x->args.empty() && x->args[0]->type &&
+         x->args[0]->type->kind == Type::Kind::Callable && x->args[0]->type->builtin >= Builtin::RandomRandom &&
+         x->args[0]->type->builtin <= Builtin::RandomBelow;
+}
+}  // namespace
+
+bool draws_random(const Expr& e) {
+  bool found = false;
+  walk_expr(e, [&](const Expr& x) { found = found || is_draw(x); });
+  return found;
+}
+
+bool draws_random(const Stmt& s) {
+  bool found = false;
+  for_each_expr(s, [&](const Expr& x) { found = found || is_draw(x); });
+  return found;
+}
+
 bool contains_loop(const Stmt& s) {
   bool found = false;
   for_each_stmt(s, [&](const Stmt& x) {

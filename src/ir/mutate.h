@@ -23,6 +23,11 @@ bool reads_var(const Expr& e, int var);  // whether e loads variable `var`
 // Whether an effect appends to a list or makes one (`out.append(x)`, `row = []`): the
 // runtime keeps those lists' items in order, so loops holding it run in order, on the CPU.
 bool changes_lists(const Effect& f);
+// Whether `e` (or any expression of statement `s`, nested ones included) calls one of the
+// `random` module's functions (Builtin::RandomRandom...): each call draws from the generator,
+// so such statements run once each, in CPython's order.
+bool draws_random(const Expr& e);
+bool draws_random(const Stmt& s);
 bool contains_loop(const Stmt& s);       // whether s is or holds a For or While loop
 // Adds to `out` the variables `s` assigns: by assignment effects, or as a For loop's variable.
 void collect_assigned(const Stmt& s, std::set<int>* out);

@@ -95,6 +95,12 @@ enum class Builtin : uint16_t {
   // L.append(x) and L.pop() of a list held by a header that grows and shrinks (Var::resized,
   // Type::made): args (callee, L[, x])
   ListAppend, ListPop,
+  // the `random` module's functions bound to its generator (random.random(), random.uniform(a,
+  // b), random.randint(a, b), random.randrange(stop) / (start, stop)), registered once their
+  // draws matched CPython's (hook/random_generator.h); type inference writes the last three as
+  // random.py computes them, from RandomRandom() and, only in typed IR, RandomBelow(n):
+  // Random._randbelow(n), random ints in [0, n) (n <= 0 goes to CPython, which raises)
+  RandomRandom, RandomUniform, RandomRandint, RandomRandrange, RandomBelow,
   Count_
 };
 const char* builtin_name(Builtin b);

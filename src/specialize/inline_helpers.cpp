@@ -212,7 +212,10 @@ class Inliner {
   // arithmetic operation its own (its line in the helper kept, where known: `line` > 0);
   // else ir::kInlinedOrigin.
   int origin_for(const ExprNode& x, int line) {
-    const bool numbered = (x.kind == EK::Subscript && x.unpack == 0) || x.kind == EK::Binary || x.kind == EK::Unary;
+    // (And calls: each inlined draw of the random module is one of its own, type_infer's
+    // draws_once.)
+    const bool numbered = (x.kind == EK::Subscript && x.unpack == 0) || x.kind == EK::Binary || x.kind == EK::Unary ||
+                          x.kind == EK::Call;
     if (!number_ || !numbered) return ir::kInlinedOrigin;
     const int o = next_origin_++;
     if (line > 0) lines_[o] = line;

@@ -17,8 +17,8 @@
 // locals in new Temps, its loops renumbered after the nest's, every resume point the
 // statement's; the call's value is its return's. It must store into no container and
 // assign no global (CPython runs the whole statement again after any check that fails).
-// With `number`, each element read and arithmetic operation an inlined body makes (its
-// Subscript, Binary and Unary nodes) gets an origin of its own, past every origin of the
+// With `number`, each element read, arithmetic operation and call an inlined body makes (its
+// Subscript, Binary, Unary and Call nodes) gets an origin of its own, past every origin of the
 // nest and from ir::kFirstNumberedInlinedOrigin on, in an order fixed by the nest and the
 // helpers: the static stage run again on such a nest (dispatch.cpp, once per set of
 // helpers) then has facts about them (indices in bounds, ints within 64 bits), as about

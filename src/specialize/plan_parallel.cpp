@@ -159,6 +159,7 @@ class Planner {
     bool exits = false;  // a return or raise inside it
     int appends = -1;    // a list it appends to (the first)
     int resizes = -1;    // a list whose length it changes (L.append(x) of a list it reads, L.pop())
+    bool draws = false;  // it draws from the `random` module's generator
     int builds = -1;     // a variable it assigns a new list (the first)
     std::string bad_index;                     // a subscript whose facts are missing
     int line = 0;
@@ -559,6 +560,7 @@ class Planner {
     in.warning_temps = warning_temps(s->body[0]);
     ir::collect_assigned(s->body[0], &in.assigned);
     in.assigned.insert(s->var);
+    in.draws = ir::draws_random(s->body[0]);
     std::set<int> D = {s->var};
     walk(s->body[0], D, in, s->loop);
     // A break or continue of an enclosing loop (`for ... else` desugared: the inner loop's
@@ -582,6 +584,7 @@ class Planner {
     if (in.exits) return "it may stop early (return or raise)";
     if (in.appends >= 0) return "it appends to " + name(in.appends) + ", in order";
     if (in.resizes >= 0) return "it changes the length of " + name(in.resizes) + ", in order";
+    if (in.draws) return "it draws random numbers (the random module), which come in CPython's order";
     if (in.builds >= 0) return "it makes new lists (" + name(in.builds) + "), in order";
     if (!in.bad_index.empty()) return in.bad_index;
     for (int v : in.helper_reads)

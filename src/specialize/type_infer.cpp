@@ -783,6 +783,72 @@ class Infer {
     fail("an expression stagepy cannot type", ln);
   }
 
+  // A statement's typed expressions draw from the random module's generator at most once
+  // per call in the code: the lifter reads an expression CPython computes once at each place
+  // it is used (the index of `c[randint(1, 6)] += 1`, the middle of `a < f() < b`), which for
+  // a draw would draw again. Copies of one call have its bytecode offset.
+  void draws_once(const std::vector<Expr>& es, int ln) {
+    std::set<int> seen;
+    for (auto& e : es)
+      ir::walk_expr(e, [&](const Expr& x) {
+        if (x->kind != ExprNode::Kind::Call || x->args.empty() || !x->args[0]->type ||
+            x->args[0]->type->kind != Type::Kind::Callable)
+          return;
+        const Builtin b = x->args[0]->type->builtin;
+        if (b < Builtin::RandomRandom || b > Builtin::RandomBelow) return;
+        if (!seen.insert(x->origin).second)
+          fail("computes one call of the random module twice (the index of an augmented assignment, "
+               "`c[randint(1, 6)] += 1`, which CPython computes once)", ln);
+      });
+  }
+
+  // random.uniform(a, b), random.randint(a, b), random.randrange(stop) and randrange(start,
+  // stop) of the module's generator, as random.py computes them from random() and
+  // _randbelow(n) (Builtin::RandomBelow): a + (b - a) * random(); a + _randbelow(b + 1 - a);
+  // _randbelow(stop); start + _randbelow(stop - start). The same operations on the same types
+  // give the same results (an int past 64 bits, an empty range: CPython), and the draws come
+  // where random.py makes them, after the arguments. (`a` is read twice: not a draw itself.)
+  Expr random_call(const Expr& e, Builtin f, const std::vector<Expr>& args, const std::vector<TypeRef>& at,
+                   const Env& env, int ln) {
+    const std::string fname = std::string("`") + builtin_name(f) + "()`";
+    const size_t lo = f == Builtin::RandomRandrange ? 1 : 2;
+    if (at.size() < lo || at.size() > 2) fail("calls " + fname + " with " + std::to_string(at.size()) + " arguments", ln);
+    for (size_t i = 1; i < args.size(); i++)
+      if (ir::draws_random(args[i])) fail("calls " + fname + " with an argument that draws random numbers", ln);
+    for (auto& t : at)
+      for (auto& m : members(t)) {
+        if (f == Builtin::RandomUniform && (!m->is_scalar() || m->is_complex()))
+          fail("calls " + fname + " on a " + t->str() + " (real numbers only)", ln);
+        if (f != Builtin::RandomUniform && m->kind != Type::Kind::PyInt && m->kind != Type::Kind::PyBool)
+          fail("calls " + fname + " on a " + t->str() + " (Python ints only)", ln);
+      }
+    const int o = ir::kInlinedOrigin;  // (no fact of the analysis is about these operators)
+    auto draw = [&](Builtin b, std::vector<Expr> more) -> Expr {
+      auto callee = std::make_shared<ExprNode>(*args[0]);
+      callee->type = types::callable(b);
+      auto c = std::make_shared<ExprNode>(*e);
+      c->name = ir::kRandomDraw;
+      c->args = {callee};
+      for (auto& m : more) c->args.push_back(m);
+      return c;
+    };
+    auto bin = [&](ir::BinOp op, Expr x, Expr y) { return ir::make_binary(op, std::move(x), std::move(y), false, o); };
+    const Expr& a = e->args[1];
+    switch (f) {
+      case Builtin::RandomUniform: return expr(bin(ir::BinOp::Add, a, bin(ir::BinOp::Mul, bin(ir::BinOp::Sub, e->args[2], a), draw(Builtin::RandomRandom, {}))), env);
+      case Builtin::RandomRandint: {
+        ir::ConstValue one;
+        one.kind = ir::ConstValue::Kind::Int;
+        one.i = 1;
+        Expr width = bin(ir::BinOp::Sub, bin(ir::BinOp::Add, e->args[2], ir::make_const(one, o)), a);
+        return expr(bin(ir::BinOp::Add, a, draw(Builtin::RandomBelow, {width})), env);
+      }
+      default:
+        if (at.size() == 1) return expr(draw(Builtin::RandomBelow, {a}), env);
+        return expr(bin(ir::BinOp::Add, a, draw(Builtin::RandomBelow, {bin(ir::BinOp::Sub, e->args[2], a)})), env);
+    }
+  }
+
   // Whether `x ** y` of these scalars gives a NumPy float through a promotion: no operand
   // is a NumPy scalar of the result's dtype (then NumPy runs its power ufunc, not its scalar
   // math). For any pair of their members.
@@ -1361,6 +1427,19 @@ class Infer {
   }
 
   Expr call(const Expr& e, const Env& env, int ln) {
+    if (e->name == ir::kRandomDraw) {  // (random_call's draw: its callee typed already)
+      std::vector<Expr> args = {e->args[0]};
+      for (size_t i = 1; i < e->args.size(); i++) args.push_back(expr(e->args[i], env));
+      for (auto& a : args)
+        if (unbound(a->type)) return typed(e, args, types::unbound());
+      auto c = std::make_shared<ExprNode>(*e);
+      c->name.clear();
+      if (e->args[0]->type->builtin == Builtin::RandomRandom) return typed(c, args, types::py_float());
+      for (auto& m : members(args[1]->type))  // (of Python ints, random_call: an int)
+        if (m->kind != Type::Kind::PyInt && m->kind != Type::Kind::PyBool)
+          fail("internal error: a random int below a " + args[1]->type->str(), ln);
+      return typed(c, args, types::py_int());
+    }
     // L.append(x), L.pop() of a list that grows and shrinks.
     if (resize_var(nest_, e) >= 0) return resize(e, env, ln);
     // c.isdigit() ... c.upper() of a character of a str.
@@ -1466,6 +1545,12 @@ class Infer {
         return elementwise(e, args, ln);
       }
     switch (f) {
+      case Builtin::RandomRandom:
+        if (!at.empty()) fail("calls random.random() with arguments", ln);
+        return typed(e, args, types::py_float());
+      case Builtin::RandomUniform: case Builtin::RandomRandint: case Builtin::RandomRandrange:
+        return random_call(e, f, args, at, env, ln);
+      case Builtin::RandomBelow: fail("internal error: a call of " + fname, ln);
       case Builtin::Divmod: {
         // (a // b, a % b): CPython's divmod of Python ints and floats computes both parts as
         // those operators do. Any error hands the statement to CPython, which raises divmod's
@@ -1930,6 +2015,11 @@ class Infer {
         }
       }
     }
+    {
+      std::vector<Expr> es;
+      for (auto& f : c->effects) es.push_back(f.base), es.push_back(f.index), es.push_back(f.value);
+      draws_once(es, s->line);
+    }
     for (auto& [v, t] : assigns) {
       env[v] = t;
       note_tag(t);
@@ -1941,6 +2031,7 @@ class Infer {
                std::vector<std::optional<Env>>& alts) {
     Expr cond = expr(s->cond, env);
     if (!unbound(cond->type)) check_truth(cond, s->line);
+    draws_once({cond}, s->line);
     std::optional<Env> ft, ff;
     // `if best is None or x < best:` (its `or` two Ifs): where the types decide the test
     // (`best` None before the first iteration that assigns it, a float after), only the way
@@ -2134,6 +2225,9 @@ class Infer {
     std::vector<Expr> args;
     for (auto& a : s->args) {
       Expr t = expr(a, env);
+      // (A range()'s arguments are evaluated where the loop starts, not as a statement of
+      // their own: draws there have no point to be undone from.)
+      if (ir::draws_random(t)) fail("draws random numbers in a loop's range()", s->line);
       if (!unbound(t->type)) {
         if (t->type->kind == Type::Kind::PyBool) {
           // range(True) is range(1): bool is an int

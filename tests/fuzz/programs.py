@@ -1,12 +1,14 @@
 """Random plain-Python loop nests, inside and just outside the subset stagepy runs natively.
 
 program(draw) returns (source, make_args): a function `f` whose loop nest reads and writes
-NumPy arrays, Python lists (of lists, M's rows maybe of different lengths; of floats, some lists also np.float64s) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
+NumPy arrays, Python lists (of lists, M's rows maybe of different lengths; of floats, some lists also np.float64s;
+of ints and floats together) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
 bounds from outer variables, a row's length `len(M[i])`), loops over sequences and slices of them (`enumerate`, `zip`,
 `reversed(S)`, `M.flat`, `M.ravel()`, a row `M[i]`, `enumerate(zip(A, B))` unpacked two levels deep), affine and non-affine subscripts (some out of bounds, some
 negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list and lists made in the loops (`L1 = []`, appended to `L0`), lists made, grown and popped (`P.append(x)`, `s = P.pop()`, `P.pop(k)`),
 aliased, swapped, read and written in the loops (`P = [x] * (n + 1)`, `Q = P[1:]`, `Q = P`), min/max/abs, math.sqrt/log, float('inf'), np.float32(x) and the other scalar types, mixed
-int/float/bool arithmetic, sum/min/max/any/all of generator expressions, stores of elementwise
+int/float/bool arithmetic, draws from the random module (seeded: random(), randint(), uniform(),
+randrange(); the state compared after the nest), sum/min/max/any/all of generator expressions, stores of elementwise
 operations into slices, rows, columns and whole arrays, a complex flavour
 (complex scalars, arrays and lists, with the operations complex numbers have), and ending
 with `return locals()`.
@@ -23,6 +25,7 @@ SCALARS = ["s", "t", "u"]
 HELPERS = """
 import cmath
 import math
+import random
 import numpy as np
 
 def h1(x, y):
@@ -173,6 +176,9 @@ class Gen:
             return self.m_item()
         if self.made and self.int_(0, 1):
             return self.pick([f"P[{self.index()}]", f"Q[{self.index()}]", "len(P)", f"P[{self.index()}] * 2"])
+        if not self.cplx and self.int_(0, 2) == 0:  # draws from the random module (seeded in f)
+            return self.pick(["random.random()", "random.randint(-2, 3)", "random.uniform(-1, k)",
+                              "random.randrange(1, 4)", f"random.randrange({self.pick(['n', 'k', '3'])})"])
         return self.pick(["k", "n", "True", "False"])
 
     def m_item(self):
@@ -659,6 +665,7 @@ def programs(draw):
     g = Gen(draw, n, cplx)
     g.lines += HELPERS.splitlines()
     g.emit(0, "def f(A, B, M, n, k, s, t, u):")
+    g.emit(1, f"random.seed({draw(st.integers(0, 99))})")
     g.emit(1, "L0 = []")
     g.emit(1, "L1 = []")
     if g.made:
@@ -690,6 +697,7 @@ def programs(draw):
     else:
         g.emit(1, f"for v0 in {g.range_()}:")
     g.lines += body
+    g.emit(1, "after = random.random()  # (the generator's state after the nest)")
     g.emit(1, "return locals()")
     src = "\n".join(g.lines) + "\n"
     dtypes = [draw(st.sampled_from(CDTYPES if cplx else DTYPES)) for _ in range(3)]
@@ -741,6 +749,18 @@ def programs(draw):
                             return [mix(y) for y in x]
                         return np.float64(x) if rng.random() < 0.5 else x
                     a = mix(a)
+                if kind == "numbers list" and d != "bool" and not d.startswith("complex"):
+                    # Python ints and floats in one list (a tagged list): about a third of
+                    # the elements the other type (finite floats made ints, ints made floats).
+                    def numbers(x):
+                        if isinstance(x, list):
+                            return [numbers(y) for y in x]
+                        if rng.random() >= 0.35:
+                            return x
+                        if isinstance(x, float):
+                            return int(round(x)) if np.isfinite(x) else x
+                        return x + 0.5
+                    a = numbers(a)
                 if kind == "ragged list" and a and isinstance(a[0], list):
                     # Rows of different lengths: about half of them cut short (some emptied).
                     a = [r[:int(rng.integers(0, len(r) + 1))] if rng.random() < 0.5 else r for r in a]

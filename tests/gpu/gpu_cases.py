@@ -533,6 +533,28 @@ def f(A, out):
 """, "f", lambda: ([rng.random(int(k)).tolist() for k in rng.integers(0, 9, N // 8)], [0.0] * (N // 8)),
      expect_gpu=False, why="it reads a list of lists of different lengths")
 
+case("python_ints_compared_with_floats_exactly", """
+def f(X, out, big):
+    for i in range(X.shape[0]):
+        c = 0
+        if big + i * 1024 > float(X[i]):
+            c = 1
+        if big - 1 + i * 1024 == float(X[i]):
+            c += 10
+        out[i] = c
+    return locals()
+""", "f", lambda: (2.0**60 + np.arange(N) * 1024.0 + rng.integers(-1, 2, N) * 256.0, np.zeros(N), 2**60 + 1))
+
+case("random_draws_stay_on_the_cpu", """
+import random
+def f(A, out):
+    random.seed(5)
+    for i in range(A.shape[0]):
+        out[i] = A[i] * random.random()
+    return locals()
+""", "f", lambda: (rng.standard_normal(N // 8), np.zeros(N // 8)),
+     expect_gpu=False, why="it draws random numbers")
+
 case("rows_built_around_a_gpu_loop", """
 def f(A, B, steps):
     hist = []

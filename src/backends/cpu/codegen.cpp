@@ -10,6 +10,7 @@
 #include "backends/cpu/pairwise_sum.h"
 #include "backends/cpu/parallel_runtime.h"
 #include "backends/cpu/int_functions.h"
+#include "backends/cpu/random_draws.h"
 #include "backends/cpu/scratch.h"
 #include "backends/cpu/undo_log.h"
 #include "backends/cpu/warn_functions.h"
@@ -180,6 +181,12 @@ class Gen {
   int resume_ = -1;
   llvm::AllocaInst* bad_slot_ = nullptr;  // deferred checks of the current statement
   bool deferred_ = false;
+  // A nest that draws from the `random` module's generator: its RandomDraws (random_draws.h)
+  // in the kernel's function `rng_fn_`, and the resume point of the statement generated last
+  // (a statement with another one commits the draws before it: the ones before completed).
+  llvm::AllocaInst* rng_ = nullptr;
+  llvm::Function* rng_fn_ = nullptr;
+  int rng_resume_ = -1;
   struct Targets {
     int loop;
     BasicBlock* cont;
@@ -957,11 +964,18 @@ class Gen {
     B.CreateRet(exit_status_);
     // Body.
     B.SetInsertPoint(entry_bb);
+    if (ir::draws_random(nest_.root)) begin_draws();
     BasicBlock* body = BasicBlock::Create(C, "body", F);
     B.CreateBr(body);
     B.SetInsertPoint(body);
     stmt(nest_.root);
     if (!B.GetInsertBlock()->getTerminator()) exit_with(B.getInt32(0));
+    if (rng_) {  // every way out: the draws of a statement CPython runs again are undone
+      B.SetInsertPoint(exit_->getTerminator());
+      auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), B.getInt32Ty()}, false);
+      B.CreateCall(fty, runtime_address("stagepy_random_end", reinterpret_cast<void*>(&stagepy_random_end)),
+                   {rng_, exit_status_});
+    }
     // The warning sites' flags go to the state on every way out.
     if (!warn_flags_.empty()) {
       layout_.warn_slot = layout_.slots;
@@ -2827,6 +2841,7 @@ class Gen {
     if (f == Builtin::NpWhere || f == Builtin::NpClip) return numpy_call(f, args, e->type);  // (no oracle entries)
     if (f == Builtin::Pow) return call_values(f, args, e->type);  // (Python ints and bools: as_i64_int)
     if (f == Builtin::Ord) return scalar(e->type, B.CreateZExt(args[0].v, i64()));  // a code point
+    if (f == Builtin::RandomRandom || f == Builtin::RandomBelow) return random_draw(f, args, e->type);
     if (f == Builtin::MathGcd || f == Builtin::MathLcm || f == Builtin::MathIsqrt || f == Builtin::MathFactorial ||
         f == Builtin::MathComb || f == Builtin::MathPerm)
       return int_function(f, args, e->type);
@@ -3332,6 +3347,46 @@ class Gen {
 
   // ------------------------------------------------------------ statements
   // STAGEPY_DEBUG_BAIL: count down at every statement; stop there at zero (testing only).
+  // ------------------------------------------------------------ random draws
+  // The kernel's RandomDraws, in its entry block (its generator null until begun: a way out
+  // before that undoes nothing), begun here.
+  void begin_draws() {
+    llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+    rng_ = entry.CreateAlloca(i8(), c64((int64_t)sizeof(RandomDraws)), "random.draws");
+    rng_->setAlignment(llvm::Align(8));
+    entry.CreateStore(llvm::ConstantPointerNull::get(llvm::PointerType::get(C, 0)), rng_);
+    rng_fn_ = F;
+    auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr()}, false);
+    B.CreateCall(fty, runtime_address("stagepy_random_begin", reinterpret_cast<void*>(&stagepy_random_begin)), {rng_});
+  }
+  // The draws so far stay: the statements that made them completed (stagepy_random_commit).
+  void commit_draws() {
+    static_assert(offsetof(RandomDraws, index) == 8 && offsetof(RandomDraws, index0) == 16 &&
+                  offsetof(RandomDraws, refilled) == 20, "RandomDraws layout");
+    Value* index = B.CreateLoad(ptr(), B.CreateConstGEP1_64(i8(), rng_, 8));
+    B.CreateStore(B.CreateLoad(B.getInt32Ty(), index), B.CreateConstGEP1_64(i8(), rng_, 16));
+    B.CreateStore(B.getInt32(0), B.CreateConstGEP1_64(i8(), rng_, 20));
+  }
+  // random.random() and Random._randbelow(n) (n <= 0: random.randrange's ValueError, from
+  // CPython).
+  V random_draw(Builtin f, const std::vector<V>& args, const TypeRef& rt) {
+    if (gpu_body_) gpu_refuse("it draws random numbers (the random module), in CPython's order");
+    if (!rng_ || F != rng_fn_) fail("internal error: a random draw outside the kernel's own function");
+    if (f == Builtin::RandomRandom) {
+      auto* fty = llvm::FunctionType::get(f64(), {ptr()}, false);
+      return scalar(rt, B.CreateCall(fty, runtime_address("stagepy_random_random", reinterpret_cast<void*>(&stagepy_random_random)),
+                                     {rng_}));
+    }
+    Value* n = as_i64_int(args[0]);
+    {
+      Checking checking(this, "random.randrange() or randint() may be given an empty range");
+      bail_unless(B.CreateICmpSGT(n, c64(0)));
+    }
+    auto* fty = llvm::FunctionType::get(i64(), {ptr(), i64()}, false);
+    return scalar(rt, B.CreateCall(fty, runtime_address("stagepy_random_below", reinterpret_cast<void*>(&stagepy_random_below)),
+                                   {rng_, n}));
+  }
+
   void forced_bail(int resume) {
     if (debug_bail_period() <= 0 || resume < 0) return;
     resume_ = resume;
@@ -3396,6 +3451,12 @@ class Gen {
 
   void stmt_body(const Stmt& s) {
     using K = StmtNode::Kind;
+    if (s->resume >= 0) {
+      // A statement of its own (not one more of the statements an inlined helper made for
+      // the same one): those before it completed.
+      if (rng_ && F == rng_fn_ && s->resume != rng_resume_) commit_draws();
+      rng_resume_ = s->resume;
+    }
     if (s->kind == K::Seg || s->kind == K::Range || (s->kind == K::If && s->resume >= 0)) forced_bail(s->resume);
     switch (s->kind) {
       case K::Block:
@@ -4443,9 +4504,9 @@ class Gen {
     // iteration of the parallel loop, and the log (kChunk entries per store, in local
     // memory) only costs there (docs/gpu.md, "Kernels"). Nor for bodies that append: the
     // exact re-run would append the chunk's items a second time (nothing takes back the
-    // fast pass's appends).
+    // fast pass's appends); nor for bodies that draw random numbers (it would draw them twice).
     if (options_.fp == FpMode::Deferred && warn_gen_ == WarnGen::Normal &&
-        !(gpu_body_ && ir::stores_anything(s->body[0])) && !appends(s->body[0]) &&
+        !(gpu_body_ && ir::stores_anything(s->body[0])) && !appends(s->body[0]) && !ir::draws_random(s->body[0]) &&
         (straight_line(s->body[0], s->loop) || branches_storing_nothing(s->body[0], s->loop)) &&
         has_np_arith(s->body[0]) && !ir::stores_sections(s->body[0]) && chunked_loop(s, k0, trip, exit))
       return;

@@ -1,0 +1,52 @@
+// Python's `random` module in kernels: in, the module's generator (CPython's _random.Random:
+// the Mersenne Twister's 624 words and its index, which the kernel reads and writes in place,
+// holding the GIL); out, what random.random() and random.getrandbits(k) draw from it, the
+// same numbers CPython draws (Modules/_randommodule.c's genrand_uint32 and random_random), and
+// Random._randbelow(n) built on getrandbits as random.py builds it.
+//
+// A statement that goes to CPython runs again there, so its draws must not have happened:
+// a kernel keeps, beside the generator, the index at the start of the current statement and,
+// once the words are refilled within it, the words from before (RandomDraws). Each statement
+// that draws commits them when it completes; every way out of the kernel undoes the draws made
+// since the last commit (stagepy_random_end).
+#pragma once
+#include <cstdint>
+
+namespace stagepy::backends::cpu {
+
+constexpr int kMtWords = 624;
+
+struct RandomDraws {
+  uint32_t* mt = nullptr;
+  int32_t* index = nullptr;
+  int32_t index0 = 0;    // *index at the last commit
+  int32_t refilled = 0;  // the words were refilled since then; `before` holds them as they were
+  uint32_t before[kMtWords];
+};
+
+// The generator kernels draw from: the words and index inside the `random` module's
+// instance (hook/random_generator.cpp found where, and checked the draws against CPython's).
+void set_random_generator(uint32_t* mt, int32_t* index);
+bool has_random_generator();
+
+// One draw of the generator at (mt, index), as genrand_uint32 makes it (refilling the words
+// when the index reaches 624). For the self-test on a copy, and the kernels' draws.
+uint32_t random_word(uint32_t* mt, int32_t* index);
+// random.random(): 53 bits from two words.
+double random_double(uint32_t* mt, int32_t* index);
+// Random._randbelow(n) for 0 < n < 2**63: getrandbits(n.bit_length()) until below n.
+int64_t random_below(uint32_t* mt, int32_t* index, int64_t n);
+
+}  // namespace stagepy::backends::cpu
+
+extern "C" {
+// The kernel's draws start at the generator's state.
+void stagepy_random_begin(stagepy::backends::cpu::RandomDraws* d);
+double stagepy_random_random(stagepy::backends::cpu::RandomDraws* d);
+int64_t stagepy_random_below(stagepy::backends::cpu::RandomDraws* d, int64_t n);
+// The statement that drew completed: its draws stay.
+void stagepy_random_commit(stagepy::backends::cpu::RandomDraws* d);
+// The kernel returns `status` (kernel_abi.h: 0 done, else where CPython resumes): where
+// CPython runs a statement again, the draws since the last commit are undone.
+void stagepy_random_end(stagepy::backends::cpu::RandomDraws* d, int32_t status);
+}

@@ -1,0 +1,284 @@
+"""Nests that draw from the `random` module (random.random(), uniform(), randint(), randrange():
+Monte Carlo loops, random walks, simulations) run natively, drawing exactly the numbers CPython
+draws from the same generator, in the same order, and leave its state where CPython leaves it:
+also when a statement goes to CPython after its draws (an error, an overflow), which then
+draws them again. Every function below seeds the generator and returns what it drew after the
+loops, so the state is compared too. Such loops stay sequential, with the reason."""
+import random
+
+import numpy as np
+import pytest
+
+import difftest
+import stagepy
+from helpers import core
+
+NATIVE = [
+    ("Monte Carlo pi", """
+    import random
+    def f(n, seed):
+        random.seed(seed)
+        hits = 0
+        for i in range(n):
+            x = random.random()
+            y = random.random()
+            if x * x + y * y < 1.0:
+                hits += 1
+        return 4.0 * hits / n, random.random()
+    """, lambda: (20000, 5)),
+    ("a random walk with uniform() of ints and floats", """
+    import random
+    def f(n, seed):
+        random.seed(seed)
+        x = 0.0
+        y = 0
+        for i in range(n):
+            x += random.uniform(-1, 1)
+            y = y + random.uniform(0.5, 2)
+        return x, y, random.random()
+    """, lambda: (3000, 11)),
+    ("randint and randrange of one and two arguments", """
+    import random
+    def f(n, seed):
+        random.seed(seed)
+        s = 0
+        t = 0
+        for i in range(n):
+            k = random.randint(1, 6) + random.randint(1, 6)
+            s += k * k
+            t += random.randrange(10) - random.randrange(-5, 1 + i % 7)
+        return s, t, random.random()
+    """, lambda: (4000, 3)),
+    ("dice into a histogram through a variable", """
+    import random
+    def f(n, seed):
+        random.seed(seed)
+        c = [0] * 13
+        for i in range(n):
+            k = random.randint(1, 6) + random.randint(1, 6)
+            c[k] += 1
+        return c, random.random()
+    """, lambda: (5000, 7)),
+    ("ints near 2**62 and ranges of every bit length", """
+    import random
+    def f(seed):
+        random.seed(seed)
+        out = []
+        for b in range(1, 63):
+            out.append(random.randrange(2 ** b + 1) + random.randint(-2 ** b, 3))
+        return out, random.random()
+    """, lambda: (13,)),
+    ("a random draw in a condition and a while loop", """
+    import random
+    def f(n, p, seed):
+        random.seed(seed)
+        steps = 0
+        kept = 0
+        for i in range(n):
+            while random.random() < p:
+                steps += 1
+            if random.random() < 0.25:
+                kept += 1
+        return steps, kept, random.random()
+    """, lambda: (2000, 0.6, 17)),
+    ("a helper that draws", """
+    import random
+    def roll(sides):
+        return random.randint(1, sides)
+    def f(n, seed):
+        random.seed(seed)
+        s = 0
+        for i in range(n):
+            s += roll(6) * 10 + roll(20)
+        return s, random.random()
+    """, lambda: (3000, 23)),
+    ("draws into a NumPy array", """
+    import random
+    def f(A, seed):
+        random.seed(seed)
+        for i in range(A.shape[0]):
+            for j in range(A.shape[1]):
+                A[i, j] = A[i, j] * random.random() + random.uniform(-1.0, 1.0)
+        return A, random.random()
+    """, lambda: (np.arange(600.0).reshape(20, 30), 29)),
+]
+
+
+@pytest.mark.parametrize("src, make", [c[1:] for c in NATIVE], ids=[c[0] for c in NATIVE])
+def test_draws_match_cpython(src, make):
+    recs = difftest.run(src, "f", make)
+    assert all(r["native_calls"] == r["calls"] and r["bailouts"] == 0 for r in recs if r["calls"]), recs
+
+
+def test_the_loop_that_draws_stays_sequential_with_the_reason():
+    recs = difftest.run("""
+    import random
+    def f(A, seed):
+        random.seed(seed)
+        for i in range(A.shape[0]):
+            A[i] = random.random()
+        return A, random.random()
+    """, "f", lambda: (np.zeros(100000), 3))
+    loop = difftest.loops(recs)["i"]
+    assert not loop["parallel"] and "draws random numbers" in loop["why"], loop
+
+
+@pytest.mark.parametrize("zs", [[1.0, 2.0, 0.0, 4.0], [0.0], [2.0, 0.0]])
+def test_a_statement_that_fails_after_its_draws_draws_them_once(zs):
+    # The statement draws 800 words (more than one refill of the generator's 624) and then
+    # divides by zero: CPython runs it again and raises; the state is as CPython leaves it.
+    difftest.run("""
+    import random
+    def f(zs, seed):
+        random.seed(seed)
+        t = 0.0
+        try:
+            for z in zs:
+                t += sum(random.random() for _ in range(400)) / z
+        except ZeroDivisionError as e:
+            return "ZeroDivisionError", t, random.random()
+        return t, random.random()
+    """, "f", lambda: (list(zs), 31), expect=None)
+
+
+def test_an_empty_range_raises_after_the_earlier_draws():
+    difftest.run("""
+    import random
+    def f(ns, seed):
+        random.seed(seed)
+        s = 0
+        try:
+            for n in ns:
+                s += random.randrange(n)
+        except ValueError as e:
+            return "ValueError", str(e), s, random.random()
+        return s, random.random()
+    """, "f", lambda: ([5, 9, 1, 3, 0, 7], 37), expect="bail")
+
+
+def test_an_int_overflow_after_a_draw_goes_to_cpython_once():
+    difftest.run("""
+    import random
+    def f(n, seed):
+        random.seed(seed)
+        s = 1
+        for i in range(n):
+            s = s * (random.randint(2, 9)) + random.randrange(3)
+        return s, random.random()
+    """, "f", lambda: (60, 41), expect="bail")
+
+
+@pytest.mark.parametrize("period", [1, 2, 3, 5, 7])
+def test_forced_handovers_never_draw_twice(period):
+    # Native code hands the nest to CPython at every `period`-th statement it starts.
+    core._set_debug_bail(period)
+    try:
+        difftest.run("""
+        import random
+        def f(n, seed):
+            random.seed(seed)
+            s = 0.0
+            c = 0
+            for i in range(n):
+                x = random.random()
+                if x < 0.5:
+                    c += random.randint(1, 3)
+                s += random.uniform(-x, x) + random.random()
+            return s, c, random.random()
+        """, "f", lambda: (700, 43), expect=None)
+    finally:
+        core._set_debug_bail(0)
+
+
+def test_the_index_of_an_augmented_assignment_that_draws_stays_in_cpython():
+    # `c[randint(1, 6)] += 1` computes the index once; the lifted statement reads it twice.
+    recs = difftest.run("""
+    import random
+    def f(n, seed):
+        random.seed(seed)
+        c = [0] * 7
+        for i in range(n):
+            c[random.randint(1, 6)] += 1
+        return c, random.random()
+    """, "f", lambda: (500, 47), expect="interpreted")
+    difftest.assert_reason(recs, "twice")
+
+
+def test_a_replaced_method_is_noticed():
+    # random.Random.random replaced at class level: random.uniform draws through it.
+    old = random.Random.random
+    try:
+        random.Random.random = lambda self: 0.25
+        recs = difftest.run("""
+        import random
+        def f(n):
+            s = 0.0
+            for i in range(n):
+                s += random.uniform(0, 4)
+            return s
+        """, "f", lambda: (100,), expect="interpreted")
+        difftest.assert_reason(recs, "random module's generator has methods")
+    finally:
+        random.Random.random = old
+    # Restored: drawn natively again.
+    difftest.run("""
+    import random
+    def f(n, seed):
+        random.seed(seed)
+        s = 0.0
+        for i in range(n):
+            s += random.uniform(0, 4)
+        return s, random.random()
+    """, "f", lambda: (100, 3))
+
+
+def test_a_function_rebound_in_the_module_is_not_drawn_natively():
+    old = random.random
+    try:
+        random.random = lambda: 0.5
+        difftest.run("""
+        import random
+        def f(n):
+            s = 0.0
+            for i in range(n):
+                s += random.random()
+            return s
+        """, "f", lambda: (100,), expect="interpreted")
+    finally:
+        random.random = old
+
+
+def test_from_random_import_and_a_module_level_loop():
+    difftest.run_module("""
+    import random
+    from random import randint, random as rnd
+    random.seed(99)
+    hits = 0
+    total = 0
+    for i in range(5000):
+        if rnd() ** 2 + rnd() ** 2 < 1:
+            hits += 1
+        total += randint(0, 10)
+    after = rnd()
+    """, lambda: {})
+
+
+def test_an_instance_of_its_own_stays_in_cpython():
+    # Only the module's functions (its hidden instance) are drawn natively.
+    recs = difftest.run("""
+    import random
+    def f(n, seed):
+        rng = random.Random(seed)
+        s = 0.0
+        for i in range(n):
+            s += rng.random()
+        return s
+    """, "f", lambda: (100, 3), expect="interpreted")
+    assert recs
+
+
+def test_the_generator_was_found():
+    # On CPython 3.11 to 3.13 the self-test passes; were it not to, nests would stay in
+    # CPython, which the tests above would notice.
+    from stagepy import _types
+    assert _types.register_random(core) is None
