@@ -2,8 +2,10 @@
 stays interpreted (a recursive call it cannot inline, a method of `random`, a list mixing
 ints and floats), called many times beside big lists. Until stop 56 the first read those
 lists at every call before declining (a recursion became quadratic, a fill of an n x n list
-cubic). Times: CPython, then stagepy's first call (its decisions included) and best of the
-next; the results are compared with CPython's.
+cubic). Since stop 57 the last two run natively (stagepy draws from `random`'s generator, and
+holds lists of ints and floats): what they cost then is the kernel's. Times: CPython, then
+stagepy's first call (its decisions included) and best of the next; the results are compared
+with CPython's.
 
     python benchmarks/declined_nests.py [--repeat N] [--scale S]
 """

@@ -13,8 +13,12 @@ since stop 55, lists the loops grow and shrink while they read them (primes by t
 over the primes found, a stack of positions, a recurrence `L.append(L[-1] + L[-2])`, edit
 distance rows grown by `cur.append(...)`), a histogram over `img.ravel()`, and a breadth-first
 search over an adjacency list (`for v in adj[u]`); and since stop 56, lists of lists whose rows
-differ in length (the same search over vertices of degree 0 to 8, norms of jagged rows). Each under CPython, stagepy (one thread and every thread) and
-numba (njit), in one process; every result compared with CPython's.
+differ in length (the same search over vertices of degree 0 to 8, norms of jagged rows); and since
+stop 57, lists holding ints and floats together (Dijkstra with int weights over `dist = [inf] * n;
+dist[s] = 0`, Floyd-Warshall over a matrix of int weights and inf), an argmin that starts from
+`best = None`, and draws from the random module (Monte Carlo pi, a random walk with dice). Each under CPython, stagepy
+(one thread and every thread) and numba (njit), in one process; every result compared with
+CPython's.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/idioms.py [--repeat N] [--scale S] [--only NAME...]
 """
@@ -26,6 +30,7 @@ from kernels import three_way_session, three_ways  # kernels.py's timing
 
 SOURCE = """
 import math
+import random
 import numpy as np
 
 def primes_for_else(N):
@@ -291,6 +296,63 @@ def bfs_queue(adj, src):
                 queue.append(v)
     return dist
 
+def dijkstra_ints(adj, w, src):
+    n = len(adj)
+    dist = [float("inf")] * n
+    dist[src] = 0
+    done = [False] * n
+    for _ in range(n):
+        u = -1
+        for v in range(n):
+            if not done[v] and (u == -1 or dist[v] < dist[u]):
+                u = v
+        if dist[u] == float("inf"):
+            break
+        done[u] = True
+        for k in range(len(adj[u])):
+            v = adj[u][k]
+            if dist[u] + w[u][k] < dist[v]:
+                dist[v] = dist[u] + w[u][k]
+    return dist
+
+def argmin_none(xs):
+    best = None
+    at = -1
+    for i in range(len(xs)):
+        if best is None or xs[i] < best:
+            best = xs[i]
+            at = i
+    return at, best
+
+def monte_carlo_pi(n):
+    random.seed(1)
+    hits = 0
+    for i in range(n):
+        x = random.random()
+        y = random.random()
+        if x * x + y * y < 1.0:
+            hits += 1
+    return 4.0 * hits / n, random.random()
+
+def dice_walk(n):
+    random.seed(2)
+    pos = 0.0
+    counts = [0] * 13
+    for i in range(n):
+        k = random.randint(1, 6) + random.randint(1, 6)
+        counts[k] += 1
+        pos += random.uniform(-1.0, 1.0) * k
+    return pos, counts, random.random()
+
+def floyd_warshall(d):
+    n = len(d)
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                if d[i][k] + d[k][j] < d[i][j]:
+                    d[i][j] = d[i][k] + d[k][j]
+    return d
+
 def jagged_norms(A, out):
     for i in range(len(A)):
         s = 0.0
@@ -342,6 +404,14 @@ def cases(scale):
     adj = [[(i * 7 + k * 13) % nv for k in range(4)] for i in range(nv)]
     adj_r = [[r.randrange(nv) for _ in range(r.randrange(9))] for _ in range(nv)]
     jag = [[r.randint(-65536, 65536) / 64 for _ in range(r.randrange(11))] for _ in range(s(200_000))]
+    nd = s(3000)
+    gadj = [[r.randrange(nd) for _ in range(r.randrange(1, 9))] for _ in range(nd)]
+    gw = [[r.randint(1, 100) for _ in a] for a in gadj]
+    nf = s(160)
+    inf = float("inf")
+    fw = lambda: [[0 if i == j else (r.randint(1, 50) if r.random() < 0.1 else inf) for j in range(nf)]  # noqa: E731
+                  for i in range(nf)]
+    fw0 = fw()
     return {
         "primes_for_else": (lambda f: f(n_pr), f"n < {n_pr}: `for x ...: if n % x == 0: break` / `else: c += n` / `c -= 1`"),
         "edit_distance": (lambda f: f(a, b), f"{len(a)} x {len(b)} DNA, NumPy table"),
@@ -373,6 +443,11 @@ def cases(scale):
         "hist_ravel": (lambda f: f(img, np.zeros(17, dtype=np.int64)), f"{img.shape[0]} x {img.shape[1]} image, `for v in img.ravel()`"),
         "bfs_queue[ragged]": (lambda f: f(adj_r, 0), f"{len(adj_r)} vertices of degree 0 to 8 (a ragged list of lists)"),
         "jagged_norms": (lambda f: f(jag, [0.0] * len(jag)), f"{len(jag)} rows of 0 to 10 floats, `range(len(A[i]))`"),
+        "dijkstra_ints": (lambda f: f(gadj, gw, 0), f"{nd} vertices, int weights, `dist = [inf] * n; dist[0] = 0`"),
+        "floyd_warshall": (lambda f: f([row[:] for row in fw0]), f"{nf} x {nf} list of lists of int weights and inf"),
+        "argmin_none": (lambda f: f(floats), f"{len(floats)} floats, `best = None`, `if best is None or x < best`"),
+        "monte_carlo_pi": (lambda f: f(s(2_000_000)), f"{s(2_000_000)} points, random.random()"),
+        "dice_walk": (lambda f: f(s(1_000_000)), f"{s(1_000_000)} steps, random.randint() and random.uniform()"),
     }
 
 
