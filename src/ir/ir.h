@@ -327,6 +327,10 @@ struct Nest {
   int line = 0;                     // line of the `for` (or `while`)
   int end_line = 0;
   int py_version = 0;               // of the code: 311, 312, 313 (sum() of floats differs)
+  // inline_helpers inlined one call of the code twice (the lifter read it at two places, the
+  // middle of `a < h() < b`) where the helper calls functions: a draw of the random module
+  // there would be made twice (type inference refuses draws in such a nest).
+  bool helper_called_twice = false;
 };
 
 }  // namespace stagepy::ir

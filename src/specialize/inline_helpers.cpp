@@ -360,6 +360,7 @@ class Inliner {
     if (e->kind == EK::Call && args[0]->kind == EK::Load && e->name != ir::kFloatOfStr) {
       auto it = helpers_.find(args[0]->var);
       if (it != helpers_.end() && sc.depth < kMaxDepth) {
+        if (!sc.h) once(e, it->second);  // (a call in the nest's own code: its offset is its own)
         if (it->second.body->statements) return inline_statements(e, it->second, sc, st, first);
         return inline_call(e, it->second, sc, st, first);
       }
@@ -389,6 +390,20 @@ class Inliner {
     }
     return r;
   }
+
+  // A call CPython makes once that the lifter reads at two places (the middle of `a < h() <
+  // b`, whose second comparison is another statement; a copy it could not share): inlined
+  // twice it runs twice, the same value for a helper of numbers, but a draw of the random
+  // module inside would be made twice: marked on the nest (Nest::helper_called_twice).
+  void once(const Expr& call, const Helper& h) {
+    if (call->origin < 0) return;
+    bool calls = false;
+    ir::walk_expr(h.body->body, [&](const Expr& x) { calls = calls || x->kind == EK::Call; });
+    if (h.body->statements)
+      ir::for_each_expr(h.body->statements->root, [&](const Expr& x) { calls = calls || x->kind == EK::Call; });
+    if (calls && !inlined_calls_.insert(call->origin).second) out_.helper_called_twice = true;
+  }
+  std::set<int> inlined_calls_;  // origins of the calls of helpers that call, inlined so far
 
   Expr inline_call(const Expr& e, const Helper& h, Scope& sc, Statement& st, bool first) {
     check_arguments(e, h);

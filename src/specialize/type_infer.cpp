@@ -85,6 +85,7 @@ class Infer {
   TypedNest run() {
     TypedNest out;
     try {
+      cross_shared_ = calls_in_two_statements(nest_.root);
       Env env = in_.entry;
       env.resize(nest_.vars.size(), types::unbound());
       for (auto& t : env)
@@ -783,24 +784,59 @@ class Infer {
     fail("an expression stagepy cannot type", ln);
   }
 
-  // A statement's typed expressions draw from the random module's generator at most once
-  // per call in the code: the lifter reads an expression CPython computes once at each place
-  // it is used (the index of `c[randint(1, 6)] += 1`, the middle of `a < f() < b`), which for
-  // a draw would draw again. Copies of one call have its bytecode offset.
-  void draws_once(const std::vector<Expr>& es, int ln) {
-    std::set<int> seen;
-    for (auto& e : es)
-      ir::walk_expr(e, [&](const Expr& x) {
-        if (x->kind != ExprNode::Kind::Call || x->args.empty() || !x->args[0]->type ||
-            x->args[0]->type->kind != Type::Kind::Callable)
-          return;
-        const Builtin b = x->args[0]->type->builtin;
-        if (b < Builtin::RandomRandom || b > Builtin::RandomBelow) return;
-        if (!seen.insert(x->origin).second)
-          fail("computes one call of the random module twice (the index of an augmented assignment, "
-               "`c[randint(1, 6)] += 1`, which CPython computes once)", ln);
-      });
+  // A statement's typed expressions draw from the random module's generator once per call
+  // in the code: the lifter reads an expression CPython computes once at each place it is
+  // used (the index of `c[randint(1, 6)] += 1`, the middle of `a < f() < b`), copies that
+  // have the call's bytecode offset. In a statement's effects (`effects`: a Seg), copies all
+  // evaluated whatever the values (none in a way of a conditional expression, `and`, `or`)
+  // are one draw: codegen makes it where the first is evaluated, which comes before the
+  // others on every path, and reads it at the others (Gen::draw_memo_). Any other copy (in
+  // an If's test, under a condition, or of an inlined call without an offset of its own)
+  // refuses the statement.
+  void draws_once(const std::vector<Expr>& es, int ln, bool effects = false) {
+    std::map<int, std::pair<int, bool>> seen;  // offset -> copies, one under a condition
+    std::function<void(const Expr&, bool)> walk = [&](const Expr& x, bool cond) {
+      if (!x) return;
+      if (x->kind == ExprNode::Kind::Call && !x->args.empty() && x->args[0]->type &&
+          x->args[0]->type->kind == Type::Kind::Callable && x->args[0]->type->builtin >= Builtin::RandomRandom &&
+          x->args[0]->type->builtin <= Builtin::RandomBelow) {
+        auto& s = seen[x->origin];
+        s.first++;
+        s.second = s.second || cond;
+      }
+      for (size_t i = 0; i < x->args.size(); i++) walk(x->args[i], cond || (x->kind == ExprNode::Kind::Cond && i > 0));
+    };
+    for (auto& e : es) walk(e, false);
+    for (auto& [origin, s] : seen)
+      if (s.first > 1 && (!effects || origin < 0 || s.second))
+        fail("computes one call of the random module at two places (a copy of it under a condition, or in a test)", ln);
   }
+
+  // The bytecode offsets of calls the lifted nest reads in two statements (the middle of a
+  // chained comparison in an `if` test: `if a < f() < b` is two Ifs). CPython calls them
+  // once; a draw there is refused (draws_once handles copies within one statement).
+  static std::set<int> calls_in_two_statements(const Stmt& root) {
+    std::map<int, int> statements;  // offset -> statements holding it
+    ir::for_each_stmt(root, [&](const Stmt& s) {
+      std::set<int> mine;
+      auto note = [&](const Expr& x) {
+        if (x->kind == ExprNode::Kind::Call && x->origin >= 0) mine.insert(x->origin);
+      };
+      for (auto& f : s->effects) ir::walk_expr(f.base, note), ir::walk_expr(f.index, note), ir::walk_expr(f.value, note);
+      ir::walk_expr(s->cond, note);
+      for (auto& a : s->args) ir::walk_expr(a, note);
+      for (auto& o : s->over) ir::walk_expr(o, note);
+      for (int o : mine) statements[o]++;
+    });
+    std::set<int> out;
+    for (auto& [o, n] : statements)
+      if (n > 1) out.insert(o);
+    return out;
+  }
+  std::set<int> cross_shared_;
+  static constexpr const char* kHelperTwice =
+      "draws random numbers in a nest that calls a helper twice for one call in the code (the middle of a "
+      "chained comparison)";
 
   // random.uniform(a, b), random.randint(a, b), random.randrange(stop) and randrange(start,
   // stop) of the module's generator, as random.py computes them from random() and
@@ -811,6 +847,9 @@ class Infer {
   Expr random_call(const Expr& e, Builtin f, const std::vector<Expr>& args, const std::vector<TypeRef>& at,
                    const Env& env, int ln) {
     const std::string fname = std::string("`") + builtin_name(f) + "()`";
+    if (cross_shared_.count(e->origin))
+      fail("computes one call of " + fname + " in two statements (a chained comparison)", ln);
+    if (nest_.helper_called_twice) fail(kHelperTwice, ln);
     const size_t lo = f == Builtin::RandomRandrange ? 1 : 2;
     if (at.size() < lo || at.size() > 2) fail("calls " + fname + " with " + std::to_string(at.size()) + " arguments", ln);
     for (size_t i = 1; i < args.size(); i++)
@@ -1547,6 +1586,9 @@ class Infer {
     switch (f) {
       case Builtin::RandomRandom:
         if (!at.empty()) fail("calls random.random() with arguments", ln);
+        if (nest_.helper_called_twice) fail(kHelperTwice, ln);
+        if (cross_shared_.count(e->origin))
+          fail("computes one call of the random module in two statements (a chained comparison)", ln);
         return typed(e, args, types::py_float());
       case Builtin::RandomUniform: case Builtin::RandomRandint: case Builtin::RandomRandrange:
         return random_call(e, f, args, at, env, ln);
@@ -2018,7 +2060,7 @@ class Infer {
     {
       std::vector<Expr> es;
       for (auto& f : c->effects) es.push_back(f.base), es.push_back(f.index), es.push_back(f.value);
-      draws_once(es, s->line);
+      draws_once(es, s->line, true);
     }
     for (auto& [v, t] : assigns) {
       env[v] = t;

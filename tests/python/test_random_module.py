@@ -190,18 +190,64 @@ def test_forced_handovers_never_draw_twice(period):
         core._set_debug_bail(0)
 
 
-def test_the_index_of_an_augmented_assignment_that_draws_stays_in_cpython():
-    # `c[randint(1, 6)] += 1` computes the index once; the lifted statement reads it twice.
+def test_the_index_of_an_augmented_assignment_draws_once():
+    # `c[randint(1, 6)] += 1` computes the index once; the lifted statement reads it at two
+    # places, which make one draw.
     recs = difftest.run("""
     import random
     def f(n, seed):
         random.seed(seed)
-        c = [0] * 7
+        c = [0] * 13
+        h = [0.0] * 10
         for i in range(n):
-            c[random.randint(1, 6)] += 1
+            c[random.randint(1, 6) + random.randint(1, 6)] += 1
+            h[random.randrange(10)] += random.random()
+        return c, h, random.random()
+    """, "f", lambda: (3000, 47))
+    assert all(r["native_calls"] == r["calls"] and r["bailouts"] == 0 for r in recs if r["calls"]), recs
+
+
+def test_a_chained_comparison_around_a_draw_stays_in_cpython():
+    # `a < random.random() < b`: the second comparison's copy of the draw is under the first.
+    recs = difftest.run("""
+    import random
+    def f(n, seed):
+        random.seed(seed)
+        c = 0
+        for i in range(n):
+            if 0.2 < random.random() < 0.7:
+                c += 1
         return c, random.random()
-    """, "f", lambda: (500, 47), expect="interpreted")
-    difftest.assert_reason(recs, "twice")
+    """, "f", lambda: (500, 53), expect="interpreted")
+    difftest.assert_reason(recs, "chained comparison")
+
+
+def test_a_return_inside_the_loop_after_draws():
+    difftest.run("""
+    import random
+    def f(n, p, seed):
+        random.seed(seed)
+        s = 0.0
+        for i in range(n):
+            x = random.random()
+            s += x
+            if x < p:
+                return i, s, random.random()
+        return -1, s, random.random()
+    """, "f", lambda: (5000, 0.001, 59))
+
+
+def test_draws_beside_operations_on_whole_rows():
+    # The draw is one number per statement, not one per element.
+    difftest.run("""
+    import random
+    import numpy as np
+    def f(A, B, seed):
+        random.seed(seed)
+        for i in range(A.shape[0]):
+            A[i, :] = B[i, :] * random.random() + random.uniform(-1, 1)
+        return A, random.random()
+    """, "f", lambda: (np.zeros((30, 40)), np.arange(1200.0).reshape(30, 40), 61), expect=None)
 
 
 def test_a_replaced_method_is_noticed():
@@ -282,3 +328,35 @@ def test_the_generator_was_found():
     # CPython, which the tests above would notice.
     from stagepy import _types
     assert _types.register_random(core) is None
+
+
+def test_a_helper_that_draws_in_a_chained_comparison_stays_in_cpython():
+    # The middle of `1 < roll() < 5` is read by two tests: inlined twice, it would draw twice.
+    recs = difftest.run("""
+    import random
+    def roll():
+        return random.randint(1, 6)
+    def f(n, seed):
+        random.seed(seed)
+        c = 0
+        for i in range(n):
+            if 1 < roll() < 5:
+                c += 1
+        return c, random.random()
+    """, "f", lambda: (400, 67), expect="interpreted")
+    difftest.assert_reason(recs, "chained comparison")
+
+
+def test_a_helper_of_numbers_in_a_chained_comparison_still_runs():
+    # Read twice, a helper that draws nothing gives the same value twice.
+    difftest.run("""
+    import math
+    def norm(x, y):
+        return math.sqrt(x * x + y * y)
+    def f(xs, ys):
+        c = 0
+        for i in range(len(xs)):
+            if 0.25 < norm(xs[i], ys[i]) < 0.75:
+                c += 1
+        return c
+    """, "f", lambda: ([k / 97 for k in range(97)], [k / 89 for k in range(97)]))

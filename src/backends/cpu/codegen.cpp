@@ -187,6 +187,11 @@ class Gen {
   llvm::AllocaInst* rng_ = nullptr;
   llvm::Function* rng_fn_ = nullptr;
   int rng_resume_ = -1;
+  // While seg() evaluates a statement's values: the draws made, by the call's bytecode
+  // offset. The lifter's copies of one call (the index of `c[randint(1, 6)] += 1`) read the
+  // first's (type_infer's draws_once: none under a condition, so the first dominates them).
+  std::map<int, V> draw_memo_;
+  bool draw_memo_on_ = false;
   struct Targets {
     int loop;
     BasicBlock* cont;
@@ -2841,7 +2846,13 @@ class Gen {
     if (f == Builtin::NpWhere || f == Builtin::NpClip) return numpy_call(f, args, e->type);  // (no oracle entries)
     if (f == Builtin::Pow) return call_values(f, args, e->type);  // (Python ints and bools: as_i64_int)
     if (f == Builtin::Ord) return scalar(e->type, B.CreateZExt(args[0].v, i64()));  // a code point
-    if (f == Builtin::RandomRandom || f == Builtin::RandomBelow) return random_draw(f, args, e->type);
+    if (f == Builtin::RandomRandom || f == Builtin::RandomBelow) {
+      const bool memo = draw_memo_on_ && e->origin >= 0;
+      if (auto it = draw_memo_.find(e->origin); memo && it != draw_memo_.end()) return it->second;
+      V r = random_draw(f, args, e->type);
+      if (memo) draw_memo_[e->origin] = r;
+      return r;
+    }
     if (f == Builtin::MathGcd || f == Builtin::MathLcm || f == Builtin::MathIsqrt || f == Builtin::MathFactorial ||
         f == Builtin::MathComb || f == Builtin::MathPerm)
       return int_function(f, args, e->type);
@@ -3511,6 +3522,8 @@ class Gen {
     resume_ = s->resume;
     cfunc_calls_.clear();
     cfunc_memo_ = true;
+    draw_memo_.clear();
+    draw_memo_on_ = true;
     // Evaluate everything first (any failure leaves the statement untouched) ...
     struct Pending {
       const ir::Effect* e;
@@ -3605,6 +3618,8 @@ class Gen {
     flush_deferred();
     cfunc_memo_ = false;
     cfunc_calls_.clear();
+    draw_memo_on_ = false;
+    draw_memo_.clear();
     change_length();  // (a statement that changes a list's length has no other effect)
     // ... then apply the effects in order.
     for (auto& p : ps) {

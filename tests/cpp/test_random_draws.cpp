@@ -1,0 +1,96 @@
+// The random module's draws as kernels make them (backends/cpu/random_draws.h): from a
+// generator seeded as CPython's random.seed(5) seeds it (init_by_array of the key [5]), the
+// numbers CPython gives (random.Random(5).random() and ._randbelow(n), taken from CPython
+// 3.11), and the draws of a statement that goes to CPython undone, refills of the words
+// included, while those of completed statements stay.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "backends/cpu/random_draws.h"
+
+using namespace stagepy::backends::cpu;
+
+namespace {
+
+// Modules/_randommodule.c's init_genrand and init_by_array (the reference MT19937 seeding).
+struct Generator {
+  uint32_t mt[kMtWords];
+  int32_t index = 0;
+  explicit Generator(uint32_t key) {
+    mt[0] = 19650218U;
+    for (int i = 1; i < kMtWords; i++) mt[i] = 1812433253U * (mt[i - 1] ^ (mt[i - 1] >> 30)) + (uint32_t)i;
+    size_t i = 1, j = 0;
+    for (size_t k = kMtWords; k; k--) {
+      mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key + (uint32_t)j;
+      i++;
+      j = 0;
+      if (i >= (size_t)kMtWords) {
+        mt[0] = mt[kMtWords - 1];
+        i = 1;
+      }
+    }
+    for (size_t k = kMtWords - 1; k; k--) {
+      mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - (uint32_t)i;
+      i++;
+      if (i >= (size_t)kMtWords) {
+        mt[0] = mt[kMtWords - 1];
+        i = 1;
+      }
+    }
+    mt[0] = 0x80000000U;
+    index = kMtWords;
+  }
+};
+
+}  // namespace
+
+TEST(RandomDraws, TheNumbersCPythonDraws) {
+  Generator g(5);
+  EXPECT_EQ(random_double(g.mt, &g.index), 0.6229016948897019);
+  EXPECT_EQ(random_double(g.mt, &g.index), 0.7417869892607294);
+  Generator h(5);
+  const int64_t ns[] = {1, 6, (1LL << 32) + 1, (1LL << 62) + 1};
+  const int64_t want[] = {0, 5, 2276503845LL, 4294610976237489663LL};
+  for (int k = 0; k < 4; k++) EXPECT_EQ(random_below(h.mt, &h.index, ns[k]), want[k]) << ns[k];
+  Generator r(5);
+  for (int k = 0; k < 400; k++) random_double(r.mt, &r.index);  // past a refill of the words
+  EXPECT_EQ(random_double(r.mt, &r.index), 0.5939742584042348);
+}
+
+TEST(RandomDraws, AStatementCPythonRunsAgainDrawsNothing) {
+  Generator g(5);
+  set_random_generator(g.mt, &g.index);
+  RandomDraws d;
+  stagepy_random_begin(&d);
+  const double first = stagepy_random_random(&d);
+  stagepy_random_commit(&d);  // the statement that drew `first` completed
+  // The next statement draws 700 words (a refill on the way), then goes to CPython.
+  std::vector<uint32_t> words(g.mt, g.mt + kMtWords);
+  const int32_t index = g.index;
+  for (int k = 0; k < 350; k++) stagepy_random_random(&d);
+  EXPECT_NE(index, g.index);
+  stagepy_random_end(&d, 3);
+  EXPECT_EQ(g.index, index);
+  EXPECT_EQ(std::memcmp(words.data(), g.mt, sizeof(uint32_t) * kMtWords), 0);
+  // So CPython's next draw is the second number, as after `first` alone.
+  EXPECT_EQ(first, 0.6229016948897019);
+  EXPECT_EQ(random_double(g.mt, &g.index), 0.7417869892607294);
+}
+
+TEST(RandomDraws, AKernelThatCompletesKeepsItsDraws) {
+  Generator g(5);
+  set_random_generator(g.mt, &g.index);
+  RandomDraws d;
+  stagepy_random_begin(&d);
+  stagepy_random_random(&d);
+  stagepy_random_random(&d);  // (no commit after the last statement: completion keeps it)
+  stagepy_random_end(&d, 0);
+  Generator r(5);
+  random_double(r.mt, &r.index);
+  random_double(r.mt, &r.index);
+  EXPECT_EQ(g.index, r.index);
+  EXPECT_EQ(random_double(g.mt, &g.index), random_double(r.mt, &r.index));
+}
