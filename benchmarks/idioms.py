@@ -16,7 +16,8 @@ search over an adjacency list (`for v in adj[u]`); and since stop 56, lists of l
 differ in length (the same search over vertices of degree 0 to 8, norms of jagged rows); and since
 stop 57, lists holding ints and floats together (Dijkstra with int weights over `dist = [inf] * n;
 dist[s] = 0`, Floyd-Warshall over a matrix of int weights and inf), an argmin that starts from
-`best = None`, and draws from the random module (Monte Carlo pi, a random walk with dice). Each under CPython, stagepy
+`best = None`, and draws from the random module (Monte Carlo pi, a random walk with dice, one
+with random.choice()). Each under CPython, stagepy
 (one thread and every thread) and numba (njit), in one process; every result compared with
 CPython's.
 
@@ -344,6 +345,17 @@ def dice_walk(n):
         pos += random.uniform(-1.0, 1.0) * k
     return pos, counts, random.random()
 
+def choice_walk(n):
+    random.seed(3)
+    steps = [-1, 1]
+    x = 0
+    far = 0
+    for i in range(n):
+        x += random.choice(steps)
+        if abs(x) > far:
+            far = abs(x)
+    return x, far, random.random()
+
 def floyd_warshall(d):
     n = len(d)
     for k in range(n):
@@ -448,6 +460,7 @@ def cases(scale):
         "argmin_none": (lambda f: f(floats), f"{len(floats)} floats, `best = None`, `if best is None or x < best`"),
         "monte_carlo_pi": (lambda f: f(s(2_000_000)), f"{s(2_000_000)} points, random.random()"),
         "dice_walk": (lambda f: f(s(1_000_000)), f"{s(1_000_000)} steps, random.randint() and random.uniform()"),
+        "choice_walk": (lambda f: f(s(1_000_000)), f"{s(1_000_000)} steps, `x += random.choice(steps)`"),
     }
 
 

@@ -61,13 +61,14 @@ def register_python():
 
 def register_random(core):
     """Kernels draw from the `random` module's generator (random.random(), uniform(),
-    randint(), randrange()) once the core found its words and matched its draws on a probe
+    randint(), randrange(), choice()) once the core found its words and matched its draws on a probe
     (hook/random_generator.h); otherwise nests calling them stay in CPython. Returns why
     not, or None."""
     import random
     try:
         return core.register_random(random._inst, random.Random(20261130),
-                                    (random.random, random.uniform, random.randint, random.randrange))
+                                    (random.random, random.uniform, random.randint, random.randrange,
+                                     random.choice))
     except Exception as e:  # a CPython without these: the nests stay in CPython
         return f"{type(e).__name__}: {e}"
 

@@ -225,7 +225,7 @@ Described describe(PyObject* v, const ir::Var& var) {
   } else if (Builtin b = known_callable(v); b != Builtin::None_) {
     d.k2 = (uint64_t)(uintptr_t)v;
     d.type = types::callable(b);
-    if (b >= Builtin::RandomRandom && b <= Builtin::RandomRandrange && !random_methods_intact()) {
+    if (b >= Builtin::RandomRandom && b < Builtin::RandomBelow && !random_methods_intact()) {
       d.type = nullptr;
       d.why = "uses `" + var.name + "`, and the random module's generator has methods other than the ones stagepy checked";
     }

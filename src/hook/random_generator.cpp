@@ -17,7 +17,7 @@ using backends::cpu::kMtWords;
 // state[624]) keeps them; checked against getstate() before anything is drawn.
 constexpr size_t kIndexAt = sizeof(PyObject), kWordsAt = sizeof(PyObject) + sizeof(int);
 
-constexpr const char* kMethods[] = {"random", "getrandbits", "_randbelow", "randrange", "randint", "uniform"};
+constexpr const char* kMethods[] = {"random", "getrandbits", "_randbelow", "randrange", "randint", "uniform", "choice"};
 constexpr size_t kNMethods = sizeof(kMethods) / sizeof(kMethods[0]);
 
 // The instance kernels draw from, its class, and what the class's methods were when checked.
@@ -101,7 +101,7 @@ bool draws_match(PyObject* probe, const Words& w, std::string* why) {
 std::string register_random(PyObject* inst, PyObject* probe, PyObject* functions) {
   if (g_inst) return "";
   if (Py_TYPE(inst) != Py_TYPE(probe)) return "random's instance is not of the probe's class";
-  if (!PyTuple_Check(functions) || PyTuple_GET_SIZE(functions) != 4) return "internal error: the functions";
+  if (!PyTuple_Check(functions) || PyTuple_GET_SIZE(functions) != 5) return "internal error: the functions";
   std::string why;
   Words probe_words, inst_words;
   if (!words_of(probe, &probe_words, &why) || !draws_match(probe, probe_words, &why) || !words_of(inst, &inst_words, &why)) {
@@ -109,9 +109,10 @@ std::string register_random(PyObject* inst, PyObject* probe, PyObject* functions
     return why.empty() ? "the self-test raised" : why;
   }
   // The functions are the instance's methods, as its class has them.
-  const Builtin kinds[] = {Builtin::RandomRandom, Builtin::RandomUniform, Builtin::RandomRandint, Builtin::RandomRandrange};
-  const char* names[] = {"random", "uniform", "randint", "randrange"};
-  for (int k = 0; k < 4; k++) {
+  const Builtin kinds[] = {Builtin::RandomRandom, Builtin::RandomUniform, Builtin::RandomRandint, Builtin::RandomRandrange,
+                           Builtin::RandomChoice};
+  const char* names[] = {"random", "uniform", "randint", "randrange", "choice"};
+  for (int k = 0; k < 5; k++) {
     PyRef bound = PyRef::steal(PyObject_GetAttrString(inst, names[k]));
     const int same = bound ? PyObject_RichCompareBool(bound.get(), PyTuple_GET_ITEM(functions, k), Py_EQ) : -1;
     if (same != 1) {
@@ -137,7 +138,7 @@ std::string register_random(PyObject* inst, PyObject* probe, PyObject* functions
     return "the instance has methods of its own";
   }
   backends::cpu::set_random_generator(inst_words.mt, inst_words.index);
-  for (int k = 0; k < 4; k++) register_callable(PyTuple_GET_ITEM(functions, k), kinds[k]);
+  for (int k = 0; k < 5; k++) register_callable(PyTuple_GET_ITEM(functions, k), kinds[k]);
   return "";
 }
 

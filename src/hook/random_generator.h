@@ -1,6 +1,6 @@
 // The `random` module's generator for kernels: in, the module (its instance `random._inst`, a
 // fresh Random to probe, and the functions bound to the instance: random.random, uniform,
-// randint, randrange); out, those functions registered as the builtins kernels compute
+// randint, randrange, choice); out, those functions registered as the builtins kernels compute
 // (Builtin::RandomRandom...) and the generator's words and index given to the backend
 // (backends/cpu/random_draws.h) — only once they were found inside CPython's _random.Random
 // object (the probe's getstate() against its memory) and draws made here from a copy of the
@@ -17,7 +17,7 @@ namespace stagepy::runtime {
 // ("" when it was).
 std::string register_random(PyObject* inst, PyObject* probe, PyObject* functions);
 // Whether the instance still draws as checked: its class's methods and its own attributes
-// (random, getrandbits, _randbelow, randrange, randint, uniform) are the ones checked (a
+// (random, getrandbits, _randbelow, randrange, randint, uniform, choice) are the ones checked (a
 // class or instance attribute set since would change what the functions compute).
 bool random_methods_intact();
 

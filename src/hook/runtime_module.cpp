@@ -99,7 +99,8 @@ PyObject* py_register_callable(PyObject*, PyObject* args) {
 }
 
 // register_random(random._inst, random.Random(seed), (random.random, random.uniform,
-// random.randint, random.randrange)): None once kernels draw from the generator, else why not.
+// random.randint, random.randrange, random.choice)): None once kernels draw from the
+// generator, else why not.
 PyObject* py_register_random(PyObject*, PyObject* args) {
   PyObject *inst, *probe, *functions;
   if (!PyArg_ParseTuple(args, "OOO", &inst, &probe, &functions)) return nullptr;

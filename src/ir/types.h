@@ -96,11 +96,12 @@ enum class Builtin : uint16_t {
   // Type::made): args (callee, L[, x])
   ListAppend, ListPop,
   // the `random` module's functions bound to its generator (random.random(), random.uniform(a,
-  // b), random.randint(a, b), random.randrange(stop) / (start, stop)), registered once their
-  // draws matched CPython's (hook/random_generator.h); type inference writes the last three as
-  // random.py computes them, from RandomRandom() and, only in typed IR, RandomBelow(n):
-  // Random._randbelow(n), random ints in [0, n) (n <= 0 goes to CPython, which raises)
-  RandomRandom, RandomUniform, RandomRandint, RandomRandrange, RandomBelow,
+  // b), random.randint(a, b), random.randrange(stop) / (start, stop), random.choice(seq)),
+  // registered once their draws matched CPython's (hook/random_generator.h); type inference
+  // writes the others as random.py computes them, from RandomRandom() and, only in typed IR,
+  // RandomBelow(n): Random._randbelow(n), random ints in [0, n) (n <= 0 goes to CPython, which
+  // raises)
+  RandomRandom, RandomUniform, RandomRandint, RandomRandrange, RandomChoice, RandomBelow,
   Count_
 };
 const char* builtin_name(Builtin b);

@@ -850,10 +850,31 @@ class Infer {
     if (cross_shared_.count(e->origin))
       fail("computes one call of " + fname + " in two statements (a chained comparison)", ln);
     if (nest_.helper_called_twice) fail(kHelperTwice, ln);
-    const size_t lo = f == Builtin::RandomRandrange ? 1 : 2;
-    if (at.size() < lo || at.size() > 2) fail("calls " + fname + " with " + std::to_string(at.size()) + " arguments", ln);
+    const size_t lo = f == Builtin::RandomRandrange || f == Builtin::RandomChoice ? 1 : 2;
+    const size_t hi = f == Builtin::RandomChoice ? 1 : 2;
+    if (at.size() < lo || at.size() > hi) fail("calls " + fname + " with " + std::to_string(at.size()) + " arguments", ln);
     for (size_t i = 1; i < args.size(); i++)
       if (ir::draws_random(args[i])) fail("calls " + fname + " with an argument that draws random numbers", ln);
+    if (f == Builtin::RandomChoice) {
+      // seq[_randbelow(len(seq))]: of a sequence the nest indexes (a list, an array, a str,
+      // a tuple); an empty one goes to CPython, which raises IndexError.
+      const Type& st = *at[0];
+      if (!(st.kind == Type::Kind::Array && st.ndim >= 1 && !st.temp) && st.kind != Type::Kind::Tuple)
+        fail("calls " + fname + " on a " + st.str(), ln);
+      auto len_callee = std::make_shared<ExprNode>(*args[0]);
+      len_callee->type = types::callable(Builtin::Len);
+      auto len = std::make_shared<ExprNode>(*e);
+      len->name.clear();
+      len->kwnames.clear();
+      len->args = {len_callee, args[1]};
+      len->type = types::py_int();
+      auto callee = std::make_shared<ExprNode>(*args[0]);
+      callee->type = types::callable(Builtin::RandomBelow);
+      auto below = std::make_shared<ExprNode>(*e);
+      below->name = ir::kRandomDraw;
+      below->args = {callee, len};
+      return expr(ir::make_subscript(e->args[1], below, ir::kInlinedOrigin), env);
+    }
     for (auto& t : at)
       for (auto& m : members(t)) {
         if (f == Builtin::RandomUniform && (!m->is_scalar() || m->is_complex()))
@@ -1468,7 +1489,10 @@ class Infer {
   Expr call(const Expr& e, const Env& env, int ln) {
     if (e->name == ir::kRandomDraw) {  // (random_call's draw: its callee typed already)
       std::vector<Expr> args = {e->args[0]};
-      for (size_t i = 1; i < e->args.size(); i++) args.push_back(expr(e->args[i], env));
+      for (size_t i = 1; i < e->args.size(); i++) {  // (random.choice's len(seq): typed already)
+        const bool typed_already = e->args[i]->type && e->args[i]->type->kind != Type::Kind::Unknown;
+        args.push_back(typed_already ? e->args[i] : expr(e->args[i], env));
+      }
       for (auto& a : args)
         if (unbound(a->type)) return typed(e, args, types::unbound());
       auto c = std::make_shared<ExprNode>(*e);
@@ -1591,6 +1615,7 @@ class Infer {
           fail("computes one call of the random module in two statements (a chained comparison)", ln);
         return typed(e, args, types::py_float());
       case Builtin::RandomUniform: case Builtin::RandomRandint: case Builtin::RandomRandrange:
+      case Builtin::RandomChoice:
         return random_call(e, f, args, at, env, ln);
       case Builtin::RandomBelow: fail("internal error: a call of " + fname, ln);
       case Builtin::Divmod: {

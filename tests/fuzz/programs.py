@@ -8,7 +8,7 @@ bounds from outer variables, a row's length `len(M[i])`), loops over sequences a
 negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list and lists made in the loops (`L1 = []`, appended to `L0`), lists made, grown and popped (`P.append(x)`, `s = P.pop()`, `P.pop(k)`),
 aliased, swapped, read and written in the loops (`P = [x] * (n + 1)`, `Q = P[1:]`, `Q = P`), min/max/abs, math.sqrt/log, float('inf'), np.float32(x) and the other scalar types, mixed
 int/float/bool arithmetic, draws from the random module (seeded: random(), randint(), uniform(),
-randrange(); the state compared after the nest), sum/min/max/any/all of generator expressions, stores of elementwise
+randrange(), choice(); the state compared after the nest), sum/min/max/any/all of generator expressions, stores of elementwise
 operations into slices, rows, columns and whole arrays, a complex flavour
 (complex scalars, arrays and lists, with the operations complex numbers have), and ending
 with `return locals()`.
@@ -178,7 +178,8 @@ class Gen:
             return self.pick([f"P[{self.index()}]", f"Q[{self.index()}]", "len(P)", f"P[{self.index()}] * 2"])
         if not self.cplx and self.int_(0, 2) == 0:  # draws from the random module (seeded in f)
             return self.pick(["random.random()", "random.randint(-2, 3)", "random.uniform(-1, k)",
-                              "random.randrange(1, 4)", f"random.randrange({self.pick(['n', 'k', '3'])})"])
+                              "random.randrange(1, 4)", f"random.randrange({self.pick(['n', 'k', '3'])})",
+                              "random.choice(A)", "random.choice(B)"])
         return self.pick(["k", "n", "True", "False"])
 
     def m_item(self):

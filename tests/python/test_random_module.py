@@ -186,6 +186,20 @@ def test_forced_handovers_never_draw_twice(period):
                 s += random.uniform(-x, x) + random.random()
             return s, c, random.random()
         """, "f", lambda: (700, 43), expect=None)
+        # A loop whose first iteration is compiled apart (`a` becomes an np.float64 there):
+        # the same one-statement body twice, one after the other, each statement its own.
+        difftest.run("""
+        import random
+        def f(A, seed):
+            random.seed(seed)
+            out = []
+            for i in range(len(A)):
+                a = 0.0
+                for j in range(len(A)):
+                    a *= A[j] * random.random() - 0.5
+                out.append(a)
+            return out, random.random()
+        """, "f", lambda: (np.arange(1.0, 9.0), 83), expect=None)
     finally:
         core._set_debug_bail(0)
 
@@ -360,3 +374,51 @@ def test_a_helper_of_numbers_in_a_chained_comparison_still_runs():
                 c += 1
         return c
     """, "f", lambda: ([k / 97 for k in range(97)], [k / 89 for k in range(97)]))
+
+
+@pytest.mark.parametrize("seq", ["[3, 1, 4, 1, 5]", "'ACGT'", "np.arange(7.0)", "(2, 4, 8)", "[[0, 1], [1, 0], [0, -1], [-1, 0]]"])
+def test_choice_of_a_sequence(seq):
+    recs = difftest.run(f"""
+    import random
+    import numpy as np
+    def f(n, seed):
+        random.seed(seed)
+        S = {seq}
+        out = []
+        for i in range(n):
+            out.append(random.choice(S))
+        return out, random.random()
+    """, "f", lambda: (300, 71), expect=None)
+    assert recs
+
+
+def test_choice_of_an_empty_list_raises_after_the_earlier_draws():
+    difftest.run("""
+    import random
+    def f(lists, seed):
+        random.seed(seed)
+        s = 0
+        try:
+            for L in lists:
+                s += random.choice(L)
+        except IndexError as e:
+            return "IndexError", str(e), s, random.random()
+        return s, random.random()
+    """, "f", lambda: ([[1, 2], [3], [4, 5, 6], [], [7]], 73), expect="bail")
+
+
+def test_a_random_walk_choosing_steps():
+    recs = difftest.run("""
+    import random
+    def f(n, seed):
+        random.seed(seed)
+        steps = [-1, 1]
+        x = 0
+        far = 0
+        for i in range(n):
+            x += random.choice(steps)
+            if abs(x) > far:
+                far = abs(x)
+        return x, far, random.random()
+    """, "f", lambda: (20000, 79))
+    assert all(r["native_calls"] == r["calls"] for r in recs if r["calls"]), recs

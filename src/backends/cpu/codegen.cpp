@@ -182,11 +182,14 @@ class Gen {
   llvm::AllocaInst* bad_slot_ = nullptr;  // deferred checks of the current statement
   bool deferred_ = false;
   // A nest that draws from the `random` module's generator: its RandomDraws (random_draws.h)
-  // in the kernel's function `rng_fn_`, and the resume point of the statement generated last
-  // (a statement with another one commits the draws before it: the ones before completed).
+  // in the kernel's function `rng_fn_`. Each statement of its own commits the draws before it
+  // (those statements completed); one more of the statements an inlined helper made for one
+  // statement does not (they share its resume point: the one before it in its block, or the
+  // one it is inside, has it): `prev_sibling_resume_` and `enclosing_resumes_` tell.
   llvm::AllocaInst* rng_ = nullptr;
   llvm::Function* rng_fn_ = nullptr;
-  int rng_resume_ = -1;
+  int prev_sibling_resume_ = -1;
+  std::vector<int> enclosing_resumes_;
   // While seg() evaluates a statement's values: the draws made, by the call's bytecode
   // offset. The lifter's copies of one call (the index of `c[randint(1, 6)] += 1`) read the
   // first's (type_infer's draws_once: none under a condition, so the first dominates them).
@@ -3462,16 +3465,28 @@ class Gen {
 
   void stmt_body(const Stmt& s) {
     using K = StmtNode::Kind;
-    if (s->resume >= 0) {
-      // A statement of its own (not one more of the statements an inlined helper made for
-      // the same one): those before it completed.
-      if (rng_ && F == rng_fn_ && s->resume != rng_resume_) commit_draws();
-      rng_resume_ = s->resume;
+    const int after = prev_sibling_resume_;
+    prev_sibling_resume_ = -1;
+    if (s->resume >= 0 && rng_ && F == rng_fn_) {
+      const bool same_statement =
+          after == s->resume || (!enclosing_resumes_.empty() && enclosing_resumes_.back() == s->resume);
+      if (!same_statement) commit_draws();
     }
     if (s->kind == K::Seg || s->kind == K::Range || (s->kind == K::If && s->resume >= 0)) forced_bail(s->resume);
+    struct Enclosing {  // (s's resume point while its statements are generated)
+      std::vector<int>* stack;
+      bool pushed;
+      ~Enclosing() {
+        if (pushed) stack->pop_back();
+      }
+    } enclosing{&enclosing_resumes_, s->resume >= 0};
+    if (s->resume >= 0) enclosing_resumes_.push_back(s->resume);
     switch (s->kind) {
       case K::Block:
-        for (auto& b : s->body) stmt(b);
+        for (size_t k = 0; k < s->body.size(); k++) {
+          prev_sibling_resume_ = k ? s->body[k - 1]->resume : -1;
+          stmt(s->body[k]);
+        }
         break;
       case K::Seg: seg(s); break;
       case K::If: {
