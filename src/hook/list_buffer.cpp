@@ -49,9 +49,9 @@ inline bool put_int(PyObject* item, uint8_t* p, std::string* why) {
 }
 }  // namespace
 
-bool ListBuffer::store(PyObject* item, size_t at, std::string* why) {
+bool ListBuffer::store(PyObject* item, DType d, size_t at, std::string* why) {
   uint8_t* p = bytes_.data() + at * (size_t)dtype_size(dtype_);  // tagged: made below
-  switch (dtype_) {
+  switch (d) {
     case DType::Bool: *p = item == Py_True ? 1 : 0; return true;
     case DType::Float64: put_float(item, p); return true;
     case DType::Complex128: {
@@ -177,14 +177,7 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
       has_np = has_np || np;
       has_int = has_int || d == DType::Int64;
       has_float = has_float || d == DType::Float64;
-      uint8_t* p = bytes_.data() + k * (size_t)dtype_size(dtype_);
-      if (!numbers) {
-        if (!store(x, k, why)) return false;
-      } else if (d == DType::Float64) {
-        put_float(x, p);
-      } else if (!put_int(x, p, why)) {
-        return false;
-      }
+      if (!store(x, d, k, why)) return false;
     }
   // A tagged list: each element's value, then its tag (an int64, so that no byte is
   // padding and write_back compares whole elements). Floats among ints, or ints or

@@ -71,7 +71,9 @@ class ListBuffer {
   size_t bytes() const { return bytes_.size(); }
 
  private:
-  bool store(PyObject* item, size_t at, std::string* why);
+  // Element `at`'s value, as an item of `d` (its own type: in a list of ints and floats,
+  // either, each 8 bytes); false (with `why`) for an int beyond 64 bits.
+  bool store(PyObject* item, DType d, size_t at, std::string* why);
   // Reads every element (ints or floats, dtype_) where all are of that exact type: 1; 0 at the
   // first that is not (the general loop then reads them); -1 with `why` (an int beyond 64 bits).
   int read_exact(std::string* why);

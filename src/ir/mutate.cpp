@@ -204,13 +204,11 @@ bool changes_lists(const Effect& f) {
   return made;
 }
 
-namespace {
 bool is_draw(const Expr& x) {
   return x->kind == ExprNode::Kind::Call && !x->args.empty() && x->args[0]->type &&
          x->args[0]->type->kind == Type::Kind::Callable && x->args[0]->type->builtin >= Builtin::RandomRandom &&
          x->args[0]->type->builtin <= Builtin::RandomBelow;
 }
-}  // namespace
 
 bool draws_random(const Expr& e) {
   bool found = false;

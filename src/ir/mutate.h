@@ -28,6 +28,7 @@ bool changes_lists(const Effect& f);
 // so such statements run once each, in CPython's order.
 bool draws_random(const Expr& e);
 bool draws_random(const Stmt& s);
+bool is_draw(const Expr& x);  // `x` itself is such a call (typed)
 bool contains_loop(const Stmt& s);       // whether s is or holds a For or While loop
 // Adds to `out` the variables `s` assigns: by assignment effects, or as a For loop's variable.
 void collect_assigned(const Stmt& s, std::set<int>* out);

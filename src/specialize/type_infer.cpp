@@ -797,9 +797,7 @@ class Infer {
     std::map<int, std::pair<int, bool>> seen;  // offset -> copies, one under a condition
     std::function<void(const Expr&, bool)> walk = [&](const Expr& x, bool cond) {
       if (!x) return;
-      if (x->kind == ExprNode::Kind::Call && !x->args.empty() && x->args[0]->type &&
-          x->args[0]->type->kind == Type::Kind::Callable && x->args[0]->type->builtin >= Builtin::RandomRandom &&
-          x->args[0]->type->builtin <= Builtin::RandomBelow) {
+      if (ir::is_draw(x)) {
         auto& s = seen[x->origin];
         s.first++;
         s.second = s.second || cond;
@@ -855,33 +853,6 @@ class Infer {
     if (at.size() < lo || at.size() > hi) fail("calls " + fname + " with " + std::to_string(at.size()) + " arguments", ln);
     for (size_t i = 1; i < args.size(); i++)
       if (ir::draws_random(args[i])) fail("calls " + fname + " with an argument that draws random numbers", ln);
-    if (f == Builtin::RandomChoice) {
-      // seq[_randbelow(len(seq))]: of a sequence the nest indexes (a list, an array, a str,
-      // a tuple); an empty one goes to CPython, which raises IndexError.
-      const Type& st = *at[0];
-      if (!(st.kind == Type::Kind::Array && st.ndim >= 1 && !st.temp) && st.kind != Type::Kind::Tuple)
-        fail("calls " + fname + " on a " + st.str(), ln);
-      auto len_callee = std::make_shared<ExprNode>(*args[0]);
-      len_callee->type = types::callable(Builtin::Len);
-      auto len = std::make_shared<ExprNode>(*e);
-      len->name.clear();
-      len->kwnames.clear();
-      len->args = {len_callee, args[1]};
-      len->type = types::py_int();
-      auto callee = std::make_shared<ExprNode>(*args[0]);
-      callee->type = types::callable(Builtin::RandomBelow);
-      auto below = std::make_shared<ExprNode>(*e);
-      below->name = ir::kRandomDraw;
-      below->args = {callee, len};
-      return expr(ir::make_subscript(e->args[1], below, ir::kInlinedOrigin), env);
-    }
-    for (auto& t : at)
-      for (auto& m : members(t)) {
-        if (f == Builtin::RandomUniform && (!m->is_scalar() || m->is_complex()))
-          fail("calls " + fname + " on a " + t->str() + " (real numbers only)", ln);
-        if (f != Builtin::RandomUniform && m->kind != Type::Kind::PyInt && m->kind != Type::Kind::PyBool)
-          fail("calls " + fname + " on a " + t->str() + " (Python ints only)", ln);
-      }
     const int o = ir::kInlinedOrigin;  // (no fact of the analysis is about these operators)
     auto draw = [&](Builtin b, std::vector<Expr> more) -> Expr {
       auto callee = std::make_shared<ExprNode>(*args[0]);
@@ -892,6 +863,28 @@ class Infer {
       for (auto& m : more) c->args.push_back(m);
       return c;
     };
+    if (f == Builtin::RandomChoice) {
+      // seq[_randbelow(len(seq))]: of a sequence the nest indexes (a list, an array, a str,
+      // a tuple); an empty one goes to CPython, which raises IndexError.
+      const Type& st = *at[0];
+      if (!(st.kind == Type::Kind::Array && st.ndim >= 1 && !st.temp) && st.kind != Type::Kind::Tuple)
+        fail("calls " + fname + " on a " + st.str(), ln);
+      auto len_callee = std::make_shared<ExprNode>(*args[0]);
+      len_callee->type = types::callable(Builtin::Len);
+      auto len = std::make_shared<ExprNode>(*e);  // (typed: the draw's typing keeps it)
+      len->name.clear();
+      len->kwnames.clear();
+      len->args = {len_callee, args[1]};
+      len->type = types::py_int();
+      return expr(ir::make_subscript(e->args[1], draw(Builtin::RandomBelow, {len}), o), env);
+    }
+    for (auto& t : at)
+      for (auto& m : members(t)) {
+        if (f == Builtin::RandomUniform && (!m->is_scalar() || m->is_complex()))
+          fail("calls " + fname + " on a " + t->str() + " (real numbers only)", ln);
+        if (f != Builtin::RandomUniform && m->kind != Type::Kind::PyInt && m->kind != Type::Kind::PyBool)
+          fail("calls " + fname + " on a " + t->str() + " (Python ints only)", ln);
+      }
     auto bin = [&](ir::BinOp op, Expr x, Expr y) { return ir::make_binary(op, std::move(x), std::move(y), false, o); };
     const Expr& a = e->args[1];
     switch (f) {

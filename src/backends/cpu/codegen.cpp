@@ -2648,17 +2648,11 @@ class Gen {
 
   V compare(ir::CmpOp op, const V& a, const V& b, const TypeRef& rt) {
     if (op == ir::CmpOp::Is || op == ir::CmpOp::IsNot) {
-      // One operand is None (type inference); the other is None where its type is, or where
-      // its union's tag says so (`best is None` of a None | float).
-      auto is_none = [&](const V& x) -> Value* {
-        if (x.t->kind == Type::Kind::None) return B.getTrue();
-        for (auto& m : members(x.t))
-          if (m->kind == Type::Kind::None && x.t->kind == Type::Kind::Union)
-            return B.CreateICmpEQ(operand_tag(x), c8(tag_of(m)));
-        return B.getFalse();
-      };
-      Value* same = a.t->kind == Type::Kind::None ? is_none(b) : B.CreateAnd(is_none(a), is_none(b));
-      return scalar(types::py_bool(), op == ir::CmpOp::Is ? same : B.CreateNot(same));
+      // (Of members: dispatch splits a union, `best is None` of a None | float, by its tag.)
+      if (a.t->kind == Type::Kind::Union || b.t->kind == Type::Kind::Union) fail("internal error: `is` of a union");
+      bool an = a.t->kind == Type::Kind::None, bn = b.t->kind == Type::Kind::None;
+      bool same = an && bn;
+      return scalar(types::py_bool(), B.getInt1(op == ir::CmpOp::Is ? same : !same));
     }
     return scalar(rt, compare_values(op, a, b));
   }

@@ -48,6 +48,22 @@ uint64_t random_bits(int k, Word word) {
   return low | (high << 32);
 }
 
+// random.random(): 53 bits from two words (random_random).
+template <class Word>
+double double_of(Word word) {
+  const uint32_t a = word() >> 5, b = word() >> 6;
+  return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+}
+
+// Random._randbelow(n) for 0 < n < 2**63: getrandbits(n.bit_length()) until below n.
+template <class Word>
+int64_t below_of(int64_t n, Word word) {
+  const int k = 64 - __builtin_clzll((uint64_t)n);  // n.bit_length()
+  uint64_t r = random_bits(k, word);
+  while (r >= (uint64_t)n) r = random_bits(k, word);
+  return (int64_t)r;
+}
+
 // The draws of a kernel: words from the generator, keeping what undoes them first.
 uint32_t draw(RandomDraws* d) {
   if (*d->index >= kMtWords && !d->refilled) {
@@ -63,7 +79,6 @@ void set_random_generator(uint32_t* mt, int32_t* index) {
   g_mt = mt;
   g_index = index;
 }
-bool has_random_generator() { return g_mt != nullptr; }
 
 uint32_t random_word(uint32_t* mt, int32_t* index) {
   if (*index >= kMtWords) {
@@ -74,16 +89,11 @@ uint32_t random_word(uint32_t* mt, int32_t* index) {
 }
 
 double random_double(uint32_t* mt, int32_t* index) {
-  const uint32_t a = random_word(mt, index) >> 5, b = random_word(mt, index) >> 6;
-  return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+  return double_of([&] { return random_word(mt, index); });
 }
 
 int64_t random_below(uint32_t* mt, int32_t* index, int64_t n) {
-  int k = 64 - __builtin_clzll((uint64_t)n);  // n.bit_length()
-  auto word = [&] { return random_word(mt, index); };
-  uint64_t r = random_bits(k, word);
-  while (r >= (uint64_t)n) r = random_bits(k, word);
-  return (int64_t)r;
+  return below_of(n, [&] { return random_word(mt, index); });
 }
 
 }  // namespace stagepy::backends::cpu
@@ -99,17 +109,14 @@ void stagepy_random_begin(RandomDraws* d) {
   d->refilled = 0;
 }
 
+// (The same computations as random_double and random_below, which the self-test checks
+// against CPython, from the kernel's undoable draws.)
 double stagepy_random_random(RandomDraws* d) {
-  const uint32_t a = stagepy::backends::cpu::draw(d) >> 5, b = stagepy::backends::cpu::draw(d) >> 6;
-  return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+  return stagepy::backends::cpu::double_of([&] { return stagepy::backends::cpu::draw(d); });
 }
 
 int64_t stagepy_random_below(RandomDraws* d, int64_t n) {
-  const int k = 64 - __builtin_clzll((uint64_t)n);
-  auto word = [&] { return stagepy::backends::cpu::draw(d); };
-  uint64_t r = stagepy::backends::cpu::random_bits(k, word);
-  while (r >= (uint64_t)n) r = stagepy::backends::cpu::random_bits(k, word);
-  return (int64_t)r;
+  return stagepy::backends::cpu::below_of(n, [&] { return stagepy::backends::cpu::draw(d); });
 }
 
 void stagepy_random_commit(RandomDraws* d) {

@@ -27,7 +27,6 @@ struct RandomDraws {
 // The generator kernels draw from: the words and index inside the `random` module's
 // instance (hook/random_generator.cpp found where, and checked the draws against CPython's).
 void set_random_generator(uint32_t* mt, int32_t* index);
-bool has_random_generator();
 
 // One draw of the generator at (mt, index), as genrand_uint32 makes it (refilling the words
 // when the index reaches 624). For the self-test on a copy, and the kernels' draws.
