@@ -356,6 +356,28 @@ def choice_walk(n):
             far = abs(x)
     return x, far, random.random()
 
+def gbm_paths(n_paths, n_steps):
+    # Geometric Brownian motion, one path after another (a stock price simulation).
+    random.seed(4)
+    mu, sigma, dt = 0.05, 0.2, 1.0 / 252
+    total = 0.0
+    for p in range(n_paths):
+        s = 100.0
+        for t in range(n_steps):
+            s *= 1.0 + mu * dt + sigma * random.gauss(0.0, 1.0) * dt ** 0.5
+        total += s
+    return total / n_paths, random.gauss()
+
+def queue_waits(n):
+    # An M/M/1 queue's waiting times from exponential arrivals and services (Lindley).
+    random.seed(5)
+    w = 0.0
+    total = 0.0
+    for i in range(n):
+        w = max(0.0, w + random.expovariate(1.0) - random.expovariate(1.25))
+        total += w
+    return total / n, random.random()
+
 def floyd_warshall(d):
     n = len(d)
     for k in range(n):
@@ -461,6 +483,8 @@ def cases(scale):
         "monte_carlo_pi": (lambda f: f(s(2_000_000)), f"{s(2_000_000)} points, random.random()"),
         "dice_walk": (lambda f: f(s(1_000_000)), f"{s(1_000_000)} steps, random.randint() and random.uniform()"),
         "choice_walk": (lambda f: f(s(1_000_000)), f"{s(1_000_000)} steps, `x += random.choice(steps)`"),
+        "gbm_paths": (lambda f: f(s(2000), 252), f"{s(2000)} paths of 252 steps, random.gauss()"),
+        "queue_waits": (lambda f: f(s(1_000_000)), f"{s(1_000_000)} customers, random.expovariate()"),
     }
 
 

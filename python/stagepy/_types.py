@@ -61,14 +61,16 @@ def register_python():
 
 def register_random(core):
     """Kernels draw from the `random` module's generator (random.random(), uniform(),
-    randint(), randrange(), choice()) once the core found its words and matched its draws on a probe
-    (hook/random_generator.h); otherwise nests calling them stay in CPython. Returns why
-    not, or None."""
+    randint(), randrange(), choice(), gauss(), normalvariate(), expovariate()) once the core found
+    its words and matched its draws on a probe (hook/random_generator.h); otherwise nests calling
+    them stay in CPython. Returns why not, or None."""
     import random
     try:
         return core.register_random(random._inst, random.Random(20261130),
                                     (random.random, random.uniform, random.randint, random.randrange,
-                                     random.choice))
+                                     random.choice, random.gauss, random.normalvariate,
+                                     random.expovariate),
+                                    vars(random))
     except Exception as e:  # a CPython without these: the nests stay in CPython
         return f"{type(e).__name__}: {e}"
 

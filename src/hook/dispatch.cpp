@@ -227,7 +227,8 @@ Described describe(PyObject* v, const ir::Var& var) {
     d.type = types::callable(b);
     if (b >= Builtin::RandomRandom && b < Builtin::RandomBelow && !random_methods_intact()) {
       d.type = nullptr;
-      d.why = "uses `" + var.name + "`, and the random module's generator has methods other than the ones stagepy checked";
+      d.why = "uses `" + var.name + "`, and the random module's generator has methods (or the module the helpers "
+              "gauss() and others call) other than the ones stagepy checked";
     }
   } else if (plain_object(v)) {
     d.type = types::object(t->tp_name);  // k1, its exact type, guards its class
@@ -1599,6 +1600,9 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     ~ReleaseScratch() { backends::cpu::release_scratch(kKeepScratchBytes); }
   } release_scratch_after;
   const double t1 = now_s();
+  // random.gauss()'s twin, where the kernel drew one, back in the generator's gauss_next
+  // (a MemoryError there: raised like the GPU's fatal errors below).
+  if (!flush_random_state()) return nullptr;
   if (!sp->kernel.gpu_loops.empty()) {
     // The arrays the GPU wrote come back before anything else can look at them.
     std::string fatal = backends::gpu::end_session();

@@ -99,12 +99,12 @@ PyObject* py_register_callable(PyObject*, PyObject* args) {
 }
 
 // register_random(random._inst, random.Random(seed), (random.random, random.uniform,
-// random.randint, random.randrange, random.choice)): None once kernels draw from the
-// generator, else why not.
+// random.randint, random.randrange, random.choice, random.gauss, random.normalvariate,
+// random.expovariate), vars(random)): None once kernels draw from the generator, else why not.
 PyObject* py_register_random(PyObject*, PyObject* args) {
-  PyObject *inst, *probe, *functions;
-  if (!PyArg_ParseTuple(args, "OOO", &inst, &probe, &functions)) return nullptr;
-  const std::string why = register_random(inst, probe, functions);
+  PyObject *inst, *probe, *functions, *globals;
+  if (!PyArg_ParseTuple(args, "OOOO!", &inst, &probe, &functions, &PyDict_Type, &globals)) return nullptr;
+  const std::string why = register_random(inst, probe, functions, globals);
   if (why.empty()) Py_RETURN_NONE;
   return PyUnicode_FromString(why.c_str());
 }

@@ -204,10 +204,17 @@ bool changes_lists(const Effect& f) {
   return made;
 }
 
+bool is_draw_builtin(Builtin f) { return f >= Builtin::RandomRandom && f <= Builtin::RandomExpoZ; }
+
 bool is_draw(const Expr& x) {
   return x->kind == ExprNode::Kind::Call && !x->args.empty() && x->args[0]->type &&
-         x->args[0]->type->kind == Type::Kind::Callable && x->args[0]->type->builtin >= Builtin::RandomRandom &&
-         x->args[0]->type->builtin <= Builtin::RandomBelow;
+         x->args[0]->type->kind == Type::Kind::Callable && is_draw_builtin(x->args[0]->type->builtin);
+}
+
+bool draws_gauss(const Stmt& s) {
+  bool found = false;
+  for_each_expr(s, [&](const Expr& x) { found = found || (is_draw(x) && x->args[0]->type->builtin == Builtin::RandomGaussZ); });
+  return found;
 }
 
 bool draws_random(const Expr& e) {

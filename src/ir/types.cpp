@@ -49,7 +49,9 @@ const char* builtin_name(Builtin b) {
       "cmath.acosh", "cmath.atanh", "cmath.phase", "cmath.polar", "cmath.rect", "cmath.isnan", "cmath.isinf",
       "cmath.isfinite", "<complex function>", "<float32 rounding>", "<numpy complex loop>",
       "<float32 cast>", "list.append", "list.pop",
-      "random.random", "random.uniform", "random.randint", "random.randrange", "random.choice", "<random below>"};
+      "random.random", "random.uniform", "random.randint", "random.randrange", "random.choice",
+      "random.gauss", "random.normalvariate", "random.expovariate", "<random below>", "<gauss z>", "<normal z>",
+      "<exponential draw>"};
   static_assert(sizeof(n) / sizeof(n[0]) == static_cast<size_t>(Builtin::Count_), "builtin names");
   return n[static_cast<int>(b)];
 }

@@ -96,12 +96,15 @@ enum class Builtin : uint16_t {
   // Type::made): args (callee, L[, x])
   ListAppend, ListPop,
   // the `random` module's functions bound to its generator (random.random(), random.uniform(a,
-  // b), random.randint(a, b), random.randrange(stop) / (start, stop), random.choice(seq)),
-  // registered once their draws matched CPython's (hook/random_generator.h); type inference
-  // writes the others as random.py computes them, from RandomRandom() and, only in typed IR,
-  // RandomBelow(n): Random._randbelow(n), random ints in [0, n) (n <= 0 goes to CPython, which
-  // raises)
-  RandomRandom, RandomUniform, RandomRandint, RandomRandrange, RandomChoice, RandomBelow,
+  // b), random.randint(a, b), random.randrange(stop) / (start, stop), random.choice(seq),
+  // random.gauss(mu, sigma), normalvariate(mu, sigma), expovariate(lambd)), registered once
+  // their draws matched CPython's (hook/random_generator.h); type inference writes the others
+  // as random.py computes them, from RandomRandom() and, only in typed IR, the draws after
+  // RandomBelow: RandomBelow(n): Random._randbelow(n), random ints in [0, n) (n <= 0 goes to
+  // CPython, which raises); RandomGaussZ(), RandomNormalZ(): gauss()'s and normalvariate()'s z
+  // before `mu + z * sigma`; RandomExpoZ(): expovariate()'s -log(1.0 - random()) before `/ lambd`
+  RandomRandom, RandomUniform, RandomRandint, RandomRandrange, RandomChoice, RandomGauss, RandomNormalvariate,
+  RandomExpovariate, RandomBelow, RandomGaussZ, RandomNormalZ, RandomExpoZ,
   Count_
 };
 const char* builtin_name(Builtin b);

@@ -1,6 +1,7 @@
 // See type_infer.h.
 #include "specialize/type_infer.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
@@ -842,14 +843,74 @@ class Infer {
   // _randbelow(stop); start + _randbelow(stop - start). The same operations on the same types
   // give the same results (an int past 64 bits, an empty range: CPython), and the draws come
   // where random.py makes them, after the arguments. (`a` is read twice: not a draw itself.)
-  Expr random_call(const Expr& e, Builtin f, const std::vector<Expr>& args, const std::vector<TypeRef>& at,
-                   const Env& env, int ln) {
+  // random.py's names of the parameters kernels take (randrange's step: CPython), for
+  // calls with keyword arguments.
+  static std::vector<std::string> random_parameters(Builtin f) {
+    switch (f) {
+      case Builtin::RandomUniform: case Builtin::RandomRandint: return {"a", "b"};
+      case Builtin::RandomRandrange: return {"start", "stop"};
+      case Builtin::RandomChoice: return {"seq"};
+      case Builtin::RandomGauss: case Builtin::RandomNormalvariate: return {"mu", "sigma"};
+      case Builtin::RandomExpovariate: return {"lambd"};
+      default: return {};
+    }
+  }
+
+  // A call with keyword arguments (the last kwnames.size() of e's arguments) as the same
+  // call with positional ones: `e` and `args` (typed) rewritten in place. The arguments keep
+  // their values (they draw nothing: random_call refuses those), so their order does not
+  // matter. gauss() and normalvariate() get random.py's defaults where sigma alone is given.
+  void random_keywords(Expr* e, std::vector<Expr>* args, std::vector<TypeRef>* at, Builtin f, const std::string& fname,
+                       const Env& env, int ln) {
+    if ((*e)->kwnames.empty()) return;
+    const std::vector<std::string> params = random_parameters(f);
+    const size_t nkw = (*e)->kwnames.size(), npos = at->size() - nkw;
+    std::vector<Expr> raw(params.size()), typed_args(params.size());
+    if (npos > params.size()) fail("calls " + fname + " with " + std::to_string(at->size()) + " arguments", ln);
+    for (size_t i = 0; i < npos; i++) raw[i] = (*e)->args[i + 1], typed_args[i] = (*args)[i + 1];
+    for (size_t k = 0; k < nkw; k++) {
+      const std::string& name = (*e)->kwnames[k];
+      auto it = std::find(params.begin(), params.end(), name);
+      if (it == params.end()) fail("calls " + fname + " with the keyword argument `" + name + "`", ln);
+      const size_t i = (size_t)(it - params.begin());
+      if (raw[i]) fail("calls " + fname + " with `" + name + "` twice", ln);
+      raw[i] = (*e)->args[npos + 1 + k];
+      typed_args[i] = (*args)[npos + 1 + k];
+    }
+    size_t given = raw.size();
+    while (given > 0 && !raw[given - 1]) given--;
+    const bool normal = f == Builtin::RandomGauss || f == Builtin::RandomNormalvariate;
+    for (size_t i = 0; i < given; i++)
+      if (!raw[i]) {
+        if (!normal) fail("calls " + fname + " without `" + params[i] + "`", ln);
+        ir::ConstValue c;
+        c.kind = ir::ConstValue::Kind::Float;
+        c.f = i == 0 ? 0.0 : 1.0;
+        raw[i] = ir::make_const(c, ir::kInlinedOrigin);
+        typed_args[i] = expr(raw[i], env);
+      }
+    auto call = std::make_shared<ExprNode>(**e);
+    call->kwnames.clear();
+    call->args.resize(1 + given);
+    args->resize(1 + given);
+    at->clear();
+    for (size_t i = 0; i < given; i++) {
+      call->args[1 + i] = raw[i];
+      (*args)[1 + i] = typed_args[i];
+      at->push_back(typed_args[i]->type);
+    }
+    *e = call;
+  }
+
+  Expr random_call(Expr e, Builtin f, std::vector<Expr> args, std::vector<TypeRef> at, const Env& env, int ln) {
     const std::string fname = std::string("`") + builtin_name(f) + "()`";
     if (cross_shared_.count(e->origin))
       fail("computes one call of " + fname + " in two statements (a chained comparison)", ln);
     if (nest_.helper_called_twice) fail(kHelperTwice, ln);
-    const size_t lo = f == Builtin::RandomRandrange || f == Builtin::RandomChoice ? 1 : 2;
-    const size_t hi = f == Builtin::RandomChoice ? 1 : 2;
+    random_keywords(&e, &args, &at, f, fname, env, ln);
+    const bool normal = f == Builtin::RandomGauss || f == Builtin::RandomNormalvariate;
+    const size_t lo = normal ? 0 : f == Builtin::RandomRandrange || f == Builtin::RandomChoice || f == Builtin::RandomExpovariate ? 1 : 2;
+    const size_t hi = f == Builtin::RandomChoice || f == Builtin::RandomExpovariate ? 1 : 2;
     if (at.size() < lo || at.size() > hi) fail("calls " + fname + " with " + std::to_string(at.size()) + " arguments", ln);
     for (size_t i = 1; i < args.size(); i++)
       if (ir::draws_random(args[i])) fail("calls " + fname + " with an argument that draws random numbers", ln);
@@ -878,14 +939,28 @@ class Infer {
       len->type = types::py_int();
       return expr(ir::make_subscript(e->args[1], draw(Builtin::RandomBelow, {len}), o), env);
     }
+    const bool real = f == Builtin::RandomUniform || normal || f == Builtin::RandomExpovariate;
     for (auto& t : at)
       for (auto& m : members(t)) {
-        if (f == Builtin::RandomUniform && (!m->is_scalar() || m->is_complex()))
+        if (real && (!m->is_scalar() || m->is_complex()))
           fail("calls " + fname + " on a " + t->str() + " (real numbers only)", ln);
-        if (f != Builtin::RandomUniform && m->kind != Type::Kind::PyInt && m->kind != Type::Kind::PyBool)
+        if (!real && m->kind != Type::Kind::PyInt && m->kind != Type::Kind::PyBool)
           fail("calls " + fname + " on a " + t->str() + " (Python ints only)", ln);
       }
     auto bin = [&](ir::BinOp op, Expr x, Expr y) { return ir::make_binary(op, std::move(x), std::move(y), false, o); };
+    auto real_const = [&](double v) {
+      ir::ConstValue c;
+      c.kind = ir::ConstValue::Kind::Float;
+      c.f = v;
+      return ir::make_const(c, o);
+    };
+    if (normal) {  // mu + z * sigma, with random.py's defaults mu=0.0, sigma=1.0
+      Expr mu = at.size() >= 1 ? e->args[1] : real_const(0.0), sigma = at.size() >= 2 ? e->args[2] : real_const(1.0);
+      Builtin z = f == Builtin::RandomGauss ? Builtin::RandomGaussZ : Builtin::RandomNormalZ;
+      return expr(bin(ir::BinOp::Add, mu, bin(ir::BinOp::Mul, draw(z, {}), sigma)), env);
+    }
+    if (f == Builtin::RandomExpovariate)  // -log(1.0 - random()) / lambd
+      return expr(bin(ir::BinOp::TrueDiv, draw(Builtin::RandomExpoZ, {}), e->args[1]), env);
     const Expr& a = e->args[1];
     switch (f) {
       case Builtin::RandomUniform: return expr(bin(ir::BinOp::Add, a, bin(ir::BinOp::Mul, bin(ir::BinOp::Sub, e->args[2], a), draw(Builtin::RandomRandom, {}))), env);
@@ -1490,7 +1565,7 @@ class Infer {
         if (unbound(a->type)) return typed(e, args, types::unbound());
       auto c = std::make_shared<ExprNode>(*e);
       c->name.clear();
-      if (e->args[0]->type->builtin == Builtin::RandomRandom) return typed(c, args, types::py_float());
+      if (e->args[0]->type->builtin != Builtin::RandomBelow) return typed(c, args, types::py_float());
       for (auto& m : members(args[1]->type))  // (of Python ints, random_call: an int)
         if (m->kind != Type::Kind::PyInt && m->kind != Type::Kind::PyBool)
           fail("internal error: a random int below a " + args[1]->type->str(), ln);
@@ -1567,8 +1642,9 @@ class Infer {
     for (size_t i = 1; i < e->args.size(); i++) args.push_back(expr(e->args[i], env));
     for (auto& a : args)
       if (unbound(a->type)) return typed(e, args, types::unbound());
-    if (!e->kwnames.empty()) fail("calls with keyword arguments", ln);
     const Type& ct = *callee->type;
+    if (!e->kwnames.empty() && !(ct.kind == Type::Kind::Callable && !random_parameters(ct.builtin).empty()))
+      fail("calls with keyword arguments", ln);
     if (ct.kind != Type::Kind::Callable) {
       std::string name = e->args[0]->kind == ExprNode::Kind::Load ? nest_.vars[e->args[0]->var].name
                        : e->args[0]->kind == ExprNode::Kind::Attr ? e->args[0]->name : "a value";
@@ -1608,9 +1684,11 @@ class Infer {
           fail("computes one call of the random module in two statements (a chained comparison)", ln);
         return typed(e, args, types::py_float());
       case Builtin::RandomUniform: case Builtin::RandomRandint: case Builtin::RandomRandrange:
-      case Builtin::RandomChoice:
+      case Builtin::RandomChoice: case Builtin::RandomGauss: case Builtin::RandomNormalvariate:
+      case Builtin::RandomExpovariate:
         return random_call(e, f, args, at, env, ln);
-      case Builtin::RandomBelow: fail("internal error: a call of " + fname, ln);
+      case Builtin::RandomBelow: case Builtin::RandomGaussZ: case Builtin::RandomNormalZ: case Builtin::RandomExpoZ:
+        fail("internal error: a call of " + fname, ln);
       case Builtin::Divmod: {
         // (a // b, a % b): CPython's divmod of Python ints and floats computes both parts as
         // those operators do. Any error hands the statement to CPython, which raises divmod's

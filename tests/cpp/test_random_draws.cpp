@@ -1,8 +1,9 @@
 // The random module's draws as kernels make them (backends/cpu/random_draws.h): from a
 // generator seeded as CPython's random.seed(5) seeds it (init_by_array of the key [5]), the
 // numbers CPython gives (random.Random(5).random() and ._randbelow(n), taken from CPython
-// 3.11), and the draws of a statement that goes to CPython undone, refills of the words
-// included, while those of completed statements stay.
+// 3.11, and gauss(), normalvariate(), expovariate(1.0)), and the draws of a statement that
+// goes to CPython undone, refills of the words and gauss()'s twin included, while those of
+// completed statements stay.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -62,7 +63,7 @@ TEST(RandomDraws, TheNumbersCPythonDraws) {
 
 TEST(RandomDraws, AStatementCPythonRunsAgainDrawsNothing) {
   Generator g(5);
-  set_random_generator(g.mt, &g.index);
+  set_random_generator(g.mt, &g.index, {});
   RandomDraws d;
   stagepy_random_begin(&d);
   const double first = stagepy_random_random(&d);
@@ -82,7 +83,7 @@ TEST(RandomDraws, AStatementCPythonRunsAgainDrawsNothing) {
 
 TEST(RandomDraws, AKernelThatCompletesKeepsItsDraws) {
   Generator g(5);
-  set_random_generator(g.mt, &g.index);
+  set_random_generator(g.mt, &g.index, {});
   RandomDraws d;
   stagepy_random_begin(&d);
   stagepy_random_random(&d);
@@ -93,4 +94,62 @@ TEST(RandomDraws, AKernelThatCompletesKeepsItsDraws) {
   random_double(r.mt, &r.index);
   EXPECT_EQ(g.index, r.index);
   EXPECT_EQ(random_double(g.mt, &g.index), random_double(r.mt, &r.index));
+}
+
+namespace {
+// gauss_next as the instance would hold it, for GaussNextAccess.
+GaussNext g_instance_next;
+int g_stores = 0;
+bool load_next(GaussNext* out) {
+  *out = g_instance_next;
+  return true;
+}
+void store_next(const GaussNext& g) {
+  g_instance_next = g;
+  g_stores++;
+}
+}  // namespace
+
+TEST(RandomDraws, TheNormalAndExponentialNumbersCPythonDraws) {
+  set_random_constants({0x1.921fb54442d18p+2, 0x1.b72cd3f331398p+0});  // random.TWOPI, NV_MAGICCONST
+  Generator g(5);
+  GaussNext next;
+  EXPECT_EQ(random_gauss(g.mt, &g.index, &next), -1.1788417512306717);
+  EXPECT_EQ(next.has, 1);
+  EXPECT_EQ(next.value, -1.1481606807908016);
+  EXPECT_EQ(random_gauss(g.mt, &g.index, &next), -1.1481606807908016);  // the twin, no draw
+  EXPECT_EQ(next.has, 0);
+  EXPECT_EQ(random_gauss(g.mt, &g.index, &next), 0.6694689143859696);
+  EXPECT_EQ(next.value, -2.293910094631911);
+  Generator h(5);
+  EXPECT_EQ(random_normal(h.mt, &h.index), 0.816540072671196);
+  EXPECT_EQ(random_normal(h.mt, &h.index), -1.5120487741240614);
+  EXPECT_EQ(random_expo(h.mt, &h.index) / 1.0, 2.8709818686760453);
+}
+
+TEST(RandomDraws, GaussTwinGoesBackWhereCPythonRunsTheStatementAgain) {
+  set_random_constants({0x1.921fb54442d18p+2, 0x1.b72cd3f331398p+0});
+  Generator g(5);
+  set_random_generator(g.mt, &g.index, {load_next, store_next});
+  g_instance_next = {};
+  g_stores = 0;
+  RandomDraws d;
+  stagepy_random_begin(&d);
+  EXPECT_EQ(stagepy_random_gauss(&d), -1.1788417512306717);
+  stagepy_random_commit(&d);
+  // The next statement takes the twin, then goes to CPython: the twin is the instance's again.
+  EXPECT_EQ(stagepy_random_gauss(&d), -1.1481606807908016);
+  stagepy_random_end(&d, 2);
+  EXPECT_EQ(g_stores, 1);
+  EXPECT_EQ(g_instance_next.has, 1);
+  EXPECT_EQ(g_instance_next.value, -1.1481606807908016);
+  // A kernel that completes leaves the twin taken; one that never calls gauss() stores nothing.
+  stagepy_random_begin(&d);
+  EXPECT_EQ(stagepy_random_gauss(&d), -1.1481606807908016);
+  stagepy_random_end(&d, 0);
+  EXPECT_EQ(g_instance_next.has, 0);
+  stagepy_random_begin(&d);
+  stagepy_random_random(&d);
+  stagepy_random_end(&d, 0);
+  EXPECT_EQ(g_stores, 2);
 }

@@ -8,7 +8,7 @@ bounds from outer variables, a row's length `len(M[i])`), loops over sequences a
 negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list and lists made in the loops (`L1 = []`, appended to `L0`), lists made, grown and popped (`P.append(x)`, `s = P.pop()`, `P.pop(k)`),
 aliased, swapped, read and written in the loops (`P = [x] * (n + 1)`, `Q = P[1:]`, `Q = P`), min/max/abs, math.sqrt/log, float('inf'), np.float32(x) and the other scalar types, mixed
 int/float/bool arithmetic, draws from the random module (seeded: random(), randint(), uniform(),
-randrange(), choice(); the state compared after the nest), sum/min/max/any/all of generator expressions, stores of elementwise
+randrange(), choice(), gauss(), normalvariate(), expovariate(); the state compared after the nest), sum/min/max/any/all of generator expressions, stores of elementwise
 operations into slices, rows, columns and whole arrays, a complex flavour
 (complex scalars, arrays and lists, with the operations complex numbers have), and ending
 with `return locals()`.
@@ -179,7 +179,9 @@ class Gen:
         if not self.cplx and self.int_(0, 2) == 0:  # draws from the random module (seeded in f)
             return self.pick(["random.random()", "random.randint(-2, 3)", "random.uniform(-1, k)",
                               "random.randrange(1, 4)", f"random.randrange({self.pick(['n', 'k', '3'])})",
-                              "random.choice(A)", "random.choice(B)"])
+                              "random.choice(A)", "random.choice(B)", "random.gauss()",
+                              f"random.gauss({self.pick(['k', '0.5', 'n'])}, {self.pick(['2', '0.25', 'k'])})",
+                              "random.normalvariate(sigma=k)", f"random.expovariate({self.pick(['k', '2', '0.5'])})"])
         return self.pick(["k", "n", "True", "False"])
 
     def m_item(self):
@@ -698,7 +700,7 @@ def programs(draw):
     else:
         g.emit(1, f"for v0 in {g.range_()}:")
     g.lines += body
-    g.emit(1, "after = random.random()  # (the generator's state after the nest)")
+    g.emit(1, "after = random.random(), random.gauss()  # (the generator's state after the nest)")
     g.emit(1, "return locals()")
     src = "\n".join(g.lines) + "\n"
     dtypes = [draw(st.sampled_from(CDTYPES if cplx else DTYPES)) for _ in range(3)]

@@ -1,5 +1,5 @@
-"""Nests that draw from the `random` module (random.random(), uniform(), randint(), randrange():
-Monte Carlo loops, random walks, simulations) run natively, drawing exactly the numbers CPython
+"""Nests that draw from the `random` module (random.random(), uniform(), randint(), randrange(),
+choice(), gauss(), normalvariate(), expovariate(): Monte Carlo loops, random walks, simulations) run natively, drawing exactly the numbers CPython
 draws from the same generator, in the same order, and leave its state where CPython leaves it:
 also when a statement goes to CPython after its draws (an error, an overflow), which then
 draws them again. Every function below seeds the generator and returns what it drew after the
@@ -101,6 +101,32 @@ NATIVE = [
                 A[i, j] = A[i, j] * random.random() + random.uniform(-1.0, 1.0)
         return A, random.random()
     """, lambda: (np.arange(600.0).reshape(20, 30), 29)),
+    ("gauss() of mu and sigma, of ints, and with random.py's defaults", """
+    import random
+    def f(n, seed):
+        random.seed(seed)
+        x = 0.0
+        path = [0.0] * n
+        s = 0.0
+        for i in range(n):
+            x += random.gauss(0.5, 2)
+            path[i] = x
+            s += random.gauss() * random.gauss(3)  # (odd draws per iteration: the twin at every other)
+        return path, s, random.random(), random.gauss()
+    """, lambda: (2001, 13)),
+    ("normalvariate() and expovariate()", """
+    import random
+    def f(n, seed):
+        random.seed(seed)
+        s = 0.0
+        t = 0
+        for i in range(n):
+            s += random.normalvariate(1.0, 0.25) - random.normalvariate()
+            w = random.expovariate(1.5) + random.expovariate(3)
+            if w > 1.0:
+                t += 1
+        return s, t, random.random()
+    """, lambda: (3000, 19)),
 ]
 
 
@@ -422,3 +448,120 @@ def test_a_random_walk_choosing_steps():
         return x, far, random.random()
     """, "f", lambda: (20000, 79))
     assert all(r["native_calls"] == r["calls"] for r in recs if r["calls"]), recs
+
+
+def test_gauss_takes_the_twin_left_before_the_nest_and_leaves_its_own():
+    # An odd number of gauss() calls before the nest leaves gauss_next set: the nest's first
+    # draw is that twin; the nest's last twin is CPython's next gauss().
+    recs = difftest.run("""
+    import random
+    def f(n, seed):
+        random.seed(seed)
+        first = random.gauss()
+        s = 0.0
+        for i in range(n):
+            s += random.gauss(i, 1.0)
+        return first, s, random.gauss(), random.gauss(), random.random()
+    """, "f", lambda: (7, 89))
+    assert all(r["native_calls"] == r["calls"] for r in recs if r["calls"]), recs
+
+
+def test_gauss_next_of_another_type_goes_to_cpython():
+    # gauss() returns whatever gauss_next holds (here an int, then a str that fails `+`):
+    # the statement goes to CPython, which gives the same result or error.
+    for twin in (3, "x"):
+        difftest.run("""
+        import random
+        def f(n, seed, twin):
+            random.seed(seed)
+            random._inst.gauss_next = twin
+            s = 0.0
+            try:
+                for i in range(n):
+                    s += random.random() + random.gauss(1.0, 2.0)
+            except TypeError as e:
+                return "TypeError", str(e), s, random.random()
+            return s, random.random(), random.gauss()
+        """, "f", lambda: (50, 97, twin), expect="bail")
+
+
+@pytest.mark.parametrize("period", [1, 2, 3, 5])
+def test_forced_handovers_keep_the_gauss_twin(period):
+    core._set_debug_bail(period)
+    try:
+        difftest.run("""
+        import random
+        def f(n, seed):
+            random.seed(seed)
+            s = 0.0
+            out = []
+            for i in range(n):
+                x = random.gauss(0.0, 1.0)
+                if x > 0:
+                    s += random.normalvariate() + random.gauss()
+                out.append(x + random.expovariate(2.0))
+            return s, out, random.random(), random.gauss()
+        """, "f", lambda: (400, 101), expect=None)
+    finally:
+        core._set_debug_bail(0)
+
+
+def test_expovariate_of_zero_raises_after_the_earlier_draws():
+    difftest.run("""
+    import random
+    def f(rates, seed):
+        random.seed(seed)
+        s = 0.0
+        try:
+            for r in rates:
+                s += random.gauss() + random.expovariate(r)
+        except ZeroDivisionError as e:
+            return "ZeroDivisionError", s, random.random(), random.gauss()
+        return s, random.random()
+    """, "f", lambda: ([1.0, 2, 0.5, 0, 3.0], 103), expect="bail")
+
+
+def test_a_replaced_helper_of_random_py_is_noticed():
+    # gauss() calls the module's `_log`: replaced, the nest stays in CPython.
+    old = random._log
+    try:
+        random._log = lambda x: 0.0
+        recs = difftest.run("""
+        import random
+        def f(n):
+            s = 0.0
+            for i in range(n):
+                s += random.expovariate(1.0)
+            return s
+        """, "f", lambda: (100,), expect="interpreted")
+        difftest.assert_reason(recs, "random module's generator has methods")
+    finally:
+        random._log = old
+
+
+def test_keyword_arguments_of_the_random_functions():
+    recs = difftest.run("""
+    import random
+    def f(n, seed, L):
+        random.seed(seed)
+        s = 0.0
+        for i in range(n):
+            s += random.gauss(mu=1.0, sigma=2.0) + random.gauss(sigma=0.5) + random.normalvariate(2, sigma=3)
+            s += random.expovariate(lambd=2.0) + random.uniform(a=1, b=2) + random.randint(1, b=6)
+            s += random.randrange(start=5) + random.choice(seq=L)
+        return s, random.random(), random.gauss()
+    """, "f", lambda: (500, 107, [1, 2, 3]))
+    assert all(r["native_calls"] == r["calls"] for r in recs if r["calls"]), recs
+    # A keyword CPython refuses (given twice, unknown): the nest stays there, which raises.
+    for call in ("random.gauss(1.0, mu=2.0)", "random.uniform(1, c=2)", "random.randint(b=3)"):
+        recs = difftest.run(f"""
+        import random
+        def f(n):
+            s = 0.0
+            try:
+                for i in range(n):
+                    s += {call}
+            except TypeError as e:
+                return "TypeError", str(e)
+            return s
+        """, "f", lambda: (5,), expect="interpreted")

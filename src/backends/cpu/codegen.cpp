@@ -188,6 +188,7 @@ class Gen {
   // one it is inside, has it): `prev_sibling_resume_` and `enclosing_resumes_` tell.
   llvm::AllocaInst* rng_ = nullptr;
   llvm::Function* rng_fn_ = nullptr;
+  bool draws_gauss_ = false;  // random.gauss(): gauss_next commits with the draws
   int prev_sibling_resume_ = -1;
   std::vector<int> enclosing_resumes_;
   // While seg() evaluates a statement's values: the draws made, by the call's bytecode
@@ -972,7 +973,7 @@ class Gen {
     B.CreateRet(exit_status_);
     // Body.
     B.SetInsertPoint(entry_bb);
-    if (ir::draws_random(nest_.root)) begin_draws();
+    if (ir::draws_random(nest_.root)) begin_draws(ir::draws_gauss(nest_.root));
     BasicBlock* body = BasicBlock::Create(C, "body", F);
     B.CreateBr(body);
     B.SetInsertPoint(body);
@@ -2843,7 +2844,7 @@ class Gen {
     if (f == Builtin::NpWhere || f == Builtin::NpClip) return numpy_call(f, args, e->type);  // (no oracle entries)
     if (f == Builtin::Pow) return call_values(f, args, e->type);  // (Python ints and bools: as_i64_int)
     if (f == Builtin::Ord) return scalar(e->type, B.CreateZExt(args[0].v, i64()));  // a code point
-    if (f == Builtin::RandomRandom || f == Builtin::RandomBelow) {
+    if (ir::is_draw_builtin(f)) {
       const bool memo = draw_memo_on_ && e->origin >= 0;
       if (auto it = draw_memo_.find(e->origin); memo && it != draw_memo_.end()) return it->second;
       V r = random_draw(f, args, e->type);
@@ -3358,7 +3359,8 @@ class Gen {
   // ------------------------------------------------------------ random draws
   // The kernel's RandomDraws, in its entry block (its generator null until begun: a way out
   // before that undoes nothing), begun here.
-  void begin_draws() {
+  void begin_draws(bool gauss) {
+    draws_gauss_ = gauss;
     llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
     rng_ = entry.CreateAlloca(i8(), c64((int64_t)sizeof(RandomDraws)), "random.draws");
     rng_->setAlignment(llvm::Align(8));
@@ -3374,24 +3376,42 @@ class Gen {
     Value* index = B.CreateLoad(ptr(), B.CreateConstGEP1_64(i8(), rng_, 8));
     B.CreateStore(B.CreateLoad(B.getInt32Ty(), index), B.CreateConstGEP1_64(i8(), rng_, 16));
     B.CreateStore(B.getInt32(0), B.CreateConstGEP1_64(i8(), rng_, 20));
+    if (draws_gauss_)  // gauss_next as it is now stays too
+      B.CreateMemCpy(B.CreateConstGEP1_64(i8(), rng_, offsetof(RandomDraws, gauss0)), llvm::Align(8),
+                     B.CreateConstGEP1_64(i8(), rng_, offsetof(RandomDraws, gauss)), llvm::Align(8),
+                     sizeof(stagepy::backends::cpu::GaussNext));
   }
   // random.random() and Random._randbelow(n) (n <= 0: random.randrange's ValueError, from
   // CPython).
   V random_draw(Builtin f, const std::vector<V>& args, const TypeRef& rt) {
     if (gpu_body_) gpu_refuse("it draws random numbers (the random module), in CPython's order");
     if (!rng_ || F != rng_fn_) fail("internal error: a random draw outside the kernel's own function");
-    if (f == Builtin::RandomRandom) {
-      auto* fty = llvm::FunctionType::get(f64(), {ptr()}, false);
-      return scalar(rt, B.CreateCall(fty, runtime_address("stagepy_random_random", reinterpret_cast<void*>(&stagepy_random_random)),
-                                     {rng_}));
+    auto* fty = llvm::FunctionType::get(f64(), {ptr()}, false);
+    switch (f) {
+      case Builtin::RandomRandom:
+        return scalar(rt, B.CreateCall(fty, runtime_address("stagepy_random_random", reinterpret_cast<void*>(&stagepy_random_random)),
+                                       {rng_}));
+      case Builtin::RandomNormalZ:
+        return scalar(rt, B.CreateCall(fty, runtime_address("stagepy_random_normal", reinterpret_cast<void*>(&stagepy_random_normal)),
+                                       {rng_}));
+      case Builtin::RandomExpoZ:
+        return scalar(rt, B.CreateCall(fty, runtime_address("stagepy_random_expo", reinterpret_cast<void*>(&stagepy_random_expo)),
+                                       {rng_}));
+      case Builtin::RandomGaussZ: {
+        Value* z = B.CreateCall(fty, runtime_address("stagepy_random_gauss", reinterpret_cast<void*>(&stagepy_random_gauss)), {rng_});
+        Checking checking(this, "random.gauss() finds the generator's gauss_next neither None nor a float");
+        bail_unless(B.CreateFCmpORD(z, z));
+        return scalar(rt, z);
+      }
+      default: break;
     }
     Value* n = as_i64_int(args[0]);
     {
       Checking checking(this, "random.randrange() or randint() may be given an empty range");
       bail_unless(B.CreateICmpSGT(n, c64(0)));
     }
-    auto* fty = llvm::FunctionType::get(i64(), {ptr(), i64()}, false);
-    return scalar(rt, B.CreateCall(fty, runtime_address("stagepy_random_below", reinterpret_cast<void*>(&stagepy_random_below)),
+    auto* bty = llvm::FunctionType::get(i64(), {ptr(), i64()}, false);
+    return scalar(rt, B.CreateCall(bty, runtime_address("stagepy_random_below", reinterpret_cast<void*>(&stagepy_random_below)),
                                    {rng_, n}));
   }
 

@@ -1,6 +1,7 @@
 // See random_draws.h.
 #include "backends/cpu/random_draws.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace stagepy::backends::cpu {
@@ -11,6 +12,8 @@ constexpr uint32_t kMatrixA = 0x9908b0dfU, kUpper = 0x80000000U, kLower = 0x7fff
 
 uint32_t* g_mt = nullptr;
 int32_t* g_index = nullptr;
+GaussNextAccess g_gauss;
+RandomConstants g_constants;
 
 // The next 624 words, in place (genrand_uint32's refill).
 void refill(uint32_t* mt) {
@@ -64,6 +67,42 @@ int64_t below_of(int64_t n, Word word) {
   return (int64_t)r;
 }
 
+// Random.gauss(): z = gauss_next, or two draws of random() and z's twin kept in gauss_next.
+// (Separate calls of cos and sin, as CPython makes them: a compiler must not fuse them into
+// sincos, whose results may differ; the self-test checks.)
+template <class Word>
+double gauss_of(GaussNext* next, Word word) {
+  if (next->has) {
+    next->has = 0;
+    return next->value;
+  }
+  const double x2pi = double_of(word) * g_constants.twopi;
+  const double g2rad = std::sqrt(-2.0 * std::log(1.0 - double_of(word)));
+  volatile double angle = x2pi;
+  const double z = std::cos(angle) * g2rad;
+  next->value = std::sin(angle) * g2rad;
+  next->has = 1;
+  return z;
+}
+
+// Random.normalvariate() (Kinderman and Monahan): z before `mu + z * sigma`.
+template <class Word>
+double normal_of(Word word) {
+  for (;;) {
+    const double u1 = double_of(word);
+    const double u2 = 1.0 - double_of(word);
+    const double z = g_constants.nv_magicconst * (u1 - 0.5) / u2;
+    const double zz = z * z / 4.0;
+    if (zz <= -std::log(u2)) return z;
+  }
+}
+
+// Random.expovariate(): -log(1.0 - random()) before `/ lambd`.
+template <class Word>
+double expo_of(Word word) {
+  return -std::log(1.0 - double_of(word));
+}
+
 // The draws of a kernel: words from the generator, keeping what undoes them first.
 uint32_t draw(RandomDraws* d) {
   if (*d->index >= kMtWords && !d->refilled) {
@@ -75,10 +114,13 @@ uint32_t draw(RandomDraws* d) {
 
 }  // namespace
 
-void set_random_generator(uint32_t* mt, int32_t* index) {
+void set_random_generator(uint32_t* mt, int32_t* index, GaussNextAccess gauss) {
   g_mt = mt;
   g_index = index;
+  g_gauss = gauss;
 }
+
+void set_random_constants(const RandomConstants& c) { g_constants = c; }
 
 uint32_t random_word(uint32_t* mt, int32_t* index) {
   if (*index >= kMtWords) {
@@ -96,6 +138,18 @@ int64_t random_below(uint32_t* mt, int32_t* index, int64_t n) {
   return below_of(n, [&] { return random_word(mt, index); });
 }
 
+double random_gauss(uint32_t* mt, int32_t* index, GaussNext* next) {
+  return gauss_of(next, [&] { return random_word(mt, index); });
+}
+
+double random_normal(uint32_t* mt, int32_t* index) {
+  return normal_of([&] { return random_word(mt, index); });
+}
+
+double random_expo(uint32_t* mt, int32_t* index) {
+  return expo_of([&] { return random_word(mt, index); });
+}
+
 }  // namespace stagepy::backends::cpu
 
 using stagepy::backends::cpu::RandomDraws;
@@ -107,6 +161,7 @@ void stagepy_random_begin(RandomDraws* d) {
   d->index = stagepy::backends::cpu::g_index;
   d->index0 = *d->index;
   d->refilled = 0;
+  d->gauss_read = 0;
 }
 
 // (The same computations as random_double and random_below, which the self-test checks
@@ -119,15 +174,39 @@ int64_t stagepy_random_below(RandomDraws* d, int64_t n) {
   return stagepy::backends::cpu::below_of(n, [&] { return stagepy::backends::cpu::draw(d); });
 }
 
+double stagepy_random_gauss(RandomDraws* d) {
+  using namespace stagepy::backends::cpu;
+  if (!d->gauss_read) {
+    if (!g_gauss.load || !g_gauss.load(&d->gauss)) return std::nan("");
+    d->gauss0 = d->gauss;
+    d->gauss_read = 1;
+  }
+  return gauss_of(&d->gauss, [&] { return draw(d); });
+}
+
+double stagepy_random_normal(RandomDraws* d) {
+  return stagepy::backends::cpu::normal_of([&] { return stagepy::backends::cpu::draw(d); });
+}
+
+double stagepy_random_expo(RandomDraws* d) {
+  return stagepy::backends::cpu::expo_of([&] { return stagepy::backends::cpu::draw(d); });
+}
+
 void stagepy_random_commit(RandomDraws* d) {
   d->index0 = *d->index;
   d->refilled = 0;
+  d->gauss0 = d->gauss;
 }
 
 void stagepy_random_end(RandomDraws* d, int32_t status) {
-  if (!d->mt || status == 0) return;
-  if (d->refilled) std::memcpy(d->mt, d->before, sizeof(d->before));
-  *d->index = d->index0;
-  d->refilled = 0;
+  if (!d->mt) return;
+  if (status != 0) {
+    if (d->refilled) std::memcpy(d->mt, d->before, sizeof(d->before));
+    *d->index = d->index0;
+    d->refilled = 0;
+    d->gauss = d->gauss0;
+  }
+  if (d->gauss_read) stagepy::backends::cpu::g_gauss.store(d->gauss);
+  d->gauss_read = 0;
 }
 }
