@@ -17,12 +17,15 @@ differ in length (the same search over vertices of degree 0 to 8, norms of jagge
 stop 57, lists holding ints and floats together (Dijkstra with int weights over `dist = [inf] * n;
 dist[s] = 0`, Floyd-Warshall over a matrix of int weights and inf), an argmin that starts from
 `best = None`, and draws from the random module (Monte Carlo pi, a random walk with dice, one
-with random.choice()). Each under CPython, stagepy
+with random.choice()); and since stop 58, normal and exponential draws (geometric Brownian
+motion with random.gauss(), an M/M/1 queue with random.expovariate()) and a histogram over
+bisect.bisect(). Each under CPython, stagepy
 (one thread and every thread) and numba (njit), in one process; every result compared with
 CPython's.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/idioms.py [--repeat N] [--scale S] [--only NAME...]
 """
+import math
 import random
 
 import numpy as np
@@ -30,6 +33,7 @@ import numpy as np
 from kernels import three_way_session, three_ways  # kernels.py's timing
 
 SOURCE = """
+import bisect
 import math
 import random
 import numpy as np
@@ -378,6 +382,13 @@ def queue_waits(n):
         total += w
     return total / n, random.random()
 
+def bisect_binning(xs, edges):
+    # A histogram over sorted, uneven bin edges.
+    counts = [0] * (len(edges) + 1)
+    for x in xs:
+        counts[bisect.bisect(edges, x)] += 1
+    return counts
+
 def floyd_warshall(d):
     n = len(d)
     for k in range(n):
@@ -483,6 +494,9 @@ def cases(scale):
         "monte_carlo_pi": (lambda f: f(s(2_000_000)), f"{s(2_000_000)} points, random.random()"),
         "dice_walk": (lambda f: f(s(1_000_000)), f"{s(1_000_000)} steps, random.randint() and random.uniform()"),
         "choice_walk": (lambda f: f(s(1_000_000)), f"{s(1_000_000)} steps, `x += random.choice(steps)`"),
+        "bisect_binning": (lambda f: f([math.sin(i) * 0.6 + 0.5 for i in range(s(1_000_000))],
+                                       [(i / 100) ** 1.5 for i in range(101)]),
+                           f"{s(1_000_000)} floats into 101 uneven edges, bisect.bisect"),
         "gbm_paths": (lambda f: f(s(2000), 252), f"{s(2000)} paths of 252 steps, random.gauss()"),
         "queue_waits": (lambda f: f(s(1_000_000)), f"{s(1_000_000)} customers, random.expovariate()"),
     }

@@ -56,7 +56,20 @@ def register_python():
     for name in _CMATH:
         core.register_callable(getattr(cmath, name), "cmath." + name)
     register_random(core)
+    register_twins(core)
     _done["python"] = True
+
+
+def register_twins(core):
+    """C functions nests inline as their Python twins (stagepy._twins): bisect.bisect_right
+    (also bisect.bisect) and bisect.bisect_left, where they are _bisect's."""
+    import bisect
+    import types
+    from . import _twins
+    for name in ("bisect_right", "bisect_left"):
+        f = getattr(bisect, name, None)
+        if isinstance(f, types.BuiltinFunctionType) and getattr(f, "__module__", None) == "_bisect":
+            core.register_twin(f, getattr(_twins, name))
 
 
 def register_random(core):

@@ -410,7 +410,8 @@ constexpr size_t kMaxHelpers = 16;  // distinct functions per nest
 // become variables of the nest, read at every entry like the nest's own. nullptr with
 // `why` when it cannot be inlined; nullptr with a Python error on failure.
 HelperEntry* helper_for(NestState& s, PyObject* fn, const FrameRef& f, std::string* why) {
-  if (PyFunction_GET_GLOBALS(fn) != f.globals) {
+  // (A twin's globals are stagepy's: it reads none but builtins, which the nest guards.)
+  if (PyFunction_GET_GLOBALS(fn) != f.globals && !is_twin(fn)) {
     *why = "it is defined in another module";
     return nullptr;
   }
@@ -1208,21 +1209,23 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
       descs[v].k1 = (uint64_t)(uintptr_t)Py_TYPE(val);
       descs[v].k2 = (uint64_t)hb->dtype() | ((uint64_t)hb->writeable() << 8) | (1ULL << 16);
       views[v] = {hb->data(), 1, hb->shape(), hb->strides()};
-    } else if (val && PyFunction_Check(val)) {
-      // A plain Python function: inlined where the nest calls it (inline_helpers.h).
-      HelperEntry* h = helper_for(s, val, f, &why);
+    } else if (PyObject* fn = val && PyFunction_Check(val) ? val : val ? twin_of(val) : nullptr) {
+      // A plain Python function: inlined where the nest calls it (inline_helpers.h); or a C
+      // function with a twin in Python (bisect.bisect_right), inlined in its place, the C
+      // function's identity guarded.
+      HelperEntry* h = helper_for(s, fn, f, &why);
       if (!h && PyErr_Occurred()) return nullptr;
       if (!h) return decline(s, "calls `" + vars[v].name + "`, which stagepy cannot inline: " + why);
-      PyObject* qn = ((PyFunctionObject*)val)->func_qualname;
+      PyObject* qn = ((PyFunctionObject*)fn)->func_qualname;
       const char* qs = qn && PyUnicode_Check(qn) ? PyUnicode_AsUTF8(qn) : nullptr;
       if (!qs) PyErr_Clear();
       descs[v].type = types::function(qs ? qs : vars[v].name);
       descs[v].k1 = (uint64_t)(uintptr_t)Py_TYPE(val);
       descs[v].k2 = (uint64_t)(uintptr_t)val;
-      descs[v].extra.push_back((uint64_t)(uintptr_t)PyFunction_GET_CODE(val));
+      descs[v].extra.push_back((uint64_t)(uintptr_t)PyFunction_GET_CODE(fn));
       specialize::Helper helper{vars[v].name, h->body, h->global_vars, {}, h->in_caller_file};
       // Its defaults are constants of the kernel: their values are part of the key.
-      PyObject* defaults = PyFunction_GET_DEFAULTS(val);
+      PyObject* defaults = PyFunction_GET_DEFAULTS(fn);
       const Py_ssize_t nd = defaults && PyTuple_Check(defaults) ? PyTuple_GET_SIZE(defaults) : 0;
       descs[v].extra.push_back((uint64_t)nd);
       for (Py_ssize_t d = 0; d < nd; d++) {
@@ -1273,7 +1276,8 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
         // One function that cannot be inlined: the same function, the same answer (a
         // recursive function's loop is declined at every level of the recursion).
         const int hv = helpers.begin()->first;
-        if (helpers.size() == 1 && vars[(size_t)hv].storage != ir::Var::Storage::Attr) {
+        if (helpers.size() == 1 && vars[(size_t)hv].storage != ir::Var::Storage::Attr &&
+            PyFunction_Check(vals[(size_t)hv].get())) {
           s.declined_var = hv;
           s.declined_type = Py_TYPE(vals[(size_t)hv].get());
           s.declined_code = PyFunction_GET_CODE(vals[(size_t)hv].get());

@@ -98,6 +98,15 @@ PyObject* py_register_callable(PyObject*, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+// register_twin(c_function, python_function): nests inline the second where they call the
+// first (runtime_state.h).
+PyObject* py_register_twin(PyObject*, PyObject* args) {
+  PyObject *obj, *twin;
+  if (!PyArg_ParseTuple(args, "OO!", &obj, &PyFunction_Type, &twin)) return nullptr;
+  register_twin(obj, twin);
+  Py_RETURN_NONE;
+}
+
 // register_random(random._inst, random.Random(seed), (random.random, random.uniform,
 // random.randint, random.randrange, random.choice, random.gauss, random.normalvariate,
 // random.expovariate), vars(random)): None once kernels draw from the generator, else why not.
@@ -250,6 +259,7 @@ PyMethodDef methods[] = {
     {"scratch_bytes", py_scratch_bytes, METH_NOARGS, "Bytes held by this thread's kernel scratch buffers."},
     {"set_oracle_entries", py_set_oracle_entries, METH_VARARGS, "Types of NumPy operations, probed."},
     {"register_callable", py_register_callable, METH_VARARGS, "A function stagepy knows by identity."},
+    {"register_twin", py_register_twin, METH_VARARGS, "A C function nests inline as a Python function."},
     {"register_random", py_register_random, METH_VARARGS, "Kernels draw from the random module's generator."},
     {"_oracle_lookup", py_oracle_lookup, METH_VARARGS, "Tests only: the oracle's answer."},
     {"_cfunc", py_cfunc, METH_VARARGS, "Tests only: a complex function as kernels compute it."},

@@ -38,6 +38,31 @@ void register_callable(PyObject* o, Builtin b) {
   (*g_known)[o] = b;
 }
 
+namespace {
+std::unordered_map<PyObject*, PyObject*>* g_twins = nullptr;
+}  // namespace
+
+PyObject* twin_of(PyObject* o) {
+  if (!g_twins) return nullptr;
+  auto it = g_twins->find(o);
+  return it == g_twins->end() ? nullptr : it->second;
+}
+
+bool is_twin(PyObject* fn) {
+  if (!g_twins) return false;
+  for (auto& [o, t] : *g_twins)
+    if (t == fn) return true;
+  return false;
+}
+
+void register_twin(PyObject* o, PyObject* twin) {
+  if (!g_twins) g_twins = new std::unordered_map<PyObject*, PyObject*>();
+  if (g_twins->count(o)) return;
+  Py_INCREF(o);  // kept alive: identity is the guard
+  Py_INCREF(twin);
+  (*g_twins)[o] = twin;
+}
+
 unsigned long long next_kernel_id() { return ++g_kernel_id; }
 
 bool self_test_passes(const char* fn, const char* arg) {

@@ -14,6 +14,11 @@ specialize::Oracle& mutable_oracle();
 Builtin known_callable(PyObject* o);
 // Registers `o` as builtin `b` (from Python, where the objects are looked up by name).
 void register_callable(PyObject* o, Builtin b);
+// Functions of C that a nest inlines as a Python function written to compute the same
+// (stagepy._twins: bisect.bisect_right's loop): the twin of `o`, or null. Borrowed.
+PyObject* twin_of(PyObject* o);
+bool is_twin(PyObject* fn);  // whether `fn` is such a twin
+void register_twin(PyObject* o, PyObject* twin);
 unsigned long long next_kernel_id();
 // Whether stagepy._types.<fn>([arg]) (a self-test against the running CPython or the
 // installed NumPy) returns True; false, with nothing raised, if it raises.

@@ -357,8 +357,12 @@ class Inliner {
       args.push_back(rewrite(e->args[k], sc, st, first && !lazy));
       changed = changed || args.back() != e->args[k];
     }
-    if (e->kind == EK::Call && args[0]->kind == EK::Load && e->name != ir::kFloatOfStr) {
-      auto it = helpers_.find(args[0]->var);
+    // The callee: a variable, or a module's attribute the nest reads as one (`bisect.bisect`).
+    const int callee = e->kind != EK::Call ? -1
+                       : args[0]->kind == EK::Load ? args[0]->var
+                       : args[0]->kind == EK::Attr ? bind_attr(args[0])->pseudo : -1;
+    if (callee >= 0 && e->name != ir::kFloatOfStr) {
+      auto it = helpers_.find(callee);
       if (it != helpers_.end() && sc.depth < kMaxDepth) {
         if (!sc.h) once(e, it->second);  // (a call in the nest's own code: its offset is its own)
         if (it->second.body->statements) return inline_statements(e, it->second, sc, st, first);

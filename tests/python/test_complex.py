@@ -1021,8 +1021,10 @@ def test_numpy_complex_quotients_of_special_values_warn_like_numpy_one_by_one(dt
     rng = np.random.default_rng(72)
     values = [complex(re, im) for re in parts for im in parts]
     def call(f, a, b):
-        # (300 elements, the others plain, so that the native nest stays the faster)
-        A, B, C = np.full(300, 1 + 2j, dtype), np.full(300, 3 - 1j, dtype), np.zeros(300, dtype)
+        # (1000 elements, the others plain, so that every call is long enough natively that no
+        # cost probe runs some calls in CPython: 300 took 1.9 us on a faster VM, under the
+        # probe's 2 us)
+        A, B, C = np.full(1000, 1 + 2j, dtype), np.full(1000, 3 - 1j, dtype), np.zeros(1000, dtype)
         A[0], B[0] = a, b
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("default")
