@@ -457,6 +457,7 @@ def cases(scale):
     fw = lambda: [[0 if i == j else (r.randint(1, 50) if r.random() < 0.1 else inf) for j in range(nf)]  # noqa: E731
                   for i in range(nf)]
     fw0 = fw()
+    bx = [math.sin(i) * 0.6 + 0.5 for i in range(s(1_000_000))]
     return {
         "primes_for_else": (lambda f: f(n_pr), f"n < {n_pr}: `for x ...: if n % x == 0: break` / `else: c += n` / `c -= 1`"),
         "edit_distance": (lambda f: f(a, b), f"{len(a)} x {len(b)} DNA, NumPy table"),
@@ -494,8 +495,7 @@ def cases(scale):
         "monte_carlo_pi": (lambda f: f(s(2_000_000)), f"{s(2_000_000)} points, random.random()"),
         "dice_walk": (lambda f: f(s(1_000_000)), f"{s(1_000_000)} steps, random.randint() and random.uniform()"),
         "choice_walk": (lambda f: f(s(1_000_000)), f"{s(1_000_000)} steps, `x += random.choice(steps)`"),
-        "bisect_binning": (lambda f: f([math.sin(i) * 0.6 + 0.5 for i in range(s(1_000_000))],
-                                       [(i / 100) ** 1.5 for i in range(101)]),
+        "bisect_binning": (lambda f: f(bx, [(i / 100) ** 1.5 for i in range(101)]),
                            f"{s(1_000_000)} floats into 101 uneven edges, bisect.bisect"),
         "gbm_paths": (lambda f: f(s(2000), 252), f"{s(2000)} paths of 252 steps, random.gauss()"),
         "queue_waits": (lambda f: f(s(1_000_000)), f"{s(1_000_000)} customers, random.expovariate()"),
