@@ -18,7 +18,8 @@ stop 57, lists holding ints and floats together (Dijkstra with int weights over 
 dist[s] = 0`, Floyd-Warshall over a matrix of int weights and inf), an argmin that starts from
 `best = None`, and draws from the random module (Monte Carlo pi, a random walk with dice, one
 with random.choice()); and since stop 58, normal and exponential draws (geometric Brownian
-motion with random.gauss(), an M/M/1 queue with random.expovariate()) and a histogram over
+motion with random.gauss(), an M/M/1 queue with random.expovariate()), np.random's functions
+(an Ising model's Metropolis steps, a walk with np.random.normal steps) and a histogram over
 bisect.bisect(). Each under CPython, stagepy
 (one thread and every thread) and numba (njit), in one process; every result compared with
 CPython's.
@@ -389,6 +390,30 @@ def bisect_binning(xs, edges):
         counts[bisect.bisect(edges, x)] += 1
     return counts
 
+def ising_metropolis(L, steps, beta):
+    # Single-spin Metropolis steps on an L x L Ising lattice, np.random's global generator.
+    np.random.seed(6)
+    s = np.ones((L, L), dtype=np.int64)
+    for t in range(steps):
+        i = np.random.randint(L)
+        j = np.random.randint(L)
+        nb = s[(i + 1) % L, j] + s[(i - 1) % L, j] + s[i, (j + 1) % L] + s[i, (j - 1) % L]
+        dE = 2 * s[i, j] * nb
+        if dE <= 0 or np.random.rand() < np.exp(-beta * dE):
+            s[i, j] = -s[i, j]
+    return s, np.random.rand()
+
+def noisy_walk(n):
+    # A walk with Gaussian steps from np.random.normal, tracking its running maximum.
+    np.random.seed(7)
+    x = 0.0
+    far = 0.0
+    for i in range(n):
+        x += np.random.normal(0.0, 0.1)
+        if abs(x) > far:
+            far = abs(x)
+    return x, far, np.random.randn()
+
 def floyd_warshall(d):
     n = len(d)
     for k in range(n):
@@ -497,6 +522,8 @@ def cases(scale):
         "choice_walk": (lambda f: f(s(1_000_000)), f"{s(1_000_000)} steps, `x += random.choice(steps)`"),
         "bisect_binning": (lambda f: f(bx, [(i / 100) ** 1.5 for i in range(101)]),
                            f"{s(1_000_000)} floats into 101 uneven edges, bisect.bisect"),
+        "ising_metropolis": (lambda f: f(32, s(1_000_000), 0.44), f"{s(1_000_000)} steps on 32 x 32, np.random.randint/rand"),
+        "noisy_walk": (lambda f: f(s(1_000_000)), f"{s(1_000_000)} steps, np.random.normal"),
         "gbm_paths": (lambda f: f(s(2000), 252), f"{s(2000)} paths of 252 steps, random.gauss()"),
         "queue_waits": (lambda f: f(s(1_000_000)), f"{s(1_000_000)} customers, random.expovariate()"),
     }
@@ -507,6 +534,8 @@ def same(a, b):
         return np.array_equal(a, b)
     if isinstance(a, list):  # element types too (float or np.float64)
         return isinstance(b, list) and len(a) == len(b) and all(type(x) is type(y) and same(x, y) for x, y in zip(a, b))
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     return a == b
 
 

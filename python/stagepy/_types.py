@@ -60,6 +60,44 @@ def register_python():
     _done["python"] = True
 
 
+# np.random's functions kernels draw: name -> the kind of draw (numpy_random.cpp's kind_of).
+_NP_RANDOM = {"rand": "random", "random": "random", "random_sample": "random",
+              "uniform": "uniform", "randint": "randint", "randn": "standard_normal",
+              "standard_normal": "standard_normal", "normal": "normal", "exponential": "exponential"}
+
+
+def register_numpy_random():
+    """Kernels draw np.random.rand() and the other functions of NumPy's global RandomState
+    (_NP_RANDOM) once the core matched its draws on a probe (hook/numpy_random.h). Here: where
+    the RandomState keeps its cached normal (found by setting the probe's to a value of its
+    own), and the functions. Called by the runtime once numpy.random is imported. Returns why
+    not, or None."""
+    import ctypes
+    import struct
+    npr = sys.modules.get("numpy.random")
+    if npr is None:
+        return "numpy.random is not imported"
+    try:
+        inst = npr.mtrand._rand
+        probe = npr.RandomState(20261130)
+        if type(inst) is not npr.RandomState or type(inst._bit_generator).__name__ != "MT19937":
+            return "np.random's generator is not a RandomState of MT19937"
+        mark = 1.2345678901234567
+        state = probe.get_state(legacy=False)
+        state["has_gauss"], state["gauss"] = 1, mark
+        probe.set_state(state)
+        raw = ctypes.string_at(id(probe), type(probe).__basicsize__)
+        at = [o for o in range(16, len(raw) - 7, 8)
+              if struct.unpack_from("d", raw, o)[0] == mark and struct.unpack_from("i", raw, o - 8)[0] == 1]
+        if len(at) != 1:
+            return "the RandomState's cached normal was not found"
+        functions = [(getattr(npr, name), kind) for name, kind in _NP_RANDOM.items() if hasattr(npr, name)]
+        return _hook.core().register_numpy_random(inst, inst._bit_generator.ctypes.state_address, probe,
+                                                  probe._bit_generator.ctypes.state_address, at[0], functions)
+    except Exception as e:  # a NumPy without these: the nests stay in CPython
+        return f"{type(e).__name__}: {e}"
+
+
 def register_twins(core):
     """C functions nests inline as their Python twins (stagepy._twins): bisect.bisect_right
     (also bisect.bisect) and bisect.bisect_left, where they are _bisect's."""

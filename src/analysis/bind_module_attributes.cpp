@@ -9,10 +9,7 @@ namespace stagepy::analysis {
 
 ir::Nest bind_module_attributes(ir::Nest nest) {
   std::map<std::pair<int, std::string>, int> ids;
-  auto f = [&](const ir::Expr& e) -> ir::Expr {
-    if (e->kind != ir::ExprNode::Kind::Attr || e->args[0]->kind != ir::ExprNode::Kind::Load) return e;
-    int base = e->args[0]->var;
-    if (nest.vars[base].assigned) return e;
+  auto bind = [&](const ir::Expr& e, int base) -> ir::Expr {
     auto key = std::make_pair(base, e->name);
     auto it = ids.find(key);
     int id;
@@ -31,6 +28,26 @@ ir::Nest bind_module_attributes(ir::Nest nest) {
     auto c = std::make_shared<ir::ExprNode>(*e);
     c->pseudo = id;
     return c;
+  };
+  auto f = [&](const ir::Expr& e) -> ir::Expr {
+    // A function called through a module of a module (`np.random.rand()`): bound once its
+    // base (`np.random`) is, where the chain starts at a global name.
+    if (e->kind == ir::ExprNode::Kind::Call && !e->args.empty()) {
+      const ir::Expr& callee = e->args[0];
+      if (callee->kind != ir::ExprNode::Kind::Attr || callee->pseudo >= 0) return e;
+      const ir::Expr& mid = callee->args[0];
+      if (mid->kind != ir::ExprNode::Kind::Attr || mid->pseudo < 0 || mid->args[0]->kind != ir::ExprNode::Kind::Load)
+        return e;
+      const ir::Var& root = nest.vars[(size_t)mid->args[0]->var];
+      if (root.storage != ir::Var::Storage::Global && root.storage != ir::Var::Storage::Name) return e;
+      auto c = std::make_shared<ir::ExprNode>(*e);
+      c->args[0] = bind(callee, mid->pseudo);
+      return c;
+    }
+    if (e->kind != ir::ExprNode::Kind::Attr || e->args[0]->kind != ir::ExprNode::Kind::Load) return e;
+    int base = e->args[0]->var;
+    if (nest.vars[base].assigned) return e;
+    return bind(e, base);
   };
   nest.root = ir::map_exprs(nest.root, f);
   return nest;

@@ -40,6 +40,7 @@
 #include "hook/py_buffer.h"
 #include "hook/numpy_bridge.h"
 #include "hook/py_ref.h"
+#include "hook/numpy_random.h"
 #include "hook/random_generator.h"
 #include "hook/runtime_state.h"
 #include "specialize/pipeline.h"
@@ -222,9 +223,16 @@ Described describe(PyObject* v, const ir::Var& var) {
     const char* name = PyModule_GetName(v);
     if (!name) PyErr_Clear();
     d.type = types::module(name ? name : "?");
+  } else if (PyMethod_Check(v) && known_callable(v) == Builtin::None_ && registered_numpy_random_now()) {
+    return describe(v, var);  // (np.random's functions, known from now on)
   } else if (Builtin b = known_callable(v); b != Builtin::None_) {
     d.k2 = (uint64_t)(uintptr_t)v;
     d.type = types::callable(b);
+    if (b >= Builtin::NpRandomRandom && b <= Builtin::NpRandomExponential && !numpy_random_intact()) {
+      d.type = nullptr;
+      d.why = "uses `" + var.name + "`, and np.random's generator is another than stagepy checked, or another "
+              "thread is drawing from it";
+    }
     if (b >= Builtin::RandomRandom && b < Builtin::RandomBelow && !random_methods_intact()) {
       d.type = nullptr;
       d.why = "uses `" + var.name + "`, and the random module's generator has methods (or the module the helpers "
@@ -398,7 +406,7 @@ PyObject* attr_name(NestState& s, size_t v) {
   PyRef& n = s.attr_names[v];
   if (!n) {
     const std::string& full = s.lift.nest.vars[v].name;
-    n = PyRef::steal(PyUnicode_InternFromString(full.substr(full.find('.') + 1).c_str()));
+    n = PyRef::steal(PyUnicode_InternFromString(full.substr(full.rfind('.') + 1).c_str()));
   }
   return n.get();
 }

@@ -10,6 +10,7 @@
 #include "hook/nest_object.h"
 #include "hook/nest_runtime.h"
 #include "hook/numpy_bridge.h"
+#include "hook/numpy_random.h"
 #include "hook/random_generator.h"
 #include "hook/runtime_state.h"
 #include "specialize/oracle.h"
@@ -105,6 +106,20 @@ PyObject* py_register_twin(PyObject*, PyObject* args) {
   if (!PyArg_ParseTuple(args, "OO!", &obj, &PyFunction_Type, &twin)) return nullptr;
   register_twin(obj, twin);
   Py_RETURN_NONE;
+}
+
+// register_numpy_random(np.random.mtrand._rand, its state address, a probe RandomState, its
+// state address, the offset of the cached normal, [(function, kind), ...]): None once kernels
+// draw from NumPy's global generator, else why not (numpy_random.h).
+PyObject* py_register_numpy_random(PyObject*, PyObject* args) {
+  PyObject *inst, *probe, *functions;
+  unsigned long long inst_state, probe_state;
+  long gauss_offset;
+  if (!PyArg_ParseTuple(args, "OKOKlO!", &inst, &inst_state, &probe, &probe_state, &gauss_offset, &PyList_Type, &functions))
+    return nullptr;
+  const std::string why = register_numpy_random(inst, inst_state, probe, probe_state, gauss_offset, functions);
+  if (why.empty()) Py_RETURN_NONE;
+  return PyUnicode_FromString(why.c_str());
 }
 
 // register_random(random._inst, random.Random(seed), (random.random, random.uniform,
@@ -260,6 +275,7 @@ PyMethodDef methods[] = {
     {"set_oracle_entries", py_set_oracle_entries, METH_VARARGS, "Types of NumPy operations, probed."},
     {"register_callable", py_register_callable, METH_VARARGS, "A function stagepy knows by identity."},
     {"register_twin", py_register_twin, METH_VARARGS, "A C function nests inline as a Python function."},
+    {"register_numpy_random", py_register_numpy_random, METH_VARARGS, "Kernels draw from np.random's generator."},
     {"register_random", py_register_random, METH_VARARGS, "Kernels draw from the random module's generator."},
     {"_oracle_lookup", py_oracle_lookup, METH_VARARGS, "Tests only: the oracle's answer."},
     {"_cfunc", py_cfunc, METH_VARARGS, "Tests only: a complex function as kernels compute it."},

@@ -204,7 +204,17 @@ bool changes_lists(const Effect& f) {
   return made;
 }
 
-bool is_draw_builtin(Builtin f) { return f >= Builtin::RandomRandom && f <= Builtin::RandomExpoZ; }
+bool is_draw_builtin(Builtin f) { return f >= Builtin::RandomRandom && f <= Builtin::NpRandomExponential; }
+
+int random_source(Builtin f) { return f >= Builtin::NpRandomRandom ? 1 : 0; }
+
+unsigned random_sources(const Stmt& s) {
+  unsigned bits = 0;
+  for_each_expr(s, [&](const Expr& x) {
+    if (is_draw(x)) bits |= 1u << random_source(x->args[0]->type->builtin);
+  });
+  return bits;
+}
 
 bool is_draw(const Expr& x) {
   return x->kind == ExprNode::Kind::Call && !x->args.empty() && x->args[0]->type &&
@@ -213,7 +223,11 @@ bool is_draw(const Expr& x) {
 
 bool draws_gauss(const Stmt& s) {
   bool found = false;
-  for_each_expr(s, [&](const Expr& x) { found = found || (is_draw(x) && x->args[0]->type->builtin == Builtin::RandomGaussZ); });
+  for_each_expr(s, [&](const Expr& x) {
+    if (!is_draw(x)) return;
+    const Builtin f = x->args[0]->type->builtin;
+    found = found || f == Builtin::RandomGaussZ || f == Builtin::NpRandomStandardNormal || f == Builtin::NpRandomNormal;
+  });
   return found;
 }
 

@@ -29,8 +29,13 @@ bool changes_lists(const Effect& f);
 bool draws_random(const Expr& e);
 bool draws_random(const Stmt& s);
 bool is_draw(const Expr& x);  // `x` itself is such a call (typed)
-bool is_draw_builtin(Builtin f);  // a call of `f` draws (RandomRandom... RandomExpoZ)
-bool draws_gauss(const Stmt& s);  // whether `s` calls random.gauss() (RandomGaussZ)
+bool is_draw_builtin(Builtin f);  // a call of `f` draws (RandomRandom... NpRandomExponential)
+// The generator a draw builtin draws from (backends/cpu/random_draws.h's RandomSource: 0 the
+// random module's, 1 NumPy's); the set of them `s` draws from, as bits.
+int random_source(Builtin f);
+unsigned random_sources(const Stmt& s);
+// Whether `s` draws a number whose twin the generator keeps (random.gauss(), np.random.randn()).
+bool draws_gauss(const Stmt& s);
 bool contains_loop(const Stmt& s);       // whether s is or holds a For or While loop
 // Adds to `out` the variables `s` assigns: by assignment effects, or as a For loop's variable.
 void collect_assigned(const Stmt& s, std::set<int>* out);

@@ -51,7 +51,8 @@ const char* builtin_name(Builtin b) {
       "<float32 cast>", "list.append", "list.pop",
       "random.random", "random.uniform", "random.randint", "random.randrange", "random.choice",
       "random.gauss", "random.normalvariate", "random.expovariate", "<random below>", "<gauss z>", "<normal z>",
-      "<exponential draw>"};
+      "<exponential draw>", "numpy.random.random", "numpy.random.uniform", "numpy.random.randint",
+      "numpy.random.standard_normal", "numpy.random.normal", "numpy.random.exponential"};
   static_assert(sizeof(n) / sizeof(n[0]) == static_cast<size_t>(Builtin::Count_), "builtin names");
   return n[static_cast<int>(b)];
 }

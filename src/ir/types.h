@@ -105,6 +105,12 @@ enum class Builtin : uint16_t {
   // before `mu + z * sigma`; RandomExpoZ(): expovariate()'s -log(1.0 - random()) before `/ lambd`
   RandomRandom, RandomUniform, RandomRandint, RandomRandrange, RandomChoice, RandomGauss, RandomNormalvariate,
   RandomExpovariate, RandomBelow, RandomGaussZ, RandomNormalZ, RandomExpoZ,
+  // np.random's functions of NumPy's global RandomState (np.random.rand(), random(),
+  // random_sample(), sample(); uniform(low, high); randint(low[, high]); randn(),
+  // standard_normal(); normal(loc, scale); exponential(scale)), registered once their draws
+  // matched NumPy's (hook/numpy_random.h); each is one draw, computed in codegen, with its
+  // arguments in place (type inference puts keywords and defaults there)
+  NpRandomRandom, NpRandomUniform, NpRandomRandint, NpRandomStandardNormal, NpRandomNormal, NpRandomExponential,
   Count_
 };
 const char* builtin_name(Builtin b);

@@ -576,7 +576,7 @@ class Infer {
       }
       case K::Attr: {
         if (object_attribute(e, env)) {
-          int base = e->args[0]->var;
+          int base = base_of(e);
           {
             TypeRef t = env[e->pseudo];
             if (unbound(t))
@@ -843,15 +843,25 @@ class Infer {
   // _randbelow(stop); start + _randbelow(stop - start). The same operations on the same types
   // give the same results (an int past 64 bits, an empty range: CPython), and the draws come
   // where random.py makes them, after the arguments. (`a` is read twice: not a draw itself.)
-  // random.py's names of the parameters kernels take (randrange's step: CPython), for
-  // calls with keyword arguments.
-  static std::vector<std::string> random_parameters(Builtin f) {
+  // The parameters kernels take of the random module's and np.random's functions (random.py's
+  // and NumPy's names; randrange's step, np.random's size and dtype: CPython), and their
+  // defaults where they have one, for calls with keyword arguments and calls that leave some out.
+  struct RandomParam {
+    const char* name;
+    bool has_default;
+    double value;
+  };
+  static std::vector<RandomParam> random_parameters(Builtin f) {
     switch (f) {
-      case Builtin::RandomUniform: case Builtin::RandomRandint: return {"a", "b"};
-      case Builtin::RandomRandrange: return {"start", "stop"};
-      case Builtin::RandomChoice: return {"seq"};
-      case Builtin::RandomGauss: case Builtin::RandomNormalvariate: return {"mu", "sigma"};
-      case Builtin::RandomExpovariate: return {"lambd"};
+      case Builtin::RandomUniform: case Builtin::RandomRandint: return {{"a", false, 0}, {"b", false, 0}};
+      case Builtin::RandomRandrange: return {{"start", false, 0}, {"stop", false, 0}};
+      case Builtin::RandomChoice: return {{"seq", false, 0}};
+      case Builtin::RandomGauss: case Builtin::RandomNormalvariate: return {{"mu", true, 0.0}, {"sigma", true, 1.0}};
+      case Builtin::RandomExpovariate: return {{"lambd", false, 0}};
+      case Builtin::NpRandomUniform: return {{"low", true, 0.0}, {"high", true, 1.0}};
+      case Builtin::NpRandomNormal: return {{"loc", true, 0.0}, {"scale", true, 1.0}};
+      case Builtin::NpRandomExponential: return {{"scale", true, 1.0}};
+      case Builtin::NpRandomRandint: return {{"low", false, 0}, {"high", false, 0}};
       default: return {};
     }
   }
@@ -859,18 +869,18 @@ class Infer {
   // A call with keyword arguments (the last kwnames.size() of e's arguments) as the same
   // call with positional ones: `e` and `args` (typed) rewritten in place. The arguments keep
   // their values (they draw nothing: random_call refuses those), so their order does not
-  // matter. gauss() and normalvariate() get random.py's defaults where sigma alone is given.
+  // matter. A parameter left out before one given gets its default (gauss(sigma=0.5)); with
+  // `all_defaults`, the ones after the last given too (np.random's, computed in codegen).
   void random_keywords(Expr* e, std::vector<Expr>* args, std::vector<TypeRef>* at, Builtin f, const std::string& fname,
-                       const Env& env, int ln) {
-    if ((*e)->kwnames.empty()) return;
-    const std::vector<std::string> params = random_parameters(f);
+                       const Env& env, int ln, bool all_defaults = false) {
+    const std::vector<RandomParam> params = random_parameters(f);
     const size_t nkw = (*e)->kwnames.size(), npos = at->size() - nkw;
     std::vector<Expr> raw(params.size()), typed_args(params.size());
     if (npos > params.size()) fail("calls " + fname + " with " + std::to_string(at->size()) + " arguments", ln);
     for (size_t i = 0; i < npos; i++) raw[i] = (*e)->args[i + 1], typed_args[i] = (*args)[i + 1];
     for (size_t k = 0; k < nkw; k++) {
       const std::string& name = (*e)->kwnames[k];
-      auto it = std::find(params.begin(), params.end(), name);
+      auto it = std::find_if(params.begin(), params.end(), [&](const RandomParam& p) { return name == p.name; });
       if (it == params.end()) fail("calls " + fname + " with the keyword argument `" + name + "`", ln);
       const size_t i = (size_t)(it - params.begin());
       if (raw[i]) fail("calls " + fname + " with `" + name + "` twice", ln);
@@ -879,13 +889,15 @@ class Infer {
     }
     size_t given = raw.size();
     while (given > 0 && !raw[given - 1]) given--;
-    const bool normal = f == Builtin::RandomGauss || f == Builtin::RandomNormalvariate;
+    if (all_defaults)
+      while (given < params.size() && params[given].has_default) given++;
+    if (nkw == 0 && given == at->size()) return;
     for (size_t i = 0; i < given; i++)
       if (!raw[i]) {
-        if (!normal) fail("calls " + fname + " without `" + params[i] + "`", ln);
+        if (!params[i].has_default) fail("calls " + fname + " without `" + params[i].name + "`", ln);
         ir::ConstValue c;
         c.kind = ir::ConstValue::Kind::Float;
-        c.f = i == 0 ? 0.0 : 1.0;
+        c.f = params[i].value;
         raw[i] = ir::make_const(c, ir::kInlinedOrigin);
         typed_args[i] = expr(raw[i], env);
       }
@@ -900,6 +912,34 @@ class Infer {
       at->push_back(typed_args[i]->type);
     }
     *e = call;
+  }
+
+  // np.random.rand() and the other functions of NumPy's global RandomState: one draw each, of
+  // real numbers (ints for randint), a Python float (int for randint) as NumPy returns them
+  // for scalars. Arguments that draw themselves are refused, as for the random module.
+  Expr numpy_random_call(Expr e, Builtin f, std::vector<Expr> args, std::vector<TypeRef> at, const Env& env, int ln) {
+    const std::string fname = std::string("`") + builtin_name(f) + "()`";
+    if (cross_shared_.count(e->origin))
+      fail("computes one call of " + fname + " in two statements (a chained comparison)", ln);
+    if (nest_.helper_called_twice) fail(kHelperTwice, ln);
+    random_keywords(&e, &args, &at, f, fname, env, ln, true);
+    const size_t n = random_parameters(f).size();
+    const size_t lo = f == Builtin::NpRandomRandint ? 1 : n;
+    if (at.size() < lo || at.size() > n) fail("calls " + fname + " with " + std::to_string(at.size()) + " arguments", ln);
+    for (size_t i = 1; i < args.size(); i++)
+      if (ir::draws_random(args[i])) fail("calls " + fname + " with an argument that draws random numbers", ln);
+    const bool ints = f == Builtin::NpRandomRandint;
+    for (auto& t : at)
+      for (auto& m : members(t)) {
+        if (!ints && (!m->is_scalar() || m->is_complex()))
+          fail("calls " + fname + " on a " + t->str() + " (real numbers only)", ln);
+        const bool int_like = m->kind == Type::Kind::PyInt || m->kind == Type::Kind::PyBool ||
+                              (m->kind == Type::Kind::NpScalar && dtype_is_int(m->dtype));
+        if (ints && !int_like) fail("calls " + fname + " on a " + t->str() + " (integers only)", ln);
+      }
+    auto c = std::make_shared<ExprNode>(*e);
+    c->args = args;
+    return typed(c, args, ints ? types::py_int() : types::py_float());
   }
 
   Expr random_call(Expr e, Builtin f, std::vector<Expr> args, std::vector<TypeRef> at, const Env& env, int ln) {
@@ -1455,9 +1495,15 @@ class Infer {
   }
 
   // An attribute of a module or an object, read at entry into its pseudo-variable.
+  // The variable an attribute is read from: a variable, or a module's attribute itself
+  // (`np.random` of `np.random.rand`, bind_module_attributes).
+  static int base_of(const Expr& attr) {
+    const Expr& b = attr->args[0];
+    return b->kind == ExprNode::Kind::Load ? b->var : b->pseudo;
+  }
   static bool object_attribute(const Expr& attr, const Env& env) {
     if (attr->pseudo < 0) return false;
-    const TypeRef& t = env[attr->args[0]->var];
+    const TypeRef& t = env[base_of(attr)];
     return !unbound(t) && (t->kind == Type::Kind::Module || t->kind == Type::Kind::Object);
   }
 
@@ -1689,6 +1735,9 @@ class Infer {
         return random_call(e, f, args, at, env, ln);
       case Builtin::RandomBelow: case Builtin::RandomGaussZ: case Builtin::RandomNormalZ: case Builtin::RandomExpoZ:
         fail("internal error: a call of " + fname, ln);
+      case Builtin::NpRandomRandom: case Builtin::NpRandomUniform: case Builtin::NpRandomRandint:
+      case Builtin::NpRandomStandardNormal: case Builtin::NpRandomNormal: case Builtin::NpRandomExponential:
+        return numpy_random_call(e, f, args, at, env, ln);
       case Builtin::Divmod: {
         // (a // b, a % b): CPython's divmod of Python ints and floats computes both parts as
         // those operators do. Any error hands the statement to CPython, which raises divmod's

@@ -153,3 +153,53 @@ TEST(RandomDraws, GaussTwinGoesBackWhereCPythonRunsTheStatementAgain) {
   stagepy_random_end(&d, 0);
   EXPECT_EQ(g_stores, 2);
 }
+
+namespace {
+// NumPy's legacy seeding of an int (mt19937_seed: the reference init_genrand).
+struct NumpyGenerator {
+  uint32_t key[kMtWords];
+  int32_t pos = kMtWords;
+  explicit NumpyGenerator(uint32_t seed) {
+    for (int i = 0; i < kMtWords; i++) {
+      key[i] = seed;
+      seed = 1812433253U * (seed ^ (seed >> 30)) + (uint32_t)i + 1;
+    }
+  }
+};
+}  // namespace
+
+TEST(RandomDraws, TheNumbersNumpysRandomStateDraws) {
+  // np.random.RandomState(5): random_sample(), randint(0, 6), randint(-3, 2**40) (64-bit
+  // words, the first one high), standard_normal() twice (the second the cached twin),
+  // exponential().
+  NumpyGenerator g(5);
+  EXPECT_EQ(random_double(g.key, &g.pos), 0.22199317108973948);
+  EXPECT_EQ(numpy_randint(g.key, &g.pos, 0, 6), 5);
+  EXPECT_EQ(numpy_randint(g.key, &g.pos, -3, 1LL << 40), 34745516769LL);
+  GaussNext twin;
+  EXPECT_EQ(numpy_gauss(g.key, &g.pos, &twin), 1.3675855241672734);
+  EXPECT_EQ(twin.has, 1);
+  EXPECT_EQ(numpy_gauss(g.key, &g.pos, &twin), 0.5747076876290169);
+  EXPECT_EQ(twin.has, 0);
+  EXPECT_EQ(twin.value, 0.0);  // (NumPy leaves 0.0 where it took the twin)
+  EXPECT_EQ(numpy_exponential(g.key, &g.pos), 0.7306787359195799);
+}
+
+TEST(RandomDraws, NumpysDrawsUndoneLikeTheRandomModules) {
+  NumpyGenerator g(5);
+  set_numpy_generator(g.key, &g.pos, {load_next, store_next});
+  g_instance_next = {};
+  RandomDraws d;
+  stagepy_np_random_begin(&d);
+  EXPECT_EQ(stagepy_random_random(&d), 0.22199317108973948);
+  stagepy_random_commit(&d);
+  const int32_t pos = g.pos;
+  stagepy_np_randint(&d, 0, 6);
+  stagepy_np_gauss(&d);
+  stagepy_random_end(&d, 1);  // the statement goes to CPython: its draws are undone
+  EXPECT_EQ(g.pos, pos);
+  EXPECT_EQ(g_instance_next.has, 0);
+  NumpyGenerator h(5);
+  random_double(h.key, &h.pos);
+  EXPECT_EQ(numpy_randint(g.key, &g.pos, 0, 6), numpy_randint(h.key, &h.pos, 0, 6));
+}

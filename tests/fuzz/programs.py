@@ -8,7 +8,8 @@ bounds from outer variables, a row's length `len(M[i])`), loops over sequences a
 negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list and lists made in the loops (`L1 = []`, appended to `L0`), lists made, grown and popped (`P.append(x)`, `s = P.pop()`, `P.pop(k)`),
 aliased, swapped, read and written in the loops (`P = [x] * (n + 1)`, `Q = P[1:]`, `Q = P`), min/max/abs, math.sqrt/log, float('inf'), np.float32(x) and the other scalar types, mixed
 int/float/bool arithmetic, draws from the random module (seeded: random(), randint(), uniform(),
-randrange(), choice(), gauss(), normalvariate(), expovariate(); the state compared after the nest), sum/min/max/any/all of generator expressions, stores of elementwise
+randrange(), choice(), gauss(), normalvariate(), expovariate(), and np.random's rand(), randn(),
+randint(), normal(), uniform(), exponential(); the states compared after the nest), sum/min/max/any/all of generator expressions, stores of elementwise
 operations into slices, rows, columns and whole arrays, a complex flavour
 (complex scalars, arrays and lists, with the operations complex numbers have), and ending
 with `return locals()`.
@@ -181,7 +182,10 @@ class Gen:
                               "random.randrange(1, 4)", f"random.randrange({self.pick(['n', 'k', '3'])})",
                               "random.choice(A)", "random.choice(B)", "random.gauss()",
                               f"random.gauss({self.pick(['k', '0.5', 'n'])}, {self.pick(['2', '0.25', 'k'])})",
-                              "random.normalvariate(sigma=k)", f"random.expovariate({self.pick(['k', '2', '0.5'])})"])
+                              "random.normalvariate(sigma=k)", f"random.expovariate({self.pick(['k', '2', '0.5'])})",
+                              "np.random.rand()", "np.random.randn()", f"np.random.randint({self.pick(['n', 'k', '3'])})",
+                              f"np.random.normal(k, {self.pick(['2', '0.5', 'k'])})", "np.random.uniform(-1, k)",
+                              "np.random.exponential(k)"])
         return self.pick(["k", "n", "True", "False"])
 
     def m_item(self):
@@ -668,7 +672,9 @@ def programs(draw):
     g = Gen(draw, n, cplx)
     g.lines += HELPERS.splitlines()
     g.emit(0, "def f(A, B, M, n, k, s, t, u):")
-    g.emit(1, f"random.seed({draw(st.integers(0, 99))})")
+    seed = draw(st.integers(0, 99))
+    g.emit(1, f"random.seed({seed})")
+    g.emit(1, f"np.random.seed({seed})")
     g.emit(1, "L0 = []")
     g.emit(1, "L1 = []")
     if g.made:
@@ -700,7 +706,7 @@ def programs(draw):
     else:
         g.emit(1, f"for v0 in {g.range_()}:")
     g.lines += body
-    g.emit(1, "after = random.random(), random.gauss()  # (the generator's state after the nest)")
+    g.emit(1, "after = random.random(), random.gauss(), np.random.rand(), np.random.randn()  # (the generators' states)")
     g.emit(1, "return locals()")
     src = "\n".join(g.lines) + "\n"
     dtypes = [draw(st.sampled_from(CDTYPES if cplx else DTYPES)) for _ in range(3)]

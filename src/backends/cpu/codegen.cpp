@@ -186,9 +186,11 @@ class Gen {
   // (those statements completed); one more of the statements an inlined helper made for one
   // statement does not (they share its resume point: the one before it in its block, or the
   // one it is inside, has it): `prev_sibling_resume_` and `enclosing_resumes_` tell.
-  llvm::AllocaInst* rng_ = nullptr;
+  // One per generator the nest draws from (RandomSource: the random module's, NumPy's).
+  std::array<llvm::AllocaInst*, 2> rngs_ = {nullptr, nullptr};
+  bool rng_ = false;  // some generator is drawn from
   llvm::Function* rng_fn_ = nullptr;
-  bool draws_gauss_ = false;  // random.gauss(): gauss_next commits with the draws
+  bool draws_gauss_ = false;  // random.gauss(), np.random.randn(): the twin commits with the draws
   int prev_sibling_resume_ = -1;
   std::vector<int> enclosing_resumes_;
   // While seg() evaluates a statement's values: the draws made, by the call's bytecode
@@ -973,18 +975,19 @@ class Gen {
     B.CreateRet(exit_status_);
     // Body.
     B.SetInsertPoint(entry_bb);
-    if (ir::draws_random(nest_.root)) begin_draws(ir::draws_gauss(nest_.root));
+    if (ir::draws_random(nest_.root)) begin_draws(ir::draws_gauss(nest_.root), ir::random_sources(nest_.root));
     BasicBlock* body = BasicBlock::Create(C, "body", F);
     B.CreateBr(body);
     B.SetInsertPoint(body);
     stmt(nest_.root);
     if (!B.GetInsertBlock()->getTerminator()) exit_with(B.getInt32(0));
-    if (rng_) {  // every way out: the draws of a statement CPython runs again are undone
-      B.SetInsertPoint(exit_->getTerminator());
-      auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), B.getInt32Ty()}, false);
-      B.CreateCall(fty, runtime_address("stagepy_random_end", reinterpret_cast<void*>(&stagepy_random_end)),
-                   {rng_, exit_status_});
-    }
+    for (llvm::AllocaInst* r : rngs_)  // every way out: the draws of a statement CPython runs again are undone
+      if (r) {
+        B.SetInsertPoint(exit_->getTerminator());
+        auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), B.getInt32Ty()}, false);
+        B.CreateCall(fty, runtime_address("stagepy_random_end", reinterpret_cast<void*>(&stagepy_random_end)),
+                     {r, exit_status_});
+      }
     // The warning sites' flags go to the state on every way out.
     if (!warn_flags_.empty()) {
       layout_.warn_slot = layout_.slots;
@@ -3359,46 +3362,60 @@ class Gen {
   // ------------------------------------------------------------ random draws
   // The kernel's RandomDraws, in its entry block (its generator null until begun: a way out
   // before that undoes nothing), begun here.
-  void begin_draws(bool gauss) {
+  void begin_draws(bool gauss, unsigned sources) {
     draws_gauss_ = gauss;
-    llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
-    rng_ = entry.CreateAlloca(i8(), c64((int64_t)sizeof(RandomDraws)), "random.draws");
-    rng_->setAlignment(llvm::Align(8));
-    entry.CreateStore(llvm::ConstantPointerNull::get(llvm::PointerType::get(C, 0)), rng_);
+    rng_ = true;
     rng_fn_ = F;
-    auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr()}, false);
-    B.CreateCall(fty, runtime_address("stagepy_random_begin", reinterpret_cast<void*>(&stagepy_random_begin)), {rng_});
+    llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+    for (int k = 0; k < 2; k++) {
+      if (!(sources & (1u << k))) continue;
+      llvm::AllocaInst* r = entry.CreateAlloca(i8(), c64((int64_t)sizeof(RandomDraws)), k ? "np.random.draws" : "random.draws");
+      r->setAlignment(llvm::Align(8));
+      entry.CreateStore(llvm::ConstantPointerNull::get(llvm::PointerType::get(C, 0)), r);
+      auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr()}, false);
+      if (k == 0)
+        B.CreateCall(fty, runtime_address("stagepy_random_begin", reinterpret_cast<void*>(&stagepy_random_begin)), {r});
+      else
+        B.CreateCall(fty, runtime_address("stagepy_np_random_begin", reinterpret_cast<void*>(&stagepy_np_random_begin)), {r});
+      rngs_[(size_t)k] = r;
+    }
   }
   // The draws so far stay: the statements that made them completed (stagepy_random_commit).
   void commit_draws() {
     static_assert(offsetof(RandomDraws, index) == 8 && offsetof(RandomDraws, index0) == 16 &&
                   offsetof(RandomDraws, refilled) == 20, "RandomDraws layout");
-    Value* index = B.CreateLoad(ptr(), B.CreateConstGEP1_64(i8(), rng_, 8));
-    B.CreateStore(B.CreateLoad(B.getInt32Ty(), index), B.CreateConstGEP1_64(i8(), rng_, 16));
-    B.CreateStore(B.getInt32(0), B.CreateConstGEP1_64(i8(), rng_, 20));
-    if (draws_gauss_)  // gauss_next as it is now stays too
-      B.CreateMemCpy(B.CreateConstGEP1_64(i8(), rng_, offsetof(RandomDraws, gauss0)), llvm::Align(8),
-                     B.CreateConstGEP1_64(i8(), rng_, offsetof(RandomDraws, gauss)), llvm::Align(8),
-                     sizeof(stagepy::backends::cpu::GaussNext));
+    for (llvm::AllocaInst* r : rngs_) {
+      if (!r) continue;
+      Value* index = B.CreateLoad(ptr(), B.CreateConstGEP1_64(i8(), r, 8));
+      B.CreateStore(B.CreateLoad(B.getInt32Ty(), index), B.CreateConstGEP1_64(i8(), r, 16));
+      B.CreateStore(B.getInt32(0), B.CreateConstGEP1_64(i8(), r, 20));
+      if (draws_gauss_)  // the twin as it is now stays too
+        B.CreateMemCpy(B.CreateConstGEP1_64(i8(), r, offsetof(RandomDraws, gauss0)), llvm::Align(8),
+                       B.CreateConstGEP1_64(i8(), r, offsetof(RandomDraws, gauss)), llvm::Align(8),
+                       sizeof(stagepy::backends::cpu::GaussNext));
+    }
   }
   // random.random() and Random._randbelow(n) (n <= 0: random.randrange's ValueError, from
   // CPython).
   V random_draw(Builtin f, const std::vector<V>& args, const TypeRef& rt) {
     if (gpu_body_) gpu_refuse("it draws random numbers (the random module), in CPython's order");
-    if (!rng_ || F != rng_fn_) fail("internal error: a random draw outside the kernel's own function");
+    const bool np_source = ir::random_source(f) == 1;
+    llvm::AllocaInst* rng = rngs_[np_source ? 1 : 0];
+    if (!rng || F != rng_fn_) fail("internal error: a random draw outside the kernel's own function");
     auto* fty = llvm::FunctionType::get(f64(), {ptr()}, false);
+    if (np_source) return numpy_draw(f, args, rt, rng);
     switch (f) {
       case Builtin::RandomRandom:
         return scalar(rt, B.CreateCall(fty, runtime_address("stagepy_random_random", reinterpret_cast<void*>(&stagepy_random_random)),
-                                       {rng_}));
+                                       {rng}));
       case Builtin::RandomNormalZ:
         return scalar(rt, B.CreateCall(fty, runtime_address("stagepy_random_normal", reinterpret_cast<void*>(&stagepy_random_normal)),
-                                       {rng_}));
+                                       {rng}));
       case Builtin::RandomExpoZ:
         return scalar(rt, B.CreateCall(fty, runtime_address("stagepy_random_expo", reinterpret_cast<void*>(&stagepy_random_expo)),
-                                       {rng_}));
+                                       {rng}));
       case Builtin::RandomGaussZ: {
-        Value* z = B.CreateCall(fty, runtime_address("stagepy_random_gauss", reinterpret_cast<void*>(&stagepy_random_gauss)), {rng_});
+        Value* z = B.CreateCall(fty, runtime_address("stagepy_random_gauss", reinterpret_cast<void*>(&stagepy_random_gauss)), {rng});
         Checking checking(this, "random.gauss() finds the generator's gauss_next neither None nor a float");
         bail_unless(B.CreateFCmpORD(z, z));
         return scalar(rt, z);
@@ -3412,7 +3429,68 @@ class Gen {
     }
     auto* bty = llvm::FunctionType::get(i64(), {ptr(), i64()}, false);
     return scalar(rt, B.CreateCall(bty, runtime_address("stagepy_random_below", reinterpret_cast<void*>(&stagepy_random_below)),
-                                   {rng_, n}));
+                                   {rng, n}));
+  }
+
+  // np.random's functions of NumPy's global RandomState (legacy: RandomState's own
+  // algorithms). Each checks what NumPy checks before it draws (an error: the statement goes
+  // to CPython, which raises it): randint's low < high, uniform's finite high - low, a
+  // scale's sign (-0.0 is negative to NumPy; NaN passes).
+  V numpy_draw(Builtin f, const std::vector<V>& args, const TypeRef& rt, llvm::AllocaInst* rng) {
+    auto* fty = llvm::FunctionType::get(f64(), {ptr()}, false);
+    auto call0 = [&](const char* name, void* fn) { return B.CreateCall(fty, runtime_address(name, fn), {rng}); };
+    auto scale_ok = [&](Value* scale, const char* why) {
+      Checking checking(this, why);
+      Value* bits = B.CreateBitCast(scale, i64());
+      bail_unless(B.CreateOr(B.CreateICmpSGE(bits, c64(0)), B.CreateFCmpUNO(scale, scale)));
+    };
+    switch (f) {
+      case Builtin::NpRandomRandom:
+        return scalar(rt, call0("stagepy_random_random", reinterpret_cast<void*>(&stagepy_random_random)));
+      case Builtin::NpRandomUniform: {
+        Value* lo = as_double(args[0]);
+        Value* range = B.CreateFSub(as_double(args[1]), lo);
+        {
+          Checking checking(this, "np.random.uniform() may be given a range that is not finite");
+          bail_unless(B.CreateFCmpOLT(B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, range), llvm::ConstantFP::getInfinity(f64())));
+        }
+        Value* u = call0("stagepy_random_random", reinterpret_cast<void*>(&stagepy_random_random));
+        return scalar(rt, B.CreateFAdd(lo, B.CreateFMul(range, u)));
+      }
+      case Builtin::NpRandomStandardNormal: case Builtin::NpRandomNormal: {
+        Value* loc = nullptr;
+        Value* scale = nullptr;
+        if (f == Builtin::NpRandomNormal) {
+          loc = as_double(args[0]);
+          scale = as_double(args[1]);
+          scale_ok(scale, "np.random.normal() may be given a negative scale");
+        }
+        Value* z = call0("stagepy_np_gauss", reinterpret_cast<void*>(&stagepy_np_gauss));
+        {
+          Checking checking(this, "np.random's generator state could not be read");
+          bail_unless(B.CreateFCmpORD(z, z));
+        }
+        return scalar(rt, loc ? B.CreateFAdd(loc, B.CreateFMul(scale, z)) : z);
+      }
+      case Builtin::NpRandomExponential: {
+        Value* scale = as_double(args[0]);
+        scale_ok(scale, "np.random.exponential() may be given a negative scale");
+        Value* e = call0("stagepy_np_exponential", reinterpret_cast<void*>(&stagepy_np_exponential));
+        return scalar(rt, B.CreateFMul(scale, e));
+      }
+      case Builtin::NpRandomRandint: {
+        Value* lo = args.size() == 2 ? as_i64_int(args[0]) : c64(0);
+        Value* hi = as_i64_int(args.back());
+        {
+          Checking checking(this, "np.random.randint() may be given low >= high");
+          bail_unless(B.CreateICmpSLT(lo, hi));
+        }
+        auto* ity = llvm::FunctionType::get(i64(), {ptr(), i64(), i64()}, false);
+        return scalar(rt, B.CreateCall(ity, runtime_address("stagepy_np_randint", reinterpret_cast<void*>(&stagepy_np_randint)),
+                                       {rng, lo, hi}));
+      }
+      default: fail(std::string("internal error: a draw of ") + builtin_name(f));
+    }
   }
 
   void forced_bail(int resume) {

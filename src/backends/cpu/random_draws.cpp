@@ -10,9 +10,12 @@ namespace {
 constexpr int kM = 397;
 constexpr uint32_t kMatrixA = 0x9908b0dfU, kUpper = 0x80000000U, kLower = 0x7fffffffU;
 
-uint32_t* g_mt = nullptr;
-int32_t* g_index = nullptr;
-GaussNextAccess g_gauss;
+struct Source {
+  uint32_t* mt = nullptr;
+  int32_t* index = nullptr;
+  GaussNextAccess gauss;
+};
+Source g_sources[2];  // by RandomSource
 RandomConstants g_constants;
 
 // The next 624 words, in place (genrand_uint32's refill).
@@ -103,6 +106,65 @@ double expo_of(Word word) {
   return -std::log(1.0 - double_of(word));
 }
 
+// NumPy's masked rejection (random_bounded_uint64_fill with use_masked): the draw in
+// [0, rng] for rng > 0, from 32-bit words below 2**32 (all 32 bits at rng 2**32 - 1), else
+// from 64-bit ones (mt19937_next64: the first word high).
+template <class Word>
+uint64_t numpy_bounded_of(uint64_t rng, Word word) {
+  uint64_t mask = rng;
+  mask |= mask >> 1;
+  mask |= mask >> 2;
+  mask |= mask >> 4;
+  mask |= mask >> 8;
+  mask |= mask >> 16;
+  mask |= mask >> 32;
+  if (rng <= 0xFFFFFFFFULL) {
+    if (rng == 0xFFFFFFFFULL) return word();
+    uint64_t v;
+    while ((v = (word() & mask)) > rng) {
+    }
+    return v;
+  }
+  auto word64 = [&] {
+    const uint64_t high = word();
+    return high << 32 | word();
+  };
+  if (rng == 0xFFFFFFFFFFFFFFFFULL) return word64();
+  uint64_t v;
+  while ((v = (word64() & mask)) > rng) {
+  }
+  return v;
+}
+
+template <class Word>
+int64_t numpy_randint_of(int64_t lo, int64_t hi, Word word) {
+  const uint64_t rng = (uint64_t)hi - (uint64_t)lo - 1;  // hi - 1 - lo, closed
+  if (rng == 0) return lo;
+  return (int64_t)((uint64_t)lo + numpy_bounded_of(rng, word));
+}
+
+// legacy_gauss: the polar method; the second number is kept (has_gauss), and taking it
+// leaves gauss 0.0, as NumPy does.
+template <class Word>
+double numpy_gauss_of(GaussNext* next, Word word) {
+  if (next->has) {
+    const double t = next->value;
+    next->has = 0;
+    next->value = 0.0;
+    return t;
+  }
+  double x1, x2, r2;
+  do {
+    x1 = 2.0 * double_of(word) - 1.0;
+    x2 = 2.0 * double_of(word) - 1.0;
+    r2 = x1 * x1 + x2 * x2;
+  } while (r2 >= 1.0 || r2 == 0.0);
+  const double f = std::sqrt(-2.0 * std::log(r2) / r2);
+  next->value = f * x1;
+  next->has = 1;
+  return f * x2;
+}
+
 // The draws of a kernel: words from the generator, keeping what undoes them first.
 uint32_t draw(RandomDraws* d) {
   if (*d->index >= kMtWords && !d->refilled) {
@@ -115,9 +177,11 @@ uint32_t draw(RandomDraws* d) {
 }  // namespace
 
 void set_random_generator(uint32_t* mt, int32_t* index, GaussNextAccess gauss) {
-  g_mt = mt;
-  g_index = index;
-  g_gauss = gauss;
+  g_sources[(int)RandomSource::Python] = {mt, index, gauss};
+}
+
+void set_numpy_generator(uint32_t* key, int32_t* pos, GaussNextAccess gauss) {
+  g_sources[(int)RandomSource::Numpy] = {key, pos, gauss};
 }
 
 void set_random_constants(const RandomConstants& c) { g_constants = c; }
@@ -150,19 +214,47 @@ double random_expo(uint32_t* mt, int32_t* index) {
   return expo_of([&] { return random_word(mt, index); });
 }
 
+int64_t numpy_randint(uint32_t* mt, int32_t* index, int64_t lo, int64_t hi) {
+  return numpy_randint_of(lo, hi, [&] { return random_word(mt, index); });
+}
+
+double numpy_gauss(uint32_t* mt, int32_t* index, GaussNext* next) {
+  return numpy_gauss_of(next, [&] { return random_word(mt, index); });
+}
+
+double numpy_exponential(uint32_t* mt, int32_t* index) { return random_expo(mt, index); }
+
+namespace {
+void begin(RandomDraws* d, RandomSource source) {
+  const Source& s = g_sources[(int)source];
+  d->mt = s.mt;
+  d->index = s.index;
+  d->index0 = *d->index;
+  d->refilled = 0;
+  d->gauss_read = 0;
+  d->source = source;
+}
+
+// The generator's twin, read at the kernel's first draw that takes it.
+bool read_gauss(RandomDraws* d) {
+  if (d->gauss_read) return true;
+  const GaussNextAccess& a = g_sources[(int)d->source].gauss;
+  if (!a.load || !a.load(&d->gauss)) return false;
+  d->gauss0 = d->gauss;
+  d->gauss_read = 1;
+  return true;
+}
+}  // namespace
+
 }  // namespace stagepy::backends::cpu
 
 using stagepy::backends::cpu::RandomDraws;
 
 extern "C" {
 
-void stagepy_random_begin(RandomDraws* d) {
-  d->mt = stagepy::backends::cpu::g_mt;
-  d->index = stagepy::backends::cpu::g_index;
-  d->index0 = *d->index;
-  d->refilled = 0;
-  d->gauss_read = 0;
-}
+void stagepy_random_begin(RandomDraws* d) { stagepy::backends::cpu::begin(d, stagepy::backends::cpu::RandomSource::Python); }
+
+void stagepy_np_random_begin(RandomDraws* d) { stagepy::backends::cpu::begin(d, stagepy::backends::cpu::RandomSource::Numpy); }
 
 // (The same computations as random_double and random_below, which the self-test checks
 // against CPython, from the kernel's undoable draws.)
@@ -176,13 +268,21 @@ int64_t stagepy_random_below(RandomDraws* d, int64_t n) {
 
 double stagepy_random_gauss(RandomDraws* d) {
   using namespace stagepy::backends::cpu;
-  if (!d->gauss_read) {
-    if (!g_gauss.load || !g_gauss.load(&d->gauss)) return std::nan("");
-    d->gauss0 = d->gauss;
-    d->gauss_read = 1;
-  }
+  if (!read_gauss(d)) return std::nan("");
   return gauss_of(&d->gauss, [&] { return draw(d); });
 }
+
+int64_t stagepy_np_randint(RandomDraws* d, int64_t lo, int64_t hi) {
+  return stagepy::backends::cpu::numpy_randint_of(lo, hi, [&] { return stagepy::backends::cpu::draw(d); });
+}
+
+double stagepy_np_gauss(RandomDraws* d) {
+  using namespace stagepy::backends::cpu;
+  if (!read_gauss(d)) return std::nan("");
+  return numpy_gauss_of(&d->gauss, [&] { return draw(d); });
+}
+
+double stagepy_np_exponential(RandomDraws* d) { return stagepy_random_expo(d); }
 
 double stagepy_random_normal(RandomDraws* d) {
   return stagepy::backends::cpu::normal_of([&] { return stagepy::backends::cpu::draw(d); });
@@ -206,7 +306,7 @@ void stagepy_random_end(RandomDraws* d, int32_t status) {
     d->refilled = 0;
     d->gauss = d->gauss0;
   }
-  if (d->gauss_read) stagepy::backends::cpu::g_gauss.store(d->gauss);
+  if (d->gauss_read) stagepy::backends::cpu::g_sources[(int)d->source].gauss.store(d->gauss);
   d->gauss_read = 0;
 }
 }

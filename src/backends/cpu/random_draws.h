@@ -25,6 +25,10 @@ struct GaussNext {
   double value = 0;
 };
 
+// The generators kernels draw from: the `random` module's, and NumPy's legacy one behind
+// np.random.rand() and the other functions of np.random (its global RandomState's MT19937).
+enum class RandomSource : int32_t { Python = 0, Numpy = 1 };
+
 struct RandomDraws {
   uint32_t* mt = nullptr;
   int32_t* index = nullptr;
@@ -34,6 +38,7 @@ struct RandomDraws {
   // now and as it was at the last commit.
   GaussNext gauss, gauss0;
   int32_t gauss_read = 0;
+  RandomSource source = RandomSource::Python;
   uint32_t before[kMtWords];
 };
 
@@ -49,6 +54,9 @@ struct GaussNextAccess {
 // instance (hook/random_generator.cpp found where, and checked the draws against CPython's),
 // and its gauss_next.
 void set_random_generator(uint32_t* mt, int32_t* index, GaussNextAccess gauss);
+// NumPy's: the MT19937's key and pos (the same Mersenne Twister, the same words) and the
+// RandomState's cached normal (has_gauss, gauss), which legacy_gauss keeps as gauss_next.
+void set_numpy_generator(uint32_t* key, int32_t* pos, GaussNextAccess gauss);
 
 // random.py's constants, as the module computed them (set with the generator).
 struct RandomConstants {
@@ -69,6 +77,13 @@ double random_gauss(uint32_t* mt, int32_t* index, GaussNext* next);
 double random_normal(uint32_t* mt, int32_t* index);
 // random.expovariate()'s -log(1.0 - random()) (before `/ lambd`).
 double random_expo(uint32_t* mt, int32_t* index);
+// NumPy's legacy draws (numpy/random/src/legacy, distributions.c), for the self-test:
+// RandomState.randint(lo, hi) for lo < hi (masked rejection: 32-bit words below 2**32, else
+// 64-bit ones, the first word high); legacy_gauss (the polar method, its second number kept
+// in `next`); standard_exponential's -log(1.0 - u).
+int64_t numpy_randint(uint32_t* mt, int32_t* index, int64_t lo, int64_t hi);
+double numpy_gauss(uint32_t* mt, int32_t* index, GaussNext* next);
+double numpy_exponential(uint32_t* mt, int32_t* index);
 
 }  // namespace stagepy::backends::cpu
 
@@ -79,6 +94,11 @@ double stagepy_random_random(stagepy::backends::cpu::RandomDraws* d);
 int64_t stagepy_random_below(stagepy::backends::cpu::RandomDraws* d, int64_t n);
 // NaN where gauss_next could not be read (GaussNextAccess::load): the statement goes to CPython.
 double stagepy_random_gauss(stagepy::backends::cpu::RandomDraws* d);
+// NumPy's generator (stagepy_random_random draws its np.random.random() too).
+void stagepy_np_random_begin(stagepy::backends::cpu::RandomDraws* d);
+int64_t stagepy_np_randint(stagepy::backends::cpu::RandomDraws* d, int64_t lo, int64_t hi);  // lo < hi
+double stagepy_np_gauss(stagepy::backends::cpu::RandomDraws* d);  // NaN: as stagepy_random_gauss
+double stagepy_np_exponential(stagepy::backends::cpu::RandomDraws* d);  // -log(1.0 - u)
 double stagepy_random_normal(stagepy::backends::cpu::RandomDraws* d);
 double stagepy_random_expo(stagepy::backends::cpu::RandomDraws* d);
 // The statement that drew completed: its draws stay.
