@@ -639,8 +639,9 @@ class Infer {
           // stores into no list, so it reads what the copy would hold).
           const Type& bt = *base->type;
           if (bt.kind == Type::Kind::Array && bt.py_items()) {
-            if (bt.ndim != 1) fail("loops over a slice of a " + bt.str() + " (which copies it)", ln);
-            TypeRef view = bt.pylist ? types::py_list_like(bt, 1) : base->type;
+            if (bt.ndim != 1 && !(bt.pylist && bt.tuples)) fail("loops over a slice of a " + bt.str() + " (which copies it)", ln);
+            // (A list of tuples: its rows are read-only, so the slice's items are the list's.)
+            TypeRef view = bt.pylist ? types::py_list_like(bt, bt.ndim) : base->type;
             return typed(e, {base, idx}, view);
           }
         }

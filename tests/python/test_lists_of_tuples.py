@@ -1,6 +1,7 @@
 """Lists of tuples of numbers (`pts = [(x, y), ...]`, each tuple of one length and all items of
 one type) are read like lists of lists, read only: `for x, y in pts`, `pts[i][0]`,
-`p = pts[i]`, `for i, (x, y) in enumerate(pts)`. A store into one of the tuples is a TypeError
+`p = pts[i]`, `for i, (x, y) in enumerate(pts)`, loops over slices of them
+(`zip(pts, pts[1:])`, which need no copy: the tuples cannot change). A store into one of the tuples is a TypeError
 in CPython, and a loop that stores into such a list stays interpreted; so do lists mixing
 tuples with lists, named tuples, and tuples of other lengths."""
 import collections
@@ -70,6 +71,21 @@ NATIVE = [
             s += P[k][0] + P[k][1] * k + len(E[k % len(E)])
         return s
     """, lambda: ([(3, 4)] * 50, [()] * 3)),
+    ("slices of the list in the loop header (a polygon's edges)", """
+    import math
+    def f(pts, k):
+        p = 0.0
+        for (x1, y1), (x2, y2) in zip(pts, pts[1:]):
+            p += math.sqrt((x2 - x1) ** 2 + (y2 - y1) ** 2)
+        s = 0.0
+        for x, y in pts[k:-k]:
+            s += x * y
+        for i, (x, y) in enumerate(pts[2:k:3]):
+            s += i * x - y
+        for x, y in pts[::-2]:
+            s = s * 0.5 + x
+        return p, s
+    """, lambda: (_pts(8, 300), 7)),
 ]
 
 
