@@ -19,8 +19,8 @@ dist[s] = 0`, Floyd-Warshall over a matrix of int weights and inf), an argmin th
 `best = None`, and draws from the random module (Monte Carlo pi, a random walk with dice, one
 with random.choice()); and since stop 58, normal and exponential draws (geometric Brownian
 motion with random.gauss(), an M/M/1 queue with random.expovariate()), np.random's functions
-(an Ising model's Metropolis steps, a walk with np.random.normal steps) and a histogram over
-bisect.bisect(). Each under CPython, stagepy
+(an Ising model's Metropolis steps, a walk with np.random.normal steps), a histogram over
+bisect.bisect() and nearest neighbours by math.hypot. Each under CPython, stagepy
 (one thread and every thread) and numba (njit), in one process; every result compared with
 CPython's.
 
@@ -414,6 +414,20 @@ def noisy_walk(n):
             far = abs(x)
     return x, far, np.random.randn()
 
+def nearest_hypot(pts):
+    # Each point's nearest neighbour's distance, with math.hypot.
+    near = [0.0] * len(pts)
+    for i in range(len(pts)):
+        best = float("inf")
+        xi, yi = pts[i]
+        for j in range(len(pts)):
+            if i != j:
+                d = math.hypot(pts[j][0] - xi, pts[j][1] - yi)
+                if d < best:
+                    best = d
+        near[i] = best
+    return near
+
 def floyd_warshall(d):
     n = len(d)
     for k in range(n):
@@ -483,6 +497,7 @@ def cases(scale):
                   for i in range(nf)]
     fw0 = fw()
     bx = [math.sin(i) * 0.6 + 0.5 for i in range(s(1_000_000))]
+    hp = [(math.cos(i) * i, math.sin(i * 1.7) * i) for i in range(s(1500))]
     return {
         "primes_for_else": (lambda f: f(n_pr), f"n < {n_pr}: `for x ...: if n % x == 0: break` / `else: c += n` / `c -= 1`"),
         "edit_distance": (lambda f: f(a, b), f"{len(a)} x {len(b)} DNA, NumPy table"),
@@ -524,6 +539,7 @@ def cases(scale):
                            f"{s(1_000_000)} floats into 101 uneven edges, bisect.bisect"),
         "ising_metropolis": (lambda f: f(32, s(1_000_000), 0.44), f"{s(1_000_000)} steps on 32 x 32, np.random.randint/rand"),
         "noisy_walk": (lambda f: f(s(1_000_000)), f"{s(1_000_000)} steps, np.random.normal"),
+        "nearest_hypot": (lambda f: f(hp), f"{len(hp)} points, all pairs, math.hypot"),
         "gbm_paths": (lambda f: f(s(2000), 252), f"{s(2000)} paths of 252 steps, random.gauss()"),
         "queue_waits": (lambda f: f(s(1_000_000)), f"{s(1_000_000)} customers, random.expovariate()"),
     }

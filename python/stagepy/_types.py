@@ -416,6 +416,29 @@ def _cfunc_reference(name):
     return lambda z, w: f(z)
 
 
+def verify_hypot():
+    """Whether the kernels' math.hypot (backends/cpu/vector_norm.h) gives what the running
+    CPython's math.hypot gives, bit for bit, on pairs of sample values: every
+    magnitude from subnormals to near overflow, zeros of both signs, infinities and NaNs."""
+    core = _hook.core()
+    if core is None:
+        return False
+    import random
+    r = random.Random(4242)
+    specials = [0.0, -0.0, 1.0, -1.0, 3.0, 4.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1e-310,
+                1.7976931348623157e308, -1.7976931348623157e308, 1e308, 8.98846567431158e307,
+                math.inf, -math.inf, math.nan, 0.5, 1e-300, 1e300]
+    values = specials + [r.uniform(-1, 1) * 10.0 ** r.randint(-320, 308) for _ in range(4000)]
+    values += [r.random() for _ in range(500)] + [float(r.randint(-10**6, 10**6)) for _ in range(500)]
+    pairs = [(x, y) for x in specials for y in specials]
+    pairs += [(r.choice(values), r.choice(values)) for _ in range(20000)]
+    for x, y in pairs:
+        if not _same_float(core._hypot(x, y), math.hypot(x, y)):
+            return False
+    _verified.append("math.hypot")
+    return True
+
+
 def verify_cfunc(name):
     """Whether the kernels' `name` ("pow", "sqrt", "log_base"...: complex_functions.h) gives
     what the running CPython gives, bit for bit, wherever it does not hand over to CPython,

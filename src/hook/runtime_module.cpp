@@ -4,6 +4,7 @@
 
 #include "backends/cpu/parallel_runtime.h"
 #include "backends/cpu/scratch.h"
+#include "backends/cpu/vector_norm.h"
 #include "backends/gpu/gpu_runtime.h"
 
 #include "hook/dispatch.h"
@@ -166,6 +167,13 @@ PyObject* py_run_dot(PyObject*, PyObject* args) {
   return np::run_dot(x, y);
 }
 
+// _hypot(x, y): math.hypot as kernels compute it (for _types.verify_hypot).
+PyObject* py_hypot(PyObject*, PyObject* args) {
+  double x, y;
+  if (!PyArg_ParseTuple(args, "dd", &x, &y)) return nullptr;
+  return PyFloat_FromDouble(stagepy_math_hypot(x, y));
+}
+
 // _cfunc("sqrt", a, b): stagepy_cfunc as kernels call it, of complex numbers a and b (for
 // _types.verify_cfunc): the complex result, or None where the kernel hands over to CPython.
 PyObject* py_cfunc(PyObject*, PyObject* args) {
@@ -279,6 +287,7 @@ PyMethodDef methods[] = {
     {"register_random", py_register_random, METH_VARARGS, "Kernels draw from the random module's generator."},
     {"_oracle_lookup", py_oracle_lookup, METH_VARARGS, "Tests only: the oracle's answer."},
     {"_cfunc", py_cfunc, METH_VARARGS, "Tests only: a complex function as kernels compute it."},
+    {"_hypot", py_hypot, METH_VARARGS, "Tests only: math.hypot as kernels compute it."},
     {"_set_debug_bail", py_set_debug_bail, METH_O, "Tests only: force hand-overs to CPython (see support/debug.h)."},
     {"_ufunc_loop", py_ufunc_loop, METH_VARARGS, "Register, run or drop NumPy's inner loop of a ufunc."},
     {"_resume_iters", resume_iters, METH_NOARGS, "Iterators for the resume just requested (bytecode only)."},

@@ -88,6 +88,11 @@ struct Oracle {
   SelfTest sum_test;
   bool sum_verified() const { return sum_test.passed(); }
 
+  // math.hypot is CPython's own vector_norm (backends/cpu/vector_norm.h), checked against
+  // math.hypot on sample values (_types.verify_hypot).
+  SelfTest hypot_test;
+  bool hypot_verified() const { return hypot_test.passed(); }
+
   // np.dot (and `@`) of 1-d float64 / float32 arrays: NumPy's own dot function for the
   // dtype (its ArrFuncs' dotfunc, which both reach for such arrays), by index 0 / 1, checked
   // against np.dot and `@` on sample arrays (_types.verify_np_dot).

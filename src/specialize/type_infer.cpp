@@ -1739,6 +1739,10 @@ class Infer {
       case Builtin::NpRandomRandom: case Builtin::NpRandomUniform: case Builtin::NpRandomRandint:
       case Builtin::NpRandomStandardNormal: case Builtin::NpRandomNormal: case Builtin::NpRandomExponential:
         return numpy_random_call(e, f, args, at, env, ln);
+      case Builtin::MathHypot:
+        if (!in_.oracle->hypot_verified())
+          fail("calls math.hypot(), and stagepy's did not give CPython's results on samples", ln);
+        break;
       case Builtin::Divmod: {
         // (a // b, a % b): CPython's divmod of Python ints and floats computes both parts as
         // those operators do. Any error hands the statement to CPython, which raises divmod's

@@ -11,6 +11,7 @@
 #include "backends/cpu/parallel_runtime.h"
 #include "backends/cpu/int_functions.h"
 #include "backends/cpu/random_draws.h"
+#include "backends/cpu/vector_norm.h"
 #include "backends/cpu/scratch.h"
 #include "backends/cpu/undo_log.h"
 #include "backends/cpu/warn_functions.h"
@@ -3120,6 +3121,11 @@ class Gen {
         return checked(libm2("pow", x, y));
       }
       case Builtin::MathFmod: return checked(libm2("fmod", x, y));
+      case Builtin::MathHypot: {  // CPython's own vector_norm (never raises)
+        if (gpu_body_) gpu_refuse("it calls math.hypot, CPython's own code, which runs on the host");
+        auto* fty = llvm::FunctionType::get(f64(), {f64(), f64()}, false);
+        return scalar(rt, B.CreateCall(fty, runtime_address("stagepy_math_hypot", reinterpret_cast<void*>(&stagepy_math_hypot)), {x, y}));
+      }
       default: break;
     }
     fail(std::string("calls ") + builtin_name(f) + "()");
