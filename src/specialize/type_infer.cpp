@@ -1670,6 +1670,24 @@ class Infer {
         return np_reduce(e, {callee, obj}, {obj->type}, ln);
       }
     }
+    // x.copy() of a NumPy array of real numbers: a new array of its elements, as `x * 1`
+    // computes it (the same dtype under NumPy's promotion of a Python int; every value, -0.0,
+    // infinities and NaNs, unchanged), kept where a variable takes it (`un = u.copy()`).
+    if (e->args[0]->kind == ExprNode::Kind::Attr && e->args[0]->name == "copy" && e->args.size() == 1 &&
+        e->kwnames.empty() && !object_attribute(e->args[0], env)) {
+      Expr obj = expr(e->args[0]->args[0], env);
+      if (unbound(obj->type)) return typed(e, {obj}, types::unbound());
+      if (np_array(obj->type)) {
+        const DType d = obj->type->dtype;
+        if (d == DType::Bool || dtype_is_complex(d)) fail("copies an array of " + std::string(dtype_name(d)), ln);
+        ir::ConstValue one;
+        one.kind = ir::ConstValue::Kind::Int;
+        one.i = 1;
+        return expr(ir::make_binary(ir::BinOp::Mul, e->args[0]->args[0], ir::make_const(one, ir::kInlinedOrigin), false,
+                                    e->origin),
+                    env);
+      }
+    }
     // x.dot(y) of a NumPy array: np.dot(x, y).
     if (e->args[0]->kind == ExprNode::Kind::Attr && e->args[0]->name == "dot" && e->args.size() == 2 &&
         e->kwnames.empty() && !object_attribute(e->args[0], env)) {

@@ -107,6 +107,23 @@ NATIVE = [
             s += np.sum(d)
         return locals()
     """, lambda: (rand(4, 3),)),
+    ("u.copy() before an in-place update (explicit time steps)", """
+    def f(u, w, k):
+        for t in range(20):
+            un = u.copy()
+            for i in range(1, len(u) - 1):
+                u[i] = un[i] + 0.25 * (un[i + 1] - 2 * un[i] + un[i - 1])
+        for t in range(5):
+            v = w.copy()
+            for i in range(1, w.shape[0] - 1):
+                for j in range(1, w.shape[1] - 1):
+                    w[i, j] = 0.25 * (v[i - 1, j] + v[i + 1, j] + v[i, j - 1] + v[i, j + 1])
+        for t in range(3):
+            c = k.copy()
+            for i in range(1, len(k)):
+                k[i] = c[i - 1] + c[i]
+        return u, w, k, un, v, c
+    """, lambda: (np.where(np.arange(40) == 20, 1.0, -0.0), rand(12, 9), np.arange(10, dtype=np.int32))),
 ]
 
 
@@ -207,6 +224,14 @@ INTERPRETED = [
             s += np.sum(e)
         return locals()
     """, "another variable holds"),
+    ("a copy of an array of bools", """
+    def f(X):
+        s = 0
+        for i in range(X.shape[0]):
+            b = (X[i] > 0.5).copy()
+            s += np.sum(b)
+        return locals()
+    """, "copies an array of bool"),
 ]
 
 
