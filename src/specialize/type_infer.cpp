@@ -720,6 +720,13 @@ class Infer {
         if (np_array(a->type) || np_array(b->type)) return elementwise(e, {a, b}, ln);
         if (a->type->kind == Type::Kind::PyChar && b->type->kind == Type::Kind::PyChar)
           return typed(e, {a, b}, types::py_bool());  // one-character strs: their code points
+        // A str a variable holds against a character (`ca != cb`, `ca` from an enclosing loop
+        // over a str): equal when it has one character, that one.
+        const bool str_a = a->type->kind == Type::Kind::Array && a->type->pystr;
+        const bool str_b = b->type->kind == Type::Kind::Array && b->type->pystr;
+        if ((e->cmpop == ir::CmpOp::EQ || e->cmpop == ir::CmpOp::NE) &&
+            ((str_a && b->type->kind == Type::Kind::PyChar) || (str_b && a->type->kind == Type::Kind::PyChar)))
+          return typed(e, {a, b}, types::py_bool());
         if (!a->type->is_scalar() || !b->type->is_scalar())
           fail(std::string("compares a ") + a->type->str() + " and a " + b->type->str(), ln);
         const Oracle& o = *in_.oracle;

@@ -157,6 +157,24 @@ def test_characters_in_variables_and_loops_over_strs():
     """, "f", lambda: ("",), expect=None)  # UnboundLocalError at `ch`, as in CPython
 
 
+@pytest.mark.parametrize("ca", ["a", "é", "😀", "", "ab", "aé"])
+def test_a_str_variable_compared_with_characters(ca):
+    # `ca` holds a str when the nest starts (the outer loop stays in CPython): equal to a
+    # character when it is that one character; strs of other lengths are never equal.
+    recs = run("""
+    def f(ca, b):
+        same = 0
+        other = 0
+        for cb in b:
+            if ca == cb:
+                same += 1
+            if cb != ca:
+                other += 1
+        return same, other
+    """, "f", lambda: (ca, text("aé😀bc", 200, 3)))
+    assert native(recs), recs
+
+
 def test_character_methods_for_ascii_and_cpython_beyond():
     # isdigit() ... upper() of characters: computed for ASCII (every code point below 128,
     # the control characters Python counts as spaces too); a character beyond ASCII hands

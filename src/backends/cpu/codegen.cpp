@@ -1752,6 +1752,26 @@ class Gen {
             bail_unless(B.CreateFCmpORD(d, d));
           }
         }
+        if ((a.t->pystr && b.t->kind == Type::Kind::PyChar) || (b.t->pystr && a.t->kind == Type::Kind::PyChar)) {
+          // A str and a character: equal when the str has one character, that one.
+          const V& s = a.t->pystr ? a : b;
+          const V& c = a.t->pystr ? b : a;
+          Value* one = B.CreateICmpEQ(s.shape[0], c64(1));
+          BasicBlock* from = B.GetInsertBlock();
+          BasicBlock* single = BasicBlock::Create(C, "str.single", F);
+          BasicBlock* join = BasicBlock::Create(C, "str.compared", F);
+          B.CreateCondBr(one, single, join);
+          B.SetInsertPoint(single);
+          V first = subscript(s, scalar(types::py_int(), c64(0)), types::py_char(), e->origin);
+          Value* same = B.CreateICmpEQ(first.v, c.v);
+          BasicBlock* single_end = B.GetInsertBlock();
+          B.CreateBr(join);
+          B.SetInsertPoint(join);
+          llvm::PHINode* eq = B.CreatePHI(B.getInt1Ty(), 2);
+          eq->addIncoming(B.getFalse(), from);
+          eq->addIncoming(same, single_end);
+          return scalar(e->type, op == ir::CmpOp::EQ ? static_cast<Value*>(eq) : B.CreateNot(eq));
+        }
         if (a.t->kind == Type::Kind::PyChar && b.t->kind == Type::Kind::PyChar) {
           // One-character strs compare as their code points (unsigned i32s, below 0x110000).
           static const std::map<ir::CmpOp, llvm::CmpInst::Predicate> preds = {
