@@ -599,6 +599,8 @@ def same(a, b):
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     if isinstance(a, float) and math.isnan(a):
         return isinstance(b, float) and math.isnan(b)
+    if isinstance(a, np.generic):  # a NumPy scalar: as a 0-d array (a NaN equals a NaN)
+        return type(a) is type(b) and same(np.asarray(a).reshape(1), np.asarray(b).reshape(1))
     return type(a) is type(b) and a == b
 
 
@@ -637,6 +639,29 @@ def f(A, B, C):
                              np.zeros(N, d)))(_dt))
 # (Integer parts: the sums are exact in any order. A NumPy complex sum is two float sums,
 # the complex addition's warnings recorded as the other operations' are.)
+
+
+def _sums_meeting_infinities():
+    big = float(np.finfo(np.float64).max)
+    a = (rng.integers(-9, 9, N) + 1j * rng.integers(-9, 9, N)).astype(np.complex128)
+    a[[100, N // 2, N - 7]] = [complex(np.inf, 0), complex(-np.inf, 0), complex(big, 1)]
+    x = rng.integers(-9, 9, N).astype(np.float64)
+    x[[5, N // 3]] = [big, big]
+    return a, x
+
+
+# NumPy sums whose parts combine into infinities or NaN (a loop that writes nothing): the
+# combination is checked and the loop runs again in order on the CPU, so NumPy's warnings
+# ("invalid value encountered in scalar add", an overflowing add) come as in CPython.
+case("numpy_sums_meeting_infinities", """
+def f(a, x):
+    s = 0j
+    t = np.float64(0)
+    for i in range(a.shape[0]):
+        s += a[i] * 2
+        t += x[i]
+    return s, t
+""", "f", _sums_meeting_infinities)
 
 def run(fn, args):
     with warnings.catch_warnings(record=True) as w:

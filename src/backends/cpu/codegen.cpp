@@ -6124,13 +6124,57 @@ class Gen {
         assign(red.var, combine(red, acc, part));
       };
       if (count) {
-        // The threads' parts in thread order, then the last iteration's (record 0).
-        BasicBlock* folded = BasicBlock::Create(C, "gpu.folded", F);
-        counted_loop("gpu.fold", c64(1), count, true, folded, [&](Value* t, BasicBlock*) {
-          for (size_t r = 0; r < lp.reductions.size(); r++) fold(lp.reductions[r], r, t);
-        }, nullptr);
-        B.SetInsertPoint(folded);
-        for (size_t r = 0; r < lp.reductions.size(); r++) fold(lp.reductions[r], r, c64(0));
+        // The threads' parts in thread order, then the last iteration's (record 0). In a
+        // loop that writes nothing, NumPy float (and complex) sums combine checked, as on the
+        // CPU's threads: a combination that comes out infinite or NaN restores the variables
+        // and runs the loop in order on the CPU, before any warning of the GPU's run is
+        // recorded, so NumPy's warnings come as in CPython's order.
+        auto checked_on_gpu = [&](const specialize::Reduction& r) {
+          if (!lp.store_free || r.kind != specialize::Reduction::Kind::Arith) return false;
+          const TypeRef t = r.np_part ? r.np_part : r.np_type ? r.np_type : rep(r.type);
+          return t && t->kind == Type::Kind::NpScalar && dtype_is_float(t->dtype);
+        };
+        for (bool pass_checked : {true, false}) {
+          std::vector<size_t> these;
+          for (size_t r = 0; r < lp.reductions.size(); r++)
+            if (checked_on_gpu(lp.reductions[r]) == pass_checked) these.push_back(r);
+          if (these.empty()) continue;
+          std::vector<std::pair<Value*, Value*>> saved;
+          Value* bad_before = nullptr;
+          const bool deferred_before = deferred_;
+          if (pass_checked) {
+            for (size_t r : these) {
+              const size_t var = (size_t)lp.reductions[r].var;
+              saved.push_back({B.CreateLoad(i64(), bits_[var]), B.CreateLoad(i8(), tags_[var])});
+            }
+            bad_before = B.CreateLoad(i1(), bad_slot_);
+            B.CreateStore(B.getFalse(), bad_slot_);
+            exact_now_ = true;
+          }
+          BasicBlock* folded = BasicBlock::Create(C, "gpu.folded", F);
+          counted_loop("gpu.fold", c64(1), count, true, folded, [&](Value* t, BasicBlock*) {
+            for (size_t r : these) fold(lp.reductions[r], r, t);
+          }, nullptr);
+          B.SetInsertPoint(folded);
+          for (size_t r : these) fold(lp.reductions[r], r, c64(0));
+          if (pass_checked) {
+            exact_now_ = false;
+            Value* overflowed = B.CreateLoad(i1(), bad_slot_);
+            B.CreateStore(bad_before, bad_slot_);
+            deferred_ = deferred_before;
+            BasicBlock* undo = BasicBlock::Create(C, "gpu.spec.undo", F);
+            BasicBlock* kept = BasicBlock::Create(C, "gpu.spec.kept", F);
+            cold_branch(overflowed, undo, kept);
+            B.SetInsertPoint(undo);
+            for (size_t k = 0; k < these.size(); k++) {
+              const size_t var = (size_t)lp.reductions[these[k]].var;
+              B.CreateStore(saved[k].first, bits_[var]);
+              B.CreateStore(saved[k].second, tags_[var]);
+            }
+            B.CreateBr(seq);
+            B.SetInsertPoint(kept);
+          }
+        }
       } else if (!lp.reductions.empty()) {
         // Reductions: the parts in thread order; checked sums first, each combination
         // checked (exact_now_): an overflow restores the variables and runs the loop
