@@ -2035,6 +2035,29 @@ class Infer {
       }
       return;
     }
+    if (vt->kind == Type::Kind::Tuple) {
+      // `traj[i] = (x, y, z)`: NumPy converts the tuple to an array (its items' common
+      // dtype) and casts that into the section. Only where that cast gives what storing each
+      // item gives: floats (Python's or np.float64) into float64 or float32, Python ints into
+      // int64, Python bools into bool; any of those, ints mixed with floats, into float64.
+      bool floats = false, ints = false, bools = false;
+      for (auto& it : vt->elems)
+        for (auto& m : members(it)) {
+          if (m->kind == Type::Kind::PyFloat || (m->kind == Type::Kind::NpScalar && m->dtype == DType::Float64)) floats = true;
+          else if (m->kind == Type::Kind::PyInt) ints = true;
+          else if (m->kind == Type::Kind::PyBool) bools = true;
+          else fail("stores a " + vt->str() + " into a row or slice of an array", ln);
+        }
+      const DType d = bt.dtype;
+      const bool ok = vt->elems.empty() ? false
+                      : d == DType::Float64                    ? !(bools && (floats || ints))
+                      : d == DType::Float32                    ? floats && !ints && !bools
+                      : d == DType::Int64                      ? ints && !floats && !bools
+                      : d == DType::Bool                       ? bools && !floats && !ints
+                                                               : false;
+      if (!ok) fail("stores a " + vt->str() + " into a row or slice of an array of " + std::string(dtype_name(d)), ln);
+      return;
+    }
     if (!vt->is_scalar()) fail("stores a " + vt->str() + " into a slice of an array", ln);
     for (auto& m : members(vt))
       if (m->is_complex()) fail("stores a complex number into an array of " + std::string(dtype_name(bt.dtype)), ln);

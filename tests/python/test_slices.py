@@ -185,6 +185,32 @@ NATIVE = [
             out[i] = len(A[i, 1:]) + A[i, 2:].shape[0] + A[i, 1:][1] + A[1:][i - 1, 0]
         return locals()
     """, lambda: (rnd(4, 5), np.zeros(4))),
+    ("tuples stored into rows (a trajectory)", """
+    def f(n, dt, xs, ts, ks, bs):
+        x, y, z = 1.0, 1.0, 1.0
+        for i in range(n):
+            dx = 10.0 * (y - x)
+            dy = x * (28.0 - z) - y
+            dz = x * y - 8.0 / 3.0 * z
+            x += dx * dt
+            y += dy * dt
+            z += dz * dt
+            xs[i] = (x, y, z)
+            xs[i, 1:] = (z, x)
+            ts[i] = (x, -0.0)
+            ks[i] = (i, 2 ** 40 + i, -i)
+            bs[i] = (i % 2 == 0, True)
+        xs[0:2, 1:] = (7.0, 8.0)
+        ks[:, 0] = (3,)
+        return locals()
+    """, lambda: (50, 0.01, np.zeros((50, 3)), np.zeros((50, 2), np.float32), np.zeros((50, 3), np.int64),
+                  np.zeros((50, 2), bool))),
+    ("ints and floats in one tuple into float64", """
+    def f(A):
+        for i in range(A.shape[0]):
+            A[i] = (i, 2 ** 53 + 1, 0.5 * i)
+        return locals()
+    """, lambda: (np.zeros((20, 3)),)),
 ]
 
 
@@ -252,6 +278,16 @@ HANDED_OVER = [
             out[i] = np.max(A[i, i:2])
         return locals()
     """, lambda: (rnd(4, 4), np.zeros(4))),
+    ("a tuple of another length than the row (ValueError)", """
+    def f(A):
+        try:
+            for i in range(A.shape[0]):
+                A[i, :2] = (i * 1.0, 2.0)
+                A[i] = (i * 1.0, 2.0)
+        except ValueError as e:
+            return str(e), A
+        return A
+    """, lambda: (np.zeros((3, 4)),)),
     ("an integer that does not fit int8 (OverflowError)", """
     def f(a, v):
         for i in range(a.shape[0]):
@@ -310,6 +346,12 @@ INTERPRETED = [
             a[:], b[:] = b, a
         return locals()
     """, lambda: (rnd(4), rnd(4, seed=1)), "after another store"),
+    ("a tuple of floats into an integer array (NumPy casts the array)", """
+    def f(A):
+        for i in range(A.shape[0]):
+            A[i] = (1.5, 2.5)
+        return locals()
+    """, lambda: (np.zeros((3, 2), np.int64),), "into a row or slice of an array of int64"),
     ("a slice of a complex array", """
     def f(z):
         for k in range(2):

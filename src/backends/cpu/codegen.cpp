@@ -3705,6 +3705,24 @@ class Gen {
             } else if (f.value->type->kind == Type::Kind::Array) {
               p.buf = elements_of(f.value, &p.section, d, c64(next_slot_++), &p.shape);
               if (!p.buf) break;
+            } else if (f.value->type->kind == Type::Kind::Tuple) {
+              // A tuple of numbers (`traj[i] = (x, y, z)`): NumPy makes it an array and
+              // assigns that, broadcast to the section (type inference allows the tuples
+              // whose conversion casts each item as a store of it would): its items, cast,
+              // in a buffer of the kernel's own, then assigned as a view.
+              V tup = gen(f.value);
+              if (tup.t->kind == Type::Kind::Unbound) break;
+              const int64_t n = (int64_t)tup.elems.size(), size = dtype_size(d);
+              llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+              llvm::AllocaInst* items = entry.CreateAlloca(i8(), c64(std::max<int64_t>(n, 1) * size), "tuple.items");
+              items->setAlignment(llvm::Align(8));
+              for (int64_t k = 0; k < n; k++)
+                B.CreateStore(to_dtype(tup.elems[(size_t)k], d), B.CreateConstGEP1_64(i8(), items, k * size));
+              p.view.t = types::array(d, 1, Type::CContig, true);
+              p.view.v = items;
+              p.view.shape = {c64(n)};
+              p.view.strides = {c64(size)};
+              p.view_strides = broadcast_view(p.view, p.section);
             } else {
               p.value = gen(f.value);
               if (p.value.t->kind == Type::Kind::Unbound) break;
