@@ -650,6 +650,16 @@ def _sums_meeting_infinities():
     return a, x
 
 
+# Tuples of numbers stored into rows: natively, on the CPU (stores into rows run in order).
+case("tuples_into_rows", """
+def f(P, x, y):
+    for i in range(P.shape[0]):
+        P[i] = (x[i] * 2.0, y[i] - x[i], 1.0)
+    return P
+""", "f", lambda: (np.zeros((N, 3)), rng.standard_normal(N), rng.standard_normal(N)),
+     expect_gpu=False, why="rows or slices")
+
+
 # NumPy sums whose parts combine into infinities or NaN (a loop that writes nothing): the
 # combination is checked and the loop runs again in order on the CPU, so NumPy's warnings
 # ("invalid value encountered in scalar add", an overflowing add) come as in CPython.
