@@ -462,9 +462,12 @@ HelperEntry* helper_for(NestState& s, PyObject* fn, const FrameRef& f, std::stri
   if (h->reason.empty()) {
     ir::Nest& nest = s.lift.nest;
     const analysis::HelperBody& b = *h->body;
+    // A twin's globals are builtins (`len`): the builtins module's, never a global of the
+    // caller's module that happens to share the name.
+    const bool twin = is_twin(fn);
     for (size_t k = 0; k < b.globals.size(); k++)
       h->global_vars.push_back(var_named(
-          nest, k < b.builtin.size() && b.builtin[k] ? ir::Var::Storage::Builtin : ir::Var::Storage::Global,
+          nest, twin || (k < b.builtin.size() && b.builtin[k]) ? ir::Var::Storage::Builtin : ir::Var::Storage::Global,
           b.globals[k], -1));
     const int first_local = b.nparams + (int)b.globals.size();
     auto attr = [&](const ir::Expr& x) {

@@ -111,3 +111,19 @@ def test_a_function_of_the_program_named_bisect_left_is_its_own():
         return s
     """, "f", lambda: ([0.5, -1.5, 3.0], [0.0, 1.0, 2.0]))
     assert all(r["native_calls"] == r["calls"] for r in recs if r["calls"]), recs
+
+
+def test_a_global_named_len_in_the_program_does_not_reach_the_twin():
+    # The twin's `len` is the builtin, as _bisect's PySequence_Size is, whatever the
+    # program's module calls `len`.
+    recs = difftest.run("""
+    import bisect
+    def len(x):
+        return 1
+    def f(xs, edges):
+        s = 0
+        for x in xs:
+            s += bisect.bisect(edges, x)
+        return s
+    """, "f", lambda: ([0.5, 2.5, 9.0], [0.0, 1.0, 2.0, 3.0, 4.0]))
+    assert all(r["native_calls"] == r["calls"] for r in recs if r["calls"]), recs
