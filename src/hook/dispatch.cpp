@@ -419,7 +419,8 @@ constexpr size_t kMaxHelpers = 16;  // distinct functions per nest
 // `why` when it cannot be inlined; nullptr with a Python error on failure.
 HelperEntry* helper_for(NestState& s, PyObject* fn, const FrameRef& f, std::string* why) {
   // (A twin's globals are stagepy's: it reads none but builtins, which the nest guards.)
-  if (PyFunction_GET_GLOBALS(fn) != f.globals && !is_twin(fn)) {
+  const bool twin = is_twin(fn);
+  if (PyFunction_GET_GLOBALS(fn) != f.globals && !twin) {
     *why = "it is defined in another module";
     return nullptr;
   }
@@ -464,7 +465,6 @@ HelperEntry* helper_for(NestState& s, PyObject* fn, const FrameRef& f, std::stri
     const analysis::HelperBody& b = *h->body;
     // A twin's globals are builtins (`len`): the builtins module's, never a global of the
     // caller's module that happens to share the name.
-    const bool twin = is_twin(fn);
     for (size_t k = 0; k < b.globals.size(); k++)
       h->global_vars.push_back(var_named(
           nest, twin || (k < b.builtin.size() && b.builtin[k]) ? ir::Var::Storage::Builtin : ir::Var::Storage::Global,

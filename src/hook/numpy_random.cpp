@@ -102,7 +102,7 @@ bool draws_match(const Generator& probe, std::string* why) {
         break;
       case 4:
         if (!as_double(call("exponential", "d", std::fabs(a)), &theirs)) return false;
-        mine = std::fabs(a) * numpy_exponential(key.data(), &pos);
+        mine = std::fabs(a) * random_expo(key.data(), &pos);  // (standard_exponential's -log(1 - u))
         break;
       default: {
         const long long* r = ranges[(k / 6) % 16];

@@ -955,10 +955,11 @@ class Infer {
     if (cross_shared_.count(e->origin))
       fail("computes one call of " + fname + " in two statements (a chained comparison)", ln);
     if (nest_.helper_called_twice) fail(kHelperTwice, ln);
-    random_keywords(&e, &args, &at, f, fname, env, ln);
+    // (gauss() and normalvariate() get random.py's defaults for what they leave out.)
     const bool normal = f == Builtin::RandomGauss || f == Builtin::RandomNormalvariate;
-    const size_t lo = normal ? 0 : f == Builtin::RandomRandrange || f == Builtin::RandomChoice || f == Builtin::RandomExpovariate ? 1 : 2;
-    const size_t hi = f == Builtin::RandomChoice || f == Builtin::RandomExpovariate ? 1 : 2;
+    random_keywords(&e, &args, &at, f, fname, env, ln, normal);
+    const size_t hi = random_parameters(f).size();
+    const size_t lo = f == Builtin::RandomRandrange ? 1 : hi;  // (randrange(stop))
     if (at.size() < lo || at.size() > hi) fail("calls " + fname + " with " + std::to_string(at.size()) + " arguments", ln);
     for (size_t i = 1; i < args.size(); i++)
       if (ir::draws_random(args[i])) fail("calls " + fname + " with an argument that draws random numbers", ln);
@@ -996,16 +997,9 @@ class Infer {
           fail("calls " + fname + " on a " + t->str() + " (Python ints only)", ln);
       }
     auto bin = [&](ir::BinOp op, Expr x, Expr y) { return ir::make_binary(op, std::move(x), std::move(y), false, o); };
-    auto real_const = [&](double v) {
-      ir::ConstValue c;
-      c.kind = ir::ConstValue::Kind::Float;
-      c.f = v;
-      return ir::make_const(c, o);
-    };
-    if (normal) {  // mu + z * sigma, with random.py's defaults mu=0.0, sigma=1.0
-      Expr mu = at.size() >= 1 ? e->args[1] : real_const(0.0), sigma = at.size() >= 2 ? e->args[2] : real_const(1.0);
+    if (normal) {  // mu + z * sigma
       Builtin z = f == Builtin::RandomGauss ? Builtin::RandomGaussZ : Builtin::RandomNormalZ;
-      return expr(bin(ir::BinOp::Add, mu, bin(ir::BinOp::Mul, draw(z, {}), sigma)), env);
+      return expr(bin(ir::BinOp::Add, e->args[1], bin(ir::BinOp::Mul, draw(z, {}), e->args[2])), env);
     }
     if (f == Builtin::RandomExpovariate)  // -log(1.0 - random()) / lambd
       return expr(bin(ir::BinOp::TrueDiv, draw(Builtin::RandomExpoZ, {}), e->args[1]), env);
@@ -1502,13 +1496,13 @@ class Infer {
     return ir::make_seq({value, ir::make_as_type(i, types::py_int())}, value->origin);
   }
 
-  // An attribute of a module or an object, read at entry into its pseudo-variable.
   // The variable an attribute is read from: a variable, or a module's attribute itself
   // (`np.random` of `np.random.rand`, bind_module_attributes).
   static int base_of(const Expr& attr) {
     const Expr& b = attr->args[0];
     return b->kind == ExprNode::Kind::Load ? b->var : b->pseudo;
   }
+  // An attribute of a module or an object, read at entry into its pseudo-variable.
   static bool object_attribute(const Expr& attr, const Env& env) {
     if (attr->pseudo < 0) return false;
     const TypeRef& t = env[base_of(attr)];

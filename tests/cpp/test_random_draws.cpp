@@ -182,7 +182,7 @@ TEST(RandomDraws, TheNumbersNumpysRandomStateDraws) {
   EXPECT_EQ(numpy_gauss(g.key, &g.pos, &twin), 0.5747076876290169);
   EXPECT_EQ(twin.has, 0);
   EXPECT_EQ(twin.value, 0.0);  // (NumPy leaves 0.0 where it took the twin)
-  EXPECT_EQ(numpy_exponential(g.key, &g.pos), 0.7306787359195799);
+  EXPECT_EQ(random_expo(g.key, &g.pos), 0.7306787359195799);  // standard_exponential's -log(1 - u)
 }
 
 TEST(RandomDraws, NumpysDrawsUndoneLikeTheRandomModules) {

@@ -189,8 +189,7 @@ class Gen {
   // one it is inside, has it): `prev_sibling_resume_` and `enclosing_resumes_` tell.
   // One per generator the nest draws from (RandomSource: the random module's, NumPy's).
   std::array<llvm::AllocaInst*, 2> rngs_ = {nullptr, nullptr};
-  bool rng_ = false;  // some generator is drawn from
-  llvm::Function* rng_fn_ = nullptr;
+  llvm::Function* rng_fn_ = nullptr;  // null where the nest draws from none
   bool draws_gauss_ = false;  // random.gauss(), np.random.randn(): the twin commits with the draws
   int prev_sibling_resume_ = -1;
   std::vector<int> enclosing_resumes_;
@@ -3390,7 +3389,6 @@ class Gen {
   // before that undoes nothing), begun here.
   void begin_draws(bool gauss, unsigned sources) {
     draws_gauss_ = gauss;
-    rng_ = true;
     rng_fn_ = F;
     llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
     for (int k = 0; k < 2; k++) {
@@ -3421,8 +3419,9 @@ class Gen {
                        sizeof(stagepy::backends::cpu::GaussNext));
     }
   }
-  // random.random() and Random._randbelow(n) (n <= 0: random.randrange's ValueError, from
-  // CPython).
+  // A draw: the random module's random(), gauss()/normalvariate()'s z, expovariate()'s
+  // -log(1 - u), Random._randbelow(n) (n <= 0: random.randrange's ValueError, from CPython);
+  // np.random's through numpy_draw.
   V random_draw(Builtin f, const std::vector<V>& args, const TypeRef& rt) {
     if (gpu_body_) gpu_refuse("it draws random numbers (the random module), in CPython's order");
     const bool np_source = ir::random_source(f) == 1;
@@ -3501,7 +3500,7 @@ class Gen {
       case Builtin::NpRandomExponential: {
         Value* scale = as_double(args[0]);
         scale_ok(scale, "np.random.exponential() may be given a negative scale");
-        Value* e = call0("stagepy_np_exponential", reinterpret_cast<void*>(&stagepy_np_exponential));
+        Value* e = call0("stagepy_random_expo", reinterpret_cast<void*>(&stagepy_random_expo));
         return scalar(rt, B.CreateFMul(scale, e));
       }
       case Builtin::NpRandomRandint: {
@@ -3585,7 +3584,7 @@ class Gen {
     using K = StmtNode::Kind;
     const int after = prev_sibling_resume_;
     prev_sibling_resume_ = -1;
-    if (s->resume >= 0 && rng_ && F == rng_fn_) {
+    if (s->resume >= 0 && F == rng_fn_) {
       const bool same_statement =
           after == s->resume || (!enclosing_resumes_.empty() && enclosing_resumes_.back() == s->resume);
       if (!same_statement) commit_draws();

@@ -222,8 +222,6 @@ double numpy_gauss(uint32_t* mt, int32_t* index, GaussNext* next) {
   return numpy_gauss_of(next, [&] { return random_word(mt, index); });
 }
 
-double numpy_exponential(uint32_t* mt, int32_t* index) { return random_expo(mt, index); }
-
 namespace {
 void begin(RandomDraws* d, RandomSource source) {
   const Source& s = g_sources[(int)source];
@@ -281,8 +279,6 @@ double stagepy_np_gauss(RandomDraws* d) {
   if (!read_gauss(d)) return std::nan("");
   return numpy_gauss_of(&d->gauss, [&] { return draw(d); });
 }
-
-double stagepy_np_exponential(RandomDraws* d) { return stagepy_random_expo(d); }
 
 double stagepy_random_normal(RandomDraws* d) {
   return stagepy::backends::cpu::normal_of([&] { return stagepy::backends::cpu::draw(d); });

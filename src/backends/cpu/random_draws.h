@@ -75,15 +75,15 @@ int64_t random_below(uint32_t* mt, int32_t* index, int64_t n);
 double random_gauss(uint32_t* mt, int32_t* index, GaussNext* next);
 // random.normalvariate()'s z (before `mu + z * sigma`).
 double random_normal(uint32_t* mt, int32_t* index);
-// random.expovariate()'s -log(1.0 - random()) (before `/ lambd`).
+// random.expovariate()'s -log(1.0 - random()) (before `/ lambd`); NumPy's legacy
+// standard_exponential computes the same from the same double (before `scale *`).
 double random_expo(uint32_t* mt, int32_t* index);
 // NumPy's legacy draws (numpy/random/src/legacy, distributions.c), for the self-test:
 // RandomState.randint(lo, hi) for lo < hi (masked rejection: 32-bit words below 2**32, else
 // 64-bit ones, the first word high); legacy_gauss (the polar method, its second number kept
-// in `next`); standard_exponential's -log(1.0 - u).
+// in `next`).
 int64_t numpy_randint(uint32_t* mt, int32_t* index, int64_t lo, int64_t hi);
 double numpy_gauss(uint32_t* mt, int32_t* index, GaussNext* next);
-double numpy_exponential(uint32_t* mt, int32_t* index);
 
 }  // namespace stagepy::backends::cpu
 
@@ -98,8 +98,8 @@ double stagepy_random_gauss(stagepy::backends::cpu::RandomDraws* d);
 void stagepy_np_random_begin(stagepy::backends::cpu::RandomDraws* d);
 int64_t stagepy_np_randint(stagepy::backends::cpu::RandomDraws* d, int64_t lo, int64_t hi);  // lo < hi
 double stagepy_np_gauss(stagepy::backends::cpu::RandomDraws* d);  // NaN: as stagepy_random_gauss
-double stagepy_np_exponential(stagepy::backends::cpu::RandomDraws* d);  // -log(1.0 - u)
 double stagepy_random_normal(stagepy::backends::cpu::RandomDraws* d);
+// -log(1.0 - random()): expovariate()'s, and NumPy's standard_exponential from its own generator.
 double stagepy_random_expo(stagepy::backends::cpu::RandomDraws* d);
 // The statement that drew completed: its draws stay.
 void stagepy_random_commit(stagepy::backends::cpu::RandomDraws* d);
