@@ -464,11 +464,26 @@ HelperEntry* helper_for(NestState& s, PyObject* fn, const FrameRef& f, std::stri
     ir::Nest& nest = s.lift.nest;
     const analysis::HelperBody& b = *h->body;
     // A twin's globals are builtins (`len`): the builtins module's, never a global of the
-    // caller's module that happens to share the name.
-    for (size_t k = 0; k < b.globals.size(); k++)
-      h->global_vars.push_back(var_named(
-          nest, twin || (k < b.builtin.size() && b.builtin[k]) ? ir::Var::Storage::Builtin : ir::Var::Storage::Global,
-          b.globals[k], -1));
+    // caller's module that happens to share the name. In module code whose names are the
+    // module's globals, a global the function reads is the nest's own name of it: one
+    // variable, so the function sees what the nest assigned (`best = v` in the loop,
+    // `return v > best` in the function). The frame's names are checked to be its globals
+    // at every entry (NestState::helpers_read_names).
+    const bool module_names = !f.locals || f.locals == f.globals;
+    for (size_t k = 0; k < b.globals.size(); k++) {
+      const bool builtin = twin || (k < b.builtin.size() && b.builtin[k]);
+      int v = -1;
+      if (!builtin && module_names)
+        for (size_t w = 0; w < nest.vars.size() && v < 0; w++)
+          if (nest.vars[w].storage == ir::Var::Storage::Name && nest.vars[w].name == b.globals[k]) v = (int)w;
+      if (v >= 0) {
+        nest.vars[(size_t)v].read = true;
+        s.helpers_read_names = true;
+      } else {
+        v = var_named(nest, builtin ? ir::Var::Storage::Builtin : ir::Var::Storage::Global, b.globals[k], -1);
+      }
+      h->global_vars.push_back(v);
+    }
     const int first_local = b.nparams + (int)b.globals.size();
     auto attr = [&](const ir::Expr& x) {
       if (x->kind != ir::ExprNode::Kind::Attr || x->args[0]->kind != ir::ExprNode::Kind::Load ||
@@ -1109,6 +1124,9 @@ int resize_list_object(PyObject* list, const MadeList& m) {
 // The rest of a call: reads the values of the nest's variables, finds (or makes) their
 // specialization, runs it and writes back.
 PyObject* run_nest(NestState& s, const FrameRef& f) {
+  if (s.helpers_read_names && f.locals && f.locals != f.globals)
+    return decline(s, "it runs with names that are not its module's globals, and a function it calls "
+                      "reads a global it has as a name");
   // Read and describe the live-in values.
   // (Functions the nest calls may add variables: the globals their bodies read.)
   const auto& vars = s.lift.nest.vars;

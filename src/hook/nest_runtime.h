@@ -71,6 +71,9 @@ struct NestState {
   // costs on every call; see dispatch.cpp).
   unsigned failed_in_a_row = 0;
   unsigned long long skip_failing = 0;
+  // A function the nest calls reads a global that is one of the nest's names (module code):
+  // one variable for both, valid while the frame's names are its globals (dispatch.cpp).
+  bool helpers_read_names = false;
   int unreadable_list = -1;  // the variable whose list a call last could not read (read first)
   // The last call declined for the type of one variable alone (`d` is a dict): which, and
   // that type (a static type, never freed). A call whose variable has the same type declines

@@ -9,7 +9,8 @@ negative), reductions, if/elif/else, bounded while loops (the nest itself may be
 aliased, swapped, read and written in the loops (`P = [x] * (n + 1)`, `Q = P[1:]`, `Q = P`), min/max/abs, math.sqrt/log, float('inf'), np.float32(x) and the other scalar types, mixed
 int/float/bool arithmetic, draws from the random module (seeded: random(), randint(), uniform(),
 randrange(), choice(), gauss(), normalvariate(), expovariate(), and np.random's rand(), randn(),
-randint(), normal(), uniform(), exponential(); the states compared after the nest), sum/min/max/any/all of generator expressions, stores of elementwise
+randint(), normal(), uniform(), exponential(); the states compared after the nest), helpers reading
+globals that module code's nest assigns (module_program), sum/min/max/any/all of generator expressions, stores of elementwise
 operations into slices, rows, columns and whole arrays, a complex flavour
 (complex scalars, arrays and lists, with the operations complex numbers have), and ending
 with `return locals()`.
@@ -45,6 +46,17 @@ def h3(x, y):
 def h4(x, y, z=2):
     a, b = y, x * z
     return a - b, b, h2(a)
+
+# Globals r1/r2 read: f's parameters of the same names are other variables; where the
+# program runs as module code (test_fuzz), the nest's own (one variable for both).
+s, t, u = 1, 0.5, 2
+
+def r1(x):
+    return x + s
+
+def r2(x):
+    w = x * t
+    return w - u if w > s else w + u
 
 WORD = "abcabd\u00e9ab"
 WIDE = "b\U0001F600a\u2603c"
@@ -227,7 +239,7 @@ class Gen:
         if form == 10:
             return f"({a} if {self.cond(depth + 1)} else {b})"
         if form == 11 and self.int_(0, 1):
-            return self.pick([f"h1({a}, {b})", f"h2({a})"])
+            return self.pick([f"h1({a}, {b})", f"h2({a})", f"r1({a})", f"r2({a})"])
         if form == 11 and self.int_(0, 1):
             # Helpers that read elements of what they are passed (inlined; the analysis
             # runs again on the nest with them inlined).
@@ -600,7 +612,10 @@ class Gen:
             else:
                 self.emit(indent, f"{self.pick(SCALARS)} = {self.expr()}")
         elif form <= 4:
-            self.emit(indent, f"{self.pick(SCALARS)} {self.pick(['+=', '-=', '*='])} {self.expr()}")
+            e = self.expr()
+            if not self.cplx and self.int_(0, 3) == 0:
+                e = f"{self.pick(['r1', 'r2'])}({e})"  # reading s, t, u (module_program)
+            self.emit(indent, f"{self.pick(SCALARS)} {self.pick(['+=', '-=', '*='])} {e}")
         elif form <= 6:
             self.emit(indent, f"{self.pick(['A', 'B'])}[{self.index()}] = {self.expr()}")
         elif form == 7:
@@ -776,3 +791,17 @@ def programs(draw):
             arrs.append(a)
         return (*arrs, n, k, *scalars)
     return src, make_args
+
+
+def module_program(src):
+    """The program f of programs() as module code: its body at module level after the
+    helpers, its arguments from the global ARGS; None where its body returns (a `return`
+    inside the loops). The nest's variables are then the module's globals, which r1/r2 read."""
+    lines = src.splitlines()
+    start = lines.index("def f(A, B, M, n, k, s, t, u):")
+    body = lines[start + 1:]
+    assert body[-1] == "    return locals()"
+    body = body[:-1]
+    if any(line.lstrip().startswith("return") for line in body):
+        return None
+    return "\n".join(lines[:start] + ["A, B, M, n, k, s, t, u = ARGS"] + [line[4:] for line in body]) + "\n"

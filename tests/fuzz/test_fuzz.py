@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 import stagepy
 
-from difftest import Hang, TooSlowToCompare, run
+from difftest import Hang, TooSlowToCompare, run, run_module
 from helpers import core
-from programs import programs
+from programs import module_program, programs
 
 EXAMPLES = int(os.environ.get("STAGEPY_FUZZ_EXAMPLES", "150"))
 # STAGEPY_FUZZ_LAST=path: each program is written there before it runs, so that one that
@@ -76,3 +76,23 @@ def test_random_nests_match_cpython_with_forced_handovers(prog, period):
         raise AssertionError(f"{e}\n--- program (hand-over every <= {period} statements) ---\n{src}") from None
     finally:
         core._set_debug_bail(0)
+
+
+@settings(max_examples=max(10, EXAMPLES // 3), deadline=None, derandomize=os.environ.get("CI") == "true",
+          suppress_health_check=list(HealthCheck))
+@given(programs(), st.sampled_from(["always", "default"]))
+def test_random_nests_match_cpython_as_module_code(prog, warn_filter):
+    """The same programs at module level (a script's main loop): the nest's variables are
+    the module's globals, which the helpers it calls may read."""
+    src, make_args = prog
+    msrc = module_program(src)
+    if msrc is None:
+        reject()
+    keep_last(msrc, make_args)
+    try:
+        with float_sums_in_order():
+            run_module(msrc, lambda: {"ARGS": make_args()}, expect=None, warn_filter=warn_filter)
+    except TooSlowToCompare:
+        reject()
+    except (AssertionError, Hang) as e:
+        raise AssertionError(f"{e}\n--- module program (warnings filter {warn_filter!r}) ---\n{msrc}\n--- arguments ---\n{make_args()!r}") from None

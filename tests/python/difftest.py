@@ -16,6 +16,7 @@ import math
 import signal
 import sys
 import textwrap
+import types
 import threading
 import warnings
 
@@ -210,28 +211,50 @@ def assert_reason(recs, reason):
     assert any(reason in (r["reason"] or "") for r in recs), [r["reason"] for r in recs]
 
 
-def run_module(src, make_globals, expect="native"):
+def run_module(src, make_globals, expect="native", warn_filter="always"):
     """Module-level code: exec `src` as a module twice (plain and under stagepy) in fresh
-    globals from make_globals(); compares the resulting globals."""
+    globals from make_globals(); compares the outcomes, the warnings and the resulting
+    globals (the module's own functions by name). A stagepy run that hangs raises Hang, or
+    TooSlowToCompare where CPython's own run does not finish in time either."""
     src = textwrap.dedent(src)
-    g_py = make_globals()
-    r_py = _exec_outcome(compile_module(src), g_py)
     with stagepy.enable():
         code = compile_module(src)
         g_sp = make_globals()
-        r_sp = _exec_outcome(code, g_sp)
+        try:
+            r_sp = _exec_outcome(code, g_sp, warn_filter)
+        except Hang as e:
+            hang = e
+        else:
+            hang = None
+    g_py = make_globals()
+    try:
+        r_py = _exec_outcome(compile_module(src), g_py, warn_filter,
+                             TIMEOUT_S // 2 if hang is not None else TIMEOUT_S)
+    except Hang:
+        if hang is not None:
+            raise TooSlowToCompare(f"CPython's own run takes over {TIMEOUT_S // 2} s") from None
+        raise
+    if hang is not None:
+        raise hang
     same(r_sp, r_py, "outcome")
     for g in (g_py, g_sp):
         g.pop("__builtins__", None)
+        g.pop("__warningregistry__", None)  # (its version counts every filter change)
+        for k, v in g.items():  # the module's own functions: one per exec, compared by name
+            if isinstance(v, types.FunctionType):
+                g[k] = f"<function {v.__qualname__}>"
     same(g_sp, g_py, "globals")
     recs = [r for r in stagepy.report() if r["file"] == code.co_filename]
     check_expectation(recs, expect)
     return recs
 
 
-def _exec_outcome(code, g):
-    try:
-        exec(code, g)
-        return ("ok",)
-    except Exception as e:
-        return ("raise", type(e).__name__, str(e))
+def _exec_outcome(code, g, warn_filter="always", seconds=TIMEOUT_S):
+    with warnings.catch_warnings(record=True) as caught, _time_limit(seconds):
+        warnings.simplefilter(warn_filter)
+        try:
+            exec(code, g)
+            r = ("ok",)
+        except Exception as e:
+            r = ("raise", type(e).__name__, str(e))
+    return r, [(type(w.message).__name__, str(w.message), w.lineno) for w in caught]

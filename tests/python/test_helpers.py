@@ -1,10 +1,15 @@
 """Calls to plain Python helper functions are inlined: `def sq(x): return x * x` called in a
 nest runs natively, guarded on the identity of the function (and of its code), with CPython's
 values and exceptions; functions stagepy cannot inline keep the nest in CPython, with a reason."""
+import textwrap
+
 import numpy as np
 import pytest
 
+import difftest
+import stagepy
 from difftest import run
+from helpers import compile_module
 
 HELPERS = """
 import math
@@ -476,3 +481,110 @@ def f(n):
         s += ignore(1.0, y)
     return s
 """, "f", lambda: (6,), expect=None)
+
+
+# Module code: the loop's variables are the module's globals, and a function it calls reads
+# them as globals. One variable for both: the function sees what the loop assigned.
+MODULE_GLOBALS_READ_BY_HELPERS = [
+    ("a running total", """
+    total = 0
+    def bump(i):
+        return total % 7 + i
+    for i in range(10):
+        total += bump(i)
+    """),
+    ("a best value compared in a helper", """
+    best = 0
+    def better(v):
+        return v > best
+    for v in [3, 1, 4, 1, 5, 9, 2, 6]:
+        if better(v):
+            best = v
+    """),
+    ("a while loop advanced by a helper", """
+    cnt = 0
+    def nxt():
+        return cnt + 1
+    while cnt < 10:
+        cnt = nxt()
+    """),
+    ("a reassigned list a helper indexes", """
+    prev = [0] * 5
+    def cost(j):
+        return prev[j] + j
+    for step in range(4):
+        cur = [0] * 5
+        for j in range(5):
+            cur[j] = cost(j) + 1
+        prev = cur
+    """),
+    ("the loop's own variable", """
+    k = 0
+    def f():
+        return k
+    s = 0
+    for k in range(1000):
+        s += f()
+    """),
+    ("arrays swapped each step, read by a stencil helper", """
+    import numpy as np
+    n = 50
+    u = np.zeros(n)
+    u[n // 2] = 1.0
+    un = np.zeros(n)
+    def avg(i):
+        return 0.5 * (u[i - 1] + u[i + 1])
+    for step in range(20):
+        for i in range(1, n - 1):
+            un[i] = avg(i)
+        u, un = un, u
+    """),
+    ("a looping helper reading the running value", """
+    x = 1.5
+    def walk(n):
+        s = 0.0
+        for k in range(n):
+            s += x * k
+        return s
+    acc = 0.0
+    for i in range(20):
+        acc += walk(i)
+        x = x * 0.5 + i
+    """),
+]
+
+
+@pytest.mark.parametrize("src", [c[1] for c in MODULE_GLOBALS_READ_BY_HELPERS],
+                         ids=[c[0] for c in MODULE_GLOBALS_READ_BY_HELPERS])
+def test_module_loops_and_their_helpers_share_the_globals(src):
+    difftest.run_module(src, dict)
+
+
+def test_module_code_with_separate_locals_keeps_the_names_apart():
+    # exec(code, g, l): the loop's `total` is a local of l; the helper reads g's. The same
+    # code object run first as a module (one variable) then so must not keep sharing them.
+    src = textwrap.dedent("""
+    total = 0
+    for i in range(10):
+        total += bump(i)
+    """)
+    helper = "def bump(i):\n    return total % 7 + i\n"
+    code = compile_module(src)
+
+    def both():
+        g = {}
+        exec(helper, g)
+        exec(code, g)
+        g2 = {"total": 100}
+        exec(helper, g2)
+        loc = {}
+        exec(code, g2, loc)
+        return g["total"], loc["total"], g2["total"]
+
+    expected = both()
+    with stagepy.enable():
+        got = [both() for _ in range(3)]
+    assert expected == (sum(i % 7 + i for i in range(10)) if False else expected[0], 65, 100)
+    assert got == [expected] * 3
+    recs = [r for r in stagepy.report() if r["file"] == code.co_filename]
+    difftest.assert_reason(recs, "names that are not its module's globals")
