@@ -1050,7 +1050,7 @@ PyObject* dispatch(NestState& s) {
     s.too_small = false;  // measure again; if it is still too small, again after twice as many calls
     s.skipped_small = 0;
     s.small_retry = std::min(2 * s.small_retry, kSmallRetryMax);
-    s.win_native_calls = 0;
+    s.win_native_calls = s.win_bailed_calls = 0;
     s.win_native_s = s.win_convert_s = 0;
   }
   if (s.skip_failing > 0) {  // recent calls' values could not be compiled for (below)
@@ -1790,6 +1790,14 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
   } else {
     s.native_calls++;
     s.bailouts++;
+    // A nest that hands most of its calls to CPython part way (a sum that outgrows 64 bits in
+    // every call) is no better for running natively up to there when reading its values costs
+    // more than CPython's whole run. Its native time says nothing of the rest of each call,
+    // but the probe's gaps hold both: from the 8th, 16th... such call of a window where they
+    // are at least half the calls, the probe compares them with CPython's own runs.
+    const unsigned long long nb = ++s.win_bailed_calls;
+    if (nb >= 8 && nb <= (1ULL << 16) && (nb & (nb - 1)) == 0 && nb >= s.win_native_calls && !s.probe.active())
+      s.probe.start(std::max(CostProbe::kMaxGap_s, kConvertGapFactor * s.win_native_s / (double)(nb + s.win_native_calls)));
     const ir::ResumePoint& rp = s.lift.nest.resumes[(size_t)status - 1];
     s.status_reason = "stopped at line " + std::to_string(rp.line) + " for CPython to run it (an error, an overflow or a warning)";
   }

@@ -65,6 +65,7 @@ struct NestState {
   // Since the last measuring began: native calls that finished there, their time, and
   // of it reading and writing back lists (the totals above are the report's).
   unsigned long long win_native_calls = 0;
+  unsigned long long win_bailed_calls = 0;  // native calls that handed a statement to CPython
   double win_native_s = 0, win_convert_s = 0;
   // Calls in a row whose values gave a specialization that could not be compiled, and how
   // many calls to leave to CPython without looking (reading the values, lists above all,

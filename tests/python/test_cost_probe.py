@@ -165,3 +165,26 @@ def test_a_nest_whose_first_calls_overflowed_is_still_measured_later():
     assert r["bailouts"] > 0, r
     assert "reading and writing back its lists" in r["reason"], r["reason"]
     assert r["native_calls"] < 1000, r  # of 7236 calls
+
+
+def test_a_nest_that_hands_every_call_to_cpython_is_left_to_it():
+    # Found by probing user-style scripts: an int matrix product whose sums all outgrow 64
+    # bits. Each call read both 30x30 lists, ran a few iterations and handed the rest of the
+    # loop to CPython: twice CPython's time. The probe compares those calls, CPython's part
+    # included, with CPython's own runs.
+    big = [[(i * 5 + j * 3) % 9 + 2 ** 61 for j in range(30)] for i in range(30)]
+    want_ns, got_ns = {}, {}
+    exec(compile_module(MATMUL_ROW), want_ns)
+
+    def drive(ns):
+        return [ns["dot_row"](big, big, i, j, 30) for _ in range(3) for i in range(30) for j in range(30)]
+    want = drive(want_ns)
+    with stagepy.enable():
+        code = compile_module(MATMUL_ROW)
+        exec(code, got_ns)
+        got = drive(got_ns)
+    assert got == want
+    r = [r for r in stagepy.report() if r["file"] == code.co_filename][0]
+    assert r["bailouts"] >= 8, r
+    assert "CPython runs it faster" in r["reason"], r["reason"]
+    assert r["native_calls"] < 300, r  # of 2700 calls (56 on this project's VM)
