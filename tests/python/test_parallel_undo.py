@@ -186,3 +186,55 @@ def test_windows_of_a_long_run_keep_reductions_privates_and_warnings(stop):
     for bad in (None, 1, 10, 14):
         recs = run(src, "f", make(bad), calls=2, expect="bail" if bad is not None else "native")
         assert loops(recs)["i"]["parallel"]
+
+
+# Reads whose index the analysis cannot prove in range (a CSR row's bounds come from the
+# data): checked at each access, so they stop a speculative run like any other check, and
+# the loop over rows runs on threads where it writes only its own y[i].
+SPMV = """
+def f(row, col, val, x, y):
+    for i in range(len(y)):
+        s = 0.0
+        for k in range(row[i], row[i + 1]):
+            s += val[k] * x[col[k]]
+        y[i] = s
+    return locals()
+"""
+
+
+@pytest.mark.parametrize("bad", [None, "row", "col", "negative col"])
+def test_csr_rows_run_on_threads_and_stop_where_cpython_raises(bad):
+    rows, per = 2000, 6
+
+    def make(fail):
+        def args():
+            rng = np.random.default_rng(5)
+            row = np.arange(0, rows * per + 1, per)
+            col = rng.integers(0, rows, rows * per)
+            val = rng.standard_normal(rows * per)
+            x = rng.standard_normal(rows)
+            if fail and bad == "row":
+                row[rows // 2 + 1:] += 3  # past val's end in the last rows
+            elif fail and bad == "col":
+                col[rows * per // 2 + 1] = rows + 7
+            elif fail and bad == "negative col":
+                col[rows * per // 3] = -5  # wraps, as in CPython
+            return row, col, val, x, np.zeros(rows)
+        return args
+    recs = run(SPMV, "f", alternating(make(False), make(True)), expect="native")
+    assert loops(recs)["i"]["parallel"], loops(recs)["i"]["why"]
+    assert ran_parallel(recs, "i")
+
+
+def test_an_unproven_read_of_an_array_the_loop_writes_keeps_it_in_order():
+    recs = run("""
+    def f(row, y):
+        for i in range(len(y) - 1):
+            s = 0.0
+            for k in range(row[i], row[i + 1]):
+                s += y[k]
+            y[i] = s
+        return locals()
+    """, "f", lambda: (np.arange(0, 4001, 2) % 900, np.linspace(0.0, 1.0, 2001)))
+    assert not loops(recs)["i"]["parallel"]
+    assert "out of bounds" in loops(recs)["i"]["why"]
