@@ -239,6 +239,15 @@ SOURCE = textwrap.dedent("""
                     for dj in (-1, 0, 1):
                         s += u[i + di, j + dj]
                 v[i, j] = s / 9.0
+
+    def spmv(row, col, val, x, y):
+        n = y.shape[0]
+        for i in range(n):
+            s = 0.0
+            for k in range(row[i], row[i + 1]):
+                s += val[k] * x[col[k]]
+            y[i] = s
+        return y
 """)
 
 
@@ -323,6 +332,10 @@ def cases(scale):
     P = rng.random((n_p, 3))
     n_b3 = s(1000)
     B3 = rng.random((n_b3, n_b3))
+    n_sp, per_sp = s(200_000), 16  # CSR: per_sp entries a row, random columns
+    sp_row = np.arange(0, n_sp * per_sp + 1, per_sp)
+    sp_col = rng.integers(0, n_sp, n_sp * per_sp)
+    sp_val, sp_x = rng.random(n_sp * per_sp), rng.random(n_sp)
     return {
         "gemm": (lambda f: f(A, B, np.zeros((n_g, n_g))), lambda: A @ B, f"{n_g}x{n_g}"),
         "stencil": (lambda f: f(u0.copy(), u0.copy(), steps), None, f"{n_s}x{n_s} x {steps} steps"),
@@ -363,6 +376,9 @@ def cases(scale):
         "blur3": (lambda f: f(B3, np.zeros_like(B3)), lambda: blur3_numpy(B3), f"{n_b3}x{n_b3}, for di in (-1, 0, 1)"),
         "pairwise": (lambda f: f(P, np.zeros((n_p, n_p))), lambda: np.sqrt(((P[:, None, :] - P[None, :, :]) ** 2).sum(axis=2)),
                      f"{n_p}x3 points, d = X[i] - X[j] kept"),
+        "spmv": (lambda f: f(sp_row, sp_col, sp_val, sp_x, np.zeros(n_sp)),
+                 lambda: np.add.reduceat(sp_val * sp_x[sp_col], sp_row[:-1]),
+                 f"CSR {n_sp} rows x {per_sp} entries, y[i] = sum of val[k] * x[col[k]]"),
     }
 
 
