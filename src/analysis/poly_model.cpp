@@ -46,6 +46,7 @@ class Builder {
       if (c.known) one_length_.insert(c.vars.begin(), c.vars.end());
     for (int v : ir::computed_assigned(n.root))
       if (!views_.count(v) && !made_.count(v)) kept_.insert(v);
+    find_rows_of_one(n.root);
   }
 
   PolyModel run() {
@@ -430,6 +431,37 @@ class Builder {
     return &r->second.value;
   }
 
+  // Variables that only ever hold rows of one container, at indices the model cannot follow
+  // (`s = spheres[k]` with `k` the closest sphere, in a helper inlined as statements): every
+  // assignment to v is `A[e]` (one index) with the same A, a variable the nest never
+  // reassigns, and v holds nothing else: what such a variable holds at entry is no value
+  // in the kernel (a Temp has none; the dispatcher counts a user's variable the nest gives
+  // rows as unset until assigned, and a read before that goes to CPython). An access
+  // through v is then one of A's, at an unknown row (rows_of_one_: v -> A and the first
+  // assignment's origin).
+  void find_rows_of_one(const Stmt& root) {
+    std::map<int, std::pair<int, int>> found;
+    std::set<int> bad;
+    ir::for_each_stmt(root, [&](const Stmt& x) {
+      if (x->kind == StmtNode::Kind::For) bad.insert(x->var);
+      for (auto& f : x->effects) {
+        if (f.kind != ir::Effect::Kind::Assign || !views_.count(f.var)) continue;
+        const Expr& v = f.value;
+        const int base = v->kind == K::Subscript && v->args[1]->kind != K::Tuple &&
+                                 v->args[1]->kind != K::Slice ? named_var(v->args[0]) : -1;
+        if (base < 0 || n_.vars[(size_t)base].assigned) {
+          bad.insert(f.var);
+          continue;
+        }
+        auto [it, fresh] = found.insert({f.var, {base, v->origin}});
+        if (!fresh && it->second.first != base) bad.insert(f.var);
+      }
+    });
+    for (auto& [v, row] : found)
+      if (!bad.count(v) && !rows_.count(v)) rows_of_one_[v] = row;
+  }
+  std::map<int, std::pair<int, int>> rows_of_one_;
+
   // Rows bound for an iteration: `v = A[e]` a top-level statement of a For loop's body,
   // where A is never reassigned, e reads only the loop's variable (not reassigned in the
   // body) and variables the nest never assigns, v is assigned nowhere else, and nothing in
@@ -478,6 +510,15 @@ class Builder {
   // stands for its A[e].
   bool chain(const Expr& e, int& var, std::vector<std::pair<Expr, std::pair<int, int>>>& idx) {
     if (const Expr* row = bound_row(e)) return chain(*row, var, idx);
+    if (e->kind == K::Load) {
+      if (auto r = rows_of_one_.find(e->var); r != rows_of_one_.end()) {
+        // Some row of that container: its index is the variable itself, which has no
+        // affine form (any row, as far as dependences go).
+        var = r->second.first;
+        idx.push_back({e, {r->second.second, 0}});
+        return true;
+      }
+    }
     if (named_var(e) >= 0) {
       var = named_var(e);
       return true;

@@ -993,3 +993,71 @@ def test_regions_with_too_little_work_stay_on_this_thread(cpu_only):
     finally:
         core.min_parallel_cost(old)
         stagepy.set_threads(2)
+
+
+# A row picked by a computed index (`s = spheres[k]`, k the closest sphere, in a helper the
+# nest inlines): an access through it is one of the container's at an unknown row, which
+# conflicts with no store into another array (a ray tracer's pixels are independent).
+ROWS_BY_COMPUTED_INDEX = """
+def closest(x, spheres):
+    best = -1
+    best_d = 1e30
+    for k in range(len(spheres)):
+        s = spheres[k]
+        d = abs(x - s[0]) - s[1]
+        if d < best_d:
+            best_d = d
+            best = k
+    return best
+
+def shade(x, spheres):
+    k = closest(x, spheres)
+    s = spheres[k]
+    return s[2] * (x - s[0]) + s[1]
+
+def f(img, spheres, h, w):
+    for j in range(h):
+        for i in range(w):
+            x = (i * 7 + j * 3) % 50 / 10.0
+            img[j, i] = shade(x, spheres)
+    return locals()
+"""
+
+
+def _spheres(kind):
+    rows = [[0.5, 0.25, 1.0], [2.0, 0.5, -1.0], [3.5, 0.125, 2.0], [4.75, 0.5, 0.5]]
+    return np.array(rows) if kind == "ndarray" else rows
+
+
+@pytest.mark.parametrize("kind", ["list", "ndarray"])
+def test_rows_picked_by_a_computed_index_do_not_keep_the_loop_in_order(cpu_only, kind):
+    recs = run(ROWS_BY_COMPUTED_INDEX, "f", lambda: (np.zeros((60, 80)), _spheres(kind), 60, 80))
+    assert loops(recs)["j"]["parallel"], loops(recs)["j"]["why"]
+    assert ran_parallel(recs, "j")
+
+
+def test_stores_through_rows_picked_by_a_computed_index(cpu_only):
+    # Two iterations may pick one row: in order, or summed in a copy per thread (an update
+    # of one element), never two threads storing into one row.
+    recs = run("""
+    def f(table, idx, n):
+        for i in range(n):
+            s = table[idx[i]]
+            s[0] += 3 * i
+            s[1] = s[0] - i
+        return locals()
+    """, "f", lambda: ([[0, 1] for _ in range(8)], [(i * 5) % 8 for i in range(N)], N))
+    assert not loops(recs)["i"]["parallel"]
+
+
+def test_reads_through_a_row_picked_by_a_computed_index_meet_the_containers_stores(cpu_only):
+    # s is some row of A; the loop also stores into A: the unknown row may be the stored one.
+    recs = run("""
+    def f(A, out, n):
+        for i in range(n):
+            s = A[(i * 7) % 5]
+            A[i % 5, 0] = s[1] + i
+            out[i] = s[0]
+        return locals()
+    """, "f", lambda: (np.arange(10.0).reshape(5, 2), np.zeros(N), N))
+    assert not loops(recs)["i"]["parallel"]
