@@ -20,7 +20,8 @@ dist[s] = 0`, Floyd-Warshall over a matrix of int weights and inf), an argmin th
 with random.choice()); and since stop 58, normal and exponential draws (geometric Brownian
 motion with random.gauss(), an M/M/1 queue with random.expovariate()), np.random's functions
 (an Ising model's Metropolis steps, a walk with np.random.normal steps), a histogram over
-bisect.bisect() and nearest neighbours by math.hypot. Each under CPython, stagepy
+bisect.bisect() and nearest neighbours by math.hypot; and since stop 59, a ray caster whose pixels
+shade from the row of the closest sphere (`s = spheres[k]`, k computed). Each under CPython, stagepy
 (one thread and every thread) and numba (njit), in one process; every result compared with
 CPython's.
 
@@ -428,6 +429,40 @@ def nearest_hypot(pts):
         near[i] = best
     return near
 
+def closest_sphere(ox, oy, dx, dy, spheres):
+    best = -1
+    best_t = 1e30
+    for k in range(len(spheres)):
+        s = spheres[k]
+        lx = ox - s[0]
+        ly = oy - s[1]
+        b = dx * lx + dy * ly
+        c = lx * lx + ly * ly - s[2] * s[2]
+        disc = b * b - c
+        if disc > 0.0:
+            t = -b - math.sqrt(disc)
+            if 1e-6 < t < best_t:
+                best_t = t
+                best = k
+    return best, best_t
+
+def trace_rows(img, spheres):
+    # A 2-d ray caster: per pixel, the closest sphere (a helper's loop), its row picked by
+    # that computed index (`s = spheres[k]`), shading from its items.
+    h, w = img.shape
+    for j in range(h):
+        for i in range(w):
+            dx = (i - w / 2) / w
+            dy = 1.0
+            n = math.sqrt(dx * dx + dy * dy)
+            k, t = closest_sphere(0.0, -1.0, dx / n, dy / n, spheres)
+            if k < 0:
+                img[j, i] = 0.1 * (j % 7)
+            else:
+                s = spheres[k]
+                img[j, i] = s[3] * t / (1.0 + s[2]) + j * 1e-3
+    return img
+
 def floyd_warshall(d):
     n = len(d)
     for k in range(n):
@@ -498,6 +533,7 @@ def cases(scale):
     fw0 = fw()
     bx = [math.sin(i) * 0.6 + 0.5 for i in range(s(1_000_000))]
     hp = [(math.cos(i) * i, math.sin(i * 1.7) * i) for i in range(s(1500))]
+    balls = [[r.uniform(-3, 3), r.uniform(2, 9), r.uniform(0.2, 0.9), r.uniform(0, 1)] for _ in range(12)]
     return {
         "primes_for_else": (lambda f: f(n_pr), f"n < {n_pr}: `for x ...: if n % x == 0: break` / `else: c += n` / `c -= 1`"),
         "edit_distance": (lambda f: f(a, b), f"{len(a)} x {len(b)} DNA, NumPy table"),
@@ -542,6 +578,8 @@ def cases(scale):
         "nearest_hypot": (lambda f: f(hp), f"{len(hp)} points, all pairs, math.hypot"),
         "gbm_paths": (lambda f: f(s(2000), 252), f"{s(2000)} paths of 252 steps, random.gauss()"),
         "queue_waits": (lambda f: f(s(1_000_000)), f"{s(1_000_000)} customers, random.expovariate()"),
+        "trace_rows": (lambda f: f(np.zeros((s(200), 300)), balls),
+                       f"{s(200)} x 300 pixels, {len(balls)} spheres, `s = spheres[k]` of the closest"),
     }
 
 
