@@ -1886,6 +1886,14 @@ std::string unlifted_constant_reason(const Const& c) {
 
 LiftResult lift_nest(const CodeInfo& code, const LoopSpec& spec) {
   LiftResult r;
+  // A generator function's frames are never swapped (the hook leaves them to CPython): say
+  // so, rather than what the lifter would trip over first (a yield's value on the stack).
+  for (const Instr& in : code.instrs)
+    if (in.op == Op::YIELD_VALUE) {
+      r.ok = false;
+      r.reason = "it is in a generator or a coroutine (a function that yields or awaits): its loops stay in CPython";
+      return r;
+    }
   try {
     Lifter lifter(code, spec);
     r.nest = append_targets(bind_module_attributes(lifter.run()));

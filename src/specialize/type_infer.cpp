@@ -1483,15 +1483,38 @@ class Infer {
 
   // `v = A[i]` taking a row: the index to keep, checked by taking the row once (nullptr if
   // this is not such a row: A is reassigned in the nest, or the index not a 64-bit int).
-  Expr row_index(const Expr& value, int* base) {
-    if (value->kind != ExprNode::Kind::Subscript) return nullptr;
+  // (`why`: what keeps it from being one, for the report.)
+  Expr row_index(const Expr& value, int* base, std::string* why) {
+    if (value->kind != ExprNode::Kind::Subscript) {
+      *why = "a list or array it computes";
+      return nullptr;
+    }
     const Expr& b = value->args[0];
     const Expr& i = value->args[1];
     int var = b->kind == ExprNode::Kind::Load ? b->var : b->kind == ExprNode::Kind::Attr ? b->pseudo : -1;
-    if (var < 0 || nest_.vars[(size_t)var].assigned || b->check_bound) return nullptr;
+    const char* what = b->type && b->type->pylist ? "a row of a list" : "a row or view of an array";
+    if (var < 0) {
+      *why = std::string(what) + " it cannot name (rows of rows are not supported)";
+      return nullptr;
+    }
+    if (nest_.vars[(size_t)var].assigned) {
+      *why = std::string(what) + ", " + vname(var) + ", that the nest " +
+             (nest_.vars[(size_t)var].resized ? "grows or shrinks" : "reassigns");
+      return nullptr;
+    }
+    if (b->check_bound) {
+      *why = std::string(what) + ", " + vname(var) + ", that may be unset there";
+      return nullptr;
+    }
     const Type& it = *i->type;
-    if (!(it.kind == Type::Kind::PyInt || (it.kind == Type::Kind::NpScalar && it.dtype == DType::Int64))) return nullptr;
-    if (value->type->dtype == DType::Complex64 || value->type->dtype == DType::Complex128) return nullptr;
+    if (!(it.kind == Type::Kind::PyInt || (it.kind == Type::Kind::NpScalar && it.dtype == DType::Int64))) {
+      *why = std::string(what) + " at an index that is not one int (a slice or several indices)";
+      return nullptr;
+    }
+    if (value->type->dtype == DType::Complex64 || value->type->dtype == DType::Complex128) {
+      *why = "a row of complex numbers";
+      return nullptr;
+    }
     *base = var;
     return ir::make_seq({value, ir::make_as_type(i, types::py_int())}, value->origin);
   }
@@ -2142,8 +2165,9 @@ class Infer {
           if (t->kind == Type::Kind::Array && t->pystr) fail("assigns a str to " + vname(f.var), s->line);
           if (t->kind == Type::Kind::Array && f.value->kind != ExprNode::Kind::Load) {
             int base = -1;
-            Expr index = row_index(f.value, &base);
-            if (!index) fail("assigns an array view to " + vname(f.var), s->line);
+            std::string why;
+            Expr index = row_index(f.value, &base, &why);
+            if (!index) fail("gives " + vname(f.var) + " " + why, s->line);
             TypeRef v = types::view(base, t, f.value->origin);
             f.value = ir::make_as_type(ir::with_type(index, types::py_int()), v);
             assigns.push_back({f.var, v});

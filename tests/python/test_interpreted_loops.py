@@ -171,3 +171,22 @@ def test_a_nest_declined_for_a_variables_type_compiles_once_that_type_changes():
         assert f(np.array([1.0, 2.0, 4.0]), 3) == 7.0
         rec = [r for r in stagepy.report() if r["file"] == code.co_filename][0]
     assert (rec["calls"], rec["declined"], rec["native_calls"]) == (8, 6, 2), rec
+
+
+def test_loops_of_a_generator_function_say_why_they_stay_in_cpython():
+    # (The reason was what the lifter tripped over: "a while loop inside an expression".)
+    recs = difftest.run("""
+    def perms(n):
+        p = list(range(n))
+        while n:
+            yield p[:]
+            n -= 1
+            p[n], p[0] = p[0], p[n]
+
+    def f(n):
+        total = 0
+        for q in perms(n):
+            total += q[0] * len(q)
+        return total
+    """, "f", lambda: (7,), expect="interpreted")
+    difftest.assert_reason(recs, "it is in a generator or a coroutine")

@@ -182,14 +182,14 @@ INTERPRETED = [
             s += row[0]
             A = B
         return s
-    """, lambda: (grid(2, 2), grid(2, 2, 10.0)), "assigns an array view"),
+    """, lambda: (grid(2, 2), grid(2, 2, 10.0)), "`A`, that the nest reassigns"),
     ("complex rows", """
     def f(Z):
         s = 0j
         for row in Z:
             s += row[0]
         return s
-    """, lambda: (np.ones((2, 2), dtype=complex),), "assigns an array view"),
+    """, lambda: (np.ones((2, 2), dtype=complex),), "gives `row` a row of complex numbers"),
 ]
 
 
