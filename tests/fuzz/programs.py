@@ -4,7 +4,8 @@ program(draw) returns (source, make_args): a function `f` whose loop nest reads 
 NumPy arrays, Python lists (of lists, M's rows maybe of different lengths; of floats, some lists also np.float64s;
 of ints and floats together) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
 bounds from outer variables, a row's length `len(M[i])`), loops over sequences and slices of them (`enumerate`, `zip`,
-`reversed(S)`, `M.flat`, `M.ravel()`, a row `M[i]`, `enumerate(zip(A, B))` unpacked two levels deep), affine and non-affine subscripts (some out of bounds, some
+`reversed(S)`, `M.flat`, `M.ravel()`, a row `M[i]`, `enumerate(zip(A, B))` unpacked two levels deep), rows of M picked by
+an index computed from the data (`q = M[int(abs(A[i])) % (n + 1)]`), affine and non-affine subscripts (some out of bounds, some
 negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list and lists made in the loops (`L1 = []`, appended to `L0`), lists made, grown and popped (`P.append(x)`, `s = P.pop()`, `P.pop(k)`),
 aliased, swapped, read and written in the loops (`P = [x] * (n + 1)`, `Q = P[1:]`, `Q = P`), min/max/abs, math.sqrt/log, float('inf'), np.float32(x) and the other scalar types, mixed
 int/float/bool arithmetic, draws from the random module (seeded: random(), randint(), uniform(),
@@ -676,6 +677,19 @@ class Gen:
                     # A companion (argmax's index): assigned beside the update.
                     c = self.pick([x for x in SCALARS if x != v])
                     self.emit(indent + 1, f"{c} = {self.pick(self.loop_vars + [self.expr()])}")
+        elif not self.cplx and in_loop and self.int_(0, 4) == 0:
+            # A row of M picked by an index computed from the data (a lookup table's row:
+            # the dependence model's "some row of M"), read, stored into, or copied out.
+            q = f"q{self.counter}"
+            self.counter += 1
+            self.emit(indent, f"{q} = M[int(abs({self.pick(['A', 'B'])}[{self.index()}])) % (n + 1)]")
+            kind = self.int_(0, 3)
+            if kind == 0:
+                self.emit(indent, f"{self.pick(SCALARS)} += {q}[{self.index()}]")
+            elif kind == 1:
+                self.emit(indent, f"{q}[{self.index()}] = {self.expr()}")
+            else:
+                self.emit(indent, f"{self.pick(['A', 'B'])}[{self.index()}] = {q}[{self.index()}] * 2")
         else:
             self.emit(indent, f"{self.pick(SCALARS)} = {self.expr()}")
 

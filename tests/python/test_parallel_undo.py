@@ -238,3 +238,15 @@ def test_an_unproven_read_of_an_array_the_loop_writes_keeps_it_in_order():
     """, "f", lambda: (np.arange(0, 4001, 2) % 900, np.linspace(0.0, 1.0, 2001)))
     assert not loops(recs)["i"]["parallel"]
     assert "out of bounds" in loops(recs)["i"]["why"]
+
+
+def test_unproven_reads_of_memory_the_loop_writes_through_another_array_keep_it_in_order():
+    # x and y share memory (y is x's first half): reading x[col[k]] reads what the previous
+    # iteration stored into y (a recurrence through memory), so the loop runs in order.
+    def args():
+        buf = np.ones(2 * N)
+        row = np.arange(N + 1)
+        col = np.maximum(np.arange(N) - 1, 0)
+        return row, col, np.full(N, 0.5), buf, buf[:N]
+    recs = run(SPMV, "f", args)
+    assert not ran_parallel(recs, "i")
