@@ -21,7 +21,8 @@ with random.choice()); and since stop 58, normal and exponential draws (geometri
 motion with random.gauss(), an M/M/1 queue with random.expovariate()), np.random's functions
 (an Ising model's Metropolis steps, a walk with np.random.normal steps), a histogram over
 bisect.bisect() and nearest neighbours by math.hypot; and since stop 59, a ray caster whose pixels
-shade from the row of the closest sphere (`s = spheres[k]`, k computed). Each under CPython, stagepy
+shade from the row of the closest sphere (`s = spheres[k]`, k computed), and an int matrix product
+whose sums all pass 64 bits (each call of its inner loop hands over to CPython). Each under CPython, stagepy
 (one thread and every thread) and numba (njit), in one process; every result compared with
 CPython's.
 
@@ -463,6 +464,18 @@ def trace_rows(img, spheres):
                 img[j, i] = s[3] * t / (1.0 + s[2]) + j * 1e-3
     return img
 
+def matmul_big_ints(A, B):
+    # Entries past 64 bits: every call of the k loop hands its sum to CPython part way.
+    n = len(A)
+    C = [[0] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(n):
+            s = 0
+            for k in range(n):
+                s += A[i][k] * B[k][j]
+            C[i][j] = s
+    return C
+
 def floyd_warshall(d):
     n = len(d)
     for k in range(n):
@@ -533,6 +546,7 @@ def cases(scale):
     fw0 = fw()
     bx = [math.sin(i) * 0.6 + 0.5 for i in range(s(1_000_000))]
     hp = [(math.cos(i) * i, math.sin(i * 1.7) * i) for i in range(s(1500))]
+    bigm = [[2 ** 62 - r.randrange(1000) for _ in range(s(40))] for _ in range(s(40))]
     balls = [[r.uniform(-3, 3), r.uniform(2, 9), r.uniform(0.2, 0.9), r.uniform(0, 1)] for _ in range(12)]
     return {
         "primes_for_else": (lambda f: f(n_pr), f"n < {n_pr}: `for x ...: if n % x == 0: break` / `else: c += n` / `c -= 1`"),
@@ -578,6 +592,7 @@ def cases(scale):
         "nearest_hypot": (lambda f: f(hp), f"{len(hp)} points, all pairs, math.hypot"),
         "gbm_paths": (lambda f: f(s(2000), 252), f"{s(2000)} paths of 252 steps, random.gauss()"),
         "queue_waits": (lambda f: f(s(1_000_000)), f"{s(1_000_000)} customers, random.expovariate()"),
+        "matmul_big_ints": (lambda f: f(bigm, bigm), f"{len(bigm)} x {len(bigm)} lists of ints near 2**62, sums past 64 bits"),
         "trace_rows": (lambda f: f(np.zeros((s(200), 300)), balls),
                        f"{s(200)} x 300 pixels, {len(balls)} spheres, `s = spheres[k]` of the closest"),
     }
