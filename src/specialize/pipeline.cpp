@@ -14,6 +14,7 @@
 #include "backends/gpu/ptx.h"
 #include "analysis/poly_model.h"
 #include "ir/printer.h"
+#include "specialize/check_draw_order.h"
 #include "specialize/lower_complex.h"
 #include "specialize/made_lists.h"
 #include "specialize/plan_interchange.h"
@@ -100,6 +101,14 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
   };
   k.typed = infer_types(in);
   if (!passed("infer_types")) return k;
+  // Parts of a statement computed before it must not reorder its random draws (which calls
+  // draw is known once the callees are typed).
+  if (std::string why = check_draw_order(k.typed.nest); !why.empty()) {
+    k.infer_s = since(t0);
+    k.reason = why;
+    if (dbg) debug_dump("check_draw_order failed for " + name, why);
+    return k;
+  }
 
   // Complex numbers become pairs of floats; the nest may gain variables (their entry types
   // are appended to `entry`, which codegen reads from here on).
