@@ -1124,6 +1124,10 @@ int resize_list_object(PyObject* list, const MadeList& m) {
 // The rest of a call: reads the values of the nest's variables, finds (or makes) their
 // specialization, runs it and writes back.
 PyObject* run_nest(NestState& s, const FrameRef& f) {
+  // CPython looks a name up in a dict subclass through its `__getitem__` at every use (code
+  // that may answer anything); the kernel reads names once, from the dict itself.
+  if ((f.globals && !PyDict_CheckExact(f.globals)) || (f.builtins && !PyDict_CheckExact(f.builtins)))
+    return decline(s, "its globals or builtins are not a dict but a subclass of one (looking a name up may run code)");
   if (s.helpers_read_names && f.locals && f.locals != f.globals)
     return decline(s, "it runs with names that are not its module's globals, and a function it calls "
                       "reads a global it has as a name");

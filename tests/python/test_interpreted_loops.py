@@ -190,3 +190,36 @@ def test_loops_of_a_generator_function_say_why_they_stay_in_cpython():
         return total
     """, "f", lambda: (7,), expect="interpreted")
     difftest.assert_reason(recs, "it is in a generator or a coroutine")
+
+
+@pytest.mark.parametrize("where", ["globals", "builtins"])
+def test_globals_or_builtins_of_a_dict_subclass_keep_the_loop_in_cpython(where):
+    # CPython looks names up through the subclass's __getitem__ at every use; a kernel would
+    # read `tick` once (CPython 180300, stagepy 0 before; found by an adversarial probe).
+    import builtins
+
+    class Counting(dict):
+        def __getitem__(self, k):
+            if k == "tick":
+                self["tick"] = dict.__getitem__(self, "tick") + 1
+            return dict.__getitem__(self, k)
+
+    src = "def run():\n    s = 0\n    for v in range(600):\n        s += tick + abs(v - 300)\n    return s\n"
+    results = []
+    for enabled in (False, True):
+        if where == "globals":
+            g = Counting(tick=0)
+            look = g
+        else:
+            look = Counting(vars(builtins), tick=0)
+            g = {"__builtins__": look}
+        code = compile(src, "<subclass-globals>", "exec")
+        if enabled:
+            with stagepy.enable():
+                exec(code, g)
+                results.append((g["run"](), dict.__getitem__(look, "tick")))
+        else:
+            exec(code, g)
+            results.append((g["run"](), dict.__getitem__(look, "tick")))
+    assert results[1] == results[0]
+    assert results[0][1] == 600
