@@ -546,7 +546,7 @@ def cases(scale):
     fw0 = fw()
     bx = [math.sin(i) * 0.6 + 0.5 for i in range(s(1_000_000))]
     hp = [(math.cos(i) * i, math.sin(i * 1.7) * i) for i in range(s(1500))]
-    bigm = [[2 ** 62 - r.randrange(1000) for _ in range(s(40))] for _ in range(s(40))]
+    bigm = [[2 ** 62 - r.randrange(1000) for _ in range(s(100))] for _ in range(s(100))]
     balls = [[r.uniform(-3, 3), r.uniform(2, 9), r.uniform(0.2, 0.9), r.uniform(0, 1)] for _ in range(12)]
     return {
         "primes_for_else": (lambda f: f(n_pr), f"n < {n_pr}: `for x ...: if n % x == 0: break` / `else: c += n` / `c -= 1`"),
