@@ -369,3 +369,31 @@ TEST(Analysis, RaggedRowsHaveNoExtentParameter) {
   EXPECT_FALSE(has_fact(ragged, FactKind::InBounds, item_origin));
   EXPECT_TRUE(has_fact(ragged, FactKind::NonNeg, item_origin));  // j >= 0 all the same
 }
+
+// for i in range(n): k = K[i]; s = T[k]; A[i] = s[0] + s[1]   -- `s` is some row of T (k is
+// data, a variable the loop assigns: no row bound to the iteration): an access to T at an
+// unknown row. T is only read, so nothing is carried (until stop 59 such an access had an
+// unknown base and conflicted with A's stores).
+TEST(Analysis, ARowPickedByAComputedIndexIsAnAccessToItsContainer) {
+  NestBuilder b;
+  b.root(b.loop(0, "i", {b.ld("n")},
+                {b.assign("k", b.idx("K", {b.ld("i")})), b.assign("s", b.idx("T", {b.ld("k")})),
+                 b.store("A", {b.ld("i")}, b.add(b.idx("s", {b.c(0)}), b.idx("s", {b.c(1)})))}));
+  Analysis a = analyze(b.nest);
+  EXPECT_FALSE(a.model.unknown_base);
+  EXPECT_FALSE(a.carried(0, {{"p_n", 10}, {"N_A", 10}, {"N_T", 5}, {"N_K", 10}}));
+  for (auto& c : a.conds.conds)
+    for (auto& x : c.conflicts)
+      EXPECT_EQ((x.first + x.second).find("computed object"), std::string::npos) << x.first << " vs " << x.second;
+}
+
+// for i in range(n): k = K[i]; s = T[k]; s[1] = s[0] + i   -- stores through such a row:
+// two iterations may pick one row, so the loop carries a dependence.
+TEST(Analysis, StoresThroughARowPickedByAComputedIndexAreCarried) {
+  NestBuilder b;
+  b.root(b.loop(0, "i", {b.ld("n")},
+                {b.assign("k", b.idx("K", {b.ld("i")})), b.assign("s", b.idx("T", {b.ld("k")})),
+                 b.store("s", {b.c(1)}, b.add(b.idx("s", {b.c(0)}), b.ld("i")))}));
+  Analysis a = analyze(b.nest);
+  EXPECT_TRUE(a.carried(0, {{"p_n", 10}, {"N_T", 5}, {"N_K", 10}}));
+}
