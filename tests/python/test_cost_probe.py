@@ -141,6 +141,18 @@ def dot_row(A, B, i, j, k):
 """
 
 
+def matmul_row_both_ways(drive):
+    """drive(namespace) under CPython and under stagepy: both results and the nest's record."""
+    want_ns, got_ns = {}, {}
+    exec(compile_module(MATMUL_ROW), want_ns)
+    want = drive(want_ns)
+    with stagepy.enable():
+        code = compile_module(MATMUL_ROW)
+        exec(code, got_ns)
+        got = drive(got_ns)
+    return want, got, [r for r in stagepy.report() if r["file"] == code.co_filename][0]
+
+
 def test_a_nest_whose_first_calls_overflowed_is_still_measured_later():
     # Found by a survey of unseen programs: the first calls multiply ints that outgrow 64 bits
     # (each hands its statement to CPython), then thousands of calls multiply floats. Those
@@ -148,20 +160,13 @@ def test_a_nest_whose_first_calls_overflowed_is_still_measured_later():
     # for good: reading both 60x60 lists at every call costs far more than 60 iterations.
     big = [[(i * 5 + j * 3) % 9 + 2 ** 40 for j in range(6)] for i in range(6)]
     F = [[(i * 7 + j * 3) % 11 / 10.0 for j in range(60)] for i in range(60)]
-    want_ns, got_ns = {}, {}
-    exec(compile_module(MATMUL_ROW), want_ns)
 
     def drive(ns):
         out = [ns["dot_row"](big, big, i, j, 6) for i in range(6) for j in range(6)]
         out += [ns["dot_row"](F, F, i, j, 60) for _ in range(2) for i in range(60) for j in range(60)]
         return out
-    want = drive(want_ns)
-    with stagepy.enable():
-        code = compile_module(MATMUL_ROW)
-        exec(code, got_ns)
-        got = drive(got_ns)
+    want, got, r = matmul_row_both_ways(drive)
     assert got == want
-    r = [r for r in stagepy.report() if r["file"] == code.co_filename][0]
     assert r["bailouts"] > 0, r
     assert "reading and writing back its lists" in r["reason"], r["reason"]
     assert r["native_calls"] < 1000, r  # of 7236 calls
@@ -173,18 +178,9 @@ def test_a_nest_that_hands_every_call_to_cpython_is_left_to_it():
     # loop to CPython: twice CPython's time. The probe compares those calls, CPython's part
     # included, with CPython's own runs.
     big = [[(i * 5 + j * 3) % 9 + 2 ** 61 for j in range(30)] for i in range(30)]
-    want_ns, got_ns = {}, {}
-    exec(compile_module(MATMUL_ROW), want_ns)
-
-    def drive(ns):
-        return [ns["dot_row"](big, big, i, j, 30) for _ in range(3) for i in range(30) for j in range(30)]
-    want = drive(want_ns)
-    with stagepy.enable():
-        code = compile_module(MATMUL_ROW)
-        exec(code, got_ns)
-        got = drive(got_ns)
+    want, got, r = matmul_row_both_ways(
+        lambda ns: [ns["dot_row"](big, big, i, j, 30) for _ in range(3) for i in range(30) for j in range(30)])
     assert got == want
-    r = [r for r in stagepy.report() if r["file"] == code.co_filename][0]
     assert r["bailouts"] >= 8, r
     assert "CPython runs it faster" in r["reason"], r["reason"]
     assert r["native_calls"] < 300, r  # of 2700 calls (56 on this project's VM)
