@@ -467,18 +467,18 @@ HelperEntry* helper_for(NestState& s, PyObject* fn, const FrameRef& f, std::stri
     // caller's module that happens to share the name. In module code whose names are the
     // module's globals, a global the function reads is the nest's own name of it: one
     // variable, so the function sees what the nest assigned (`best = v` in the loop,
-    // `return v > best` in the function). The frame's names are checked to be its globals
-    // at every entry (NestState::helpers_read_names).
+    // `return v > best` in the function); with separate locals (exec(code, g, l)), two. Which
+    // of the two is kept for later entries, whose frames must agree (NestState::names_mode).
     const bool module_names = !f.locals || f.locals == f.globals;
     for (size_t k = 0; k < b.globals.size(); k++) {
       const bool builtin = twin || (k < b.builtin.size() && b.builtin[k]);
       int v = -1;
-      if (!builtin && module_names)
+      if (!builtin)
         for (size_t w = 0; w < nest.vars.size() && v < 0; w++)
           if (nest.vars[w].storage == ir::Var::Storage::Name && nest.vars[w].name == b.globals[k]) v = (int)w;
-      if (v >= 0) {
+      if (v >= 0) s.names_mode = module_names ? 1 : 0;
+      if (v >= 0 && module_names) {
         nest.vars[(size_t)v].read = true;
-        s.helpers_read_names = true;
       } else {
         v = var_named(nest, builtin ? ir::Var::Storage::Builtin : ir::Var::Storage::Global, b.globals[k], -1);
       }
@@ -1128,9 +1128,11 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
   // that may answer anything); the kernel reads names once, from the dict itself.
   if ((f.globals && !PyDict_CheckExact(f.globals)) || (f.builtins && !PyDict_CheckExact(f.builtins)))
     return decline(s, "its globals or builtins are not a dict but a subclass of one (looking a name up may run code)");
-  if (s.helpers_read_names && f.locals && f.locals != f.globals)
-    return decline(s, "it runs with names that are not its module's globals, and a function it calls "
-                      "reads a global it has as a name");
+  if (s.names_mode >= 0 && s.names_mode != ((!f.locals || f.locals == f.globals) ? 1 : 0))
+    return decline(s, s.names_mode ? "it runs with names that are not its module's globals, and a function it "
+                                     "calls reads a global of the same name as one of them"
+                                   : "it ran with names apart from its module's globals first, and a function it "
+                                     "calls reads a global of the same name as one of them");
   // Read and describe the live-in values.
   // (Functions the nest calls may add variables: the globals their bodies read.)
   const auto& vars = s.lift.nest.vars;

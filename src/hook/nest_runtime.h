@@ -72,9 +72,10 @@ struct NestState {
   // costs on every call; see dispatch.cpp).
   unsigned failed_in_a_row = 0;
   unsigned long long skip_failing = 0;
-  // A function the nest calls reads a global that is one of the nest's names (module code):
-  // one variable for both, valid while the frame's names are its globals (dispatch.cpp).
-  bool helpers_read_names = false;
+  // A function the nest calls reads a global named like one of the nest's names (module
+  // code): 1 where they were made one variable (the frame's names were its globals), 0 where
+  // two (separate locals), -1 where no such name; later frames must agree (dispatch.cpp).
+  int names_mode = -1;
   int unreadable_list = -1;  // the variable whose list a call last could not read (read first)
   // The last call declined for the type of one variable alone (`d` is a dict): which, and
   // that type (a static type, never freed). A call whose variable has the same type declines
