@@ -413,6 +413,10 @@ PyObject* attr_name(NestState& s, size_t v) {
 
 constexpr size_t kMaxHelpers = 16;  // distinct functions per nest
 
+// Whether the frame's names (LOAD_NAME) are its globals: module code, not a class body or
+// exec(code, g, l) with separate locals.
+bool names_are_globals(const FrameRef& f) { return !f.locals || f.locals == f.globals; }
+
 // The plain Python function `fn` the nest calls, lifted for inlining the first time its
 // code object is seen; the globals its body reads (and their attributes, `math.sqrt`)
 // become variables of the nest, read at every entry like the nest's own. nullptr with
@@ -469,7 +473,7 @@ HelperEntry* helper_for(NestState& s, PyObject* fn, const FrameRef& f, std::stri
     // variable, so the function sees what the nest assigned (`best = v` in the loop,
     // `return v > best` in the function); with separate locals (exec(code, g, l)), two. Which
     // of the two is kept for later entries, whose frames must agree (NestState::names_mode).
-    const bool module_names = !f.locals || f.locals == f.globals;
+    const bool module_names = names_are_globals(f);
     for (size_t k = 0; k < b.globals.size(); k++) {
       const bool builtin = twin || (k < b.builtin.size() && b.builtin[k]);
       int v = -1;
@@ -1128,7 +1132,7 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
   // that may answer anything); the kernel reads names once, from the dict itself.
   if ((f.globals && !PyDict_CheckExact(f.globals)) || (f.builtins && !PyDict_CheckExact(f.builtins)))
     return decline(s, "its globals or builtins are not a dict but a subclass of one (looking a name up may run code)");
-  if (s.names_mode >= 0 && s.names_mode != ((!f.locals || f.locals == f.globals) ? 1 : 0))
+  if (s.names_mode >= 0 && s.names_mode != (names_are_globals(f) ? 1 : 0))
     return decline(s, s.names_mode ? "it runs with names that are not its module's globals, and a function it "
                                      "calls reads a global of the same name as one of them"
                                    : "it ran with names apart from its module's globals first, and a function it "

@@ -251,7 +251,7 @@ bool contains_loop(const Stmt& s) {
   return found;
 }
 
-void for_each_expr(const Stmt& s, const std::function<void(const Expr&)>& f) {
+void for_each_own_expr(const Stmt& s, const std::function<void(const Expr&)>& f) {
   for (auto& e : s->effects) {
     walk_expr(e.base, f);
     walk_expr(e.index, f);
@@ -263,6 +263,10 @@ void for_each_expr(const Stmt& s, const std::function<void(const Expr&)>& f) {
   walk_expr(s->reversed_callee, f);
   walk_expr(s->zip_callee, f);
   for (auto& o : s->over) walk_expr(o, f);
+}
+
+void for_each_expr(const Stmt& s, const std::function<void(const Expr&)>& f) {
+  for_each_own_expr(s, f);
   for (auto& b : s->body) for_each_expr(b, f);
 }
 

@@ -17,6 +17,9 @@ Stmt map_exprs(const Stmt& s, const ExprFn& f);   // applies map_expr to every e
 // own fields (variables, loop ids, resume points; not its expressions: map_exprs).
 Stmt map_stmts(const Stmt& s, const std::function<void(StmtNode&)>& f);
 void for_each_expr(const Stmt& s, const std::function<void(const Expr&)>& f);  // pre-order
+// The statement's own expressions only (its effects, condition, range and loop headers),
+// not those of the statements in its body.
+void for_each_own_expr(const Stmt& s, const std::function<void(const Expr&)>& f);
 void for_each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& f);  // pre-order
 void walk_expr(const Expr& e, const std::function<void(const Expr&)>& f);      // pre-order; e may be null
 bool reads_var(const Expr& e, int var);  // whether e loads variable `var`

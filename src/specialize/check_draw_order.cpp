@@ -13,14 +13,9 @@ using ir::StmtNode;
 
 // Whether the statement's own expressions draw (not those of the statements in its body).
 bool own_expressions_draw(const Stmt& s) {
-  for (auto& f : s->effects)
-    if (ir::draws_random(f.base) || ir::draws_random(f.index) || ir::draws_random(f.value)) return true;
-  if (ir::draws_random(s->cond)) return true;
-  for (auto& a : s->args)
-    if (ir::draws_random(a)) return true;
-  for (auto& o : s->over)
-    if (ir::draws_random(o)) return true;
-  return ir::draws_random(s->range_callee) || ir::draws_random(s->reversed_callee) || ir::draws_random(s->zip_callee);
+  bool found = false;
+  ir::for_each_own_expr(s, [&](const ir::Expr& x) { found = found || ir::is_draw(x); });
+  return found;
 }
 }  // namespace
 

@@ -162,10 +162,10 @@ class Planner {
     bool draws = false;  // it draws from the `random` module's generator
     int builds = -1;     // a variable it assigns a new list (the first)
     std::string bad_index;                     // a subscript whose facts are missing
-    // Reads whose index is not proven in range, per array: checked at every access, so a
+    // Arrays read at an index not proven in range: checked at every access, so a
     // speculative run stops for CPython there like any check; they forbid threads only in
     // an array the loop writes (where the model's accesses would not cover them).
-    std::map<int, std::string> unproven_reads;
+    std::set<int> unproven_reads;
     int line = 0;
   };
 
@@ -224,6 +224,8 @@ class Planner {
     });
   }
 
+  static constexpr const char* kUnprovenIndex = "an index may be negative or out of bounds (it is checked at every access)";
+
   void subscript(const Expr& node, const Expr& index, int origin, bool store, Info& in) {
     const Expr& base = store ? node : node->args[0];
     if (!base->type || base->type->kind != Type::Kind::Array) return;
@@ -244,9 +246,8 @@ class Planner {
     for (size_t p = 0; p < k; p++) {
       if (!affine_.count({origin, (int)p})) continue;
       if (!facts_.has(FactKind::InBounds, origin, (int)p) || !facts_.has(FactKind::NonNeg, origin, (int)p)) {
-        const char* why = "an index may be negative or out of bounds (it is checked at every access)";
-        if (!store && v >= 0) in.unproven_reads.emplace(v, why);
-        else if (in.bad_index.empty()) in.bad_index = why;
+        if (!store && v >= 0) in.unproven_reads.insert(v);
+        else if (in.bad_index.empty()) in.bad_index = kUnprovenIndex;
       }
     }
   }
@@ -593,8 +594,8 @@ class Planner {
     if (in.draws) return "it draws random numbers (the random module), which come in CPython's order";
     if (in.builds >= 0) return "it makes new lists (" + name(in.builds) + "), in order";
     if (!in.bad_index.empty()) return in.bad_index;
-    for (auto& [v, why] : in.unproven_reads)
-      if (in.written.count(v)) return why;
+    for (int v : in.unproven_reads)
+      if (in.written.count(v)) return kUnprovenIndex;
     for (int v : in.helper_reads)
       if (in.written.count(v))
         return name(v) + " is written in the loop and read by a helper it calls (the analysis does not see a "
