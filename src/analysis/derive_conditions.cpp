@@ -427,6 +427,8 @@ class Deriver {
           for (size_t bi = 0; bi < t.accesses.size() && !always; bi++) {
             const PolyAccess& b = t.accesses[bi];
             if (a.var < 0 || a.var != b.var || (!a.write && !b.write) || updated.count(a.var)) continue;
+            if ((a.identity && b.index.size() > a.index.size()) || (b.identity && a.index.size() > b.index.size()))
+              continue;  // (an object's attribute stored: the object at its position stays)
             if (!asked.insert(pair_key(s, ai, t, bi)).second) continue;
             if (shortcuts_ && ruled_out(s, a, t, b, at)) {
               without_isl_++;

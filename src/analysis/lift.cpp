@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/append_targets.h"
+#include "analysis/attribute_columns.h"
 #include "analysis/bind_module_attributes.h"
 #include "analysis/cfg.h"
 #include "analysis/structure_returns.h"
@@ -847,6 +848,20 @@ class Lifter {
         e.kind = ir::Effect::Kind::Store;
         e.base = obj;
         e.index = idx;
+        e.value = val;
+        e.origin = o;
+        add_effect(st, e, in.line);
+        break;
+      }
+      case Op::STORE_ATTR: {
+        // `obj.name = val`: a store into the attribute's column, where attribute_columns
+        // finds `obj` an item of a list of objects; else it refuses the nest.
+        Expr obj = pop_expr(st, in), val = pop_expr(st, in);
+        ir::Effect e;
+        e.kind = ir::Effect::Kind::Store;
+        e.base = obj;
+        e.index = int_const(-1, o);
+        e.attr = in.sarg;
         e.value = val;
         e.origin = o;
         add_effect(st, e, in.line);
@@ -1896,7 +1911,7 @@ LiftResult lift_nest(const CodeInfo& code, const LoopSpec& spec) {
     }
   try {
     Lifter lifter(code, spec);
-    r.nest = append_targets(bind_module_attributes(lifter.run()));
+    r.nest = append_targets(attribute_columns(bind_module_attributes(lifter.run())));
     r.ok = true;
   } catch (const LiftError& e) {
     r.ok = false;

@@ -85,7 +85,7 @@ class Builder {
     Expr value;  // A[e], as assigned
     int loop;    // the loop whose iterations it is bound in
   };
-  std::map<int, Row> rows_;
+  std::map<int, std::vector<Row>> rows_;  // a variable's rows, one per loop that binds it
   // Variables given computed values: where those are arrays (`d = X[i] - X[j]`), the memory
   // is the kernel's own, private to the statement that computed it; reading its elements
   // touches no array of the nest (type inference refuses writes into it).
@@ -427,8 +427,10 @@ class Builder {
   const Expr* bound_row(const Expr& e) const {
     if (e->kind != K::Load) return nullptr;
     auto r = rows_.find(e->var);
-    if (r == rows_.end() || std::find(loops_.begin(), loops_.end(), r->second.loop) == loops_.end()) return nullptr;
-    return &r->second.value;
+    if (r == rows_.end()) return nullptr;
+    for (const Row& row : r->second)
+      if (std::find(loops_.begin(), loops_.end(), row.loop) != loops_.end()) return &row.value;
+    return nullptr;
   }
 
   // Variables that only ever hold rows of one container, at indices the model cannot follow
@@ -464,22 +466,24 @@ class Builder {
 
   // Rows bound for an iteration: `v = A[e]` a top-level statement of a For loop's body,
   // where A is never reassigned, e reads only the loop's variable (not reassigned in the
-  // body) and variables the nest never assigns, v is assigned nowhere else, and nothing in
-  // the body reads v before that statement (it would be the previous iteration's row).
+  // body) and variables the nest never assigns, and nothing in the body reads v before that
+  // statement (it would be the previous iteration's row). v may be bound so in several loops
+  // (`for p in ps` twice), none inside another, where every assignment of v is one of those.
   void find_rows(const Stmt& root) {
     std::map<int, int> assignments;
     ir::for_each_stmt(root, [&](const Stmt& x) {
       for (auto& f : x->effects)
         if (f.kind == ir::Effect::Kind::Assign) assignments[f.var]++;
-      if (x->kind == StmtNode::Kind::For) assignments[x->var] += 2;  // never a row
+      if (x->kind == StmtNode::Kind::For) assignments[x->var] += 1 << 20;  // never a row
     });
+    std::map<int, std::vector<std::pair<Row, Stmt>>> bindings;  // and the loop binding it
     ir::for_each_stmt(root, [&](const Stmt& loop) {
       if (loop->kind != StmtNode::Kind::For || assigns(loop->body[0], loop->var)) return;
       const auto& body = loop->body[0]->body;
       for (size_t p = 0; p < body.size(); p++) {
         if (body[p]->kind != StmtNode::Kind::Seg) continue;
         for (auto& f : body[p]->effects) {
-          if (f.kind != ir::Effect::Kind::Assign || assignments[f.var] != 1 || !views_.count(f.var)) continue;
+          if (f.kind != ir::Effect::Kind::Assign || !views_.count(f.var)) continue;
           const Expr& v = f.value;
           if (v->kind != K::Subscript || v->args[1]->kind == K::Tuple) continue;
           int base = named_var(v->args[0]);
@@ -494,10 +498,19 @@ class Builder {
             return r;
           };
           for (size_t q = 0; q <= p && ok; q++) ok = !reads_v(body[q]);
-          if (ok) rows_[f.var] = Row{v, loop->loop};
+          if (ok) bindings[f.var].push_back({Row{v, loop->loop}, loop});
         }
       }
     });
+    for (auto& [var, bs] : bindings) {
+      bool ok = (int)bs.size() == assignments[var];
+      for (size_t a = 0; a < bs.size() && ok && bs.size() > 1; a++)
+        ir::for_each_stmt(bs[a].second->body[0], [&](const Stmt& x) {
+          for (size_t b = 0; b < bs.size(); b++) ok = ok && !(x->kind == StmtNode::Kind::For && x->loop == bs[b].first.loop);
+        });
+      if (!ok) continue;
+      for (auto& [row, loop] : bs) rows_[var].push_back(row);
+    }
   }
 
   static bool has_slice(const std::vector<std::pair<Expr, std::pair<int, int>>>& idx) {
@@ -539,9 +552,20 @@ class Builder {
 
   std::string text(int var, const std::vector<std::pair<Expr, std::pair<int, int>>>& idx) {
     // As written: A[i, j] (one subscript, two positions) or A[i][j] (two subscripts).
+    // An object's attribute (attribute_columns' column, a Const named for it): `ps[k].x`.
     std::string s = var >= 0 ? n_.vars[(size_t)var].name : "?";
-    for (size_t k = 0; k < idx.size(); k++) s += (k == 0 ? "[" : idx[k].second.second == 0 ? "][" : ", ") + show(idx[k].first);
-    return s + "]";
+    bool open = false;
+    for (size_t k = 0; k < idx.size(); k++) {
+      const Expr& x = idx[k].first;
+      if (x->kind == K::Const && !x->name.empty()) {
+        s += (open ? "]." : ".") + x->name;
+        open = false;
+        continue;
+      }
+      s += (!open ? "[" : idx[k].second.second == 0 ? "][" : ", ") + show(x);
+      open = true;
+    }
+    return open ? s + "]" : s;
   }
 
   static int precedence(ir::BinOp op) {
@@ -731,6 +755,18 @@ class Builder {
             // memory: plan_parallel checks, once the helpers are inlined, that they are.
             cur_->call_items.push_back({f.var, f.value->origin});
             reads(f.value->args[0], s->line);
+          } else if (f.kind == ir::Effect::Kind::Assign && n_.vars[(size_t)f.var].object_row) {
+            // An object taken for its attributes (attribute_columns): its identity read.
+            int var = -1;
+            std::vector<std::pair<Expr, std::pair<int, int>>> idx;
+            if (f.value->kind != K::Subscript || !chain(f.value, var, idx)) {
+              reads(f.value, s->line);
+            } else {
+              const size_t before = cur_->accesses.size();
+              access(var, idx, false, s->line);
+              if (cur_->accesses.size() > before) cur_->accesses.back().identity = true;
+              for (auto& [ix, o] : idx) reads(ix, s->line);
+            }
           } else {
             reads(f.value, s->line);
           }

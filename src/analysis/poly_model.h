@@ -61,6 +61,10 @@ struct PolyAccess {
   // A loop in which every access to A is one may sum into a private copy of A per thread
   // (derive_conditions' NoCarriedBesideUpdates; plan_parallel's array reductions).
   bool update = false;
+  // A read of which object sits at that position (`p = ps[i]` of a variable used only for
+  // the object's attributes, Var::object_row), not of anything in it: no store into the
+  // attributes (a deeper subscript) changes it, and the nest stores no objects.
+  bool identity = false;
   std::vector<PolyIndex> index;  // outermost subscript first
   int line = 0;
   std::string text;       // "A[i - 1, j]" for reports

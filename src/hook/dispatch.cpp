@@ -411,6 +411,24 @@ PyObject* attr_name(NestState& s, size_t v) {
   return n.get();
 }
 
+// The nest's attribute columns (`p.x`: ir::Nest::columns), their names interned once per
+// nest. nullptr with an error.
+const ObjectColumns* object_columns(NestState& s) {
+  const auto& cols = s.lift.nest.columns;
+  if (s.columns.names.size() != cols.size()) {
+    s.column_refs.clear();
+    s.columns = ObjectColumns{};
+    for (const std::string& c : cols) {
+      PyRef n = PyRef::steal(PyUnicode_InternFromString(c.c_str()));
+      if (!n) return nullptr;
+      s.columns.names.push_back(n.get());
+      s.column_refs.push_back(std::move(n));
+    }
+    s.columns.assigned = s.lift.nest.columns_assigned;
+  }
+  return &s.columns;
+}
+
 constexpr size_t kMaxHelpers = 16;  // distinct functions per nest
 
 // Whether the frame's names (LOAD_NAME) are its globals: module code, not a class body or
@@ -1199,6 +1217,9 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     }
     if (!why.empty()) return decline(s, why);
     vals[v] = PyRef::steal(val);
+    if (val && vars[v].objects && !PyList_CheckExact(val))
+      return decline_values(s, "`" + vars[v].name + "`, whose items' attributes the nest uses, holds " +
+                                   Py_TYPE(val)->tp_name + ", not a list");
     if (val && vars[v].appended && vars[v].assigned && !PyList_CheckExact(val)) {
       // A variable the nest assigns new lists only (`row = []`) and holding no list at
       // entry holds no value in kernels (a read before the nest assigns it hands the
@@ -1207,13 +1228,14 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
       vals[v] = PyRef();
       val = nullptr;
     }
-    if (val && v < s.fresh.size() && s.fresh[v] && !vars[v].appended && (PyList_CheckExact(val) || np::is_ndarray(val) || PyUnicode_CheckExact(val))) {
+    if (val && v < s.fresh.size() && s.fresh[v] && !vars[v].appended &&
+        (PyList_CheckExact(val) || np::is_ndarray(val) || PyUnicode_CheckExact(val) || vars[v].object_row)) {
       // A variable the nest may give a row (`row = A[i]`), an array it computes
       // (`d = X[i] - X[j]`, its own memory) or a character (`ch = s[i]`) holds only those in
       // kernels: a list, array or str it holds at entry (left by the loop's last run) is not
       // read and counts as no value (a
       // read of it before the nest assigns it hands the statement to CPython, which finds
-      // the value in the frame).
+      // the value in the frame). So does an object whose attributes it uses (`for p in ps`).
       vals[v] = PyRef();
       val = nullptr;
     }
@@ -1338,10 +1360,18 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     double t0 = now_s();
     ListBuffer*& lb = list_of[val];
     const uint8_t tags = v < s.tag_lists.size() ? s.tag_lists[v] : 0;
+    const bool may_write = s.stores_unknown || s.stored[v] || vars[v].resized;
+    const ObjectColumns* columns = nullptr;
+    if (vars[v].objects && !(columns = object_columns(s))) return nullptr;
+    if (lb && lb->objects() != vars[v].objects)
+      return decline_values(s, "`" + vars[v].name + "` holds a list that the nest uses both for its items' attributes and "
+                               "as a list of values");
+    if (lb && columns && may_write && !lb->written)
+      return decline_values(s, "`" + vars[v].name + "` holds a list of objects another variable holds too");
     if (!lb) {
       s.lists_read++;
       lists.push_back(std::make_unique<ListBuffer>());
-      if (!lists.back()->read(val, seen_lists, shared_lists, &why, tags)) {
+      if (!lists.back()->read(val, seen_lists, shared_lists, &why, tags, columns, may_write)) {
         s.unreadable_list = (int)v;
         return decline_values(s, "`" + vars[v].name + "` " + why);
       }
@@ -1350,7 +1380,7 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
       return decline_values(s, "`" + vars[v].name + "` holds a list of numbers another variable holds too, and the nest "
                                "stores numbers of another type into it through `" + vars[v].name + "` only");
     }
-    lb->written = lb->written || s.stores_unknown || s.stored[v] || vars[v].resized;
+    lb->written = lb->written || may_write;
     if (lb->written) lb->keep_before();
     descs[v].type = types::py_list(lb->dtype(), lb->ndim(), lb->tags(), lb->tuples(), lb->ragged());
     descs[v].k1 = (uint64_t)(uintptr_t)&PyList_Type;
@@ -1386,9 +1416,36 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
         if (it != list_of.end() && (it->second == a || it->second == b) && names.find("`" + vars[v].name + "`") == std::string::npos)
           names += (names.empty() ? "`" : " and `") + vars[v].name + "`";
       }
+      if (a->objects() || b->objects())
+        return decline_values(s, names + (a == b ? " holds one object twice (`ps[0] is ps[1]`)" : " share an object") +
+                                     ", and the nest assigns its attributes");
       return decline_values(s, names + (a == b ? " holds one list twice (an alias such as `A[0] is A[1]`)"
                                                  : " share a list (a row passed beside its matrix)") +
                                    ", and the nest stores into it");
+    }
+
+  // An object whose attributes the nest reads at entry (`best.x`, `self.dt`: attribute
+  // variables) must be in no table of objects it may change: the value read would not follow.
+  // And `len(ps)` of such a table must be the builtin's (a function in its place would see
+  // the table as a list of rows).
+  if (!s.lift.nest.columns.empty())
+    for (size_t v = 0; v < nv; v++) {
+      if (vars[v].storage == ir::Var::Storage::Attr) {
+        const PyObject* base = vals[(size_t)vars[v].index].get();
+        auto it = base ? seen_lists.find(const_cast<PyObject*>(base)) : seen_lists.end();
+        if (it != seen_lists.end() && it->second->objects() && it->second->written)
+          return decline_values(s, "reads `" + vars[v].name + "` once, of an object in a list whose objects' attributes it "
+                                   "assigns");
+      }
+      if (vars[v].name == "len" && vars[v].storage != ir::Var::Storage::Builtin && vals[v]) {
+        static PyObject* builtin_len = nullptr;  // (held for the process's life)
+        if (!builtin_len) {
+          PyRef mod = PyRef::steal(PyImport_ImportModule("builtins"));
+          if (!mod || !(builtin_len = PyObject_GetAttrString(mod.get(), "len"))) return nullptr;
+        }
+        if (vals[v].get() != builtin_len)
+          return decline(s, "`len` is not the builtin len, and the nest takes the len() of a list of objects");
+      }
     }
 
   // A list the nest appends to must be no list it reads (`A[0]` of a list of lists holding

@@ -134,21 +134,46 @@ int read_attribute(PyObject* base, const ir::Var& v, PyObject* name, PyObject** 
     return 0;
   }
   if (!plain_object(base)) return 0;
+  if (object_attribute(base, name, out, why) < 0) return -1;
+  if (!why->empty()) *why = "`" + v.name + "` " + *why;
+  return 0;
+}
+
+int object_attribute(PyObject* o, PyObject* name, PyObject** out, std::string* why, bool* own) {
+  *out = nullptr;
   // A descriptor on the class decides the lookup: only slots (C members) and functions
   // (the instance dict may shadow them; else a bound method, which stays unsupported)
   // are read without running code.
-  PyObject* descr = _PyType_Lookup(Py_TYPE(base), name);
-  if (descr && Py_TYPE(descr)->tp_descr_get && Py_TYPE(descr) != &PyMemberDescr_Type && !PyFunction_Check(descr)) {
+  PyObject* descr = _PyType_Lookup(Py_TYPE(o), name);
+  const bool member = descr && Py_TYPE(descr) == &PyMemberDescr_Type;
+  if (descr && Py_TYPE(descr)->tp_descr_get && !member && !PyFunction_Check(descr)) {
     *why = Py_TYPE(descr) == &PyMethodDescr_Type || Py_TYPE(descr) == &PyClassMethodDescr_Type
-               ? "`" + v.name + "` is a method"
-               : "`" + v.name + "` is a property or another descriptor";
+               ? "is a method"
+               : "is a property or another descriptor";
     return 0;
   }
-  *out = PyObject_GenericGetAttr(base, name);
+  *out = PyObject_GenericGetAttr(o, name);
   if (!*out) {
     if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
     PyErr_Clear();
-    *why = "`" + v.name + "` is not set";
+    *why = "is not set";
+    return 0;
+  }
+  if (own) {
+    // Found with no class attribute of the name, or in a slot: the object's own. Else the
+    // instance dict may shadow the class's.
+    *own = !descr || member;
+    if (!*own) {
+      PyRef dict = PyRef::steal(PyObject_GenericGetDict(o, nullptr));
+      if (!dict) {  // no instance dict (slots only): the class's
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+        PyErr_Clear();
+        return 0;
+      }
+      PyObject* x = PyDict_GetItemWithError(dict.get(), name);
+      if (!x && PyErr_Occurred()) return -1;
+      *own = x != nullptr;
+    }
   }
   return 0;
 }

@@ -41,6 +41,12 @@ int read_attribute(PyObject* base, const ir::Var& v, PyObject* name, PyObject** 
 // An instance of a Python class (or a types.SimpleNamespace) with the default attribute
 // lookup, whose attributes read_attribute can take.
 bool plain_object(PyObject* o);
+// Attribute `name` of plain object `o` as CPython's generic lookup finds it, where that runs
+// no Python code: 0 with *out a new reference, or nullptr and `why` ("is a method", "is a
+// property or another descriptor", "is not set"); -1 only with an error set. `own` (if
+// given): whether the value is the object's own (its instance dict's or a slot's), not its
+// class's, where setting the attribute would add it to the instance.
+int object_attribute(PyObject* o, PyObject* name, PyObject** out, std::string* why, bool* own = nullptr);
 // Sets a variable (steals nothing; `value` is borrowed). 0 or -1 with an error.
 int write_variable(const FrameRef& f, const ir::Var& v, PyObject* value);
 

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "hook/frame_access.h"
 #include "hook/numpy_bridge.h"
 
 namespace stagepy::runtime {
@@ -68,7 +69,7 @@ int ListBuffer::read_exact(std::string* why) {
   PyTypeObject* want = dtype_ == DType::Int64 ? &PyLong_Type : &PyFloat_Type;
   uint8_t* out = bytes_.data();
   for (size_t r = 0; r < rows_.size(); r++) {
-    PyObject** items = PySequence_Fast_ITEMS(rows_[r]);
+    PyObject* const* items = row_items(r);
     for (Py_ssize_t j = 0, len = row_length(r); j < len; j++, out += 8) {
       if (Py_TYPE(items[j]) != want) return 0;
       if (dtype_ == DType::Float64) put_float(items[j], out);
@@ -79,7 +80,21 @@ int ListBuffer::read_exact(std::string* why) {
 }
 
 bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>& seen,
-                      std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why, uint8_t tags) {
+                      std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why, uint8_t tags,
+                      const ObjectColumns* columns, bool will_write) {
+  columns_ = columns;
+  values_.clear();
+  value_items_.clear();
+  if (columns) {
+    if (!read_objects(list, will_write, seen, shared, why)) return false;
+  } else if (!read_lists(list, seen, shared, why)) {
+    return false;
+  }
+  return read_items(why, tags);
+}
+
+bool ListBuffer::read_lists(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>& seen,
+                            std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why) {
   // The shape, from the first element at each depth; tuples only as the innermost rows.
   shape_.clear();
   tuples_ = false;
@@ -140,6 +155,71 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
     for (PyObject* r : rows_) offsets_.push_back(at += PyList_GET_SIZE(r));
     shape_[1] = 0;  // no one length: kernels read the rows' own (Type::ragged)
   }
+  return true;
+}
+
+bool ListBuffer::read_objects(PyObject* list, bool will_write, std::unordered_map<PyObject*, ListBuffer*>& seen,
+                              std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why) {
+  tuples_ = ragged_ = false;
+  offsets_.clear();
+  if (!PyList_CheckExact(list)) {
+    *why = PyList_Check(list) ? "is a subclass of list" : "is not a list";
+    return false;
+  }
+  auto [it, first] = seen.emplace(list, this);
+  if (!first) shared.emplace_back(it->second, this);
+  const size_t n = (size_t)PyList_GET_SIZE(list), k = columns_->names.size();
+  shape_ = {(Py_ssize_t)n, (Py_ssize_t)k};
+  rows_.assign(n, nullptr);
+  values_.reserve(n * k);
+  for (size_t r = 0; r < n; r++) {
+    PyObject* o = PyList_GET_ITEM(list, (Py_ssize_t)r);
+    if (!plain_object(o)) {
+      *why = "holds " + type_name(o) + (PyList_Check(o) || PyTuple_Check(o) || PyLong_Check(o) || PyFloat_Check(o)
+                                            ? ", which have no attributes"
+                                            : ", whose attributes only code of their class can read");
+      return false;
+    }
+    if (will_write && Py_TYPE(o)->tp_setattro != PyObject_GenericSetAttr) {
+      *why = "holds " + type_name(o) + ", whose class sets attributes with code of its own (__setattr__)";
+      return false;
+    }
+    auto [at, once] = seen.emplace(o, this);
+    if (!once) shared.emplace_back(at->second, this);
+    rows_[r] = o;
+    for (size_t c = 0; c < k; c++) {
+      PyObject* value = nullptr;
+      bool own = true;
+      std::string no;
+      const bool assigned = will_write && columns_->assigned[c];
+      if (object_attribute(o, columns_->names[c], &value, &no, assigned ? &own : nullptr) < 0) {
+        PyErr_Clear();  // (a failed lookup: the nest stays with CPython, which meets it too)
+        no = "cannot be read";
+      }
+      const std::string attr = PyUnicode_AsUTF8(columns_->names[c]);
+      if (!no.empty()) {
+        *why = "holds " + type_name(o) + " whose attribute `" + attr + "` " + no;
+        return false;
+      }
+      values_.push_back(PyRef::steal(value));
+      if (!own) {
+        *why = "holds " + type_name(o) + " whose attribute `" + attr +
+               "` is their class's, which the nest would set on each object";
+        return false;
+      }
+    }
+  }
+  value_items_.reserve(values_.size());
+  for (auto& v : values_) value_items_.push_back(v.get());
+  return true;
+}
+
+PyObject* const* ListBuffer::row_items(size_t r) const {
+  if (columns_) return value_items_.data() + r * columns_->names.size();
+  return PySequence_Fast_ITEMS(rows_[r]);
+}
+
+bool ListBuffer::read_items(std::string* why, uint8_t tags) {
   // The elements, in one pass: the first decides the type (an empty list holds ints),
   // every other must match it, or be an int among floats or a float among ints (a list of
   // numbers mixed, read tagged).
@@ -147,8 +227,16 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
   bool np = false;
   PyObject* first = nullptr;
   for (size_t r = 0; r < rows_.size() && !first; r++)
-    if (row_length(r) > 0) first = PySequence_Fast_GET_ITEM(rows_[r], 0);
-  if (first && !item_dtype(first, &dtype_, &np, why)) return false;
+    if (row_length(r) > 0) first = row_items(r)[0];
+  // (A list of objects: its objects' attributes, said so.)
+  auto items_are = [&](const std::string& what) {
+    if (columns_)
+      *why = what.rfind("holds ", 0) == 0 ? "holds objects whose attributes include " + what.substr(6)
+                                          : "holds objects whose attributes mix bools, ints and floats, or complex numbers";
+    else *why = what;
+    return false;
+  };
+  if (first && !item_dtype(first, &dtype_, &np, why)) return items_are(*why);
   bytes_.resize(elements() * (size_t)dtype_size(dtype_));
   before_.clear();  // made by keep_before(), for a list the kernel may write
   const bool numbers = dtype_ == DType::Int64 || dtype_ == DType::Float64;
@@ -163,13 +251,10 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
   size_t k = 0;
   for (size_t r = 0; r < rows_.size() && !exact; r++)
     for (Py_ssize_t j = 0, len = row_length(r); j < len; j++, k++) {
-      PyObject* x = PySequence_Fast_GET_ITEM(rows_[r], j);
+      PyObject* x = row_items(r)[j];
       DType d;
-      if (!item_dtype(x, &d, &np, why)) return false;
-      if (d != dtype_ && !(numbers && (d == DType::Int64 || d == DType::Float64))) {
-        *why = "mixes element types";
-        return false;
-      }
+      if (!item_dtype(x, &d, &np, why)) return items_are(*why);
+      if (d != dtype_ && !(numbers && (d == DType::Int64 || d == DType::Float64))) return items_are("mixes element types");
       const int64_t tag = d == DType::Int64 ? kTagInt : np ? kTagNpFloat64 : kTagFloat;
       if (numbers && kind.empty() && (d != dtype_ || np))
         kind.assign(elements(), (uint8_t)(dtype_ == DType::Int64 ? kTagInt : kTagFloat));
@@ -204,6 +289,8 @@ bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>
   }
   strides_.assign(shape_.size(), (Py_ssize_t)item_bytes());
   for (size_t d = shape_.size() - 1; d-- > 0;) strides_[d] = strides_[d + 1] * shape_[d + 1];
+  value_items_.clear();  // (the values are copied)
+  values_.clear();
   return true;
 }
 
@@ -272,7 +359,12 @@ int ListBuffer::write_back() {
       if (std::memcmp(p, old + (size_t)j * item, item) == 0) continue;
       PyObject* obj = box_list_item(dtype_, tagged_, p);
       if (!obj) return -1;
-      if (PyList_SetItem(rows_[r], j, obj) < 0) return -1;  // steals obj, releases the old item
+      if (columns_) {  // an object's attribute (its class sets them the default way: read())
+        PyRef value = PyRef::steal(obj);
+        if (PyObject_SetAttr(rows_[r], columns_->names[(size_t)j], value.get()) < 0) return -1;
+      } else if (PyList_SetItem(rows_[r], j, obj) < 0) {  // steals obj, releases the old item
+        return -1;
+      }
     }
   }
   return 0;

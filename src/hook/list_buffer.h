@@ -9,6 +9,11 @@
 // A list of lists of items whose inner lists differ in length is held ragged (Type::ragged):
 // the items of all rows one after another, and where each row starts (offsets()).
 //
+// A list of objects whose attributes the nest uses (ir::Var::objects) is read as a table: one
+// row per object, one column per attribute name the caller gives (each as the object's
+// attribute lookup finds it, where that runs no code), and the values that changed are set
+// back on the objects as attributes.
+//
 // A list that cannot be held this way (ragged deeper down, mixed or other element types, ints beyond
 // 64 bits, an inner list that appears twice) gives a reason instead: the nest stays with
 // CPython.
@@ -20,6 +25,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "hook/py_ref.h"
 #include "ir/types.h"
 
 namespace stagepy::runtime {
@@ -28,6 +34,13 @@ namespace stagepy::runtime {
 // made list's: kernel_abi.h MadeList): a bool, a float or (tagged: its tag says so) an
 // np.float64 or an int, a complex, or an int. A new reference, or nullptr with an exception set.
 PyObject* box_list_item(DType d, bool tagged, const uint8_t* p);
+
+// The attributes a nest uses on objects (ir::Nest::columns): their names, interned (borrowed),
+// and whether the nest assigns each.
+struct ObjectColumns {
+  std::vector<PyObject*> names;
+  std::vector<uint8_t> assigned;
+};
 
 class ListBuffer {
  public:
@@ -40,8 +53,16 @@ class ListBuffer {
   // asks for it (kTagsNp, kTagsInts: a nest that stores NumPy floats into a list of floats,
   // or ints into one of floats, or floats into one of ints). On failure returns false and
   // sets `why` (no Python exception is set).
+  //
+  // With `columns`, `list` holds objects: read as a table of their attributes, every object
+  // once (an object met twice is shared like a list); `will_write` (the kernel may store
+  // into it) also asks that its class set attributes the default way, as write_back will, and
+  // that each attribute the nest assigns be the object's own (where it is the class's,
+  // CPython would add it to the instance even when the value stays the same).
   bool read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>& seen,
-            std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why, uint8_t tags = 0);
+            std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why, uint8_t tags = 0,
+            const struct ObjectColumns* columns = nullptr, bool will_write = false);
+  bool objects() const { return columns_ != nullptr; }
   // Whether the kernel may store into the list (some variable holding it is a store's root).
   bool written = false;
   // Keeps a copy of the elements as read, for write_back; called (before the kernel runs)
@@ -77,6 +98,16 @@ class ListBuffer {
   // Reads every element (ints or floats, dtype_) where all are of that exact type: 1; 0 at the
   // first that is not (the general loop then reads them); -1 with `why` (an int beyond 64 bits).
   int read_exact(std::string* why);
+  // read()'s parts: the shape and innermost rows of a list (of lists), or of a list of
+  // objects (with columns: shape_, rows_ and values_); then every item.
+  bool read_lists(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>& seen,
+                  std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why);
+  bool read_items(std::string* why, uint8_t tags);
+  // The rows of a list of objects (read() with columns): shape_, rows_ and values_.
+  bool read_objects(PyObject* list, bool will_write, std::unordered_map<PyObject*, ListBuffer*>& seen,
+                    std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why);
+  // The items of innermost row r (a list's or tuple's; an object's attribute values).
+  PyObject* const* row_items(size_t r) const;
 
   DType dtype_ = DType::Int64;
   bool tagged_ = false;
@@ -90,6 +121,9 @@ class ListBuffer {
   std::vector<PyObject*> rows_;  // the innermost lists (or tuples), in order (borrowed)
   std::vector<uint8_t> bytes_;   // the elements, as the kernel sees them
   std::vector<uint8_t> before_;  // the same, as read
+  const ObjectColumns* columns_ = nullptr;  // a list of objects: its attributes
+  std::vector<PyRef> values_;      // ... and their values, row by row (while reading)
+  std::vector<PyObject*> value_items_;  // the same, borrowed (row_items)
 };
 
 }  // namespace stagepy::runtime

@@ -60,6 +60,12 @@ struct Var {
   // `L[-1]` read, `L.pop()`: append_targets.h): its lists are held by MadeList headers
   // that grow and shrink (Type::made); `assigned` is set with it, for its length changes.
   bool resized = false;
+  // analysis/attribute_columns.h: a list of objects whose attributes the nest reads or
+  // assigns (`for p in ps: p.x += p.v`), held as a table: one row per object, one column per
+  // attribute name (Nest::columns).
+  bool objects = false;
+  // A variable that holds only items of such lists (`p`), used only for their attributes.
+  bool object_row = false;
 };
 
 // How the report names variable `v` (in backquotes): its Python name; for the Temp of a
@@ -125,10 +131,11 @@ struct ExprNode {
   int origin = -1;     // bytecode offset of the instruction it came from (for errors)
   ConstValue value;    // Const
   int var = -1;        // Load: index into Nest::vars
-  std::string name;    // Attr; Call: the step of sum()/any()/all() of a generator expression
-                       // the lifter made ("init", "total", "compensation", "result"; lift.cpp),
-                       // kFloatOfStr for `float("inf")` read as float(inf), empty for a call
-                       // in the program
+  // Attr; Subscript: an attribute column (`p.x` as p[column], attribute_columns.h), the
+  // attribute's name; Call: the step of sum()/any()/all() of a generator expression the
+  // lifter made ("init", "total", "compensation", "result"; lift.cpp), kFloatOfStr for
+  // `float("inf")` read as float(inf), empty for a call in the program.
+  std::string name;
   int pseudo = -1;     // Attr on a variable the nest never assigns: the Attr variable for it
   bool check_bound = false;  // typed Load of a variable that may be unbound here
   BinOp binop = BinOp::Add;
@@ -211,6 +218,9 @@ struct Effect {
   Expr value;
   int origin = -1; // bytecode offset of the STORE_* instruction
   int part = -1;   // Store into a complex array (lowered IR): 0 the real part, 1 the imaginary
+  // Store: `base.attr = value` (STORE_ATTR). The lifter leaves `index` a placeholder;
+  // attribute_columns makes it the attribute's column (a Const) or refuses the nest.
+  std::string attr;
 };
 
 struct StmtNode {
@@ -331,6 +341,10 @@ struct Nest {
   // middle of `a < h() < b`) where the helper calls functions: a draw of the random module
   // there would be made twice (type inference refuses draws in such a nest).
   bool helper_called_twice = false;
+  // The attribute names of the objects in Var::objects lists, in column order, and whether
+  // the nest assigns each.
+  std::vector<std::string> columns;
+  std::vector<uint8_t> columns_assigned;
 };
 
 }  // namespace stagepy::ir

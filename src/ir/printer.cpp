@@ -53,7 +53,9 @@ std::string to_string(const Expr& e, const Nest& n) {
     case K::Const: return typed(e, const_str(e->value));
     case K::Load: return typed(e, var_name(n, e->var));
     case K::Attr: return typed(e, a(0) + "." + e->name);
-    case K::Subscript: return typed(e, a(0) + "[" + a(1) + "]");
+    case K::Subscript:
+      if (!e->name.empty()) return typed(e, a(0) + "." + e->name);  // an attribute column
+      return typed(e, a(0) + "[" + a(1) + "]");
     case K::Tuple: {
       std::string s = "(";
       for (size_t i = 0; i < e->args.size(); i++) s += (i ? ", " : "") + a((int)i);
@@ -132,6 +134,7 @@ std::string to_string(const Stmt& s, const Nest& n, int indent) {
           continue;
         }
         if (f.kind == Effect::Kind::Assign) o << var_name(n, f.var);
+        else if (!f.attr.empty()) o << to_string(f.base, n) << "." << f.attr;
         else o << to_string(f.base, n) << "[" << to_string(f.index, n) << "]" << (f.part == 0 ? ".real" : f.part == 1 ? ".imag" : "");
         o << " = " << to_string(f.value, n);
       }

@@ -267,7 +267,9 @@ class Infer {
           const bool evaluated = e->kind == ExprNode::Kind::Seq && k + 1 < e->args.size();  // an inlined call's argument
           const bool len = e->kind == ExprNode::Kind::Call && k == 1 && e->args.size() == 2 && e->args[0]->type &&
                            e->args[0]->type->kind == Type::Kind::Callable && e->args[0]->type->builtin == Builtin::Len;
-          if (!row && !truth && !len && !evaluated) refuse(a);
+          // (A row variable's index: view_row's `A[as(row)]`.)
+          const bool index = e->kind == ExprNode::Kind::AsType && a->type && a->type->kind == Type::Kind::View;
+          if (!row && !truth && !len && !evaluated && !index) refuse(a);
         }
         walk(a);
       }

@@ -397,3 +397,44 @@ TEST(Analysis, StoresThroughARowPickedByAComputedIndexAreCarried) {
   Analysis a = analyze(b.nest);
   EXPECT_TRUE(a.carried(0, {{"p_n", 10}, {"N_T", 5}, {"N_K", 10}}));
 }
+
+// for t in range(T):
+//     for i in range(n): p = P[i]; p[0] = p[0] + 1
+//     for j in range(n): p = P[j]; p[1] = p[0]
+// One variable bound to rows by two loops, neither inside the other: in each loop it is that
+// loop's row, so neither loop carries a dependence (and the time loop does).
+TEST(Analysis, ARowVariableBoundBySiblingLoopsIsEachLoopsRow) {
+  NestBuilder b;
+  b.root(b.loop(0, "t", {b.ld("T")},
+                {b.loop(1, "i", {b.ld("n")},
+                        {b.assign("p", b.idx("P", {b.ld("i")})), b.store("p", {b.c(0)}, b.add(b.idx("p", {b.c(0)}), b.c(1)))}),
+                 b.loop(2, "j", {b.ld("n")},
+                        {b.assign("p", b.idx("P", {b.ld("j")})), b.store("p", {b.c(1)}, b.idx("p", {b.c(0)}))})}));
+  Analysis a = analyze(b.nest);
+  const std::map<std::string, int64_t> at = {{"p_T", 3}, {"p_n", 10}, {"N_P", 10}};
+  EXPECT_FALSE(a.carried(1, at));
+  EXPECT_FALSE(a.carried(2, at));
+  EXPECT_TRUE(a.carried(0, at));
+}
+
+// for i in range(n):
+//     a = P[i]
+//     for j in range(n): q = P[j]; a[1] = a[1] + q[0]
+// With `a` and `q` objects taken for their attributes (Var::object_row: `a.vx += q.x`),
+// taking an object reads which object sits there, which no attribute store changes: the i
+// loop carries nothing. Rows of a list of lists are read whole where taken (a row may be
+// used whole), so there the store conflicts with taking row j.
+TEST(Analysis, TakingAnObjectForItsAttributesConflictsWithNoAttributeStore) {
+  for (bool objects : {true, false}) {
+    NestBuilder b;
+    b.root(b.loop(0, "i", {b.ld("n")},
+                  {b.assign("a", b.idx("P", {b.ld("i")})),
+                   b.loop(1, "j", {b.ld("n")},
+                          {b.assign("q", b.idx("P", {b.ld("j")})),
+                           b.store("a", {b.c(1)}, b.add(b.idx("a", {b.c(1)}), b.idx("q", {b.c(0)})))})}));
+    b.nest.vars[(size_t)b.var("a")].object_row = objects;
+    b.nest.vars[(size_t)b.var("q")].object_row = objects;
+    Analysis a = analyze(b.nest);
+    EXPECT_EQ(a.carried(0, {{"p_n", 10}, {"N_P", 10}}), !objects) << "object rows: " << objects;
+  }
+}

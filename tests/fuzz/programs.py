@@ -5,7 +5,8 @@ NumPy arrays, Python lists (of lists, M's rows maybe of different lengths; of fl
 of ints and floats together) or array.array buffers and scalars of random dtypes, with random range forms (empty, negative steps,
 bounds from outer variables, a row's length `len(M[i])`), loops over sequences and slices of them (`enumerate`, `zip`,
 `reversed(S)`, `M.flat`, `M.ravel()`, a row `M[i]`, `enumerate(zip(A, B))` unpacked two levels deep), rows of M picked by
-an index computed from the data (`q = M[int(abs(A[i])) % (n + 1)]`), affine and non-affine subscripts (some out of bounds, some
+an index computed from the data (`q = M[int(abs(A[i])) % (n + 1)]`), M a list of objects whose attributes the loops
+read and assign (`M[i].a`, `for r in M: r.b += ...`), affine and non-affine subscripts (some out of bounds, some
 negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list and lists made in the loops (`L1 = []`, appended to `L0`), lists made, grown and popped (`P.append(x)`, `s = P.pop()`, `P.pop(k)`),
 aliased, swapped, read and written in the loops (`P = [x] * (n + 1)`, `Q = P[1:]`, `Q = P`), min/max/abs, math.sqrt/log, float('inf'), np.float32(x) and the other scalar types, mixed
 int/float/bool arithmetic, draws from the random module (seeded: random(), randint(), uniform(),
@@ -109,6 +110,17 @@ CSCALARS = [1j, 2 - 1j, np.complex128(0.5 + 1j), 2.5, 3, 0j, np.float64(1.5), co
 ARRAY_CODES = {"float64": "d", "float32": "f", "int64": "q", "int32": "i", "int16": "h", "int8": "b", "uint8": "B"}
 
 
+class Obj:
+    """M's items in the objects mode (Gen.objs)."""
+    def __init__(self, a, b, c):
+        self.a = a
+        self.b = b
+        self.c = c
+
+    def __repr__(self):
+        return f"Obj({self.a!r}, {self.b!r}, {self.c!r})"
+
+
 class Gen:
     def __init__(self, draw, n, cplx=False):
         self.draw = draw
@@ -127,6 +139,9 @@ class Gen:
         # Lists P and Q (made before the nest) that the loops make anew (`P = [x] * (n + 1)`,
         # `Q = P[1:]`), alias (`Q = P`), swap, read and write.
         self.made = not cplx and draw(st.integers(0, 2)) == 0
+        # M a list of objects (Obj: attributes a, b, c), read and assigned as `M[i].a` and
+        # through rows `r.b`; the other uses of M's rows then read A instead.
+        self.objs = not cplx and not self.slices and draw(st.integers(0, 3)) == 0
 
     def pick(self, seq):
         return self.draw(st.sampled_from(seq))
@@ -201,7 +216,16 @@ class Gen:
                               "np.random.exponential(k)"])
         return self.pick(["k", "n", "True", "False"])
 
+    def m_row(self, index):
+        """`M[index]` used as a sequence (A where M holds objects)."""
+        return "A" if self.objs else f"M[{index}]"
+
     def m_item(self):
+        if self.objs:
+            attr = self.pick(["a", "b", "c"])
+            if self.row_vars and self.int_(0, 2) == 0:
+                return f"{self.pick(self.row_vars)}.{attr}"
+            return f"M[{self.index()}].{attr}"
         if self.row_vars and self.int_(0, 2) == 0:
             return f"{self.pick(self.row_vars)}[{self.index()}]"
         a, b = self.index(), self.index()
@@ -244,13 +268,13 @@ class Gen:
         if form == 11 and self.int_(0, 1):
             # Helpers that read elements of what they are passed (inlined; the analysis
             # runs again on the nest with them inlined).
-            return self.pick([f"g1({self.pick(['A', 'B'])}, {self.index()})", f"g2(M, {self.index()}, {self.index()})",
+            return self.pick([f"g1({self.pick(['A', 'B'])}, {self.index()})", f"g2({'[A, B]' if self.objs else 'M'}, {self.index()}, {self.index()})",
                               f"g3({self.pick(['A', 'B'])}, {self.index()})", f"g3(A, {self.index()}, {self.index()})",
                               # helpers that loop (inlined as statements before the call's)
-                              f"l1({self.pick(['A', 'B'])}, {self.index()})", f"l1(M[{self.index()}], k)",
+                              f"l1({self.pick(['A', 'B'])}, {self.index()})", f"l1({self.m_row(self.index())}, k)",
                               f"l2({self.pick(['A', 'B'])}, {self.index()})",
                               # helpers that loop and return from several places
-                              f"l3({self.pick(['A', 'B'])}, {a})", f"l3(M[{self.index()}], {a}, k)",
+                              f"l3({self.pick(['A', 'B'])}, {a})", f"l3({self.m_row(self.index())}, {a}, k)",
                               f"l4({self.pick(['A', 'B'])}, {self.index()})"])
         return f"({a} ** {self.pick(['2', '0', '3'])})"
 
@@ -267,7 +291,7 @@ class Gen:
         red = self.pick(["sum", "any", "all"] if self.cplx else ["sum", "sum", "min", "max", "any", "all"])
         start = f", {self.pick(['0.5', '1', 'k'])}" if red == "sum" and self.int_(0, 3) == 0 else ""
         if self.int_(0, 3) == 0:  # of a sequence itself: a list or array, or a row of M
-            return f"{red}({self.pick(['A', 'B', f'M[{self.index()}]'])}{start})"
+            return f"{red}({self.pick(['A', 'B', self.m_row(self.index())])}{start})"
         return f"{red}(({body} for {g} in {it}{filt}){start})"
 
     def complex_expr(self, form, a, b, depth):
@@ -313,7 +337,7 @@ class Gen:
                            f"{w}[{self.index()}] in 'a\u00e9c'", f"ord({w}[{self.index()}]) > {a}"])
         if not self.cplx and self.int_(0, 11) == 0:
             # Membership in a sequence the nest reads (a scan; a NaN looked up goes to CPython).
-            c = f"{a} {self.pick(['in', 'not in'])} {self.pick(['A', 'B', 'M[' + self.index() + ']'])}"
+            c = f"{a} {self.pick(['in', 'not in'])} {self.pick(['A', 'B', self.m_row(self.index())])}"
         if depth < 2 and self.int_(0, 4) == 0:
             c = f"({c}) {self.pick(['and', 'or'])} ({self.cond(depth + 1)})"
         if self.int_(0, 6) == 0:
@@ -341,7 +365,7 @@ class Gen:
             return f"range({self.int_(0, 3)})"
         if form == 6 and outer and self.int_(0, 1):
             # Over a row's length (M's rows may differ in length: a ragged list).
-            return f"range({self.pick(['', '1, '])}len(M[{outer}]){self.pick(['', ' - 1'])})"
+            return f"range({self.pick(['', '1, '])}len({self.m_row(outer)}){self.pick(['', ' - 1'])})"
         return f"range(0, n, {self.int_(1, 3)})"
 
     def header(self, indent, v):
@@ -407,6 +431,8 @@ class Gen:
         if self.int_(0, 4) == 0:
             # Every item in C order (a list has no ravel(): AttributeError, in CPython), or a
             # row of M (out of range: IndexError).
+            if self.objs:
+                return f"{name}.ravel()"
             return self.pick(["M.flat", "M.ravel()", f"{name}.ravel()", f"M[{outer}]", "M[n - 1]", f"M[{outer} - 1]"])
         return name + self.pick(["[1:]", "[:-1]", "[::2]", "[::-1]", "[k:]", "[:n]", f"[{outer}:]",
                                  f"[{outer} + 1:n]", "[-3:]", "[1::3]"])
@@ -588,7 +614,7 @@ class Gen:
             # tuple (with or without its default), or a tuple display.
             kind = self.int_(0, 2)
             if kind == 0:
-                self.emit(indent, f"s, t = M[{self.index()}]")
+                self.emit(indent, f"s, t = {self.m_row(self.index())}")
             elif kind == 1:
                 extra = f", {self.expr()}" if self.int_(0, 1) else ""
                 names = self.pick(["s, t, u", "s, t", "s, t, u, u"])
@@ -756,6 +782,8 @@ def programs(draw):
     # Values that make NumPy warn (overflow, invalid) or that are already non-finite.
     special = draw(st.sampled_from([None, None, None, 1e300, -1e308, np.inf, np.nan]))
 
+    objs = g.objs
+
     def make_args():
         rng = np.random.default_rng(seed)
         arrs = []
@@ -802,6 +830,10 @@ def programs(draw):
                 if kind == "ragged list" and a and isinstance(a[0], list):
                     # Rows of different lengths: about half of them cut short (some emptied).
                     a = [r[:int(rng.integers(0, len(r) + 1))] if rng.random() < 0.5 else r for r in a]
+            if objs and len(arrs) == 2:
+                # M's rows made objects: attributes a, b, c from the row's first items.
+                rows = a.tolist() if isinstance(a, np.ndarray) else list(a)
+                a = [Obj(*[(r[j % len(r)] if len(r) else 0) for j in range(3)]) for r in rows]
             arrs.append(a)
         return (*arrs, n, k, *scalars)
     return src, make_args

@@ -77,8 +77,23 @@ def same(a, b, path="value"):
         for i, (x, y) in enumerate(zip(a, b)):
             same(x, y, f"{path}[{i}]")
         return
+    if type(a).__eq__ is object.__eq__ and (hasattr(a, "__dict__") or hasattr(type(a), "__slots__")) \
+            and not isinstance(a, (type, types.ModuleType, types.FunctionType)):
+        # Plain objects (equal only to themselves): by their attributes, the instance dict's
+        # (its keys too) and the slots'.
+        same(_attributes(a), _attributes(b), path)
+        return
     if a != b:
         raise AssertionError(f"{path}: {a!r} != {b!r}")
+
+
+def _attributes(o):
+    out = dict(getattr(o, "__dict__", {}))
+    for k in type(o).__mro__:
+        for name in getattr(k, "__slots__", ()):
+            if name not in ("__dict__", "__weakref__"):
+                out["slot " + name] = getattr(o, name, "<unset>")
+    return out
 
 
 def _snapshot(args):

@@ -1,0 +1,223 @@
+// See attribute_columns.h.
+#include "analysis/attribute_columns.h"
+
+#include <set>
+
+#include "analysis/cfg.h"
+#include "ir/mutate.h"
+
+namespace stagepy::analysis {
+namespace {
+using ir::Expr;
+using ir::ExprNode;
+using ir::Stmt;
+using ir::StmtNode;
+using K = ExprNode::Kind;
+
+// Attributes that numbers, arrays and complex values have themselves (type inference
+// reads them): never an object's column.
+bool value_attribute(const std::string& n) {
+  static const std::set<std::string> names = {"real",  "imag",    "shape",  "ndim",    "size",      "T",
+                                              "dtype", "flat",    "ravel()", "itemsize", "nbytes",   "strides",
+                                              "data",  "base",    "numerator", "denominator"};
+  return names.count(n) > 0;
+}
+
+class Columns {
+ public:
+  explicit Columns(ir::Nest& nest) : nest_(nest) {}
+
+  void run() {
+    nest_.root = rewrite(nest_.root);
+    if (rows_.empty() && lists_.empty()) return;
+    // The lists the items come from: the roots of the items' assigned values.
+    ir::for_each_stmt(nest_.root, [&](const Stmt& s) {
+      for (auto& f : s->effects)
+        if (f.kind == ir::Effect::Kind::Assign && rows_.count(f.var)) {
+          const int c = item_list(f.value);
+          if (c < 0)
+            throw LiftError{"assigns `" + name(f.var) + "`, whose attributes it uses, something other than an item of a list",
+                            s->line};
+          lists_.insert(c);
+        }
+    });
+    for (int c : lists_) {
+      const ir::Var& v = nest_.vars[(size_t)c];
+      if (rows_.count(c) || v.assigned || v.appended || v.resized)
+        throw LiftError{"uses the attributes of the items of `" + v.name + "`, which it also assigns or changes", nest_.line};
+    }
+    for (int r : rows_)
+      if (nest_.vars[(size_t)r].appended || nest_.vars[(size_t)r].resized)
+        throw LiftError{"uses `" + name(r) + "` as a list and for its attributes", nest_.line};
+    check(nest_.root);
+    for (int c : lists_) nest_.vars[(size_t)c].objects = true;
+    for (int r : rows_) nest_.vars[(size_t)r].object_row = true;
+  }
+
+ private:
+  std::string name(int v) const { return ir::shown_name(nest_.vars[(size_t)v]); }
+
+  // The list variable an item expression `L[i]` reads (L a variable, or an attribute the nest
+  // reads at entry: `self.ps`), else -1.
+  static int list_of_item(const Expr& e) {
+    if (!e || e->kind != K::Subscript || !e->name.empty()) return -1;
+    const Expr& b = e->args[0];
+    if (b->kind == K::Load) return b->var;
+    if (b->kind == K::Attr && b->pseudo >= 0) return b->pseudo;
+    return -1;
+  }
+  int item_list(const Expr& e) const { return list_of_item(e); }
+
+  // Whether `b` may be an object whose attribute is a column: a variable the nest assigns
+  // (an item it picked), or an item of a list variable.
+  bool object_like(const Expr& b) const {
+    if (b->kind == K::Load) return nest_.vars[(size_t)b->var].assigned;
+    return list_of_item(b) >= 0;
+  }
+
+  int column(const std::string& attr, bool assigned) {
+    size_t k = 0;
+    while (k < nest_.columns.size() && nest_.columns[k] != attr) k++;
+    if (k == nest_.columns.size()) {
+      nest_.columns.push_back(attr);
+      nest_.columns_assigned.push_back(0);
+    }
+    nest_.columns_assigned[k] |= assigned ? 1 : 0;
+    return (int)k;
+  }
+
+  Expr column_subscript(const Expr& base, const std::string& attr, int origin, bool assigned = false) {
+    ir::ConstValue k;
+    k.kind = ir::ConstValue::Kind::Int;
+    k.i = column(attr, assigned);
+    // (The column's Const is named for the attribute too: the report's accesses show `.x`.)
+    auto col = std::make_shared<ExprNode>(*ir::make_const(k, origin));
+    col->name = attr;
+    auto e = std::make_shared<ExprNode>(*ir::make_subscript(base, col, origin));
+    e->name = attr;
+    if (base->kind == K::Load) rows_.insert(base->var);
+    else lists_.insert(list_of_item(base));
+    return e;
+  }
+
+  Expr rewrite(const Expr& e, bool callee = false) {
+    if (!e) return e;
+    bool changed = false;
+    std::vector<Expr> args;
+    args.reserve(e->args.size());
+    for (size_t i = 0; i < e->args.size(); i++) {
+      Expr m = rewrite(e->args[i], e->kind == K::Call && i == 0);
+      changed = changed || m != e->args[i];
+      args.push_back(std::move(m));
+    }
+    Expr out = e;
+    if (changed) {
+      auto c = std::make_shared<ExprNode>(*e);
+      c->args = std::move(args);
+      out = c;
+    }
+    if (out->kind == K::Attr && out->pseudo < 0 && !callee && !value_attribute(out->name) && object_like(out->args[0]))
+      return column_subscript(out->args[0], out->name, out->origin);
+    return out;
+  }
+
+  Stmt rewrite(const Stmt& s) {
+    auto c = std::make_shared<StmtNode>(*s);
+    for (auto& b : c->body) b = rewrite(b);
+    for (auto& f : c->effects) {
+      f.base = rewrite(f.base);
+      f.index = rewrite(f.index);
+      f.value = rewrite(f.value);
+      if (f.kind == ir::Effect::Kind::Store && !f.attr.empty()) {
+        if (!object_like(f.base)) throw LiftError{"assigns an attribute of something other than an item of a list", s->line};
+        const Expr col = column_subscript(f.base, f.attr, f.origin, true);
+        f.index = col->args[1];
+      }
+    }
+    c->cond = rewrite(c->cond);
+    for (auto& a : c->args) a = rewrite(a);
+    c->range_callee = rewrite(c->range_callee);
+    c->reversed_callee = rewrite(c->reversed_callee);
+    c->zip_callee = rewrite(c->zip_callee);
+    for (auto& o : c->over) o = rewrite(o);
+    return c;
+  }
+
+  // ---------------------------------------------------------------- every use checked
+  enum class Use { Free, Item, List, Len, Over, Assigned };
+
+  bool is_len(const Expr& callee) const {
+    if (callee->kind != K::Load) return false;
+    const ir::Var& v = nest_.vars[(size_t)callee->var];
+    return v.name == "len" && (v.storage == ir::Var::Storage::Builtin || v.storage == ir::Var::Storage::Global ||
+                               v.storage == ir::Var::Storage::Name);
+  }
+
+  void visit(const Expr& e, Use use, int line) const {
+    if (!e) return;
+    auto bad_list = [&](int v) {
+      throw LiftError{"uses `" + name(v) + "`, a list whose items' attributes it uses, other than by those attributes and len()",
+                      line};
+    };
+    if (e->kind == K::Load || (e->kind == K::Attr && e->pseudo >= 0)) {
+      const int v = e->kind == K::Load ? e->var : e->pseudo;
+      if (rows_.count(v) && use != Use::Item)
+        throw LiftError{"uses `" + name(v) + "` other than for its attributes (passes, compares or stores the object)", line};
+      if (lists_.count(v) && use != Use::List && use != Use::Len && use != Use::Over) bad_list(v);
+      if (e->kind == K::Attr) visit(e->args[0], Use::Free, line);
+      return;
+    }
+    if (e->kind == K::Subscript && !e->name.empty()) {  // an attribute column
+      visit(e->args[0], Use::Item, line);
+      return;
+    }
+    const int l = list_of_item(e);
+    if (l >= 0 && lists_.count(l)) {
+      if (use != Use::Item && use != Use::Assigned)
+        throw LiftError{"uses an item of `" + name(l) + "` other than for its attributes", line};
+      visit(e->args[0], Use::List, line);
+      visit(e->args[1], Use::Free, line);
+      return;
+    }
+    if (e->kind == K::Call && e->args.size() == 2 && is_len(e->args[0])) {
+      visit(e->args[1], Use::Len, line);
+      return;
+    }
+    for (auto& a : e->args) visit(a, Use::Free, line);
+  }
+
+  void check(const Stmt& s) const {
+    for (auto& f : s->effects) {
+      if (f.kind == ir::Effect::Kind::Assign && rows_.count(f.var)) {
+        visit(f.value, Use::Assigned, s->line);
+        continue;
+      }
+      const int root = f.base ? ir::root_var(f.base) : -1;
+      if (f.kind == ir::Effect::Kind::Store && f.attr.empty() && root >= 0 && (lists_.count(root) || rows_.count(root)))
+        throw LiftError{"stores into `" + name(root) + "`, whose items' attributes it uses", s->line};
+      if (f.kind == ir::Effect::Kind::Store && !f.attr.empty()) visit(f.base, Use::Item, s->line);
+      else visit(f.base, Use::Free, s->line);
+      if (f.attr.empty()) visit(f.index, Use::Free, s->line);
+      visit(f.value, Use::Free, s->line);
+    }
+    visit(s->cond, Use::Free, s->line);
+    for (auto& a : s->args) visit(a, Use::Free, s->line);
+    visit(s->range_callee, Use::Free, s->line);
+    visit(s->reversed_callee, Use::Free, s->line);
+    visit(s->zip_callee, Use::Free, s->line);
+    for (auto& o : s->over) visit(o, Use::Over, s->line);
+    for (auto& b : s->body) check(b);
+  }
+
+  ir::Nest& nest_;
+  std::set<int> rows_;   // variables whose attributes are columns
+  std::set<int> lists_;  // lists whose items' attributes are columns
+};
+}  // namespace
+
+ir::Nest attribute_columns(ir::Nest nest) {
+  Columns(nest).run();
+  return nest;
+}
+
+}  // namespace stagepy::analysis

@@ -1,0 +1,22 @@
+// attribute_columns: in, a lifted nest (after bind_module_attributes); out, the same nest
+// where every attribute read or assigned of an item of a list (`p.x` where `p = ps[i]` or
+// `for p in ps`, or `ps[i].x`) is a subscript of that item by the attribute's column
+// (`p[c]`, the Subscript's name saying `x`; Nest::columns lists the names in column order).
+// The list's variable is marked Var::objects, the item's Var::object_row: at run time such
+// a list is read as a table, one row per object and one column per attribute name
+// (hook/list_buffer.h), and the attributes that change are set on the objects afterwards,
+// so dependence analysis, bounds and threads treat `p.x` like `row[0]`.
+//
+// Attributes that are not such items' (`np.pi`, `self.n`: bind_module_attributes's; `z.real`,
+// `A.shape`, methods called) are left alone. Throws LiftError, with the reason the report
+// shows, where an attribute is assigned on anything but such an item, or where such a list
+// or item is used otherwise than this (passed to a function, compared, iterated as a row,
+// stored into, reassigned, or nested in another list): the nest stays with CPython.
+#pragma once
+#include "ir/ir.h"
+
+namespace stagepy::analysis {
+
+ir::Nest attribute_columns(ir::Nest nest);
+
+}  // namespace stagepy::analysis

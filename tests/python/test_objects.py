@@ -1,0 +1,332 @@
+"""Lists of objects whose attributes the loops read and assign (`for p in ps: p.x += p.v * dt`,
+`ps[i].x`): read as a table (one row per object, one column per attribute name), the
+attributes that changed set back on the objects, with CPython's results, exceptions and
+instance dicts. Anything stagepy cannot hold that way (an attribute missing, a property, a
+class with its own __setattr__, an object twice in a list the nest writes, an object passed
+to a function) keeps the nest in CPython, with the reason."""
+import dataclasses
+
+import numpy as np
+import pytest
+
+import difftest
+
+
+class Particle:
+    def __init__(self, x, v, n=0):
+        self.x = x
+        self.v = v
+        self.n = n
+
+
+class Slotted:
+    __slots__ = ("x", "v")
+
+    def __init__(self, x, v):
+        self.x = x
+        self.v = v
+
+
+@dataclasses.dataclass
+class Body:
+    x: float
+    y: float
+    vx: float = 0.0
+    vy: float = 0.0
+    m: float = 1.0
+
+
+class Heavy(Particle):
+    mass = 2.5  # a class attribute, read through the objects
+
+
+class WithProperty:
+    def __init__(self, x):
+        self._x = x
+
+    @property
+    def x(self):
+        return self._x * 2
+
+
+class Logged:
+    def __init__(self, x):
+        object.__setattr__(self, "x", x)
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value + 1)
+
+
+def _particles(seed, n, cls=Particle):
+    r = np.random.default_rng(seed)
+    return [cls(float(a), float(b) - 0.5) for a, b in r.random((n, 2)) * 10]
+
+
+def _bodies(seed, n):
+    r = np.random.default_rng(seed)
+    return [Body(float(a), float(b), m=float(m)) for a, b, m in r.random((n, 3))]
+
+
+G = {"Particle": Particle, "Slotted": Slotted, "Body": Body, "Heavy": Heavy}
+
+NATIVE = [
+    ("time steps over particles, bouncing at a wall", """
+    def f(ps, dt, steps):
+        for t in range(steps):
+            for p in ps:
+                p.x += p.v * dt
+                if p.x > 10.0 or p.x < 0.0:
+                    p.v = -p.v
+        return ps
+    """, lambda: (_particles(1, 700), 0.01, 30)),
+    ("items by index, a sum of their attributes", """
+    def f(ps):
+        e = 0.0
+        for i in range(len(ps)):
+            e += 0.5 * ps[i].v * ps[i].v + ps[i].x
+        return e
+    """, lambda: (_particles(2, 300),)),
+    ("slots", """
+    def f(ps, dt):
+        for p in ps:
+            p.x = p.x + dt * p.v
+        return ps
+    """, lambda: (_particles(3, 200, Slotted), 0.5)),
+    ("pairwise gravity over dataclasses (writes vx, vy; reads x, y, m)", """
+    import math
+    def f(bs, dt):
+        for a in bs:
+            for b in bs:
+                dx = b.x - a.x
+                dy = b.y - a.y
+                d2 = dx * dx + dy * dy + 0.01
+                inv = b.m / (d2 * math.sqrt(d2))
+                a.vx += dx * inv * dt
+                a.vy += dy * inv * dt
+        for b in bs:
+            b.x += b.vx * dt
+            b.y += b.vy * dt
+        return bs
+    """, lambda: (_bodies(4, 120), 0.01)),
+    ("an int attribute counted, an int attribute made a float", """
+    def f(ps):
+        for k in range(3):
+            for p in ps:
+                if p.x > 5.0:
+                    p.n += 1
+                else:
+                    p.n = p.n / 2
+        return ps
+    """, lambda: (_particles(5, 100),)),
+    ("a class attribute read through the objects", """
+    def f(ps):
+        s = 0.0
+        for p in ps:
+            s += p.mass * p.v
+            p.x = p.mass
+        return s, ps
+    """, lambda: ([Heavy(1.0 * i, 0.5 * i) for i in range(50)],)),
+    ("zip and enumerate of two lists of objects", """
+    def f(ps, qs):
+        for a, b in zip(ps, qs):
+            a.x = b.v * 2.0
+        for i, q in enumerate(qs):
+            q.n = i * 3
+        return ps, qs
+    """, lambda: (_particles(6, 40), _particles(7, 50))),
+    ("the loop variable is the last object afterwards", """
+    def f(ps):
+        p = None
+        for p in ps:
+            p.v = p.x
+        return p is ps[-1], ps
+    """, lambda: (_particles(8, 20),)),
+    ("a list of objects in an attribute of self", """
+    class Sim:
+        def __init__(self, ps):
+            self.ps = ps
+            self.dt = 0.25
+        def step(self):
+            for p in self.ps:
+                p.x += self.dt * p.v
+            return self.ps
+    def f(ps):
+        return Sim(ps).step()
+    """, lambda: (_particles(9, 60),)),
+    ("the best object by an attribute, kept as an index", """
+    def f(ps):
+        best = 0
+        for i in range(1, len(ps)):
+            if ps[i].x > ps[best].x:
+                best = i
+        ps[best].v = 0.0
+        return best, ps
+    """, lambda: (_particles(10, 80),)),
+]
+
+
+@pytest.mark.parametrize("what,src,make_args", NATIVE, ids=[n for n, _, _ in NATIVE])
+def test_objects_in_lists_run_natively(what, src, make_args):
+    recs = difftest.run(src, "f", make_args, globals_=G)
+    assert all(r["bailouts"] == 0 for r in recs), recs
+
+
+def test_time_steps_over_particles_run_on_threads():
+    recs = difftest.run("""
+    def f(ps, dt):
+        for t in range(5):
+            for p in ps:
+                p.x += p.v * dt
+        return ps
+    """, "f", lambda: (_particles(11, 5000), 0.01), globals_=G)
+    assert difftest.ran_parallel(recs, "p"), difftest.loops(recs)
+
+
+BAIL = [
+    ("an IndexError part way, earlier attributes set", """
+    def f(ps):
+        for i in range(len(ps)):
+            ps[i].x = ps[i + 1].v
+        return ps
+    """, lambda: (_particles(12, 30),)),
+    ("a ZeroDivisionError part way", """
+    def f(ps):
+        for p in ps:
+            p.v = 1.0 / (p.n - 3)
+            p.n += 1
+        return ps
+    """, lambda: ([Particle(1.0, 1.0, n=k % 5) for k in range(10)],)),
+    ("an int attribute outgrowing 64 bits", """
+    def f(ps):
+        for k in range(40):
+            for p in ps:
+                p.n = p.n * 7 + 1
+        return ps
+    """, lambda: ([Particle(0.0, 0.0, n=k) for k in range(20)],)),
+]
+
+
+@pytest.mark.parametrize("what,src,make_args", BAIL, ids=[n for n, _, _ in BAIL])
+def test_objects_errors_and_overflows_as_in_cpython(what, src, make_args):
+    difftest.run(src, "f", make_args, expect="bail", globals_=G)
+
+
+def _shared():
+    ps = _particles(13, 10)
+    ps[4] = ps[2]
+    return (ps,)
+
+
+def _two_lists_one_object():
+    ps = _particles(14, 10)
+    qs = _particles(15, 10)
+    qs[3] = ps[5]
+    return ps, qs
+
+
+def _best_in_list():
+    ps = _particles(16, 10)
+    return ps, ps[3]
+
+
+INTERPRETED = [
+    ("an object without the attribute", """
+    def f(ps):
+        s = 0.0
+        for p in ps:
+            s += p.x
+        return s
+    """, lambda: (_particles(17, 5) + [Slotted.__new__(Slotted)],), "attribute `x` is not set"),
+    ("a property", """
+    def f(ps):
+        s = 0.0
+        for p in ps:
+            s += p.x
+        return s
+    """, lambda: ([WithProperty(1.0), WithProperty(2.0)],), "property"),
+    ("a class with its own __setattr__", """
+    def f(ps):
+        for p in ps:
+            p.x = 3.0
+        return ps
+    """, lambda: ([Logged(1.0), Logged(2.0)],), "__setattr__"),
+    ("one object twice in a list whose attributes are assigned", """
+    def f(ps):
+        for p in ps:
+            p.x += 1.0
+        return ps
+    """, _shared, "holds one object twice"),
+    ("an object in two lists, one assigned", """
+    def f(ps, qs):
+        for i in range(len(ps)):
+            ps[i].x = qs[i].v + 1.0
+        return ps, qs
+    """, _two_lists_one_object, "share an object"),
+    ("an attribute read once of an object the nest changes", """
+    def f(ps, best):
+        for p in ps:
+            p.x = p.x + best.x
+        return ps
+    """, _best_in_list, "reads `best.x` once"),
+    ("an object passed to a function", """
+    def g(p):
+        return p.x
+    def f(ps):
+        s = 0.0
+        for p in ps:
+            s += g(p) + p.v
+        return s
+    """, lambda: (_particles(18, 5),), "other than for its attributes"),
+    ("a class attribute assigned through an object", """
+    def f(ps):
+        for p in ps:
+            p.mass = 1.0
+        return ps
+    """, lambda: ([Heavy(1.0, 2.0)],), "class's"),
+    ("an attribute holding a list", """
+    def f(ps):
+        s = 0.0
+        for p in ps:
+            s += p.x[0]
+        return s
+    """, lambda: ([Particle([1.0], 0.0)],), "attributes include list objects"),
+    ("an attribute of a non-item assigned", """
+    def f(o, n):
+        for i in range(n):
+            o.x = i
+        return o
+    """, lambda: (Particle(0.0, 0.0), 5), "assigns an attribute of something other than an item of a list"),
+    ("a list of objects passed as a sequence of rows", """
+    def f(ps):
+        s = 0.0
+        for p in ps:
+            s += p.x
+        return s
+    """, lambda: ([[1.0, 2.0]],), "have no attributes"),
+    ("an array where objects are expected", """
+    def f(ps):
+        s = 0.0
+        for i in range(len(ps)):
+            s += ps[i].x
+        return s
+    """, lambda: (np.zeros((3, 2)),), "not a list"),
+]
+
+
+@pytest.mark.parametrize("what,src,make_args,reason", INTERPRETED, ids=[n for n, _, _, _ in INTERPRETED])
+def test_objects_stagepy_cannot_hold_stay_interpreted(what, src, make_args, reason):
+    recs = difftest.run(src, "f", make_args, expect="interpreted", globals_=G)
+    difftest.assert_reason(recs, reason)
+
+
+def test_an_attribute_set_to_its_value_keeps_the_instance_dict():
+    # A float set to an equal float: CPython stores a new object; kernels write back only what
+    # changed, and the instance dict's keys stay those CPython leaves.
+    recs = difftest.run("""
+    def f(ps):
+        for p in ps:
+            p.x = p.x * 1.0
+            p.v = float(p.n)
+        return [sorted(vars(p)) for p in ps], ps
+    """, "f", lambda: (_particles(19, 30),), globals_=G)
+    assert all(r["bailouts"] == 0 for r in recs)
