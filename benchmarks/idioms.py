@@ -22,7 +22,9 @@ motion with random.gauss(), an M/M/1 queue with random.expovariate()), np.random
 (an Ising model's Metropolis steps, a walk with np.random.normal steps), a histogram over
 bisect.bisect() and nearest neighbours by math.hypot; and since stop 59, a ray caster whose pixels
 shade from the row of the closest sphere (`s = spheres[k]`, k computed), and an int matrix product
-whose sums all pass 64 bits (each call of its inner loop hands over to CPython). Each under CPython, stagepy
+whose sums all pass 64 bits (each call of its inner loop hands over to CPython); and since this stop,
+objects in lists whose attributes the loops assign (particles bouncing in a box, pairwise
+gravity over objects). Each under CPython, stagepy
 (one thread and every thread) and numba (njit), in one process; every result compared with
 CPython's.
 
@@ -493,6 +495,34 @@ def jagged_norms(A, out):
         out[i] = math.sqrt(s)
     return out
 
+def particles_bounce(ps, dt, steps):
+    # Objects in a list, their attributes read and assigned (`for p in ps: p.x += ...`).
+    for t in range(steps):
+        for p in ps:
+            p.x += p.vx * dt
+            p.y += p.vy * dt
+            if p.x < 0.0 or p.x > 1.0:
+                p.vx = -p.vx
+            if p.y < 0.0 or p.y > 1.0:
+                p.vy = -p.vy
+    return [(p.x, p.y, p.vx, p.vy) for p in ps]
+
+def gravity_objects(bs, dt, steps):
+    # Pairwise forces over objects: `a.vx += ...` reads `b.x` (the a loop on threads).
+    for t in range(steps):
+        for a in bs:
+            for b in bs:
+                dx = b.x - a.x
+                dy = b.y - a.y
+                d2 = dx * dx + dy * dy + 0.01
+                inv = b.m / (d2 * math.sqrt(d2))
+                a.vx += dx * inv * dt
+                a.vy += dy * inv * dt
+        for b in bs:
+            b.x += b.vx * dt
+            b.y += b.vy * dt
+    return [(b.x, b.y, b.vx, b.vy) for b in bs]
+
 def edit_rows_append(a, b):
     prev = list(range(len(b) + 1))
     for i in range(1, len(a) + 1):
@@ -503,6 +533,11 @@ def edit_rows_append(a, b):
         prev = cur
     return prev[-1]
 """
+
+
+class Particle:
+    def __init__(self, x, y, vx, vy, m=1.0):
+        self.x, self.y, self.vx, self.vy, self.m = x, y, vx, vy, m
 
 
 def cases(scale):
@@ -548,7 +583,14 @@ def cases(scale):
     hp = [(math.cos(i) * i, math.sin(i * 1.7) * i) for i in range(s(1500))]
     bigm = [[2 ** 62 - r.randrange(1000) for _ in range(s(100))] for _ in range(s(100))]
     balls = [[r.uniform(-3, 3), r.uniform(2, 9), r.uniform(0.2, 0.9), r.uniform(0, 1)] for _ in range(12)]
+    pv = [(r.random(), r.random(), r.uniform(-1, 1), r.uniform(-1, 1), r.uniform(0.5, 1.5)) for _ in range(s(4000))]
+    particles = lambda k: [Particle(*v) for v in pv[:k]]  # noqa: E731  (new objects per call: they change)
+    nb = s(400)
     return {
+        "particles_bounce": (lambda f: f(particles(len(pv)), 0.001, 200),
+                             f"{len(pv)} objects x 200 steps, `for p in ps: p.x += p.vx * dt` (objects made per call)"),
+        "gravity_objects": (lambda f: f(particles(nb), 0.001, 5),
+                            f"{nb} objects, all pairs x 5 steps, `a.vx += dx * b.m / ...` (objects made per call)"),
         "primes_for_else": (lambda f: f(n_pr), f"n < {n_pr}: `for x ...: if n % x == 0: break` / `else: c += n` / `c -= 1`"),
         "edit_distance": (lambda f: f(a, b), f"{len(a)} x {len(b)} DNA, NumPy table"),
         "lcs": (lambda f: f(la, lb), f"{len(la)} x {len(lb)} DNA, list of lists"),
