@@ -1,6 +1,7 @@
 // See attribute_columns.h.
 #include "analysis/attribute_columns.h"
 
+#include <map>
 #include <set>
 
 #include "analysis/cfg.h"
@@ -28,6 +29,7 @@ class Columns {
   explicit Columns(ir::Nest& nest) : nest_(nest) {}
 
   void run() {
+    find_singles(nest_.root);
     nest_.root = rewrite(nest_.root);
     if (rows_.empty() && lists_.empty()) return;
     // The lists the items come from: the roots of the items' assigned values.
@@ -36,21 +38,24 @@ class Columns {
         if (f.kind == ir::Effect::Kind::Assign && rows_.count(f.var)) {
           const int c = item_list(f.value);
           if (c < 0)
-            throw LiftError{"assigns `" + name(f.var) + "`, whose attributes it uses, something other than an item of a list",
+            throw LiftError{"assigns " + name(f.var) + ", whose attributes it uses, something other than an item of a list",
                             s->line};
           lists_.insert(c);
+          for (int k : used_[f.var]) used_[c].insert(k);  // (the columns used through its items)
         }
     });
     for (int c : lists_) {
       const ir::Var& v = nest_.vars[(size_t)c];
-      if (rows_.count(c) || v.assigned || v.appended || v.resized)
-        throw LiftError{"uses the attributes of the items of `" + v.name + "`, which it also assigns or changes", nest_.line};
+      if (rows_.count(c) || v.assigned)
+        throw LiftError{"uses the attributes of the items of `" + v.name + "`, which it also assigns", nest_.line};
     }
-    for (int r : rows_)
-      if (nest_.vars[(size_t)r].appended || nest_.vars[(size_t)r].resized)
-        throw LiftError{"uses `" + name(r) + "` as a list and for its attributes", nest_.line};
     check(nest_.root);
-    for (int c : lists_) nest_.vars[(size_t)c].objects = true;
+    for (int c : lists_) {
+      ir::Var& v = nest_.vars[(size_t)c];
+      v.objects = true;
+      v.columns_used.assign(nest_.columns.size(), 0);
+      for (int k : used_[c]) v.columns_used[(size_t)k] = 1;
+    }
     for (int r : rows_) nest_.vars[(size_t)r].object_row = true;
   }
 
@@ -67,6 +72,39 @@ class Columns {
     return -1;
   }
   int item_list(const Expr& e) const { return list_of_item(e); }
+
+  // ---------------------------------------------------------------- single objects
+  // Objects in variables the nest never assigns (`self`, a global `stats`) whose attributes it
+  // assigns (`self.total += x`): each held as a table of one row, a hidden variable
+  // (Var::single_of) whose value is the list [obj]. The attributes assigned are its columns,
+  // read and written through it; the object's other attributes stay attribute variables.
+  void find_singles(const Stmt& s) {
+    for (auto& f : s->effects)
+      if (f.kind == ir::Effect::Kind::Store && !f.attr.empty() && f.base->kind == K::Load &&
+          !nest_.vars[(size_t)f.base->var].assigned)
+        singles_[f.base->var].insert(f.attr);
+    for (auto& b : s->body) find_singles(b);
+  }
+  // `v.attr` of such an object, as an item of its table (`[v][0]`), or nullptr.
+  Expr single_item(const Expr& b, const std::string& attr) {
+    if (b->kind != K::Load) return nullptr;
+    auto it = singles_.find(b->var);
+    if (it == singles_.end() || !it->second.count(attr)) return nullptr;
+    auto [at, fresh] = table_of_.emplace(b->var, -1);
+    int& t = at->second;
+    if (fresh) {
+      ir::Var v;
+      v.name = nest_.vars[(size_t)b->var].name;
+      v.storage = ir::Var::Storage::Table;
+      v.read = true;
+      v.single_of = b->var;
+      nest_.vars.push_back(v);
+      t = (int)nest_.vars.size() - 1;
+    }
+    ir::ConstValue zero;
+    zero.kind = ir::ConstValue::Kind::Int;
+    return ir::make_subscript(ir::make_load(t, b->origin), ir::make_const(zero, b->origin), b->origin);
+  }
 
   // Whether `b` may be an object whose attribute is a column: a variable the nest assigns
   // (an item it picked), or an item of a list variable.
@@ -95,8 +133,10 @@ class Columns {
     col->name = attr;
     auto e = std::make_shared<ExprNode>(*ir::make_subscript(base, col, origin));
     e->name = attr;
-    if (base->kind == K::Load) rows_.insert(base->var);
-    else lists_.insert(list_of_item(base));
+    const int through = base->kind == K::Load ? base->var : list_of_item(base);
+    if (base->kind == K::Load) rows_.insert(through);
+    else lists_.insert(through);
+    used_[through].insert((int)k.i);
     return e;
   }
 
@@ -116,6 +156,12 @@ class Columns {
       c->args = std::move(args);
       out = c;
     }
+    if (out->kind == K::Attr && !callee) {
+      if (Expr item = single_item(out->args[0], out->name)) {
+        if (out->pseudo >= 0) nest_.vars[(size_t)out->pseudo].read = false;  // (read through the table)
+        return column_subscript(item, out->name, out->origin);
+      }
+    }
     if (out->kind == K::Attr && out->pseudo < 0 && !callee && !value_attribute(out->name) && object_like(out->args[0]))
       return column_subscript(out->args[0], out->name, out->origin);
     return out;
@@ -129,7 +175,11 @@ class Columns {
       f.index = rewrite(f.index);
       f.value = rewrite(f.value);
       if (f.kind == ir::Effect::Kind::Store && !f.attr.empty()) {
-        if (!object_like(f.base)) throw LiftError{"assigns an attribute of something other than an item of a list", s->line};
+        if (Expr item = single_item(f.base, f.attr)) f.base = item;
+        if (!object_like(f.base))
+          throw LiftError{"assigns an attribute of something other than an item of a list or an object in a variable it "
+                          "never assigns",
+                          s->line};
         const Expr col = column_subscript(f.base, f.attr, f.origin, true);
         f.index = col->args[1];
       }
@@ -144,7 +194,7 @@ class Columns {
   }
 
   // ---------------------------------------------------------------- every use checked
-  enum class Use { Free, Item, List, Len, Over, Assigned };
+  enum class Use { Free, Item, List, Len, Over, Assigned, AttrBase };
 
   bool is_len(const Expr& callee) const {
     if (callee->kind != K::Load) return false;
@@ -156,15 +206,24 @@ class Columns {
   void visit(const Expr& e, Use use, int line) const {
     if (!e) return;
     auto bad_list = [&](int v) {
-      throw LiftError{"uses `" + name(v) + "`, a list whose items' attributes it uses, other than by those attributes and len()",
+      throw LiftError{"uses " + name(v) + ", a list whose items' attributes it uses, other than by those attributes and len()",
                       line};
     };
+    if (e->kind == K::Load && singles_.count(e->var) && use != Use::AttrBase)
+      throw LiftError{"uses " + name(e->var) + ", whose attributes it assigns, other than for its attributes", line};
+    if (e->kind == K::Call && e->args[0]->kind == K::Attr && e->args[0]->args[0]->kind == K::Load &&
+        singles_.count(e->args[0]->args[0]->var))
+      throw LiftError{"calls a method of " + name(e->args[0]->args[0]->var) + ", whose attributes it assigns", line};
     if (e->kind == K::Load || (e->kind == K::Attr && e->pseudo >= 0)) {
       const int v = e->kind == K::Load ? e->var : e->pseudo;
       if (rows_.count(v) && use != Use::Item)
-        throw LiftError{"uses `" + name(v) + "` other than for its attributes (passes, compares or stores the object)", line};
+        throw LiftError{"uses " + name(v) + " other than for its attributes (passes, compares or stores the object)", line};
       if (lists_.count(v) && use != Use::List && use != Use::Len && use != Use::Over) bad_list(v);
-      if (e->kind == K::Attr) visit(e->args[0], Use::Free, line);
+      if (e->kind == K::Attr) visit(e->args[0], Use::AttrBase, line);
+      return;
+    }
+    if (e->kind == K::Attr) {
+      visit(e->args[0], Use::AttrBase, line);
       return;
     }
     if (e->kind == K::Subscript && !e->name.empty()) {  // an attribute column
@@ -174,7 +233,7 @@ class Columns {
     const int l = list_of_item(e);
     if (l >= 0 && lists_.count(l)) {
       if (use != Use::Item && use != Use::Assigned)
-        throw LiftError{"uses an item of `" + name(l) + "` other than for its attributes", line};
+        throw LiftError{"uses an item of " + name(l) + " other than for its attributes", line};
       visit(e->args[0], Use::List, line);
       visit(e->args[1], Use::Free, line);
       return;
@@ -194,7 +253,7 @@ class Columns {
       }
       const int root = f.base ? ir::root_var(f.base) : -1;
       if (f.kind == ir::Effect::Kind::Store && f.attr.empty() && root >= 0 && (lists_.count(root) || rows_.count(root)))
-        throw LiftError{"stores into `" + name(root) + "`, whose items' attributes it uses", s->line};
+        throw LiftError{"stores into " + name(root) + ", whose items' attributes it uses", s->line};
       if (f.kind == ir::Effect::Kind::Store && !f.attr.empty()) visit(f.base, Use::Item, s->line);
       else visit(f.base, Use::Free, s->line);
       if (f.attr.empty()) visit(f.index, Use::Free, s->line);
@@ -210,6 +269,9 @@ class Columns {
   }
 
   ir::Nest& nest_;
+  std::map<int, std::set<std::string>> singles_;  // single objects' variables: the attributes assigned
+  std::map<int, int> table_of_;                   // ... and their tables' variables
+  std::map<int, std::set<int>> used_;  // per item or list variable: the columns used through it
   std::set<int> rows_;   // variables whose attributes are columns
   std::set<int> lists_;  // lists whose items' attributes are columns
 };

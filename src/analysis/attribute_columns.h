@@ -7,11 +7,19 @@
 // (hook/list_buffer.h), and the attributes that change are set on the objects afterwards,
 // so dependence analysis, bounds and threads treat `p.x` like `row[0]`.
 //
+// An object in a variable the nest never assigns whose attributes it assigns (`self.total +=
+// x`) is a table of one row: a hidden variable (Var::Storage::Table, `single_of` the object's
+// variable) that the dispatcher makes the list [obj]; the attributes assigned are its
+// columns (`[self][0].total`), the object's other attributes stay attribute variables.
+// Var::columns_used says which columns each list is used through (the objects need have
+// only those).
+//
 // Attributes that are not such items' (`np.pi`, `self.n`: bind_module_attributes's; `z.real`,
 // `A.shape`, methods called) are left alone. Throws LiftError, with the reason the report
-// shows, where an attribute is assigned on anything but such an item, or where such a list
-// or item is used otherwise than this (passed to a function, compared, iterated as a row,
-// stored into, reassigned, or nested in another list): the nest stays with CPython.
+// shows, where an attribute is assigned on anything else, or where such a list, item or
+// object is used otherwise than this (passed to a function, compared, iterated as a row,
+// stored into, reassigned, nested in another list, a method called): the nest stays with
+// CPython.
 #pragma once
 #include "ir/ir.h"
 

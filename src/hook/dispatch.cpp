@@ -411,22 +411,26 @@ PyObject* attr_name(NestState& s, size_t v) {
   return n.get();
 }
 
-// The nest's attribute columns (`p.x`: ir::Nest::columns), their names interned once per
-// nest. nullptr with an error.
-const ObjectColumns* object_columns(NestState& s) {
+// The attribute columns of list-of-objects variable `v` (`p.x`: ir::Nest::columns), their
+// names interned once per nest. nullptr with an error.
+const ObjectColumns* object_columns(NestState& s, size_t v) {
   const auto& cols = s.lift.nest.columns;
-  if (s.columns.names.size() != cols.size()) {
+  if (s.column_refs.size() != cols.size()) {
     s.column_refs.clear();
-    s.columns = ObjectColumns{};
     for (const std::string& c : cols) {
       PyRef n = PyRef::steal(PyUnicode_InternFromString(c.c_str()));
       if (!n) return nullptr;
-      s.columns.names.push_back(n.get());
       s.column_refs.push_back(std::move(n));
     }
-    s.columns.assigned = s.lift.nest.columns_assigned;
   }
-  return &s.columns;
+  auto [it, fresh] = s.columns.emplace(v, ObjectColumns{});
+  if (fresh) {
+    for (auto& n : s.column_refs) it->second.names.push_back(n.get());
+    it->second.assigned = s.lift.nest.columns_assigned;
+    it->second.used = s.lift.nest.vars[v].columns_used;
+    it->second.used.resize(cols.size(), 1);
+  }
+  return &it->second;
 }
 
 constexpr size_t kMaxHelpers = 16;  // distinct functions per nest
@@ -1209,6 +1213,17 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     if (!vars[v].read) continue;
     PyObject* val = nullptr;
     std::string why;
+    if (vars[v].single_of >= 0) {
+      // The list of one object whose attributes the nest assigns (`self.total += x`).
+      PyObject* o = vals[(size_t)vars[v].single_of].get();
+      if (!o) return decline(s, "assigns attributes of `" + vars[v].name + "`, which holds no value");
+      PyRef one = PyRef::steal(PyList_New(1));
+      if (!one) return nullptr;
+      PyList_SET_ITEM(one.get(), 0, Py_NewRef(o));
+      vals[v] = std::move(one);
+      lists_later.push_back(v);
+      continue;
+    }
     if (vars[v].storage == ir::Var::Storage::Attr) {
       PyObject* name = attr_name(s, v);
       if (!name || read_attribute(vals[vars[v].index].get(), vars[v], name, &val, &why) < 0) return nullptr;
@@ -1362,7 +1377,10 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     const uint8_t tags = v < s.tag_lists.size() ? s.tag_lists[v] : 0;
     const bool may_write = s.stores_unknown || s.stored[v] || vars[v].resized;
     const ObjectColumns* columns = nullptr;
-    if (vars[v].objects && !(columns = object_columns(s))) return nullptr;
+    if (vars[v].objects && !(columns = object_columns(s, v))) return nullptr;
+    if (lb && columns && lb->objects() && lb->object_columns()->used != columns->used)
+      return decline_values(s, "`" + vars[v].name + "` holds a list of objects another variable holds too, whose "
+                               "attributes the nest uses otherwise");
     if (lb && lb->objects() != vars[v].objects)
       return decline_values(s, "`" + vars[v].name + "` holds a list that the nest uses both for its items' attributes and "
                                "as a list of values");
@@ -1430,12 +1448,15 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
   // the table as a list of rows).
   if (!s.lift.nest.columns.empty())
     for (size_t v = 0; v < nv; v++) {
-      if (vars[v].storage == ir::Var::Storage::Attr) {
+      if (vars[v].storage == ir::Var::Storage::Attr && vals[v]) {
         const PyObject* base = vals[(size_t)vars[v].index].get();
         auto it = base ? seen_lists.find(const_cast<PyObject*>(base)) : seen_lists.end();
-        if (it != seen_lists.end() && it->second->objects() && it->second->written)
-          return decline_values(s, "reads `" + vars[v].name + "` once, of an object in a list whose objects' attributes it "
-                                   "assigns");
+        const std::string attr = vars[v].name.substr(vars[v].name.rfind('.') + 1);
+        const auto& cols = s.lift.nest.columns;
+        const auto col = std::find(cols.begin(), cols.end(), attr);
+        if (it != seen_lists.end() && it->second->objects() && it->second->written && col != cols.end() &&
+            s.lift.nest.columns_assigned[(size_t)(col - cols.begin())])
+          return decline_values(s, "reads `" + vars[v].name + "` once, of an object whose `" + attr + "` it assigns");
       }
       if (vars[v].name == "len" && vars[v].storage != ir::Var::Storage::Builtin && vals[v]) {
         static PyObject* builtin_len = nullptr;  // (held for the process's life)

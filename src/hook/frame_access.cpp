@@ -113,6 +113,7 @@ int read_variable(const FrameRef& f, const ir::Var& v, PyObject** out, std::stri
     }
     case ir::Var::Storage::Part:
     case ir::Var::Storage::Temp:
+    case ir::Var::Storage::Table:  // (made by the dispatcher)
       return 0;  // no value at entry
   }
   return 0;
@@ -200,6 +201,7 @@ int write_variable(const FrameRef& f, const ir::Var& v, PyObject* value) {
     case ir::Var::Storage::Part:
     case ir::Var::Storage::Temp:
     case ir::Var::Storage::Builtin:
+    case ir::Var::Storage::Table:
       // Not the frame's variables (lowered IR's own, a desugared loop's): never written back.
       PyErr_SetString(PyExc_SystemError, "stagepy: cannot write a lowered IR variable to the frame");
       return -1;

@@ -187,7 +187,14 @@ bool ListBuffer::read_objects(PyObject* list, bool will_write, std::unordered_ma
     auto [at, once] = seen.emplace(o, this);
     if (!once) shared.emplace_back(at->second, this);
     rows_[r] = o;
+    const size_t row_start = values_.size();
+    size_t first_used = k;
     for (size_t c = 0; c < k; c++) {
+      if (!columns_->used[c]) {
+        values_.emplace_back();  // (filled below)
+        continue;
+      }
+      if (first_used == k) first_used = c;
       PyObject* value = nullptr;
       bool own = true;
       std::string no;
@@ -208,6 +215,10 @@ bool ListBuffer::read_objects(PyObject* list, bool will_write, std::unordered_ma
         return false;
       }
     }
+    // Columns the nest never uses through this list: a used one's value again (the same
+    // item type; never read or written).
+    for (size_t c = 0; c < k && first_used < k; c++)
+      if (!columns_->used[c]) values_[row_start + c] = PyRef::borrow(values_[row_start + first_used].get());
   }
   value_items_.reserve(values_.size());
   for (auto& v : values_) value_items_.push_back(v.get());

@@ -40,6 +40,9 @@ PyObject* box_list_item(DType d, bool tagged, const uint8_t* p);
 struct ObjectColumns {
   std::vector<PyObject*> names;
   std::vector<uint8_t> assigned;
+  // Those the nest uses through this list (ir::Var::columns_used); the others are not looked
+  // up (the objects need not have them), each held as a copy of a used one of its row.
+  std::vector<uint8_t> used;
 };
 
 class ListBuffer {
@@ -63,6 +66,7 @@ class ListBuffer {
             std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why, uint8_t tags = 0,
             const struct ObjectColumns* columns = nullptr, bool will_write = false);
   bool objects() const { return columns_ != nullptr; }
+  const ObjectColumns* object_columns() const { return columns_; }
   // Whether the kernel may store into the list (some variable holding it is a store's root).
   bool written = false;
   // Keeps a copy of the elements as read, for write_back; called (before the kernel runs)

@@ -160,10 +160,10 @@ struct NestState {
   std::vector<std::unique_ptr<Specialization>> specs;
   std::vector<std::unique_ptr<HelperEntry>> helpers;  // per code object of a called function
   std::vector<PyRef> attr_names;  // per attribute variable: its name, interned
-  // The nest's attribute columns (ir::Nest::columns), interned: objects' attributes read
-  // into tables (object_columns(); `columns` borrows column_refs).
+  // The nest's attribute columns (ir::Nest::columns), interned, and per variable holding a
+  // list of objects, its columns (object_columns(); the names borrowed from column_refs).
   std::vector<PyRef> column_refs;
-  ObjectColumns columns;
+  std::map<size_t, ObjectColumns> columns;
   int compiles = 0;                // specializations compiled (the recompile limit counts these)
   std::set<std::vector<uint64_t>> evicted;  // guard keys whose kernel was evicted (recompiled freely)
   bool gave_up = false;            // recompile limit reached

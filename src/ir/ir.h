@@ -38,6 +38,8 @@ struct Var {
              // or the hidden position of a `for x in seq` loop (the lifter's desugaring)
     Builtin, // not a Python variable: the builtin function `name` itself (len, min), which
              // the desugared `for x in seq` calls whatever the frame's names hold
+    Table,   // not a Python variable: the list [the object variable `single_of` holds], made
+             // by the dispatcher at entry (attribute_columns.h: `self.total += x`)
   };
   std::string name;
   Storage storage = Storage::Fast;
@@ -64,8 +66,11 @@ struct Var {
   // assigns (`for p in ps: p.x += p.v`), held as a table: one row per object, one column per
   // attribute name (Nest::columns).
   bool objects = false;
+  std::vector<uint8_t> columns_used;  // objects: which of Nest::columns the nest uses through it
   // A variable that holds only items of such lists (`p`), used only for their attributes.
   bool object_row = false;
+  // Storage::Table: the variable whose object it holds, as a list of one object.
+  int single_of = -1;
 };
 
 // How the report names variable `v` (in backquotes): its Python name; for the Temp of a

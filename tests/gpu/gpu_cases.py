@@ -601,6 +601,8 @@ def same(a, b):
         return isinstance(b, float) and math.isnan(b)
     if isinstance(a, np.generic):  # a NumPy scalar: as a 0-d array (a NaN equals a NaN)
         return type(a) is type(b) and same(np.asarray(a).reshape(1), np.asarray(b).reshape(1))
+    if hasattr(a, "__dict__") and type(a).__eq__ is object.__eq__ and not isinstance(a, type):
+        return type(a) is type(b) and same(vars(a), vars(b))  # a plain object: by its attributes
     return type(a) is type(b) and a == b
 
 
@@ -672,6 +674,38 @@ def f(a, x):
         t += x[i]
     return s, t
 """, "f", _sums_meeting_infinities)
+
+class Particle:
+    def __init__(self, x, v, m):
+        self.x = x
+        self.v = v
+        self.m = m
+
+
+def _particles(n):
+    return [Particle(float(a), float(b) - 0.5, float(c) + 0.5) for a, b, c in rng.random((n, 3))]
+
+
+# Objects in a list, their attributes assigned (a table of attributes, set back on the objects).
+case("objects_time_steps", """
+def f(ps, dt):
+    for t in range(10):
+        for p in ps:
+            p.x += p.v * dt
+            if p.x > 1.0 or p.x < 0.0:
+                p.v = -p.v
+    return [(p.x, p.v) for p in ps]
+""", "f", lambda: (_particles(N * 4), 0.01))
+
+case("objects_pairwise_forces", """
+def f(bs, dt):
+    for a in bs:
+        for b in bs:
+            d = b.x - a.x
+            a.v += b.m * d / (d * d + 0.01) * dt
+    return [(b.x, b.v) for b in bs]
+""", "f", lambda: (_particles(N // 2), 0.01))
+
 
 def run(fn, args):
     with warnings.catch_warnings(record=True) as w:

@@ -290,12 +290,12 @@ INTERPRETED = [
             s += p.x[0]
         return s
     """, lambda: ([Particle([1.0], 0.0)],), "attributes include list objects"),
-    ("an attribute of a non-item assigned", """
+    ("an attribute of an attribute assigned", """
     def f(o, n):
         for i in range(n):
-            o.x = i
+            o.x.v = i
         return o
-    """, lambda: (Particle(0.0, 0.0), 5), "assigns an attribute of something other than an item of a list"),
+    """, lambda: (Particle(Particle(0.0, 0.0), 0.0), 5), "assigns an attribute of something other than an item of a list"),
     ("a list of objects passed as a sequence of rows", """
     def f(ps):
         s = 0.0
@@ -330,3 +330,124 @@ def test_an_attribute_set_to_its_value_keeps_the_instance_dict():
         return [sorted(vars(p)) for p in ps], ps
     """, "f", lambda: (_particles(19, 30),), globals_=G)
     assert all(r["bailouts"] == 0 for r in recs)
+
+
+class Stats:
+    def __init__(self):
+        self.total = 0.0
+        self.count = 0
+        self.scale = 2.0
+
+
+SINGLE = [
+    ("a parameter's attribute assigned in a loop", """
+    def f(o, n):
+        for i in range(n):
+            o.x = i
+            o.v += o.x * 0.5
+        return o
+    """, lambda: (Particle(0.0, 0.0), 50)),
+    ("a method summing into self", """
+    class Acc:
+        def __init__(self):
+            self.total = 0.0
+            self.n = 0
+            self.w = 0.5
+        def add(self, xs):
+            for x in xs:
+                self.total += x * self.w
+                self.n += 1
+            return self
+    def f(xs):
+        a = Acc()
+        a.add(xs)
+        return vars(a.add(xs))
+    """, lambda: (np.random.default_rng(20).random(500).tolist(),)),
+    ("a global object counted into", """
+    def f(A):
+        for i in range(len(A)):
+            if A[i] > 0.5:
+                S.count += 1
+                S.total = S.total + A[i] * S.scale
+        return S
+    """, lambda: (np.random.default_rng(21).random(400),)),
+    ("a time loop on an object's clock", """
+    class Clock:
+        def __init__(self):
+            self.t = 0.0
+            self.steps = 0
+        def run(self, until, dt):
+            while self.t < until:
+                self.t += dt
+                self.steps += 1
+            return self
+    def f():
+        return vars(Clock().run(3.0, 0.001))
+    """, lambda: ()),
+    ("particles and a counter on the simulation object", """
+    class Sim:
+        def __init__(self, ps):
+            self.ps = ps
+            self.bounces = 0
+        def step(self, dt):
+            for p in self.ps:
+                p.x += p.v * dt
+                if p.x > 10.0:
+                    p.v = -p.v
+                    self.bounces += 1
+            return self
+    def f(ps):
+        s = Sim(ps)
+        for k in range(20):
+            s.step(0.1)
+        return s.bounces, ps
+    """, lambda: (_particles(22, 200),)),
+]
+
+
+@pytest.mark.parametrize("what,src,make_args", SINGLE, ids=[n for n, _, _ in SINGLE])
+def test_attributes_of_one_object_assigned_natively(what, src, make_args):
+    def args():
+        G["S"] = Stats()  # (a new global object per call, as each run starts)
+        return make_args()
+    recs = difftest.run(src, "f", args, globals_=G)
+    assert all(r["bailouts"] == 0 for r in recs), recs
+
+
+SINGLE_INTERPRETED = [
+    ("the object passed to a function too", """
+    def g(o):
+        return o.total
+    def f(o, n):
+        for i in range(n):
+            o.total += g(o)
+        return o
+    """, lambda: (Stats(), 5), "whose attributes it assigns, other than for its attributes"),
+    ("a method of the object called", """
+    class C:
+        def __init__(self):
+            self.v = 1.0
+        def get(self):
+            return self.v
+    def f(n):
+        c = C()
+        for i in range(n):
+            c.v = c.get() + 1.0
+        return c.v
+    """, lambda: (5,), "calls a method of `c`"),
+    ("a module's attribute assigned", """
+    import types
+    def f(n):
+        m = types.ModuleType("m")
+        m.x = 0
+        for i in range(n):
+            m.x += i
+        return m.x
+    """, lambda: (5,), "module"),
+]
+
+
+@pytest.mark.parametrize("what,src,make_args,reason", SINGLE_INTERPRETED, ids=[n for n, _, _, _ in SINGLE_INTERPRETED])
+def test_attributes_of_one_object_stay_interpreted(what, src, make_args, reason):
+    recs = difftest.run(src, "f", make_args, expect="interpreted", globals_=G)
+    difftest.assert_reason(recs, reason)
