@@ -93,3 +93,18 @@ def test_arrays_a_loop_overwrites_whole_are_not_copied_to_the_device(results):
                  "overwritten_transposed"):
         r = cases[name]
         assert r["equal"] and r["launches"] > 0 and r["h2d_skipped_bytes"] == 0, (name, r)
+
+
+def test_cpu_runs_of_loops_with_a_gpu_version_give_cpythons_results():
+    # A real machine's cost model sends some runs of a loop that has a GPU version to the CPU's
+    # threads; that CPU run must match CPython too. STAGEPY_GPU_EMULATE=alternate sends every
+    # other run there, on 16 threads (more parts than this machine's cores): a NumPy float sum
+    # whose parts combine into an infinity left out NumPy's warnings on the CPU's run until the
+    # CPU's combination was checked as the GPU's is.
+    p = run_python([CASES], env_extra={"STAGEPY_GPU_EMULATE": "alternate", "STAGEPY_TARGET": "auto",
+                                       "STAGEPY_THREADS": "16"}, timeout=600)
+    lines = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    assert lines and "gpu_info" in lines[-1], p.stdout + p.stderr
+    cases = {r["name"]: r for r in lines[:-1]}
+    assert not [name for name, r in cases.items() if not r["equal"]]
+    assert any("every other run on the CPU" in w for r in cases.values() for w in r["why"])

@@ -6151,9 +6151,7 @@ class Gen {
       // first update's line.)
       auto exact_combine = [&](const specialize::Reduction& r) {
         if (r.checked) return true;
-        // (The CPU's own run of a loop that also has a GPU version stays unchecked, as it was
-        // before the GPU's fold was checked; tests/gpu's cases pass through the GPU's.)
-        if ((gl && !count) || !lp.store_free || r.kind != specialize::Reduction::Kind::Arith) return false;
+        if (!lp.store_free || r.kind != specialize::Reduction::Kind::Arith) return false;
         const TypeRef t = r.np_part ? r.np_part : r.np_type ? r.np_type : rep(r.type);
         return t && t->kind == Type::Kind::NpScalar && dtype_is_float(t->dtype);
       };

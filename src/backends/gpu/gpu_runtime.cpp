@@ -744,7 +744,13 @@ Target target() {
 void set_target(Target t) { g_target.store((int)t); }
 
 bool emulating() {
-  static const bool e = env("STAGEPY_GPU_EMULATE") == "1";
+  static const bool e = env("STAGEPY_GPU_EMULATE") == "1" || env("STAGEPY_GPU_EMULATE") == "alternate";
+  return e;
+}
+
+// STAGEPY_GPU_EMULATE=alternate: every other run of a loop on its CPU version (gpu_runtime.h).
+bool emulating_alternate() {
+  static const bool e = env("STAGEPY_GPU_EMULATE") == "alternate";
   return e;
 }
 
@@ -876,6 +882,14 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
       reuse = std::max(1, L->runs_per_session);
     }
     if (target() == Target::Cpu) return on_cpu("STAGEPY_TARGET=cpu");
+    static std::atomic<uint64_t> alternate_runs{0};  // (every loop's runs, in turn)
+    if (target() == Target::Auto && emulating_alternate() && alternate_runs++ % 2 == 1) {
+      const int answer = on_cpu("emulation: every other run on the CPU (STAGEPY_GPU_EMULATE=alternate)");
+      S.cpu_loop = L;  // timed until stagepy_gpu_cpu_done, as below
+      S.cpu_t0 = now_s();
+      S.cpu_n = n;
+      return answer;
+    }
     if (target() == Target::Auto && !emulating()) {
       bool gpu;
       std::string why = "the cost model expects the CPU to be faster";

@@ -20,6 +20,9 @@
 // STAGEPY_GPU_EMULATE=1 runs all of this without a GPU: "device memory" is separate host
 // memory and a launch runs the CPU version of the body over the iterations, last one
 // first. Differential tests on a machine without a GPU then check every copy and flush.
+// STAGEPY_GPU_EMULATE=alternate does the same, but under STAGEPY_TARGET=auto every other run
+// of a loop goes to its CPU version instead (as the cost model sends some on a real machine),
+// so that the CPU's run of a loop that also has a GPU version is checked too.
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -118,7 +121,7 @@ enum class Target : uint8_t { Cpu, Gpu, Auto };
 // STAGEPY_TARGET (cpu, gpu, auto; default auto), or set_target().
 Target target();
 void set_target(Target t);
-bool emulating();  // STAGEPY_GPU_EMULATE=1: no device, host memory stands in for it
+bool emulating();  // STAGEPY_GPU_EMULATE=1 (or alternate): no device, host memory stands in for it
 // Whether kernels compiled now should carry GPU versions of their parallel loops (a
 // device or the emulation, and a target other than cpu), and if not, why.
 bool gpu_wanted(std::string* why = nullptr);
