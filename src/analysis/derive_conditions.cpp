@@ -558,7 +558,7 @@ class Deriver {
     return false;
   }
 
-  // Where a run of loop L may have kMinParallelTrip iterations or more: two values of its
+  // Where a run of loop L may have min_parallel_trip() iterations or more: two values of its
   // variable that far apart under the same values of the loops around it. (A step other
   // than 1 only makes this set larger than it need be: the fact then holds less often.)
   // Only for innermost loops: those are the ones plan_parallel asks about.
@@ -574,7 +574,7 @@ class Deriver {
       for (int l = L.id; l >= 0; l = m_.loops[(size_t)l].parent) chain.insert(chain.begin(), l);
       Pieces trips;
       if (const BoxConditions::Domain* d = shortcuts_ ? boxes_.domain_of(chain) : nullptr)
-        if (boxes_.at_least(*d, kMinParallelTrip, trips) && boxes_.to_param_set(trips, names_, c.violated)) {
+        if (boxes_.at_least(*d, min_parallel_trip(), trips) && boxes_.to_param_set(trips, names_, c.violated)) {
           without_isl_++;
           out.conds.push_back(std::move(c));
           continue;
@@ -589,7 +589,7 @@ class Deriver {
           add(P.constraints);
           add(primed(P.constraints));
         }
-        add(l == L.id ? primed(P.dim) + " >= " + P.dim + " + " + std::to_string(kMinParallelTrip - 1)
+        add(l == L.id ? primed(P.dim) + " >= " + P.dim + " + " + std::to_string(min_parallel_trip() - 1)
                       : primed(P.dim) + " = " + P.dim);
       }
       by_isl_++;

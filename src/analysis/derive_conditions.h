@@ -10,23 +10,30 @@
 //     it stay within 64 bits, its divisor non-zero, or its int operands exact as doubles;
 //   * for each loop: where two of its iterations may touch the same element, at least one
 //     writing it (a dependence the loop carries), with the accesses that conflict;
-//   * for each innermost loop: where one of its runs may have kMinParallelTrip iterations or more.
+//   * for each innermost loop: where one of its runs may have min_parallel_trip() iterations or more.
 // The run-time half (evaluate_conditions) plugs in the values and keeps the facts whose
 // violation set does not contain them. Each set is compiled (ParamSet) so that test takes
 // nanoseconds.
 #pragma once
 #include <cstdint>
 #include <string>
+#include <algorithm>
 #include <vector>
 
 #include "analysis/param_set.h"
 #include "analysis/poly_model.h"
+#include "support/env.h"
 
 namespace stagepy::analysis {
 
 // The fewest iterations for which an innermost loop runs on threads: below, waking them
-// costs more than they save (codegen runs the loop on this thread).
-constexpr int64_t kMinParallelTrip = 512;
+// costs more than they save (codegen runs the loop on this thread). 512, or for testing
+// STAGEPY_MIN_PARALLEL_TRIP (the differential fuzzer's loops of a few iterations on threads;
+// with STAGEPY_MIN_PARALLEL_COST=0).
+inline int64_t min_parallel_trip() {
+  static const int64_t n = std::max<long>(2, env_long("STAGEPY_MIN_PARALLEL_TRIP", 512));
+  return n;
+}
 
 enum class FactKind : uint8_t {
   InBounds,    // subscript (origin, pos) stays within [-extent, extent)
@@ -36,7 +43,7 @@ enum class FactKind : uint8_t {
   NonZeroDivisor,  // the divisor of the division at `origin` is never 0
   ExactOperand,    // operand `pos` of the division at `origin` is an int of at most 53 bits
   NoCarried,   // loop `loop` carries no dependence through arrays
-  FewIterations,  // every run of innermost loop `loop` has fewer than kMinParallelTrip iterations
+  FewIterations,  // every run of innermost loop `loop` has fewer than min_parallel_trip() iterations
   // Loop `loop` carries no dependence through arrays other than Condition::updated, the
   // arrays it only updates (`hist[k] += 1`: PolyAccess::update); with a copy of those per
   // thread, its iterations are independent. (Only where NoCarried may fail.)

@@ -869,12 +869,12 @@ class Planner {
       for (auto& c : cs->second) r.updates.push_back(c.value);
       lp.reductions.push_back(std::move(r));
     }
-    // An innermost loop runs on threads from kMinParallelTrip iterations on (the GPU
+    // An innermost loop runs on threads from min_parallel_trip() iterations on (the GPU
     // takes fewer where it has no reductions): where it never has that many, its parallel
     // version would only cost compile time.
     if (facts_.has(Fact{FactKind::FewIterations, -1, 0, s->loop}) && !ir::contains_loop(s->body[0]) &&
         (!o_.gpu || !lp.reductions.empty()))
-      return no("it runs fewer than " + std::to_string(analysis::kMinParallelTrip) +
+      return no("it runs fewer than " + std::to_string(analysis::min_parallel_trip()) +
                 " iterations each time (threads pay from there on)");
     // The same for a loop with loops inside, where all their bounds are numbers (the
     // neighbourhood loops of a stencil: `for di in (-1, 0, 1): for dj in (-1, 0, 1)`).
@@ -882,8 +882,8 @@ class Planner {
     if (ir::contains_loop(s->body[0])) {
       auto own = constant_trip(s->loop);
       auto inner = own ? constant_work(s->body[0]) : std::nullopt;
-      if (inner && *own * std::max<int64_t>(*inner, 1) < analysis::kMinParallelTrip)
-        return no("it and the loops inside it run fewer than " + std::to_string(analysis::kMinParallelTrip) +
+      if (inner && *own * std::max<int64_t>(*inner, 1) < analysis::min_parallel_trip())
+        return no("it and the loops inside it run fewer than " + std::to_string(analysis::min_parallel_trip()) +
                   " iterations each time (threads pay from there on)");
     }
     lp.alias_pairs = disjoint_pairs(in);
@@ -935,9 +935,9 @@ class Planner {
     return ir::constant_trip(it->second->args);
   }
   // The iterations of the loops in `b`, each statement one (as codegen's work_estimate),
-  // where all their bounds are numbers; kMinParallelTrip at most.
+  // where all their bounds are numbers; min_parallel_trip() at most.
   std::optional<int64_t> constant_work(const Stmt& b) const {
-    const int64_t cap = analysis::kMinParallelTrip;
+    const int64_t cap = analysis::min_parallel_trip();
     switch (b->kind) {
       case SK::Block: {
         int64_t sum = 0;

@@ -96,3 +96,20 @@ def test_random_nests_match_cpython_as_module_code(prog, warn_filter):
         reject()
     except (AssertionError, Hang) as e:
         raise AssertionError(f"{e}\n--- module program (warnings filter {warn_filter!r}) ---\n{msrc}\n--- arguments ---\n{make_args()!r}") from None
+
+
+def test_random_nests_match_cpython_on_threads():
+    """The same programs with every loop the analysis proves parallel run on threads, however
+    few its iterations (STAGEPY_MIN_PARALLEL_TRIP=2, STAGEPY_MIN_PARALLEL_COST=0, 3 threads):
+    the programs' loops (n <= 7) are otherwise far below the thresholds. A process of its own:
+    the thresholds are read once."""
+    if os.environ.get("STAGEPY_MIN_PARALLEL_TRIP"):
+        return  # (the run below itself)
+    import subprocess
+    import sys
+    env = dict(os.environ, STAGEPY_MIN_PARALLEL_TRIP="2", STAGEPY_MIN_PARALLEL_COST="0", STAGEPY_THREADS="3",
+               STAGEPY_FUZZ_EXAMPLES=str(max(10, EXAMPLES // 2)))
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                        f"{__file__}::test_random_nests_match_cpython"], env=env, capture_output=True, text=True,
+                       cwd=os.path.dirname(__file__), timeout=1800)
+    assert p.returncode == 0, p.stdout[-20000:] + p.stderr[-5000:]

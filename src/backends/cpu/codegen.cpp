@@ -402,7 +402,6 @@ class Gen {
   // Variables known to be non-zero in the code being generated (a parallel body whose
   // loop checked its invariant divisors first), and whether the current operation's
   // divisor is one of them.
-  static constexpr int64_t kMinParallelTrip = analysis::kMinParallelTrip;
   std::set<int> nonzero_vars_;
   // Python ints a parallel body's loop checked to fit these NumPy types before it ran on
   // threads (LoopPlan::invariant_operands), and whether the current operation's operands are
@@ -5919,11 +5918,11 @@ class Gen {
     // enough of them to outweigh waking the threads (a few microseconds).
     const bool has_inner = ir::contains_loop(s->body[0]);
     // A GPU loop without reductions only needs two iterations (the cost model decides); an
-    // innermost reduction stays as exact as CPython's below kMinParallelTrip, as on threads.
+    // innermost reduction stays as exact as CPython's below analysis::min_parallel_trip(), as on threads.
     Value* ok = B.CreateICmpSGE(B.CreateSub(trip, k0),
-                                c64(has_inner || (gl && lp.reductions.empty()) ? 2 : kMinParallelTrip));
+                                c64(has_inner || (gl && lp.reductions.empty()) ? 2 : analysis::min_parallel_trip()));
     // A loop with loops inside: the threads pay where the iterations of all of them come to
-    // kMinParallelTrip, estimated from the bounds of the inner loops known before the loop
+    // analysis::min_parallel_trip(), estimated from the bounds of the inner loops known before the loop
     // runs (`for di in (-1, 0, 1): for dj in (-1, 0, 1)` inside sequential loops would wake
     // the threads for nine iterations at every entry). Inner bounds that only the iterations
     // know leave the two-iteration rule.
@@ -5934,7 +5933,7 @@ class Gen {
       varying.insert(s->var);
       Value* its = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, B.CreateSub(trip, k0), c64(kWorkCap));
       if (has_inner && (inner = work_estimate(s->body[0], varying)))
-        ok = B.CreateAnd(ok, B.CreateICmpSGE(B.CreateMul(its, inner), c64(kMinParallelTrip)));
+        ok = B.CreateAnd(ok, B.CreateICmpSGE(B.CreateMul(its, inner), c64(analysis::min_parallel_trip())));
       // The work the region holds, in cost units (statement_cost): threads only where it
       // repays waking and joining them (min_parallel_cost_address, read at every region,
       // for two threads; more cost more to wake and join: 1.7 us for two, 7 for sixteen on
@@ -6326,7 +6325,7 @@ class Gen {
     if (gl && !has_inner) {
       // Sent back by the GPU: threads only where they pay.
       BasicBlock* threads_bb = BasicBlock::Create(C, "par.threads", F);
-      B.CreateCondBr(B.CreateICmpSGE(B.CreateSub(trip, k0), c64(kMinParallelTrip)), threads_bb, seq);
+      B.CreateCondBr(B.CreateICmpSGE(B.CreateSub(trip, k0), c64(analysis::min_parallel_trip())), threads_bb, seq);
       B.SetInsertPoint(threads_bb);
     }
     if (gpu_mode_) gpu_flush();
