@@ -147,6 +147,20 @@ int object_attribute(PyObject* o, PyObject* name, PyObject** out, std::string* w
   // are read without running code.
   PyObject* descr = _PyType_Lookup(Py_TYPE(o), name);
   const bool member = descr && Py_TYPE(descr) == &PyMemberDescr_Type;
+  if (descr && std::strcmp(Py_TYPE(descr)->tp_name, "_collections._tuplegetter") == 0 && PyTuple_Check(o)) {
+    // A named tuple's field: its C getter returns the tuple's item (runs no Python code).
+    *out = Py_TYPE(descr)->tp_descr_get(descr, o, (PyObject*)Py_TYPE(o));
+    if (!*out) {
+      if (!PyErr_ExceptionMatches(PyExc_IndexError) && !PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+      PyErr_Clear();
+      *why = "is not set";
+    }
+    if (own && *out) {  // (assigned: CPython raises AttributeError)
+      Py_CLEAR(*out);
+      *why = "is a named tuple's field, which cannot be assigned";
+    }
+    return 0;
+  }
   if (descr && Py_TYPE(descr)->tp_descr_get && !member && !PyFunction_Check(descr)) {
     *why = Py_TYPE(descr) == &PyMethodDescr_Type || Py_TYPE(descr) == &PyClassMethodDescr_Type
                ? "is a method"

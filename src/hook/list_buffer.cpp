@@ -162,18 +162,19 @@ bool ListBuffer::read_objects(PyObject* list, bool will_write, std::unordered_ma
                               std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why) {
   tuples_ = ragged_ = false;
   offsets_.clear();
-  if (!PyList_CheckExact(list)) {
-    *why = PyList_Check(list) ? "is a subclass of list" : "is not a list";
+  // (A tuple of objects too: the nest never stores into the sequence itself.)
+  if (!PyList_CheckExact(list) && !PyTuple_CheckExact(list)) {
+    *why = PyList_Check(list) || PyTuple_Check(list) ? "is a subclass of list or tuple" : "is not a list or a tuple";
     return false;
   }
   auto [it, first] = seen.emplace(list, this);
   if (!first) shared.emplace_back(it->second, this);
-  const size_t n = (size_t)PyList_GET_SIZE(list), k = columns_->names.size();
+  const size_t n = (size_t)PySequence_Fast_GET_SIZE(list), k = columns_->names.size();
   shape_ = {(Py_ssize_t)n, (Py_ssize_t)k};
   rows_.assign(n, nullptr);
   values_.reserve(n * k);
   for (size_t r = 0; r < n; r++) {
-    PyObject* o = PyList_GET_ITEM(list, (Py_ssize_t)r);
+    PyObject* o = PySequence_Fast_GET_ITEM(list, (Py_ssize_t)r);
     if (!plain_object(o)) {
       *why = "holds " + type_name(o) + (PyList_Check(o) || PyTuple_Check(o) || PyLong_Check(o) || PyFloat_Check(o)
                                             ? ", which have no attributes"

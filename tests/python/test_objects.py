@@ -4,6 +4,7 @@ attributes that changed set back on the objects, with CPython's results, excepti
 instance dicts. Anything stagepy cannot hold that way (an attribute missing, a property, a
 class with its own __setattr__, an object twice in a list the nest writes, an object passed
 to a function) keeps the nest in CPython, with the reason."""
+import collections
 import dataclasses
 
 import numpy as np
@@ -17,6 +18,9 @@ class Particle:
         self.x = x
         self.v = v
         self.n = n
+
+
+Point = collections.namedtuple("Point", "x y")
 
 
 class Slotted:
@@ -153,6 +157,20 @@ NATIVE = [
     def f(ps):
         return Sim(ps).step()
     """, lambda: (_particles(9, 60),)),
+    ("a tuple of objects", """
+    def f(ps, dt):
+        for k in range(4):
+            for p in ps:
+                p.x += p.v * dt
+        return ps
+    """, lambda: (tuple(_particles(23, 50)), 0.5)),
+    ("named tuples read", """
+    def f(pts):
+        s = 0.0
+        for p in pts:
+            s += p.x * p.y - p.x
+        return s
+    """, lambda: ([Point(float(i), 0.5 * i) for i in range(100)],)),
     ("the best object by an attribute, kept as an index", """
     def f(ps):
         best = 0
@@ -189,6 +207,12 @@ BAIL = [
             ps[i].x = ps[i + 1].v
         return ps
     """, lambda: (_particles(12, 30),)),
+    ("a ZeroDivisionError part way through a tuple of objects", """
+    def f(ps):
+        for p in ps:
+            p.v = 1.0 / (p.n - 3)
+        return ps
+    """, lambda: (tuple(Particle(1.0, 1.0, n=k % 5) for k in range(10)),)),
     ("a ZeroDivisionError part way", """
     def f(ps):
         for p in ps:
@@ -283,6 +307,12 @@ INTERPRETED = [
             p.mass = 1.0
         return ps
     """, lambda: ([Heavy(1.0, 2.0)],), "class's"),
+    ("a named tuple's field assigned", """
+    def f(pts):
+        for p in pts:
+            p.x = 1.0
+        return pts
+    """, lambda: ([Point(1.0, 2.0)],), "named tuple's field"),
     ("an attribute holding a list", """
     def f(ps):
         s = 0.0
@@ -309,7 +339,7 @@ INTERPRETED = [
         for i in range(len(ps)):
             s += ps[i].x
         return s
-    """, lambda: (np.zeros((3, 2)),), "not a list"),
+    """, lambda: (np.zeros((3, 2)),), "not a list or a tuple"),
 ]
 
 
