@@ -183,3 +183,17 @@ def test_method_call_stays_interpreted_with_reason():
         return A
     """, "f", lambda: (np.zeros(6),), expect="interpreted")
     assert any("self.g" in r["reason"] for r in recs), recs
+
+
+def test_a_named_tuples_fields_read_as_attribute_variables():
+    import collections
+    Config = collections.namedtuple("Config", "n dt scale")
+    recs = run("""
+    def f(cfg, out):
+        t = 0.0
+        for i in range(cfg.n):
+            t += cfg.dt
+            out[i] = t * cfg.scale
+        return t, out
+    """, "f", lambda: (Config(200, 0.01, 3), np.zeros(200)))
+    assert all(r["bailouts"] == 0 for r in recs)
