@@ -481,3 +481,49 @@ SINGLE_INTERPRETED = [
 def test_attributes_of_one_object_stay_interpreted(what, src, make_args, reason):
     recs = difftest.run(src, "f", make_args, expect="interpreted", globals_=G)
     difftest.assert_reason(recs, reason)
+
+
+# Dependences through attributes that threads must respect: each of these writes an attribute
+# another iteration reads; CPython's results come only from running the loop in order.
+CARRIED = [
+    ("each reads its neighbour's attribute, written before", """
+    def f(ps):
+        for i in range(1, len(ps)):
+            ps[i].x = ps[i - 1].x * 0.5 + ps[i].v
+        return ps
+    """, "i"),
+    ("all pairs: writes a.v, reads b.v", """
+    def f(ps):
+        for a in ps:
+            for b in ps:
+                a.v += b.v * 1e-3
+        return ps
+    """, "a"),
+    ("a prefix sum along the list", """
+    def f(ps):
+        for i in range(1, len(ps)):
+            ps[i].n = ps[i - 1].n + ps[i].n
+        return ps
+    """, "i"),
+]
+
+
+@pytest.mark.parametrize("what,src,var", CARRIED, ids=[n for n, _, _ in CARRIED])
+def test_loops_carrying_dependences_through_attributes_run_in_order(what, src, var):
+    recs = difftest.run(src, "f", lambda: ([Particle(0.001 * k, 0.5 - 0.001 * k, k) for k in range(3000)],),
+                        globals_=G)
+    assert not difftest.ran_parallel(recs, var), difftest.loops(recs)
+
+
+def test_attributes_written_and_read_of_distinct_objects_run_on_threads():
+    # a.v from every b.x: no conflict (different attributes), the a loop on threads.
+    recs = difftest.run("""
+    def f(ps):
+        for a in ps:
+            s = 0.0
+            for b in ps:
+                s += b.x
+            a.v = s * 1e-3 - a.x
+        return ps
+    """, "f", lambda: ([Particle(float(k % 17), 0.0) for k in range(1200)],), globals_=G)
+    assert difftest.ran_parallel(recs, "a"), difftest.loops(recs)
