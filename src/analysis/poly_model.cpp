@@ -30,6 +30,12 @@ std::string sanitize(const std::string& s) {
   return o;
 }
 
+// A row variable an access goes through, and how many of its indices the row stands for.
+struct RowAlias {
+  int var = -1;
+  size_t depth = 0;
+};
+
 class Builder {
  public:
   Builder(const ir::Nest& n, const std::set<int>& ragged) : n_(n), views_(ir::subscript_assigned(n.root)), ragged_(ragged) {
@@ -521,8 +527,19 @@ class Builder {
 
   // Flattens A[i][j] (a chain of subscripts on a variable) into (A, [i, j]); a bound row
   // stands for its A[e].
+  // (The row variable the chain went through, where it did: `p.x` rather than
+  // `ps[$p.position0].x` in the report. Set by each chain(); read right after it.)
+  RowAlias alias_;
   bool chain(const Expr& e, int& var, std::vector<std::pair<Expr, std::pair<int, int>>>& idx) {
-    if (const Expr* row = bound_row(e)) return chain(*row, var, idx);
+    alias_ = RowAlias{};
+    return chain_rec(e, var, idx);
+  }
+  bool chain_rec(const Expr& e, int& var, std::vector<std::pair<Expr, std::pair<int, int>>>& idx) {
+    if (const Expr* row = bound_row(e)) {
+      const bool ok = chain_rec(*row, var, idx);
+      alias_ = RowAlias{e->var, idx.size()};
+      return ok;
+    }
     if (e->kind == K::Load) {
       if (auto r = rows_of_one_.find(e->var); r != rows_of_one_.end()) {
         // Some row of that container: its index is the variable itself, which has no
@@ -537,7 +554,7 @@ class Builder {
       return true;
     }
     if (e->kind != K::Subscript) return false;
-    if (!chain(e->args[0], var, idx)) return false;
+    if (!chain_rec(e->args[0], var, idx)) return false;
     // After a slice, positions no longer name dimensions (A[1:][j] is A[j + 1]): not a
     // chain this model describes (an access to an unknown object, conflicting with all).
     if (has_slice(idx)) return false;
@@ -550,12 +567,13 @@ class Builder {
     return true;
   }
 
-  std::string text(int var, const std::vector<std::pair<Expr, std::pair<int, int>>>& idx) {
-    // As written: A[i, j] (one subscript, two positions) or A[i][j] (two subscripts).
-    // An object's attribute (attribute_columns' column, a Const named for it): `ps[k].x`.
-    std::string s = var >= 0 ? n_.vars[(size_t)var].name : "?";
+  std::string text(int var, const std::vector<std::pair<Expr, std::pair<int, int>>>& idx, RowAlias alias = {}) {
+    // As written: A[i, j] (one subscript, two positions) or A[i][j] (two subscripts); through
+    // a row variable, from it (`row[j]`). An object's attribute (attribute_columns' column, a
+    // Const named for it): `p.x`, `ps[k].x`.
+    std::string s = alias.var >= 0 ? n_.vars[(size_t)alias.var].name : var >= 0 ? n_.vars[(size_t)var].name : "?";
     bool open = false;
-    for (size_t k = 0; k < idx.size(); k++) {
+    for (size_t k = alias.var >= 0 ? alias.depth : 0; k < idx.size(); k++) {
       const Expr& x = idx[k].first;
       if (x->kind == K::Const && !x->name.empty()) {
         s += (open ? "]." : ".") + x->name;
@@ -605,7 +623,7 @@ class Builder {
       case K::Subscript: {
         int v = -1;
         std::vector<std::pair<Expr, std::pair<int, int>>> idx;
-        if (chain(e, v, idx)) return text(v, idx);
+        if (chain(e, v, idx)) return text(v, idx, alias_);
         return "...";
       }
       default: return "...";
@@ -613,7 +631,7 @@ class Builder {
   }
 
   void access(int var, const std::vector<std::pair<Expr, std::pair<int, int>>>& idx, bool write, int line,
-              bool update = false) {
+              bool update = false, RowAlias alias = {}) {
     if (!write && var >= 0 && kept_.count(var)) {
       for (auto& [e, o] : idx) aff(e);
       return;
@@ -623,7 +641,7 @@ class Builder {
     a.write = write;
     a.update = update;
     a.line = line;
-    a.text = text(var, idx);
+    a.text = text(var, idx, alias);
     for (auto& [e, o] : idx) {
       PolyIndex pi;
       pi.expr = aff(e);
@@ -673,7 +691,7 @@ class Builder {
       int var = -1;
       std::vector<std::pair<Expr, std::pair<int, int>>> idx;
       if (chain(e, var, idx)) {
-        access(var, idx, false, line, e.get() == update_read_);
+        access(var, idx, false, line, e.get() == update_read_, alias_);
         for (auto& [ix, o] : idx) reads(ix, line);
         return;
       }
@@ -721,6 +739,7 @@ class Builder {
             std::vector<std::pair<Expr, std::pair<int, int>>> idx;
             // The stored-to element: the base chain plus the store's own index.
             bool ok = chain(f.base, var, idx);
+            const RowAlias alias = alias_;
             if (has_slice(idx)) ok = false;  // A[1:][j] = v: see chain
             if (ok) {
               const Expr& ix = f.index;
@@ -732,7 +751,7 @@ class Builder {
               for (auto& [e, o] : idx) reads(e, s->line);
               update_read_ = update_read(f);
               reads(f.value, s->line);
-              access(var, idx, true, s->line, update_read_ != nullptr);
+              access(var, idx, true, s->line, update_read_ != nullptr, alias);
               update_read_ = nullptr;
             } else {
               m_.unknown_base = true;
