@@ -36,7 +36,7 @@ class Columns {
     ir::for_each_stmt(nest_.root, [&](const Stmt& s) {
       for (auto& f : s->effects)
         if (f.kind == ir::Effect::Kind::Assign && rows_.count(f.var)) {
-          const int c = item_list(f.value);
+          const int c = list_of_item(f.value);
           if (c < 0)
             throw LiftError{"assigns " + name(f.var) + ", whose attributes it uses, something other than an item of a list",
                             s->line};
@@ -71,7 +71,6 @@ class Columns {
     if (b->kind == K::Attr && b->pseudo >= 0) return b->pseudo;
     return -1;
   }
-  int item_list(const Expr& e) const { return list_of_item(e); }
 
   // ---------------------------------------------------------------- single objects
   // Objects in variables the nest never assigns (`self`, a global `stats`) whose attributes it
