@@ -140,6 +140,20 @@ int read_attribute(PyObject* base, const ir::Var& v, PyObject* name, PyObject** 
   return 0;
 }
 
+namespace {
+// A named tuple's field descriptor: the C type _tuplegetter (`_collections._tuplegetter` on
+// 3.11, `collections._tuplegetter`, a heap type, from 3.12), whose __get__ is its C slot's
+// wrapper (a class of that name written in Python would have a function there).
+bool is_tuple_getter(PyObject* descr) {
+  PyTypeObject* t = Py_TYPE(descr);
+  if (std::strcmp(t->tp_name, "_collections._tuplegetter") != 0 && std::strcmp(t->tp_name, "collections._tuplegetter") != 0)
+    return false;
+  static PyObject* get_name = PyUnicode_InternFromString("__get__");  // (held for the process's life)
+  PyObject* get = get_name ? _PyType_Lookup(t, get_name) : nullptr;
+  return get && Py_TYPE(get) == &PyWrapperDescr_Type;
+}
+}  // namespace
+
 int object_attribute(PyObject* o, PyObject* name, PyObject** out, std::string* why, bool* own) {
   *out = nullptr;
   // A descriptor on the class decides the lookup: only slots (C members) and functions
@@ -147,7 +161,7 @@ int object_attribute(PyObject* o, PyObject* name, PyObject** out, std::string* w
   // are read without running code.
   PyObject* descr = _PyType_Lookup(Py_TYPE(o), name);
   const bool member = descr && Py_TYPE(descr) == &PyMemberDescr_Type;
-  if (descr && std::strcmp(Py_TYPE(descr)->tp_name, "_collections._tuplegetter") == 0 && PyTuple_Check(o)) {
+  if (descr && is_tuple_getter(descr) && PyTuple_Check(o)) {
     // A named tuple's field: its C getter returns the tuple's item (runs no Python code).
     *out = Py_TYPE(descr)->tp_descr_get(descr, o, (PyObject*)Py_TYPE(o));
     if (!*out) {
