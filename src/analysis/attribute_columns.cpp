@@ -26,7 +26,7 @@ bool value_attribute(const std::string& n) {
 
 class Columns {
  public:
-  explicit Columns(ir::Nest& nest) : nest_(nest) {}
+  Columns(ir::Nest& nest, bool inlined) : nest_(nest), inlined_(inlined) {}
 
   void run() {
     find_singles(nest_.root);
@@ -44,6 +44,31 @@ class Columns {
           for (int k : used_[f.var]) used_[c].insert(k);  // (the columns used through its items)
         }
     });
+    // Every variable given an item of such a list holds objects too (`for q in ps: d(p, q)`,
+    // q's attributes read by the helper): a row, its uses checked like the others'.
+    for (bool more = true; more;) {
+      more = false;
+      ir::for_each_stmt(nest_.root, [&](const Stmt& s) {
+        for (auto& f : s->effects) {
+          const int c = f.kind == ir::Effect::Kind::Assign ? list_of_item(f.value) : -1;
+          if (c >= 0 && lists_.count(c) && !rows_.count(f.var) && nest_.vars[(size_t)f.var].storage != ir::Var::Storage::Table) {
+            rows_.insert(f.var);
+            more = true;
+          }
+        }
+      });
+      if (more)
+        ir::for_each_stmt(nest_.root, [&](const Stmt& s) {
+          for (auto& f : s->effects)
+            if (f.kind == ir::Effect::Kind::Assign && rows_.count(f.var)) {
+              const int c = list_of_item(f.value);
+              if (c < 0)
+                throw LiftError{"assigns " + name(f.var) + ", which holds objects, something other than an item of a list",
+                                s->line};
+              if (lists_.insert(c).second) more = true;
+            }
+        });
+    }
     for (int c : lists_) {
       const ir::Var& v = nest_.vars[(size_t)c];
       if (rows_.count(c) || v.assigned)
@@ -155,6 +180,16 @@ class Columns {
       c->args = std::move(args);
       out = c;
     }
+    if (out->kind == K::Subscript && !out->name.empty()) {  // a column already (the nest's own, inlined)
+      const Expr& base = out->args[0];
+      const int through = base->kind == K::Load ? base->var : list_of_item(base);
+      if (through >= 0) {
+        if (base->kind == K::Load) rows_.insert(through);
+        else lists_.insert(through);
+        used_[through].insert((int)out->args[1]->value.i);
+      }
+      return out;
+    }
     if (out->kind == K::Attr && !callee) {
       if (Expr item = single_item(out->args[0], out->name)) {
         if (out->pseudo >= 0) nest_.vars[(size_t)out->pseudo].read = false;  // (read through the table)
@@ -202,7 +237,7 @@ class Columns {
                                v.storage == ir::Var::Storage::Name);
   }
 
-  void visit(const Expr& e, Use use, int line) const {
+  void visit(const Expr& e, Use use, int line) {
     if (!e) return;
     auto bad_list = [&](int v) {
       throw LiftError{"uses " + name(v) + ", a list whose items' attributes it uses, other than by those attributes and len()",
@@ -241,10 +276,34 @@ class Columns {
       visit(e->args[1], Use::Len, line);
       return;
     }
+    if (e->kind == K::Call && !inlined_ && may_be_helper(e->args[0])) {
+      // An item passed to a function that may be a helper (`d(p, q)`): decided once the
+      // helpers are inlined (inline_helpers runs this pass again, where a call left is none).
+      visit(e->args[0], Use::Free, line);
+      for (size_t k = 1; k < e->args.size(); k++) {
+        const Expr& a = e->args[k];
+        const bool item = (a->kind == K::Load && rows_.count(a->var)) || (list_of_item(a) >= 0 && lists_.count(list_of_item(a)));
+        if (item) {
+          nest_.objects_to_helpers = true;
+          visit(a, Use::Item, line);
+        } else {
+          visit(a, Use::Free, line);
+        }
+      }
+      return;
+    }
     for (auto& a : e->args) visit(a, Use::Free, line);
   }
+  // A call of a variable that may hold a plain Python function (not a builtin's, a method or
+  // a module's function).
+  bool may_be_helper(const Expr& callee) const {
+    if (callee->kind != K::Load) return false;
+    const auto st = nest_.vars[(size_t)callee->var].storage;
+    return st == ir::Var::Storage::Fast || st == ir::Var::Storage::Cell || st == ir::Var::Storage::Global ||
+           st == ir::Var::Storage::Name;
+  }
 
-  void check(const Stmt& s) const {
+  void check(const Stmt& s) {
     for (auto& f : s->effects) {
       if (f.kind == ir::Effect::Kind::Assign && rows_.count(f.var)) {
         visit(f.value, Use::Assigned, s->line);
@@ -268,6 +327,7 @@ class Columns {
   }
 
   ir::Nest& nest_;
+  const bool inlined_;
   std::map<int, std::set<std::string>> singles_;  // single objects' variables: the attributes assigned
   std::map<int, int> table_of_;                   // ... and their tables' variables
   std::map<int, std::set<int>> used_;  // per item or list variable: the columns used through it
@@ -276,8 +336,14 @@ class Columns {
 };
 }  // namespace
 
-ir::Nest attribute_columns(ir::Nest nest) {
-  Columns(nest).run();
+ir::Nest attribute_columns(ir::Nest nest, bool inlined, const std::vector<std::string>* columns) {
+  if (columns && columns->size() > nest.columns.size()) {
+    // (The names a first inlining gave columns after the nest's own: the same numbers.)
+    nest.columns_assigned.resize(columns->size(), 0);
+    nest.columns = *columns;
+  }
+  if (inlined) nest.objects_to_helpers = false;
+  Columns(nest, inlined).run();
   return nest;
 }
 

@@ -25,6 +25,11 @@
 
 namespace stagepy::analysis {
 
-ir::Nest attribute_columns(ir::Nest nest);
+// `inlined`: the nest with its helpers inlined (inline_helpers runs it again): the helpers'
+// attributes of such items become columns too, after the nest's own (`columns` seeds the
+// names, where a first inlining numbered them), and an item still passed to a call is
+// refused. Before inlining, an item passed to a function that may be a helper (`d(p, q)`)
+// only sets Nest::objects_to_helpers.
+ir::Nest attribute_columns(ir::Nest nest, bool inlined = false, const std::vector<std::string>* columns = nullptr);
 
 }  // namespace stagepy::analysis

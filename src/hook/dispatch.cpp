@@ -411,23 +411,26 @@ PyObject* attr_name(NestState& s, size_t v) {
   return n.get();
 }
 
-// The attribute columns of list-of-objects variable `v` (`p.x`: ir::Nest::columns), their
-// names interned once per nest. nullptr with an error.
-const ObjectColumns* object_columns(NestState& s, size_t v) {
-  const auto& cols = s.lift.nest.columns;
-  if (s.column_refs.size() != cols.size()) {
-    s.column_refs.clear();
+// The attribute columns of list-of-objects variable `v` of `nest` (`p.x`: ir::Nest::columns;
+// the lifted nest's or, with helpers, the inlined one's), their names interned once in
+// `tables`. nullptr with an error.
+const ObjectColumns* object_columns(ObjectTables& tables, const ir::Nest& nest, size_t v) {
+  const auto& cols = nest.columns;
+  if (tables.names.size() != cols.size()) {
+    tables.names.clear();
+    tables.of.clear();
     for (const std::string& c : cols) {
       PyRef n = PyRef::steal(PyUnicode_InternFromString(c.c_str()));
       if (!n) return nullptr;
-      s.column_refs.push_back(std::move(n));
+      tables.names.push_back(std::move(n));
     }
   }
-  auto [it, fresh] = s.columns.emplace(v, ObjectColumns{});
+  auto [it, fresh] = tables.of.emplace(v, ObjectColumns{});
   if (fresh) {
-    for (auto& n : s.column_refs) it->second.names.push_back(n.get());
-    it->second.assigned = s.lift.nest.columns_assigned;
-    it->second.used = s.lift.nest.vars[v].columns_used;
+    for (auto& n : tables.names) it->second.names.push_back(n.get());
+    it->second.assigned = nest.columns_assigned;
+    it->second.assigned.resize(cols.size(), 0);
+    it->second.used = nest.vars[v].columns_used;
     it->second.used.resize(cols.size(), 1);
   }
   return &it->second;
@@ -1248,13 +1251,14 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
       val = nullptr;
     }
     if (val && v < s.fresh.size() && s.fresh[v] && !vars[v].appended &&
-        (PyList_CheckExact(val) || np::is_ndarray(val) || PyUnicode_CheckExact(val) || vars[v].object_row)) {
+        (PyList_CheckExact(val) || np::is_ndarray(val) || PyUnicode_CheckExact(val) || vars[v].object_row ||
+         plain_object(val))) {
       // A variable the nest may give a row (`row = A[i]`), an array it computes
       // (`d = X[i] - X[j]`, its own memory) or a character (`ch = s[i]`) holds only those in
       // kernels: a list, array or str it holds at entry (left by the loop's last run) is not
       // read and counts as no value (a
       // read of it before the nest assigns it hands the statement to CPython, which finds
-      // the value in the frame). So does an object whose attributes it uses (`for p in ps`).
+      // the value in the frame). So does an object (`for p in ps`: the last loop's item).
       vals[v] = PyRef();
       val = nullptr;
     }
@@ -1366,6 +1370,22 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
       }
     }
   }
+  // Lists (and tuples) of objects whose attributes the nest uses, its helpers included: the
+  // compiled nest's (attribute_columns ran again on the inlined one).
+  const ir::Nest& cn = inl ? inl->nest : s.lift.nest;
+  ObjectTables& tables = inl ? inl->tables : s.tables;
+  auto objects = [&](size_t v) { return v < cn.vars.size() && cn.vars[v].objects; };
+  if (s.lift.nest.objects_to_helpers && !inl)
+    return decline(s, "passes an object whose attributes it uses to a function stagepy does not inline (not a plain "
+                      "Python function)");
+  for (size_t v = 0; v < nv; v++) {
+    if (!objects(v) || !vals[v]) continue;
+    PyObject* val = vals[v].get();
+    if (!PyList_CheckExact(val) && !PyTuple_CheckExact(val))
+      return decline_values(s, "`" + vars[v].name + "`, whose items' attributes the nest uses, holds " +
+                                   Py_TYPE(val)->tp_name + ", not a list or a tuple");
+    if (std::find(lists_later.begin(), lists_later.end(), v) == lists_later.end()) lists_later.push_back(v);
+  }
   // The lists, read into buffers: last, so that a nest declined for another value (a
   // function it cannot inline, a method it calls) does not first read a list of lists whole
   // at every call (quadratic in a recursion, cubic in a loop around the nest).
@@ -1381,11 +1401,11 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     const uint8_t tags = v < s.tag_lists.size() ? s.tag_lists[v] : 0;
     const bool may_write = s.stores_unknown || s.stored[v] || vars[v].resized;
     const ObjectColumns* columns = nullptr;
-    if (vars[v].objects && !(columns = object_columns(s, v))) return nullptr;
+    if (objects(v) && !(columns = object_columns(tables, cn, v))) return nullptr;
     if (lb && columns && lb->objects() && lb->object_columns()->used != columns->used)
       return decline_values(s, "`" + vars[v].name + "` holds a list of objects another variable holds too, whose "
                                "attributes the nest uses otherwise");
-    if (lb && lb->objects() != vars[v].objects)
+    if (lb && lb->objects() != objects(v))
       return decline_values(s, "`" + vars[v].name + "` holds a list that the nest uses both for its items' attributes and "
                                "as a list of values");
     if (lb && columns && may_write && !lb->written)
@@ -1450,16 +1470,16 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
   // variables) must be in no table of objects it may change: the value read would not follow.
   // And `len(ps)` of such a table must be the builtin's (a function in its place would see
   // the table as a list of rows).
-  if (!s.lift.nest.columns.empty())
+  if (!cn.columns.empty())
     for (size_t v = 0; v < nv; v++) {
       if (vars[v].storage == ir::Var::Storage::Attr && vals[v]) {
         const PyObject* base = vals[(size_t)vars[v].index].get();
         auto it = base ? seen_lists.find(const_cast<PyObject*>(base)) : seen_lists.end();
         const std::string attr = vars[v].name.substr(vars[v].name.rfind('.') + 1);
-        const auto& cols = s.lift.nest.columns;
+        const auto& cols = cn.columns;
         const auto col = std::find(cols.begin(), cols.end(), attr);
         if (it != seen_lists.end() && it->second->objects() && it->second->written && col != cols.end() &&
-            s.lift.nest.columns_assigned[(size_t)(col - cols.begin())])
+            cn.columns_assigned[(size_t)(col - cols.begin())])
           return decline_values(s, "reads `" + vars[v].name + "` once, of an object whose `" + attr + "` it assigns");
       }
       if (vars[v].name == "len" && vars[v].storage != ir::Var::Storage::Builtin && vals[v]) {

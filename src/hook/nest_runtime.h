@@ -29,6 +29,13 @@ namespace stagepy::runtime {
 struct Specialization;  // a compiled kernel for one guard key (dispatch.cpp)
 struct HelperEntry;     // a Python function the nest calls, lifted for inlining (dispatch.cpp)
 
+// A nest's attribute columns (ir::Nest::columns), interned, and per variable holding a list
+// of objects, its columns (dispatch.cpp's object_columns(); the names borrowed from `names`).
+struct ObjectTables {
+  std::vector<PyRef> names;
+  std::map<size_t, ObjectColumns> of;
+};
+
 struct NestState {
   NestState();
   ~NestState();  // defined where Specialization is complete
@@ -129,6 +136,7 @@ struct NestState {
     // The line in its helper of each numbered operation, where every helper is in the
     // caller's file (its NumPy warnings are then emitted after the kernel, from there).
     std::map<int, int> lines;
+    ObjectTables tables;  // its lists of objects' columns (the helpers' attributes too)
   };
   std::vector<std::unique_ptr<Inlined>> inlined;
   // The conditions last_bits are of (`conds`, or an Inlined's), and their nest.
@@ -160,10 +168,7 @@ struct NestState {
   std::vector<std::unique_ptr<Specialization>> specs;
   std::vector<std::unique_ptr<HelperEntry>> helpers;  // per code object of a called function
   std::vector<PyRef> attr_names;  // per attribute variable: its name, interned
-  // The nest's attribute columns (ir::Nest::columns), interned, and per variable holding a
-  // list of objects, its columns (object_columns(); the names borrowed from column_refs).
-  std::vector<PyRef> column_refs;
-  std::map<size_t, ObjectColumns> columns;
+  ObjectTables tables;  // the nest's lists of objects' columns (object_columns())
   int compiles = 0;                // specializations compiled (the recompile limit counts these)
   std::set<std::vector<uint64_t>> evicted;  // guard keys whose kernel was evicted (recompiled freely)
   bool gave_up = false;            // recompile limit reached

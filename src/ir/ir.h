@@ -350,6 +350,9 @@ struct Nest {
   // the nest assigns each.
   std::vector<std::string> columns;
   std::vector<uint8_t> columns_assigned;
+  // It passes such an item to a function that may be a helper (`d(p, q)`): the dispatcher
+  // declines it unless the helpers are inlined (and attribute_columns accepts the result).
+  bool objects_to_helpers = false;
 };
 
 }  // namespace stagepy::ir

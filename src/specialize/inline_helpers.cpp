@@ -1,6 +1,9 @@
 // See inline_helpers.h.
 #include "specialize/inline_helpers.h"
 
+#include "analysis/attribute_columns.h"
+#include "analysis/cfg.h"
+
 #include <algorithm>
 #include <set>
 
@@ -524,7 +527,7 @@ class Inliner {
 }  // namespace
 
 InlineResult inline_helpers(const ir::Nest& nest, const std::map<int, Helper>& helpers, bool hoist,
-                            bool number) {
+                            bool number, const std::vector<std::string>* columns) {
   InlineResult r;
   r.nest = nest;
   if (helpers.empty()) return r;
@@ -541,6 +544,14 @@ InlineResult inline_helpers(const ir::Nest& nest, const std::map<int, Helper>& h
     r.ok = false;
     r.reason = f.why;
     r.needs_hoist = f.needs_hoist;
+    return r;
+  }
+  try {
+    r.nest = analysis::attribute_columns(std::move(r.nest), true, columns);
+  } catch (const analysis::LiftError& e) {
+    r.ok = false;
+    r.reason = e.reason;
+    r.reason_line = e.line;
   }
   return r;
 }

@@ -60,7 +60,9 @@ struct InlineResult {
   bool needs_hoist = false;  // not ok only because a helper that loops needs `hoist`
 };
 
+// Then attribute_columns again, on the inlined nest: the helpers' attributes of objects in
+// lists become columns (numbered after `columns`, where given: an earlier inlining's names).
 InlineResult inline_helpers(const ir::Nest& nest, const std::map<int, Helper>& helpers, bool hoist = true,
-                            bool number = false);
+                            bool number = false, const std::vector<std::string>* columns = nullptr);
 
 }  // namespace stagepy::specialize

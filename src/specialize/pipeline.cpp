@@ -55,7 +55,7 @@ Kernel compile(const KernelRequest& rq, bool hoist, bool* hoisted) {
     nest = rq.inlined;
     *hoisted = true;
   } else if (!rq.helpers.empty()) {
-    inlined = inline_helpers(*rq.nest, rq.helpers, hoist);
+    inlined = inline_helpers(*rq.nest, rq.helpers, hoist, false, rq.inlined ? &rq.inlined->columns : nullptr);
     *hoisted = inlined.hoisted;
     if (!inlined.ok) {
       k.reason = inlined.reason;

@@ -6,7 +6,7 @@ of ints and floats together) or array.array buffers and scalars of random dtypes
 bounds from outer variables, a row's length `len(M[i])`), loops over sequences and slices of them (`enumerate`, `zip`,
 `reversed(S)`, `M.flat`, `M.ravel()`, a row `M[i]`, `enumerate(zip(A, B))` unpacked two levels deep), rows of M picked by
 an index computed from the data (`q = M[int(abs(A[i])) % (n + 1)]`), M a list of objects whose attributes the loops
-read and assign (`M[i].a`, `for r in M: r.b += ...`), affine and non-affine subscripts (some out of bounds, some
+read and assign (`M[i].a`, `for r in M: r.b += ...`, a helper reading them `o1(r)`), affine and non-affine subscripts (some out of bounds, some
 negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list and lists made in the loops (`L1 = []`, appended to `L0`), lists made, grown and popped (`P.append(x)`, `s = P.pop()`, `P.pop(k)`),
 aliased, swapped, read and written in the loops (`P = [x] * (n + 1)`, `Q = P[1:]`, `Q = P`), min/max/abs, math.sqrt/log, float('inf'), np.float32(x) and the other scalar types, mixed
 int/float/bool arithmetic, draws from the random module (seeded: random(), randint(), uniform(),
@@ -59,6 +59,9 @@ def r1(x):
 def r2(x):
     w = x * t
     return w - u if w > s else w + u
+
+def o1(r):
+    return r.a * 2 - r.c if r.b else r.c
 
 WORD = "abcabd\u00e9ab"
 WIDE = "b\U0001F600a\u2603c"
@@ -223,9 +226,10 @@ class Gen:
     def m_item(self):
         if self.objs:
             attr = self.pick(["a", "b", "c"])
-            if self.row_vars and self.int_(0, 2) == 0:
-                return f"{self.pick(self.row_vars)}.{attr}"
-            return f"M[{self.index()}].{attr}"
+            item = self.pick(self.row_vars) if self.row_vars and self.int_(0, 2) == 0 else f"M[{self.index()}]"
+            if self.int_(0, 4) == 0:
+                return f"o1({item})"  # a helper reading the object's attributes
+            return f"{item}.{attr}"
         if self.row_vars and self.int_(0, 2) == 0:
             return f"{self.pick(self.row_vars)}[{self.index()}]"
         a, b = self.index(), self.index()

@@ -292,15 +292,6 @@ INTERPRETED = [
             p.x = p.x + best.x
         return ps
     """, _best_in_list, "reads `best.x` once"),
-    ("an object passed to a function", """
-    def g(p):
-        return p.x
-    def f(ps):
-        s = 0.0
-        for p in ps:
-            s += g(p) + p.v
-        return s
-    """, lambda: (_particles(18, 5),), "other than for its attributes"),
     ("a class attribute assigned through an object", """
     def f(ps):
         for p in ps:
@@ -527,3 +518,97 @@ def test_attributes_written_and_read_of_distinct_objects_run_on_threads():
         return ps
     """, "f", lambda: ([Particle(float(k % 17), 0.0) for k in range(1200)],), globals_=G)
     assert difftest.ran_parallel(recs, "a"), difftest.loops(recs)
+
+
+def _cities(seed, n):
+    r = np.random.default_rng(seed)
+    return [Particle(float(a), float(b)) for a, b in r.random((n, 2)) * 100]
+
+
+HELPERS = [
+    ("a distance between items passed to a helper", """
+    import math
+    def dist(a, b):
+        return math.sqrt((a.x - b.x) ** 2 + (a.v - b.v) ** 2)
+    def f(cs):
+        t = 0.0
+        for i in range(len(cs) - 1):
+            t += dist(cs[i], cs[i + 1])
+        return t
+    """, lambda: (_cities(30, 300),)),
+    ("nearest neighbours, an attribute counted beside the helper's reads", """
+    import math
+    def dist(a, b):
+        return math.sqrt((a.x - b.x) ** 2 + (a.v - b.v) ** 2)
+    def f(cs):
+        out = 0.0
+        for p in cs:
+            best = 1e300
+            for q in cs:
+                d = dist(p, q)
+                if 0.0 < d < best:
+                    best = d
+            p.n += 1
+            out += best
+        return out, cs
+    """, lambda: (_cities(31, 120),)),
+    ("a helper's attribute the nest itself never names", """
+    def energy(p):
+        return 0.5 * p.v * p.v + p.n
+    def f(ps):
+        e = 0.0
+        for p in ps:
+            e += energy(p)
+        return e
+    """, lambda: (_particles(32, 200),)),
+]
+
+
+@pytest.mark.parametrize("what,src,make_args", HELPERS, ids=[n for n, _, _ in HELPERS])
+def test_objects_passed_to_helpers_run_natively(what, src, make_args):
+    recs = difftest.run(src, "f", make_args, globals_=G)
+    assert all(r["bailouts"] == 0 for r in recs), recs
+    assert all(r["native_calls"] for r in recs), [(r["line"], r["reason"]) for r in recs]
+
+
+HELPERS_INTERPRETED = [
+    ("an object passed to a builtin", """
+    def f(ps):
+        s = 0
+        for p in ps:
+            s += p.n + abs(p)
+        return s
+    """, lambda: (_particles(33, 5),), "not a plain Python function"),
+    ("an object's len()", """
+    def f(ps):
+        s = 0
+        for p in ps:
+            s += p.n + len(p)
+        return s
+    """, lambda: (_particles(33, 5),), "other than for its attributes"),
+    ("a helper returning the object", """
+    def pick(a, b):
+        return a if a.x > b.x else b
+    def f(ps):
+        s = 0.0
+        for i in range(len(ps) - 1):
+            s += pick(ps[i], ps[i + 1]).x
+        return s
+    """, lambda: (_particles(34, 20),), None),
+    ("a helper passing the object on to a method", """
+    def g(a):
+        return a.__sizeof__() + a.n
+    def f(ps):
+        s = 0
+        for p in ps:
+            s += g(p)
+        return s
+    """, lambda: (_particles(35, 5),), None),
+]
+
+
+@pytest.mark.parametrize("what,src,make_args,reason", HELPERS_INTERPRETED, ids=[n for n, _, _, _ in HELPERS_INTERPRETED])
+def test_objects_passed_to_what_stagepy_cannot_inline_stay_interpreted(what, src, make_args, reason):
+    recs = difftest.run(src, "f", make_args, expect="interpreted", globals_=G)
+    if reason:
+        difftest.assert_reason(recs, reason)
