@@ -24,7 +24,7 @@ bisect.bisect() and nearest neighbours by math.hypot; and since stop 59, a ray c
 shade from the row of the closest sphere (`s = spheres[k]`, k computed), and an int matrix product
 whose sums all pass 64 bits (each call of its inner loop hands over to CPython); and since this stop,
 objects in lists whose attributes the loops assign (particles bouncing in a box, pairwise
-gravity over objects). Each under CPython, stagepy
+gravity over objects, nearest neighbours through a helper reading two objects). Each under CPython, stagepy
 (one thread and every thread) and numba (njit), in one process; every result compared with
 CPython's.
 
@@ -523,6 +523,22 @@ def gravity_objects(bs, dt, steps):
             b.y += b.vy * dt
     return [(b.x, b.y, b.vx, b.vy) for b in bs]
 
+def city_dist(a, b):
+    return math.sqrt((a.x - b.x) ** 2 + (a.y - b.y) ** 2)
+
+def nearest_cities(cs):
+    # Objects passed to a helper that reads their attributes (`dist(p, q)`), one counted.
+    out = 0.0
+    for p in cs:
+        best = 1e300
+        for q in cs:
+            d = city_dist(p, q)
+            if 0.0 < d < best:
+                best = d
+        p.m += 1.0
+        out += best
+    return out, [p.m for p in cs]
+
 def edit_rows_append(a, b):
     prev = list(range(len(b) + 1))
     for i in range(1, len(a) + 1):
@@ -589,6 +605,8 @@ def cases(scale):
     return {
         "particles_bounce": (lambda f: f(particles(len(pv)), 0.001, 200),
                              f"{len(pv)} objects x 200 steps, `for p in ps: p.x += p.vx * dt` (objects made per call)"),
+        "nearest_cities": (lambda f: f(particles(s(1000))),
+                           f"{s(1000)} objects, all pairs through a helper `city_dist(p, q)` (objects made per call)"),
         "gravity_objects": (lambda f: f(particles(nb), 0.001, 5),
                             f"{nb} objects, all pairs x 5 steps, `a.vx += dx * b.m / ...` (objects made per call)"),
         "primes_for_else": (lambda f: f(n_pr), f"n < {n_pr}: `for x ...: if n % x == 0: break` / `else: c += n` / `c -= 1`"),

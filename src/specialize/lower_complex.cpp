@@ -272,6 +272,38 @@ class Lower {
     return {load(re, false), load(im, false)};
   }
 
+  // Operands in CPython's order: `a` was lowered before `b`, whose lowering computed parts
+  // into Temps before the statement (from `before` on in pre_, `ops_before` deferred
+  // operations then): an `a` that may fail (an element read whose index may be out of range
+  // or divide by zero: `M[0][i % n] += z * w`) is computed into Temps ahead of those, so
+  // that its checks come first.
+  Pair ahead_of(const Pair& a, size_t before, size_t ops_before) {
+    // Only where those Temps may record a warning themselves (a cast to complex64 that may
+    // overflow: Cast32 warns where it is computed); elsewhere a check that fails hands the
+    // statement to CPython, which redoes it in order, and nothing observable came before.
+    bool warns = false;
+    for (size_t i = before; i < pre_->size() && !warns; i++)
+      ir::for_each_expr((*pre_)[i], [&](const Expr& x) {
+        warns = warns || (x->kind == EK::Call && x->args[0]->type && x->args[0]->type->kind == Type::Kind::Callable &&
+                          x->args[0]->type->builtin == Builtin::Cast32);
+      });
+    auto check_free = [](const Expr& x) {
+      const Expr* y = &x;
+      while ((*y)->kind == EK::AsType || (*y)->kind == EK::Unary) y = &(*y)->args[0];
+      return (*y)->kind == EK::Load || (*y)->kind == EK::Const;
+    };
+    if (!warns || (check_free(a.first) && check_free(a.second))) return a;
+    Pair k = spill(a, /*force=*/true);
+    Stmt seg = pre_->back();
+    pre_->pop_back();
+    pre_->insert(pre_->begin() + (std::ptrdiff_t)before, seg);
+    for (size_t i = ops_before; i < deferred_.size(); i++) {
+      deferred_[i].at++;
+      if (deferred_[i].r_at != SIZE_MAX) deferred_[i].r_at++;
+    }
+    return k;
+  }
+
   // NumPy warns where an operation's result is not finite (and, for a division, where its
   // scaled divisor overflowed: `also`): CPython redoes it.
   Pair finite_or_cpython(const Pair& p0, Expr also = nullptr) {
@@ -463,13 +495,17 @@ class Lower {
             Precision single(this, true);
             return power_numpy(e, a);
           }
+          const size_t before = pre_->size(), ops_before = deferred_.size();
           Pair b = single_operand(e->args[1], e->origin);
+          a = ahead_of(a, before, ops_before);
           Precision single(this, true);
           return binary(e, a, b, np);
         }
         Pair a = operand(e->args[0]);
         if (e->binop == ir::BinOp::Pow) return np ? power_numpy(e, a) : power(e, a);
+        const size_t before = pre_->size(), ops_before = deferred_.size();
         Pair b = operand(e->args[1]);
+        a = ahead_of(a, before, ops_before);
         Precision wide(this, false);
         return binary(e, a, b, np);
       }

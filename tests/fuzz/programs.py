@@ -223,11 +223,11 @@ class Gen:
         """`M[index]` used as a sequence (A where M holds objects)."""
         return "A" if self.objs else f"M[{index}]"
 
-    def m_item(self):
+    def m_item(self, target=False):
         if self.objs:
             attr = self.pick(["a", "b", "c"])
             item = self.pick(self.row_vars) if self.row_vars and self.int_(0, 2) == 0 else f"M[{self.index()}]"
-            if self.int_(0, 4) == 0:
+            if not target and self.int_(0, 4) == 0:
                 return f"o1({item})"  # a helper reading the object's attributes
             return f"{item}.{attr}"
         if self.row_vars and self.int_(0, 2) == 0:
@@ -650,7 +650,7 @@ class Gen:
         elif form <= 6:
             self.emit(indent, f"{self.pick(['A', 'B'])}[{self.index()}] = {self.expr()}")
         elif form == 7:
-            self.emit(indent, f"{self.m_item()} += {self.expr()}")
+            self.emit(indent, f"{self.m_item(target=True)} += {self.expr()}")
         elif form == 8 and depth < 3:
             self.emit(indent, f"if {self.cond()}:")
             self.stmts(indent + 1, depth + 1)

@@ -445,3 +445,18 @@ def test_a_sum_of_draws_alone_in_its_statement_still_runs_natively():
             u += sum(random.random() for g0 in range(3))
         return locals()
     """, "f", lambda: (100,), expect="native")
+
+
+def test_an_element_update_whose_index_fails_records_no_warning_of_its_value():
+    # The fuzzer (threads mode, stop 60; the same without threads): `M[0][v0 % n] += z * w` with
+    # n = 0 raises ZeroDivisionError at the index, before CPython evaluates the value, whose
+    # cast of the complex constant to complex64 overflows. Lowered, the cast was computed
+    # before the element's read and recorded NumPy's "overflow encountered in cast" first
+    # (under the "default" filter kernels record warnings and emit them afterwards).
+    recs = run("""
+    def f(M, n):
+        for v0 in range(2):
+            M[0][v0 % n] += (1e+300+1e+300j) * M[0][0]
+        return M
+    """, "f", lambda: (np.array([[1 + 1j, 2 - 1j]], dtype=np.complex64), 0), expect="bail", warn_filter="default")
+    assert recs
