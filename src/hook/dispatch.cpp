@@ -1399,7 +1399,8 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     double t0 = now_s();
     ListBuffer*& lb = list_of[val];
     const uint8_t tags = v < s.tag_lists.size() ? s.tag_lists[v] : 0;
-    const bool may_write = s.stores_unknown || s.stored[v] || vars[v].resized;
+    // (A variable added after `stored` was made, a helper's global, takes no store of the nest.)
+    const bool may_write = s.stores_unknown || (v < s.stored.size() && s.stored[v]) || vars[v].resized;
     const ObjectColumns* columns = nullptr;
     if (objects(v) && !(columns = object_columns(tables, cn, v))) return nullptr;
     if (lb && columns && lb->objects() && lb->object_columns()->used != columns->used)
