@@ -353,7 +353,7 @@ def test_an_attribute_set_to_its_value_keeps_the_instance_dict():
     assert all(r["bailouts"] == 0 for r in recs)
 
 
-class Stats:
+class Stats:  # (a counter object: the module-code and single-object tests)
     def __init__(self):
         self.total = 0.0
         self.count = 0
@@ -612,3 +612,18 @@ def test_objects_passed_to_what_stagepy_cannot_inline_stay_interpreted(what, src
     recs = difftest.run(src, "f", make_args, expect="interpreted", globals_=G)
     if reason:
         difftest.assert_reason(recs, reason)
+
+
+def test_objects_in_module_code():
+    # A script's main loop: the list, the loop variable and a counter object are the module's
+    # globals (names, not fast locals).
+    recs = difftest.run_module("""
+    for t in range(20):
+        for p in PS:
+            p.x += p.v * 0.1
+            if p.x > 10.0:
+                p.v = -p.v
+                STATS.count += 1
+    last = p
+    """, lambda: {"PS": _particles(40, 300), "STATS": Stats()})
+    assert recs and all(r["bailouts"] == 0 for r in recs), recs
