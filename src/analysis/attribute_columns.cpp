@@ -32,43 +32,34 @@ class Columns {
     find_singles(nest_.root);
     nest_.root = rewrite(nest_.root);
     if (rows_.empty() && lists_.empty()) return;
-    // The lists the items come from: the roots of the items' assigned values.
-    ir::for_each_stmt(nest_.root, [&](const Stmt& s) {
-      for (auto& f : s->effects)
-        if (f.kind == ir::Effect::Kind::Assign && rows_.count(f.var)) {
-          const int c = list_of_item(f.value);
-          if (c < 0)
-            throw LiftError{"assigns " + name(f.var) + ", whose attributes it uses, something other than an item of a list",
-                            s->line};
-          lists_.insert(c);
-          for (int k : used_[f.var]) used_[c].insert(k);  // (the columns used through its items)
-        }
-    });
-    // Every variable given an item of such a list holds objects too (`for q in ps: d(p, q)`,
-    // q's attributes read by the helper): a row, its uses checked like the others'.
+    // The lists the items come from (the roots of the items' assigned values); and every
+    // variable given an item of such a list holds objects too (`for q in ps: d(p, q)`, q's
+    // attributes read by the helper): a row, its uses checked like the others'.
     for (bool more = true; more;) {
       more = false;
       ir::for_each_stmt(nest_.root, [&](const Stmt& s) {
         for (auto& f : s->effects) {
-          const int c = f.kind == ir::Effect::Kind::Assign ? list_of_item(f.value) : -1;
-          if (c >= 0 && lists_.count(c) && !rows_.count(f.var) && nest_.vars[(size_t)f.var].storage != ir::Var::Storage::Table) {
+          if (f.kind != ir::Effect::Kind::Assign) continue;
+          const int c = list_of_item(f.value);
+          if (rows_.count(f.var)) {
+            if (c < 0)
+              throw LiftError{"assigns " + name(f.var) + ", which holds objects whose attributes it uses, something other "
+                              "than an item of a list",
+                              s->line};
+            more = lists_.insert(c).second || more;
+          } else if (c >= 0 && lists_.count(c)) {
             rows_.insert(f.var);
             more = true;
           }
         }
       });
-      if (more)
-        ir::for_each_stmt(nest_.root, [&](const Stmt& s) {
-          for (auto& f : s->effects)
-            if (f.kind == ir::Effect::Kind::Assign && rows_.count(f.var)) {
-              const int c = list_of_item(f.value);
-              if (c < 0)
-                throw LiftError{"assigns " + name(f.var) + ", which holds objects, something other than an item of a list",
-                                s->line};
-              if (lists_.insert(c).second) more = true;
-            }
-        });
     }
+    // (The columns used through an item are used through its list.)
+    ir::for_each_stmt(nest_.root, [&](const Stmt& s) {
+      for (auto& f : s->effects)
+        if (f.kind == ir::Effect::Kind::Assign && rows_.count(f.var))
+          for (int k : used_[f.var]) used_[list_of_item(f.value)].insert(k);
+    });
     for (int c : lists_) {
       const ir::Var& v = nest_.vars[(size_t)c];
       if (rows_.count(c) || v.assigned)
@@ -157,11 +148,16 @@ class Columns {
     col->name = attr;
     auto e = std::make_shared<ExprNode>(*ir::make_subscript(base, col, origin));
     e->name = attr;
+    note_column(base, (int)k.i);
+    return e;
+  }
+  // Column `k` used through `base`: an item variable (a row) or an item of a list.
+  void note_column(const Expr& base, int k) {
     const int through = base->kind == K::Load ? base->var : list_of_item(base);
+    if (through < 0) return;
     if (base->kind == K::Load) rows_.insert(through);
     else lists_.insert(through);
-    used_[through].insert((int)k.i);
-    return e;
+    used_[through].insert(k);
   }
 
   Expr rewrite(const Expr& e, bool callee = false) {
@@ -181,13 +177,7 @@ class Columns {
       out = c;
     }
     if (out->kind == K::Subscript && !out->name.empty()) {  // a column already (the nest's own, inlined)
-      const Expr& base = out->args[0];
-      const int through = base->kind == K::Load ? base->var : list_of_item(base);
-      if (through >= 0) {
-        if (base->kind == K::Load) rows_.insert(through);
-        else lists_.insert(through);
-        used_[through].insert((int)out->args[1]->value.i);
-      }
+      note_column(out->args[0], (int)out->args[1]->value.i);
       return out;
     }
     if (out->kind == K::Attr && !callee) {

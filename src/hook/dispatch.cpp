@@ -1235,11 +1235,8 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     }
     if (!why.empty()) return decline(s, why);
     vals[v] = PyRef::steal(val);
-    if (val && vars[v].objects && !PyList_CheckExact(val) && !PyTuple_CheckExact(val))
-      return decline_values(s, "`" + vars[v].name + "`, whose items' attributes the nest uses, holds " +
-                                   Py_TYPE(val)->tp_name + ", not a list or a tuple");
     if (val && vars[v].objects && PyTuple_CheckExact(val)) {
-      lists_later.push_back(v);  // (a tuple of objects: a table like a list's)
+      lists_later.push_back(v);  // (a tuple of objects: a table like a list's; other values: below)
       continue;
     }
     if (val && vars[v].appended && vars[v].assigned && !PyList_CheckExact(val)) {

@@ -245,6 +245,13 @@ class Lower {
     return call(Builtin::Float, types::py_float(), {x});
   }
 
+  // The builtin a Call calls (None_ for anything else).
+  static Builtin called_builtin(const Expr& e) {
+    return e->kind == EK::Call && e->args[0]->type && e->args[0]->type->kind == Type::Kind::Callable
+               ? e->args[0]->type->builtin
+               : Builtin::None_;
+  }
+
   static bool simple(const Expr& e) {
     switch (e->kind) {
       case EK::Load: case EK::Const: return true;
@@ -284,8 +291,7 @@ class Lower {
     bool warns = false;
     for (size_t i = before; i < pre_->size() && !warns; i++)
       ir::for_each_expr((*pre_)[i], [&](const Expr& x) {
-        warns = warns || (x->kind == EK::Call && x->args[0]->type && x->args[0]->type->kind == Type::Kind::Callable &&
-                          x->args[0]->type->builtin == Builtin::Cast32);
+        warns = warns || called_builtin(x) == Builtin::Cast32;
       });
     auto check_free = [](const Expr& x) {
       const Expr* y = &x;
@@ -372,9 +378,7 @@ class Lower {
           if (one(m)) return true;
         return false;
       };
-      Builtin f = e->kind == EK::Call && e->args[0]->type && e->args[0]->type->kind == Type::Kind::Callable
-                      ? e->args[0]->type->builtin
-                      : Builtin::None_;
+      const Builtin f = called_builtin(e);
       const bool own = f == Builtin::Round32 || f == Builtin::Cast32 || f == Builtin::CFunc || f == Builtin::NpCLoop;
       if (numpy(e->type) && !own) return false;
     }

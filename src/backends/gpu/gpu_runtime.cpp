@@ -882,14 +882,17 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
       reuse = std::max(1, L->runs_per_session);
     }
     if (target() == Target::Cpu) return on_cpu("STAGEPY_TARGET=cpu");
-    static std::atomic<uint64_t> alternate_runs{0};  // (every loop's runs, in turn)
-    if (target() == Target::Auto && emulating_alternate() && alternate_runs++ % 2 == 1) {
-      const int answer = on_cpu("emulation: every other run on the CPU (STAGEPY_GPU_EMULATE=alternate)");
-      S.cpu_loop = L;  // timed until stagepy_gpu_cpu_done, as below
+    // A run on the CPU that the cost model learns from: timed until stagepy_gpu_cpu_done.
+    auto timed_on_cpu = [&](const std::string& why) {
+      const int answer = on_cpu(why);
+      S.cpu_loop = L;
       S.cpu_t0 = now_s();
       S.cpu_n = n;
       return answer;
-    }
+    };
+    static std::atomic<uint64_t> alternate_runs{0};  // (every loop's runs, in turn)
+    if (target() == Target::Auto && emulating_alternate() && alternate_runs++ % 2 == 1)
+      return timed_on_cpu("emulation: every other run on the CPU (STAGEPY_GPU_EMULATE=alternate)");
     if (target() == Target::Auto && !emulating()) {
       bool gpu;
       std::string why = "the cost model expects the CPU to be faster";
@@ -909,13 +912,7 @@ int32_t stagepy_gpu_for(GpuLoop* L, stagepy::backends::cpu::ParallelBody cpu_bod
         gpu = false;
         why = "run once on the CPU to measure it there too";
       }
-      if (!gpu) {
-        const int answer = on_cpu(why);
-        S.cpu_loop = L;  // timed until stagepy_gpu_cpu_done
-        S.cpu_t0 = now_s();
-        S.cpu_n = n;
-        return answer;
-      }
+      if (!gpu) return timed_on_cpu(why);
     }
   }
   const double t0 = now_s();
