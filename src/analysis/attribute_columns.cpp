@@ -31,6 +31,16 @@ class Columns {
   void run() {
     find_singles(nest_.root);
     nest_.root = rewrite(nest_.root);
+    if (inlined_) {
+      // Attribute variables the inlined nest no longer reads (an inlined method's `self.t`,
+      // read through the object's table or its Temps: defer_attribute_stores.h).
+      std::set<int> bound;
+      ir::for_each_expr(nest_.root, [&](const Expr& x) {
+        if (x->kind == K::Attr && x->pseudo >= 0) bound.insert(x->pseudo);
+      });
+      for (size_t v = 0; v < nest_.vars.size(); v++)
+        if (nest_.vars[v].storage == ir::Var::Storage::Attr && !bound.count((int)v)) nest_.vars[v].read = false;
+    }
     if (rows_.empty() && lists_.empty()) return;
     // The lists the items come from (the roots of the items' assigned values); and every
     // variable given an item of such a list holds objects too (`for q in ps: d(p, q)`, q's
@@ -94,10 +104,14 @@ class Columns {
   // (Var::single_of) whose value is the list [obj]. The attributes assigned are its columns,
   // read and written through it; the object's other attributes stay attribute variables.
   void find_singles(const Stmt& s) {
-    for (auto& f : s->effects)
-      if (f.kind == ir::Effect::Kind::Store && !f.attr.empty() && f.base->kind == K::Load &&
-          !nest_.vars[(size_t)f.base->var].assigned)
-        singles_[f.base->var].insert(f.attr);
+    for (auto& f : s->effects) {
+      if (f.kind != ir::Effect::Kind::Store || f.attr.empty()) continue;
+      if (f.base->kind == K::Load && !nest_.vars[(size_t)f.base->var].assigned) singles_[f.base->var].insert(f.attr);
+      // (Made an item of its table by a first run: `[c][0].v = ...`, an inlined nest's own.)
+      const Expr& b = f.base;
+      if (b->kind == K::Subscript && b->args[0]->kind == K::Load && nest_.vars[(size_t)b->args[0]->var].single_of >= 0)
+        singles_[nest_.vars[(size_t)b->args[0]->var].single_of].insert(f.attr);
+    }
     for (auto& b : s->body) find_singles(b);
   }
   // `v.attr` of such an object, as an item of its table (`[v][0]`), or nullptr.
@@ -107,6 +121,11 @@ class Columns {
     if (it == singles_.end() || !it->second.count(attr)) return nullptr;
     auto [at, fresh] = table_of_.emplace(b->var, -1);
     int& t = at->second;
+    for (size_t x = 0; fresh && x < nest_.vars.size(); x++)
+      if (nest_.vars[x].storage == ir::Var::Storage::Table && nest_.vars[x].single_of == b->var) {
+        t = (int)x;  // (the dispatcher made it for a method of the object's: bind_methods.h)
+        fresh = false;
+      }
     if (fresh) {
       ir::Var v;
       v.name = nest_.vars[(size_t)b->var].name;
@@ -233,8 +252,18 @@ class Columns {
       throw LiftError{"uses " + name(v) + ", a list whose items' attributes it uses, other than by those attributes and len()",
                       line};
     };
-    if (e->kind == K::Load && singles_.count(e->var) && use != Use::AttrBase)
+    if (e->kind == K::Load && singles_.count(e->var) && use != Use::AttrBase && use != Use::Item)
       throw LiftError{"uses " + name(e->var) + ", whose attributes it assigns, other than for its attributes", line};
+    if (e->kind == K::Call && e->method >= 0 && !inlined_) {
+      // A method that may be a plain Python function (`p.update(dt)`, bind_methods.h): its
+      // object passed to it, as to a helper (decided once the helpers are inlined).
+      const Expr& o = e->args[0]->args[0];
+      const bool item = is_object(o);
+      if (item) nest_.objects_to_helpers = true;
+      visit(o, item ? Use::Item : Use::Free, line);
+      for (size_t k = 1; k < e->args.size(); k++) visit(e->args[k], Use::Free, line);
+      return;
+    }
     if (e->kind == K::Call && e->args[0]->kind == K::Attr && e->args[0]->args[0]->kind == K::Load &&
         singles_.count(e->args[0]->args[0]->var))
       throw LiftError{"calls a method of " + name(e->args[0]->args[0]->var) + ", whose attributes it assigns", line};
@@ -293,6 +322,13 @@ class Columns {
            st == ir::Var::Storage::Name;
   }
 
+  // A row variable, or an item of a list of objects.
+  bool is_object(const Expr& e) const {
+    if (!e) return false;
+    if (e->kind == K::Load) return rows_.count(e->var) || singles_.count(e->var);
+    return list_of_item(e) >= 0 && lists_.count(list_of_item(e));
+  }
+
   void check(const Stmt& s) {
     for (auto& f : s->effects) {
       if (f.kind == ir::Effect::Kind::Assign && rows_.count(f.var)) {
@@ -302,6 +338,12 @@ class Columns {
       const int root = f.base ? ir::root_var(f.base) : -1;
       if (f.kind == ir::Effect::Kind::Store && f.attr.empty() && root >= 0 && (lists_.count(root) || rows_.count(root)))
         throw LiftError{"stores into " + name(root) + ", whose items' attributes it uses", s->line};
+      if (f.kind == ir::Effect::Kind::Eval && is_object(f.value)) {
+        // An object evaluated for its errors only (an inlined helper's argument, which
+        // CPython evaluates before the call: inline_helpers.h).
+        visit(f.value, Use::Item, s->line);
+        continue;
+      }
       if (f.kind == ir::Effect::Kind::Store && !f.attr.empty()) visit(f.base, Use::Item, s->line);
       else visit(f.base, Use::Free, s->line);
       if (f.attr.empty()) visit(f.index, Use::Free, s->line);

@@ -11,6 +11,7 @@
 
 #include "analysis/append_targets.h"
 #include "analysis/attribute_columns.h"
+#include "analysis/bind_methods.h"
 #include "analysis/bind_module_attributes.h"
 #include "analysis/cfg.h"
 #include "analysis/structure_returns.h"
@@ -1911,7 +1912,7 @@ LiftResult lift_nest(const CodeInfo& code, const LoopSpec& spec) {
     }
   try {
     Lifter lifter(code, spec);
-    r.nest = append_targets(attribute_columns(bind_module_attributes(lifter.run())));
+    r.nest = append_targets(attribute_columns(bind_methods(bind_module_attributes(lifter.run()))));
     r.ok = true;
   } catch (const LiftError& e) {
     r.ok = false;

@@ -20,6 +20,8 @@ struct Failure {
   std::string why;
 };
 [[noreturn]] void fail(const std::string& why) { throw Failure{why}; }
+constexpr const char* kAssignsAttribute = "it assigns an attribute";
+constexpr const char* kCallsForEffects = "it calls a function whose value it drops";
 
 class HelperLifter {
  public:
@@ -212,6 +214,9 @@ class HelperLifter {
           if (st.stack.empty()) fail("its bytecode underflows the stack");
           Expr v = st.stack.back();
           st.stack.pop_back();
+          // A call made for its effects (`self.move(dt)`, which may assign attributes): the
+          // body's statements, each inlined as a statement of its own.
+          if (v && v->kind == ir::ExprNode::Kind::Call) fail(kCallsForEffects);
           if (v && !trivial(v)) st.evaluated.push_back(v);
           break;
         }
@@ -266,6 +271,7 @@ class HelperLifter {
         }
         case Op::BINARY_SLICE: case Op::BUILD_SLICE: fail("it takes a slice");
         case Op::STORE_SUBSCR: case Op::STORE_SLICE: fail("it stores into a container");
+        case Op::STORE_ATTR: fail(kAssignsAttribute);
         default:
           fail("it uses " + in.opname);
       }
@@ -434,7 +440,9 @@ HelperBody lift_helper(const CodeInfo& code, int nparams, bool loops) {
   try {
     return HelperLifter(code, nparams).run();
   } catch (const Failure& f) {
-    if (loops && f.why == "it loops") return statement_helper(code, nparams);
+    // (One that loops, or assigns attributes of objects it is passed: its statements.)
+    if (loops && (f.why == "it loops" || f.why == kAssignsAttribute || f.why == kCallsForEffects))
+      return statement_helper(code, nparams);
     HelperBody h;
     h.reason = f.why;
     return h;

@@ -442,6 +442,100 @@ constexpr size_t kMaxHelpers = 16;  // distinct functions per nest
 // exec(code, g, l) with separate locals.
 bool names_are_globals(const FrameRef& f) { return !f.locals || f.locals == f.globals; }
 
+// The names of the methods a helper's body calls on its first parameter (`self.move(dt)`).
+std::set<std::string> self_method_names(const analysis::HelperBody& b) {
+  std::set<std::string> names;
+  auto note = [&](const ir::Expr& x) {
+    if (x->kind == ir::ExprNode::Kind::Call && x->name.empty() && !x->args.empty() &&
+        x->args[0]->kind == ir::ExprNode::Kind::Attr && x->args[0]->args[0]->kind == ir::ExprNode::Kind::Load &&
+        x->args[0]->args[0]->var == 0 && b.nparams > 0)
+      names.insert(x->args[0]->name);
+  };
+  if (b.body) ir::walk_expr(b.body, note);
+  if (b.statements) ir::for_each_expr(b.statements->root, note);
+  return names;
+}
+
+// The attributes a helper's body reads of its first parameter (`self.dt`), not those it
+// calls (`self.move(dt)`).
+std::set<std::string> self_attribute_names(const analysis::HelperBody& b) {
+  std::set<std::string> names, called;
+  auto note = [&](const ir::Expr& x) {
+    using K = ir::ExprNode::Kind;
+    if (x->kind == K::Call && !x->args.empty() && x->args[0]->kind == K::Attr) called.insert(x->args[0].get()->name);
+    if (x->kind == K::Attr && x->args[0]->kind == K::Load && x->args[0]->var == 0 && b.nparams > 0)
+      names.insert(x->name);
+  };
+  if (b.body) ir::walk_expr(b.body, note);
+  if (b.statements) ir::for_each_expr(b.statements->root, note);
+  for (auto& c : called) names.erase(c);
+  return names;
+}
+
+// Per variable of `n` below fresh.size(): whether a store of `n` has it as its root
+// (NestState::stored); `unknown` where some store's root is a variable the nest assigns or
+// gives a fresh value, or no variable.
+void find_stored(const ir::Nest& n, const std::vector<uint8_t>& fresh, std::vector<uint8_t>* stored, bool* unknown) {
+  const size_t nv = fresh.size();
+  stored->assign(nv, 0);
+  *unknown = false;
+  ir::for_each_stmt(n.root, [&](const ir::Stmt& x) {
+    for (auto& e : x->effects) {
+      if (e.kind != ir::Effect::Kind::Store) continue;
+      const int r = ir::root_var(e.base);
+      if (r < 0 || (size_t)r >= nv || fresh[(size_t)r] || n.vars[(size_t)r].assigned) *unknown = true;
+      else (*stored)[(size_t)r] = 1;
+    }
+  });
+}
+
+// A Method variable's function (bind_methods.h): the one plain Python function that the
+// method's name finds on every object it may be called on, a new reference in *out. Nothing
+// where those are no plain objects (a list's `append`: the call stays a call), or where a
+// list of them is empty; `why` where they are plain objects on which the call is not one
+// function's. -1 with an error set.
+int method_for_objects(const std::vector<PyRef>& vals, const ir::Var& m, PyObject** out, std::string* why) {
+  *out = nullptr;
+  PyRef name = PyRef::steal(PyUnicode_InternFromString(m.method.c_str()));
+  if (!name) return -1;
+  PyObject* found = nullptr;
+  // One receiver: 1 to go on, 0 to stop (no such function), -1 on error.
+  auto one = [&](PyObject* o) -> int {
+    PyObject* fn = nullptr;
+    std::string no;
+    const int r = method_function(o, name.get(), &fn, &no);
+    if (r <= 0) {
+      if (r == 0 && !no.empty()) *why = "calls `" + m.name + "`, which " + no;
+      found = nullptr;
+      return r;
+    }
+    if (found && found != fn) {
+      *why = "calls `" + m.name + "`, a different function for different objects";
+      found = nullptr;
+      return 0;
+    }
+    found = fn;
+    return 1;
+  };
+  for (int src : m.method_sources) {
+    PyObject* x = vals[(size_t)src].get();
+    if (!x) return 0;
+    if (!m.method_on_items) {
+      const int r = one(x);
+      if (r <= 0) return r;
+      continue;
+    }
+    if (!PyList_CheckExact(x) && !PyTuple_CheckExact(x)) return 0;
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(x);
+    for (Py_ssize_t i = 0; i < n; i++) {
+      const int r = one(PySequence_Fast_GET_ITEM(x, i));
+      if (r <= 0) return r;
+    }
+  }
+  *out = Py_XNewRef(found);
+  return 0;
+}
+
 // The plain Python function `fn` the nest calls, lifted for inlining the first time its
 // code object is seen; the globals its body reads (and their attributes, `math.sqrt`)
 // become variables of the nest, read at every entry like the nest's own. nullptr with
@@ -1201,15 +1295,7 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     // end of its body: the first iteration reads L).
     for (int v : ir::made_list_vars(s.lift.nest.root, s.lift.nest.vars))
       if ((size_t)v < nv) s.fresh[(size_t)v] = ir::assigned_before_read(s.lift.nest.root, v) ? 1 : 0;
-    s.stored.assign(nv, 0);
-    ir::for_each_stmt(s.lift.nest.root, [&](const ir::Stmt& x) {
-      for (auto& e : x->effects) {
-        if (e.kind != ir::Effect::Kind::Store) continue;
-        const int r = ir::root_var(e.base);
-        if (r < 0 || (size_t)r >= nv || s.fresh[(size_t)r] || s.lift.nest.vars[(size_t)r].assigned) s.stores_unknown = true;
-        else s.stored[(size_t)r] = 1;
-      }
-    });
+    find_stored(s.lift.nest, s.fresh, &s.stored, &s.stores_unknown);
     s.fresh_known = true;
   }
   for (size_t v = 0; v < nv; v++) {
@@ -1227,16 +1313,44 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
       lists_later.push_back(v);
       continue;
     }
-    if (vars[v].storage == ir::Var::Storage::Attr) {
+    if (vars[v].storage == ir::Var::Storage::Method) {
+      if (method_for_objects(vals, vars[v], &val, &why) < 0) return nullptr;
+      // A method of one object (`self.step(dt)`) may assign its attributes: the object's
+      // table of one row (attribute_columns.h), read where the inlined nest uses it.
+      const int o = vars[v].method_sources[0];
+      const auto has_table = [&] {
+        return std::any_of(vars.begin(), vars.end(), [&](const ir::Var& x) { return x.single_of == o; });
+      };
+      if (val && !vars[v].method_on_items && !has_table()) {
+        ir::Var t;
+        t.name = vars[(size_t)o].name;
+        t.storage = ir::Var::Storage::Table;
+        t.read = true;
+        t.single_of = o;
+        s.lift.nest.vars.push_back(std::move(t));
+        nv = vars.size();
+        vals.resize(nv);
+        descs.resize(nv);
+        views.resize(nv);
+        ragged_list.resize(nv);
+      }
+    } else if (vars[v].storage == ir::Var::Storage::Attr) {
       PyObject* name = attr_name(s, v);
-      if (!name || read_attribute(vals[vars[v].index].get(), vars[v], name, &val, &why) < 0) return nullptr;
+      PyObject* base = vals[vars[v].index].get();
+      if (!name || read_attribute(base, vars[v], name, &val, &why) < 0) return nullptr;
+      // A method bound to its object (`self.step` of `self.step(dt)`): no value here; the
+      // call is the Method variable's (bind_methods.h), or stays a call that is declined.
+      if (val && PyMethod_Check(val) && PyMethod_GET_SELF(val) == base) Py_CLEAR(val);
     } else if (read_variable(f, vars[v], &val, &why) < 0) {
       return nullptr;
     }
     if (!why.empty()) return decline(s, why);
     vals[v] = PyRef::steal(val);
-    if (val && vars[v].objects && PyTuple_CheckExact(val)) {
-      lists_later.push_back(v);  // (a tuple of objects: a table like a list's; other values: below)
+    if (val && PyTuple_CheckExact(val) &&
+        (vars[v].objects || (PyTuple_GET_SIZE(val) > 0 && plain_object(PyTuple_GET_ITEM(val, 0))))) {
+      // A tuple of objects: a table like a list's, where the nest (its helpers and methods
+      // inlined) uses their attributes; else described below, with the lists.
+      lists_later.push_back(v);
       continue;
     }
     if (val && vars[v].appended && vars[v].assigned && !PyList_CheckExact(val)) {
@@ -1304,7 +1418,51 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
       descs[v].k1 = (uint64_t)(uintptr_t)Py_TYPE(val);
       descs[v].k2 = (uint64_t)(uintptr_t)val;
       descs[v].extra.push_back((uint64_t)(uintptr_t)PyFunction_GET_CODE(fn));
-      specialize::Helper helper{vars[v].name, h->body, h->global_vars, {}, h->in_caller_file};
+      specialize::Helper helper{vars[v].name, h->body, h->global_vars, {}, h->in_caller_file, {}};
+      if (vars[v].storage == ir::Var::Storage::Method) {
+        // A method's own calls of methods on its object (`self.move(dt)`): Method variables on
+        // the same objects (found, and their functions inlined, in turn).
+        for (const std::string& m : self_method_names(*h->body)) {
+          const ir::Var& mv = vars[v];
+          int found = -1;
+          for (size_t x = 0; x < vars.size() && found < 0; x++)
+            if (vars[x].storage == ir::Var::Storage::Method && vars[x].method == m &&
+                vars[x].method_sources == mv.method_sources && vars[x].method_on_items == mv.method_on_items)
+              found = (int)x;
+          if (found < 0) {
+            ir::Var nm;
+            nm.name = mv.name.substr(0, mv.name.rfind('.') + 1) + m;
+            nm.storage = ir::Var::Storage::Method;
+            nm.read = true;
+            nm.method = m;
+            nm.method_sources = mv.method_sources;
+            nm.method_on_items = mv.method_on_items;
+            s.lift.nest.vars.push_back(std::move(nm));
+            found = (int)vars.size() - 1;
+          }
+          helper.self_methods[m] = found;
+        }
+        // A method of one object (`self.step(dt)`): the attributes it reads of it are read at
+        // entry as the nest's own are (`self.dt`: attribute variables, which inline_helpers
+        // binds), unless it assigns them (attribute_columns then reads them from the
+        // object's table).
+        if (!vars[v].method_on_items) {
+          const int o = vars[v].method_sources[0];
+          for (const std::string& a : self_attribute_names(*h->body)) {
+            const std::string full = vars[(size_t)o].name + "." + a;
+            if (std::none_of(vars.begin(), vars.end(), [&](const ir::Var& x) {
+                  return x.storage == ir::Var::Storage::Attr && x.index == o && x.name == full;
+                })) {
+              ir::Var av;
+              av.name = full;
+              av.storage = ir::Var::Storage::Attr;
+              av.index = o;
+              av.read = true;
+              s.lift.nest.vars.push_back(std::move(av));
+            }
+          }
+        }
+      }
       // Its defaults are constants of the kernel: their values are part of the key.
       PyObject* defaults = PyFunction_GET_DEFAULTS(fn);
       const Py_ssize_t nd = defaults && PyTuple_Check(defaults) ? PyTuple_GET_SIZE(defaults) : 0;
@@ -1358,7 +1516,7 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
         // recursive function's loop is declined at every level of the recursion).
         const int hv = helpers.begin()->first;
         if (helpers.size() == 1 && vars[(size_t)hv].storage != ir::Var::Storage::Attr &&
-            PyFunction_Check(vals[(size_t)hv].get())) {
+            vars[(size_t)hv].storage != ir::Var::Storage::Method && PyFunction_Check(vals[(size_t)hv].get())) {
           s.declined_var = hv;
           s.declined_type = Py_TYPE(vals[(size_t)hv].get());
           s.declined_code = PyFunction_GET_CODE(vals[(size_t)hv].get());
@@ -1388,6 +1546,13 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
   // at every call (quadratic in a recursion, cubic in a loop around the nest).
   // The one that could not be read last time first: a list of mixed items is found out
   // before a big list of lists is read again.
+  // What the kernel may store into: the compiled nest's stores (an inlined helper's too).
+  if (inl && !inl->stored_known) {
+    find_stored(inl->nest, s.fresh, &inl->stored, &inl->stores_unknown);
+    inl->stored_known = true;
+  }
+  const std::vector<uint8_t>& stored = inl ? inl->stored : s.stored;
+  const bool stores_unknown = inl ? inl->stores_unknown : s.stores_unknown;
   auto last_failed = std::find(lists_later.begin(), lists_later.end(), (size_t)s.unreadable_list);
   if (last_failed != lists_later.end()) std::rotate(lists_later.begin(), last_failed, last_failed + 1);
   for (size_t v : lists_later) {
@@ -1397,7 +1562,19 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     ListBuffer*& lb = list_of[val];
     const uint8_t tags = v < s.tag_lists.size() ? s.tag_lists[v] : 0;
     // (A variable added after `stored` was made, a helper's global, takes no store of the nest.)
-    const bool may_write = s.stores_unknown || (v < s.stored.size() && s.stored[v]) || vars[v].resized;
+    const bool may_write = stores_unknown || (v < stored.size() && stored[v]) || vars[v].resized;
+    if (PyTuple_CheckExact(val) && !objects(v)) {
+      descs[v] = describe(val, vars[v]);  // (a tuple of objects the nest does not use as a table)
+      if (!descs[v].why.empty()) return decline(s, descs[v].why);
+      continue;
+    }
+    if (vars[v].single_of >= 0 && !objects(v)) {
+      // A method's object's table the compiled nest does not use (its methods assign no
+      // attributes of it).
+      vals[v] = PyRef();
+      descs[v] = describe(nullptr, vars[v]);
+      continue;
+    }
     const ObjectColumns* columns = nullptr;
     if (objects(v) && !(columns = object_columns(tables, cn, v))) return nullptr;
     if (lb && columns && lb->objects() && lb->object_columns()->used != columns->used)
@@ -1470,7 +1647,9 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
   // the table as a list of rows).
   if (!cn.columns.empty())
     for (size_t v = 0; v < nv; v++) {
-      if (vars[v].storage == ir::Var::Storage::Attr && vals[v]) {
+      // (One the compiled nest reads through the object's table instead, an inlined method's
+      // `self.t` beside `self.t += dt`, is no such read: attribute_columns.h.)
+      if (vars[v].storage == ir::Var::Storage::Attr && vals[v] && v < cn.vars.size() && cn.vars[v].read) {
         const PyObject* base = vals[(size_t)vars[v].index].get();
         auto it = base ? seen_lists.find(const_cast<PyObject*>(base)) : seen_lists.end();
         const std::string attr = vars[v].name.substr(vars[v].name.rfind('.') + 1);

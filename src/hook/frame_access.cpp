@@ -113,7 +113,8 @@ int read_variable(const FrameRef& f, const ir::Var& v, PyObject** out, std::stri
     }
     case ir::Var::Storage::Part:
     case ir::Var::Storage::Temp:
-    case ir::Var::Storage::Table:  // (made by the dispatcher)
+    case ir::Var::Storage::Table:   // (made by the dispatcher)
+    case ir::Var::Storage::Method:  // (found by the dispatcher)
       return 0;  // no value at entry
   }
   return 0;
@@ -207,6 +208,33 @@ int object_attribute(PyObject* o, PyObject* name, PyObject** out, std::string* w
   return 0;
 }
 
+int method_function(PyObject* o, PyObject* name, PyObject** fn, std::string* why) {
+  *fn = nullptr;
+  if (!plain_object(o)) return 0;
+  PyObject* descr = _PyType_Lookup(Py_TYPE(o), name);
+  if (!descr) {
+    *why = "is no method of its class";
+    return 0;
+  }
+  if (!PyFunction_Check(descr)) {
+    *why = "is not a plain Python function of its class (a staticmethod, a classmethod, a property or a builtin "
+           "type's method)";
+    return 0;
+  }
+  if (Py_TYPE(o)->tp_dictoffset != 0) {
+    // An instance dict may hold the name: the generic lookup then finds its value, not a
+    // method bound to `o` (a function's __get__ runs no Python code).
+    PyRef got = PyRef::steal(PyObject_GenericGetAttr(o, name));
+    if (!got) return -1;
+    if (!PyMethod_Check(got.get()) || PyMethod_GET_FUNCTION(got.get()) != descr || PyMethod_GET_SELF(got.get()) != o) {
+      *why = "is an attribute of the object itself, not its class's method";
+      return 0;
+    }
+  }
+  *fn = descr;
+  return 1;
+}
+
 int write_variable(const FrameRef& f, const ir::Var& v, PyObject* value) {
   switch (v.storage) {
     case ir::Var::Storage::Fast:
@@ -230,6 +258,7 @@ int write_variable(const FrameRef& f, const ir::Var& v, PyObject* value) {
     case ir::Var::Storage::Temp:
     case ir::Var::Storage::Builtin:
     case ir::Var::Storage::Table:
+    case ir::Var::Storage::Method:
       // Not the frame's variables (lowered IR's own, a desugared loop's): never written back.
       PyErr_SetString(PyExc_SystemError, "stagepy: cannot write a lowered IR variable to the frame");
       return -1;

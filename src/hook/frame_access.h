@@ -47,6 +47,12 @@ bool plain_object(PyObject* o);
 // given): whether the value is the object's own (its instance dict's or a slot's), not its
 // class's, where setting the attribute would add it to the instance.
 int object_attribute(PyObject* o, PyObject* name, PyObject** out, std::string* why, bool* own = nullptr);
+// The plain Python function that `o.name(...)` calls with `o` first, where `o` is a plain
+// object and finding it runs no Python code: its class's function of that name, which no
+// attribute of the instance shadows. 1 with *fn borrowed (the class holds it); 0 where `o`
+// is no plain object (`why` left empty) or `name` no such method of it (`why` says what it
+// is); -1 only with an error set.
+int method_function(PyObject* o, PyObject* name, PyObject** fn, std::string* why);
 // Sets a variable (steals nothing; `value` is borrowed). 0 or -1 with an error.
 int write_variable(const FrameRef& f, const ir::Var& v, PyObject* value);
 

@@ -137,6 +137,10 @@ struct NestState {
     // caller's file (its NumPy warnings are then emitted after the kernel, from there).
     std::map<int, int> lines;
     ObjectTables tables;  // its lists of objects' columns (the helpers' attributes too)
+    // As NestState's `stored` and `stores_unknown`, for this nest (its helpers may assign
+    // attributes of objects: defer_attribute_stores.h). Filled on first use.
+    std::vector<uint8_t> stored;
+    bool stores_unknown = false, stored_known = false;
   };
   std::vector<std::unique_ptr<Inlined>> inlined;
   // The conditions last_bits are of (`conds`, or an Inlined's), and their nest.

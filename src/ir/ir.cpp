@@ -7,7 +7,8 @@ namespace stagepy::ir {
 
 std::string shown_name(const Var& v) {
   const std::string& n = v.name;
-  const size_t dot = n.find('.'), hash = n.rfind('#');
+  // (The helper's name may hold dots, a method's "p.update"; a local's holds none.)
+  const size_t hash = n.rfind('#'), dot = hash == std::string::npos ? n.find('.') : n.rfind('.', hash);
   if (v.storage != Var::Storage::Temp || n.size() < 2 || n[0] != '$' || dot == std::string::npos ||
       hash == std::string::npos || hash < dot)
     return "`" + n + "`";

@@ -40,6 +40,9 @@ struct Var {
              // the desugared `for x in seq` calls whatever the frame's names hold
     Table,   // not a Python variable: the list [the object variable `single_of` holds], made
              // by the dispatcher at entry (attribute_columns.h: `self.total += x`)
+    Method,  // not a Python variable: the plain Python function `type(o).<method>` for the
+             // objects `o` that `method_sources` give, which the dispatcher finds at entry
+             // (bind_methods.h: `p.update(dt)`); no value where they are no such objects
   };
   std::string name;
   Storage storage = Storage::Fast;
@@ -71,6 +74,12 @@ struct Var {
   bool object_row = false;
   // Storage::Table: the variable whose object it holds, as a list of one object.
   int single_of = -1;
+  // Storage::Method: the method's name, and the variables whose objects it is called on:
+  // one variable holding the object (the nest never assigns it), or, `method_on_items`,
+  // lists (tuples) of objects whose items the receiver is.
+  std::string method;
+  std::vector<int> method_sources;
+  bool method_on_items = false;
 };
 
 // How the report names variable `v` (in backquotes): its Python name; for the Temp of a
@@ -142,6 +151,10 @@ struct ExprNode {
   // `float("inf")` read as float(inf), empty for a call in the program.
   std::string name;
   int pseudo = -1;     // Attr on a variable the nest never assigns: the Attr variable for it
+  // Call of a method on an object (`o.m(a)`, args[0] the Attr `o.m`): the Method variable
+  // that holds `type(o).m` where that is a plain Python function (bind_methods.h), inlined
+  // as `m(o, a)`; -1 otherwise.
+  int method = -1;
   bool check_bound = false;  // typed Load of a variable that may be unbound here
   BinOp binop = BinOp::Add;
   bool inplace = false;

@@ -194,7 +194,7 @@ std::string to_string(const Nest& n) {
   std::ostringstream o;
   o << "nest at line " << n.line << " (bytecode " << n.entry_offset << ".." << n.exit_offset << ")\n";
   o << "vars:";
-  static const char* st[] = {"fast", "cell", "name", "global", "attr", "part", "temp", "builtin", "table"};
+  static const char* st[] = {"fast", "cell", "name", "global", "attr", "part", "temp", "builtin", "table", "method"};
   for (size_t i = 0; i < n.vars.size(); i++) {
     auto& v = n.vars[i];
     o << " " << v.name << "[" << st[(int)v.storage] << (v.assigned ? ",w" : "") << (v.read ? ",r" : "") << "]";

@@ -9,6 +9,7 @@
 
 #include "analysis/while_exits.h"
 #include "ir/mutate.h"
+#include "specialize/defer_attribute_stores.h"
 
 namespace stagepy::specialize {
 namespace {
@@ -100,6 +101,10 @@ class Inliner {
         // go first.
         Statement st(s->resume >= 0 && hoist_, s->resume, s->line);
         for (auto& f : c->effects) st.count({f.base, f.index, f.value});
+        if (c->effects.size() == 1 && c->effects[0].value && c->effects[0].value->kind == EK::Call &&
+            (c->effects[0].kind == ir::Effect::Kind::Eval ||
+             (c->effects[0].kind == ir::Effect::Kind::Assign && c->effects[0].var >= 0)))
+          st.whole = c->effects[0].value.get();
         for (auto& f : c->effects) {
           f.base = top(f.base, st, true);
           f.index = top(f.index, st, true);
@@ -154,6 +159,10 @@ class Inliner {
     }
     bool may_hoist;
     int resume, line;        // the statement's
+    // The call that is the whole statement (`p.update(dt)`, `e = p.step()`), if one is: a
+    // helper that assigns attributes is inlined only there (its changes are made after
+    // every check of the statement, and nothing else in it reads them).
+    const ExprNode* whole = nullptr;
     std::vector<Stmt> pre;   // what runs before it
     std::map<const ExprNode*, int> uses;
     Scope caller;
@@ -245,15 +254,23 @@ class Inliner {
     check_arguments(e, h);
     std::set<int> assigned;
     ir::collect_assigned(hn.root, &assigned);
-    bool stores = false, lists = false;
+    bool stores = false, lists = false, attributes = false;
     ir::for_each_stmt(hn.root, [&](const Stmt& x) {
       for (auto& f : x->effects) {
-        if (f.kind == ir::Effect::Kind::Store || f.kind == ir::Effect::Kind::Append) stores = true;
+        if (f.kind == ir::Effect::Kind::Store && !f.attr.empty()) attributes = true;
+        else if (f.kind == ir::Effect::Kind::Store || f.kind == ir::Effect::Kind::Append) stores = true;
         else if (ir::changes_lists(f)) lists = true;
       }
     });
-    if (stores) throw Failure{"calls `" + h.name + "`, which loops and stores into a container"};
-    if (lists) throw Failure{"calls `" + h.name + "`, which loops and builds a list"};
+    if (stores) throw Failure{"calls `" + h.name + "`, which stores into a container"};
+    if (lists) throw Failure{"calls `" + h.name + "`, which builds a list"};
+    // One that assigns attributes: only as a statement of its own (its changes are made
+    // after every check, defer_attribute_stores.h, and nothing else in the statement reads
+    // them before or after the call).
+    const bool whole = st.whole == e.get();
+    if (attributes && !whole)
+      throw Failure{"calls `" + h.name + "`, which assigns attributes, inside a larger expression (stagepy inlines it "
+                    "as a statement of its own, or the value assigned to a variable)"};
     for (int v : assigned)
       if (v >= n && v < first_local) throw Failure{"calls `" + h.name + "`, which assigns a global"};
     // The arguments: a parameter the body assigns gets a Temp of its own. A variable, or an
@@ -301,6 +318,12 @@ class Inliner {
       auto c = std::make_shared<ExprNode>(*x);
       auto l = b.origin_lines.find(x->origin);
       c->origin = origin_for(*x, l == b.origin_lines.end() ? -1 : l->second);
+      if (c->kind == EK::Call && c->name.empty() && c->args[0]->kind == EK::Attr && n > 0 &&
+          c->args[0]->args[0] == params[0]) {
+        // A method of its first parameter's (`self.move(dt)`): inlined with the statements.
+        auto m = h.self_methods.find(c->args[0]->name);
+        if (m != h.self_methods.end()) c->method = m->second;
+      }
       return c->kind == EK::Attr ? bind_attr(c) : Expr(c);
     };
     Stmt body = ir::map_stmts(ir::map_exprs(hn.root, expr), [&](StmtNode& x) {
@@ -317,8 +340,28 @@ class Inliner {
     stmt_depth_++;
     body = stmt(body);
     stmt_depth_--;
+    bool assigns = false;  // (its own statements, or the helpers it calls)
+    ir::for_each_stmt(body, [&](const Stmt& x) {
+      for (auto& f : x->effects) assigns = assigns || (f.kind == ir::Effect::Kind::Store && !f.attr.empty());
+    });
+    if (assigns && !whole)
+      throw Failure{"calls `" + h.name + "`, which assigns attributes, inside a larger expression (stagepy inlines it "
+                    "as a statement of its own, or the value assigned to a variable)"};
+    if (assigns && stmt_depth_ == 0) {
+      // The attributes it (and the helpers it calls) assigns: changed at its end.
+      DeferredStores d = defer_attribute_stores(body, out_.vars, h.name, st.resume, st.line,
+                                                [&] { return number_ ? next_origin_++ : ir::kInlinedOrigin; });
+      if (!d.ok) throw Failure{"calls `" + h.name + "`, which " + d.why};
+      body = d.body;
+    }
     st.pre.push_back(body);
     Expr value = ir::map_expr(b.body, expr);
+    if (value->kind == EK::Load && value->var >= first_temp_ && returns_none(st.pre.back(), value->var)) {
+      // A function that returns None (a method that changes its object), from several places:
+      // the value is None, and its variable (which type inference would refuse) is dropped.
+      st.pre.back() = drop_assignments(st.pre.back(), value->var);
+      value = ir::make_const(ir::ConstValue{}, ir::kInlinedOrigin);
+    }
     stmt_depth_++;
     Scope inner;
     inner.uses = sc.uses;
@@ -326,6 +369,35 @@ class Inliner {
     value = rewrite(value, inner, st, true);
     stmt_depth_--;
     return value;
+  }
+
+  // A call in helper sc.h's body of a method on its first parameter (`self.move(dt)`): the
+  // Method variable that holds it, or -1.
+  static int self_method(const Scope& sc, const Expr& call) {
+    if (!sc.h || call->args.empty() || call->args[0]->kind != EK::Attr || !call->name.empty()) return -1;
+    const Expr& o = call->args[0]->args[0];
+    if (o->kind != EK::Load || o->var != 0) return -1;
+    auto it = sc.h->self_methods.find(call->args[0]->name);
+    return it == sc.h->self_methods.end() ? -1 : it->second;
+  }
+
+  // Whether every assignment of `var` in `s` assigns None.
+  static bool returns_none(const Stmt& s, int var) {
+    bool all = true;
+    ir::for_each_stmt(s, [&](const Stmt& x) {
+      for (auto& f : x->effects)
+        if (f.kind == ir::Effect::Kind::Assign && f.var == var)
+          all = all && f.value->kind == EK::Const && f.value->value.kind == ir::ConstValue::Kind::None;
+    });
+    return all;
+  }
+  static Stmt drop_assignments(const Stmt& s, int var) {
+    return ir::map_stmts(s, [&](StmtNode& x) {
+      std::vector<ir::Effect> kept;
+      for (auto& f : x.effects)
+        if (f.kind != ir::Effect::Kind::Assign || f.var != var) kept.push_back(f);
+      x.effects = std::move(kept);
+    });
   }
 
   // `e` with helper calls inlined. `first`: `e` is evaluated whenever the statement is, so
@@ -359,6 +431,21 @@ class Inliner {
       if (e->kind == EK::Call && k > 0) break;  // the arguments: inline_call's
       args.push_back(rewrite(e->args[k], sc, st, first && !lazy));
       changed = changed || args.back() != e->args[k];
+    }
+    // A method the dispatcher found a plain Python function (bind_methods.h): `o.m(a)` is
+    // `m(o, a)`.
+    const int method = e->kind != EK::Call ? -1 : e->method >= 0 ? e->method : self_method(sc, e);
+    if (method >= 0 && sc.depth < kMaxDepth) {
+      auto it = helpers_.find(method);
+      if (it != helpers_.end()) {
+        auto call = std::make_shared<ExprNode>(*e);
+        call->method = -1;
+        call->args.insert(call->args.begin() + 1, e->args[0]->args[0]);
+        if (!sc.h) once(call, it->second);
+        if (st.whole == e.get()) st.whole = call.get();
+        if (it->second.body->statements) return inline_statements(call, it->second, sc, st, first);
+        return inline_call(call, it->second, sc, st, first);
+      }
     }
     // The callee: a variable, or a module's attribute the nest reads as one (`bisect.bisect`).
     const int callee = e->kind != EK::Call ? -1

@@ -275,8 +275,11 @@ class Infer {
       }
     };
     for (const ir::Effect& f : s->effects) {
-      // (`eval A`: an inlined call's argument, evaluated for its errors.)
-      const bool given = f.kind == ir::Effect::Kind::Assign || (f.kind == ir::Effect::Kind::Eval && f.value->kind == ExprNode::Kind::Load);
+      // (`eval A`, `eval ps[as(p)]`: an inlined call's argument, a list or a row variable,
+      // evaluated for its errors.)
+      const bool given = f.kind == ir::Effect::Kind::Assign ||
+                         (f.kind == ir::Effect::Kind::Eval &&
+                          (f.value->kind == ExprNode::Kind::Load || f.value->kind == ExprNode::Kind::Subscript));
       // (A store into an element: `A[i] = x`, `A[i][j] = x`, never a row.)
       const bool element = stores && f.kind == ir::Effect::Kind::Store && f.base && f.base->type &&
                            (f.base->type->kind == Type::Kind::View || f.base->type->ndim == 1);

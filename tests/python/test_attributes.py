@@ -170,7 +170,7 @@ def test_missing_attribute_raises_like_cpython():
     assert any("not set" in r["reason"] for r in recs), recs
 
 
-def test_method_call_stays_interpreted_with_reason():
+def test_a_method_of_self_is_inlined():
     recs = run("""
     class C:
         def g(self, x):
@@ -181,8 +181,8 @@ def test_method_call_stays_interpreted_with_reason():
     def f(A):
         C().run(A)
         return A
-    """, "f", lambda: (np.zeros(6),), expect="interpreted")
-    assert any("self.g" in r["reason"] for r in recs), recs
+    """, "f", lambda: (np.zeros(6),))
+    assert all(r["native_calls"] == r["calls"] for r in recs), recs
 
 
 def test_a_named_tuples_fields_read_as_attribute_variables():

@@ -444,18 +444,6 @@ SINGLE_INTERPRETED = [
             o.total += g(o)
         return o
     """, lambda: (Stats(), 5), "whose attributes it assigns, other than for its attributes"),
-    ("a method of the object called", """
-    class C:
-        def __init__(self):
-            self.v = 1.0
-        def get(self):
-            return self.v
-    def f(n):
-        c = C()
-        for i in range(n):
-            c.v = c.get() + 1.0
-        return c.v
-    """, lambda: (5,), "calls a method of `c`"),
     ("a module's attribute assigned", """
     import types
     def f(n):

@@ -1,0 +1,407 @@
+"""Methods called on objects (`for p in ps: p.update(dt)`, `e += p.energy()`,
+`self.step()`): where the method's name finds one plain Python function of the objects'
+class, the call is inlined as that function with the object first, and the attributes it
+assigns are changed at the end of the call (after every check it makes), with CPython's
+results, exceptions and objects. Anything else (a method that differs between objects, an
+instance attribute in its place, a staticmethod, a method that assigns attributes inside
+a larger expression, or reads an attribute through another object it may be after
+assigning it) keeps the nest in CPython, with the reason."""
+import numpy as np
+import pytest
+
+import difftest
+
+# The classes are the programs' own (a helper is inlined only from the nest's module): each
+# program makes its objects from `data`, runs its loops, and returns their attributes.
+PARTICLE = """
+class P:
+    def __init__(self, x, v, n=0):
+        self.x = x
+        self.v = v
+        self.n = n
+
+    def update(self, dt):
+        self.x += self.v * dt
+        if self.x > 10.0 or self.x < 0.0:
+            self.v = -self.v
+            self.n += 1
+
+    def energy(self):
+        return 0.5 * self.v * self.v
+
+    def scaled(self, k):
+        self.x = self.x / k
+        self.v = self.v / (k - 3.0)
+
+    def grow(self):
+        self.n = self.n * 7 + 1
+
+def state(ps):
+    return [(p.x, p.v, p.n) for p in ps]
+"""
+
+
+def _data(seed, n):
+    r = np.random.default_rng(seed)
+    return [(float(a), float(b) - 0.5) for a, b in r.random((n, 2)) * 10]
+
+
+NATIVE = [
+    ("time steps of a method that bounces", PARTICLE + """
+def f(data, dt, steps):
+    ps = [P(a, b) for a, b in data]
+    for t in range(steps):
+        for p in ps:
+            p.update(dt)
+    return state(ps)
+""", lambda: (_data(1, 400), 0.05, 20)),
+    ("a method's value summed", PARTICLE + """
+def f(data):
+    ps = [P(a, b) for a, b in data]
+    e = 0.0
+    for p in ps:
+        e += p.energy()
+    return e
+""", lambda: (_data(2, 300),)),
+    ("items by index, the method beside the nest's own attribute", PARTICLE + """
+def f(data, dt):
+    ps = [P(a, b) for a, b in data]
+    for i in range(len(ps)):
+        ps[i].update(dt)
+        ps[i].n += 2
+    return state(ps)
+""", lambda: (_data(3, 200), 0.5)),
+    ("normalize over slots (pyperformance's float)", """
+import math
+class Point:
+    __slots__ = ('x', 'y', 'z')
+    def __init__(self, i):
+        self.x = x = math.sin(i)
+        self.y = math.cos(i) * 3
+        self.z = (x * x) / 2
+    def normalize(self):
+        x = self.x
+        y = self.y
+        z = self.z
+        norm = math.sqrt(x * x + y * y + z * z)
+        self.x /= norm
+        self.y /= norm
+        self.z /= norm
+def f(n):
+    points = [Point(i) for i in range(n)]
+    for p in points:
+        p.normalize()
+    return [(p.x, p.y, p.z) for p in points]
+""", lambda: (1000,)),
+    ("a method of the object the loops run in", """
+class Sim:
+    def __init__(self, dt):
+        self.t = 0.0
+        self.dt = dt
+        self.count = 0
+    def step(self):
+        self.t += self.dt
+        self.count += 1
+    def run(self, n):
+        for i in range(n):
+            self.step()
+        return self.t, self.count
+def f(n):
+    s = Sim(0.125)
+    return s.run(n), s.t, s.count
+""", lambda: (1000,)),
+    ("a method reading another object", PARTICLE + """
+class Q(P):
+    def pull(self, other, k):
+        self.v += k * (other.x - self.x)
+def f(data, k):
+    ps = [Q(a, b) for a, b in data]
+    for p in ps:
+        for q in ps:
+            p.pull(q, k)
+    return state(ps)
+""", lambda: (_data(5, 60), 1e-3)),
+    ("the value a method that assigns returns", PARTICLE + """
+class R(P):
+    def advance(self, dt):
+        self.x += self.v * dt
+        return self.x
+def f(data, dt):
+    ps = [R(a, b) for a, b in data]
+    s = 0.0
+    for p in ps:
+        y = p.advance(dt)
+        s += y
+    return s, state(ps)
+""", lambda: (_data(6, 100), 0.25)),
+    ("a method read beside an attribute the nest assigns", """
+class C:
+    def __init__(self):
+        self.v = 1.0
+    def get(self):
+        return self.v
+def f(n):
+    c = C()
+    for i in range(n):
+        c.v = c.get() + 1.0
+    return c.v
+""", lambda: (50,)),
+    ("methods calling methods of their object", """
+import math
+class V:
+    def __init__(self, x, y, vx, vy):
+        self.x = x
+        self.y = y
+        self.vx = vx
+        self.vy = vy
+        self.hits = 0
+    def speed(self):
+        return math.sqrt(self.vx * self.vx + self.vy * self.vy)
+    def move(self, dt):
+        self.x += self.vx * dt
+        self.y += self.vy * dt
+    def bounce(self):
+        if self.x < 0.0 or self.x > 1.0:
+            self.vx = -self.vx
+            self.hits += 1
+        if self.y < 0.0 or self.y > 1.0:
+            self.vy = -self.vy
+            self.hits += 1
+    def update(self, dt):
+        self.move(dt)
+        self.bounce()
+    def kinetic(self):
+        s = self.speed()
+        return 0.5 * s * s
+def f(n, steps, dt):
+    ps = [V(i / n, (i * 7 % n) / n, 0.3 - i % 5 * 0.1, 0.1 * (i % 3) - 0.1) for i in range(n)]
+    for k in range(steps):
+        for p in ps:
+            p.update(dt)
+    e = 0.0
+    for p in ps:
+        e += p.kinetic()
+    return e, [(p.x, p.y, p.vx, p.vy, p.hits) for p in ps]
+""", lambda: (300, 40, 0.01)),
+    ("a while loop over the time a method advances", """
+class Clock:
+    def __init__(self, dt):
+        self.t = 0.0
+        self.dt = dt
+        self.ticks = 0
+    def tick(self):
+        self.t += self.dt
+        self.ticks += 1
+    def run(self, end):
+        while self.t < end:
+            self.tick()
+        return self.ticks
+def f(end):
+    c = Clock(0.01)
+    return c.run(end), c.t
+""", lambda: (50.0,)),
+    ("a plain function assigning attributes of the objects it is passed", PARTICLE + """
+def push(p, q, k):
+    p.v += k * (q.x - p.x)
+    p.n += 1
+def f(data, k):
+    ps = [P(a, b) for a, b in data]
+    for i in range(len(ps) - 1):
+        push(ps[i], ps[i + 1], k)
+    return state(ps)
+""", lambda: (_data(19, 200), 0.01)),
+    ("a method that loops", PARTICLE + """
+class S(P):
+    def push(self, ks):
+        for k in ks:
+            self.v += k
+        return self.v
+def f(data, ks):
+    ps = [S(a, b) for a, b in data]
+    t = 0.0
+    for p in ps:
+        t = p.push(ks)
+    return t, state(ps)
+""", lambda: (_data(7, 50), [0.5, 0.25, -1.0])),
+    ("a method calling nothing on a tuple of objects", PARTICLE + """
+def f(data, dt):
+    ps = tuple(P(a, b) for a, b in data)
+    for t in range(3):
+        for p in ps:
+            p.update(dt)
+    return state(ps)
+""", lambda: (_data(8, 50), 0.5)),
+]
+
+
+@pytest.mark.parametrize("what,src,make_args", NATIVE, ids=[n for n, _, _ in NATIVE])
+def test_methods_run_natively(what, src, make_args):
+    recs = difftest.run(src, "f", make_args)
+    assert all(r["bailouts"] == 0 for r in recs), recs
+    mine = [r for r in recs if r["function"].split(".")[-1] in ("f", "run")]
+    assert mine and all(r["native_calls"] for r in mine), [(r["line"], r["reason"]) for r in mine]
+
+
+def test_a_method_over_many_objects_runs_on_threads():
+    # (Floats only: `self.n += 1` may leave 64 bits, which a run on threads would have to undo.)
+    recs = difftest.run(PARTICLE + """
+class M(P):
+    def move(self, dt):
+        self.x += self.v * dt
+        if self.x > 10.0 or self.x < 0.0:
+            self.v = -self.v
+def f(data, dt):
+    ps = [M(a, b) for a, b in data]
+    for t in range(4):
+        for p in ps:
+            p.move(dt)
+    return state(ps)
+""", "f", lambda: (_data(9, 5000), 0.05))
+    assert difftest.ran_parallel(recs, "p"), difftest.loops(recs)
+
+
+BAIL = [
+    ("a ZeroDivisionError after the method assigned an attribute", PARTICLE + """
+def f(data, ks):
+    ps = [P(a, b) for a, b in data]
+    for i in range(len(ps)):
+        ps[i].scaled(ks[i])
+    return state(ps)
+""", lambda: (_data(10, 8), [1.0, 2.0, 4.0, 3.0, 5.0, 6.0, 7.0, 8.0])),
+    ("an IndexError inside a method, earlier objects changed", PARTICLE + """
+class T(P):
+    def take(self, xs, i):
+        self.n += 1
+        self.x = xs[i]
+def f(data, xs):
+    ps = [T(a, b) for a, b in data]
+    for i in range(len(ps)):
+        ps[i].take(xs, i)
+    return state(ps)
+""", lambda: (_data(11, 10), [float(k) for k in range(6)])),
+    ("an int attribute outgrowing 64 bits in a method", PARTICLE + """
+def f(data):
+    ps = [P(a, b, k) for k, (a, b) in enumerate(data)]
+    for k in range(40):
+        for p in ps:
+            p.grow()
+    return state(ps)
+""", lambda: (_data(12, 10),)),
+]
+
+
+@pytest.mark.parametrize("what,src,make_args", BAIL, ids=[n for n, _, _ in BAIL])
+def test_methods_errors_and_overflows_as_in_cpython(what, src, make_args):
+    difftest.run(src, "f", make_args, expect="bail")
+
+
+INTERPRETED = [
+    ("a method that assigns, inside a larger expression", PARTICLE + """
+class B(P):
+    def bump(self):
+        self.n += 1
+        return self.n
+def f(data):
+    ps = [B(a, b) for a, b in data]
+    s = 0
+    for p in ps:
+        s += p.bump() + p.n
+    return s, state(ps)
+""", lambda: (_data(13, 10),), "inside a larger expression"),
+    ("an attribute read through another object after the method assigned it", PARTICLE + """
+class A(P):
+    def absorb(self, other):
+        self.v += other.v
+        other.v = 0.0
+def f(data):
+    ps = [A(a, b) for a, b in data]
+    for p in ps:
+        for q in ps:
+            p.absorb(q)
+    return state(ps)
+""", lambda: (_data(14, 6),), "may be one"),
+    ("a method that differs between the objects", PARTICLE + """
+class Fast(P):
+    def update(self, dt):
+        self.x += 2.0 * self.v * dt
+def f(data, dt):
+    ps = [P(a, b) if k % 2 else Fast(a, b) for k, (a, b) in enumerate(data)]
+    for p in ps:
+        p.update(dt)
+    return state(ps)
+""", lambda: (_data(15, 6), 0.5), "a different function for different objects"),
+    ("an instance attribute in the method's place", PARTICLE + """
+def f(data, dt):
+    ps = [P(a, b) for a, b in data]
+    ps[2].update = lambda dt: None
+    for p in ps:
+        p.update(dt)
+    return state(ps)
+""", lambda: (_data(16, 5), 0.5), "an attribute of the object itself"),
+    ("a method whose method assigns, inside a larger expression", PARTICLE + """
+class B(P):
+    def bump(self):
+        self.n += 1
+        return self.n
+    def twice(self):
+        return self.bump() * 2
+def f(data):
+    ps = [B(a, b) for a, b in data]
+    s = 0
+    for p in ps:
+        s += p.twice()
+    return s, state(ps)
+""", lambda: (_data(20, 10),), "inside a larger expression"),
+    ("a staticmethod", PARTICLE + """
+class St(P):
+    @staticmethod
+    def half(v):
+        return v / 2
+def f(data):
+    ps = [St(a, b) for a, b in data]
+    s = 0.0
+    for p in ps:
+        s += p.half(p.v)
+    return s
+""", lambda: (_data(17, 5),), "not a plain Python function"),
+]
+
+
+@pytest.mark.parametrize("what,src,make_args,reason", INTERPRETED, ids=[n for n, _, _, _ in INTERPRETED])
+def test_methods_stagepy_cannot_inline_stay_interpreted(what, src, make_args, reason):
+    recs = difftest.run(src, "f", make_args, expect=None)
+    declined = [r for r in recs if reason in (r["reason"] or "")]
+    assert declined, [r["reason"] for r in recs]
+    assert not any(r["native_calls"] for r in declined), declined
+
+
+class Elsewhere:
+    def __init__(self, x):
+        self.x = x
+
+    def bump(self):
+        self.x += 1.0
+
+
+def test_a_method_of_a_class_from_another_module_stays_interpreted():
+    recs = difftest.run("""
+def f(ps):
+    for p in ps:
+        p.bump()
+    return [p.x for p in ps]
+""", "f", lambda: ([Elsewhere(float(k)) for k in range(5)],), expect="interpreted")
+    difftest.assert_reason(recs, "defined in another module")
+
+
+def test_methods_in_module_code():
+    difftest.run_module(PARTICLE + """
+ps = [P(a, b) for a, b in data]
+for t in range(10):
+    for p in ps:
+        p.update(0.1)
+total = 0.0
+for p in ps:
+    total += p.energy()
+out = state(ps)
+del P, ps, p  # (the class is each run's own: the objects compare by their state)
+""", lambda: {"data": _data(18, 100)})
