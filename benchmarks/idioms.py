@@ -22,9 +22,11 @@ motion with random.gauss(), an M/M/1 queue with random.expovariate()), np.random
 (an Ising model's Metropolis steps, a walk with np.random.normal steps), a histogram over
 bisect.bisect() and nearest neighbours by math.hypot; and since stop 59, a ray caster whose pixels
 shade from the row of the closest sphere (`s = spheres[k]`, k computed), and an int matrix product
-whose sums all pass 64 bits (each call of its inner loop hands over to CPython); and since this stop,
+whose sums all pass 64 bits (each call of its inner loop hands over to CPython); and since stop 60,
 objects in lists whose attributes the loops assign (particles bouncing in a box, pairwise
-gravity over objects, nearest neighbours through a helper reading two objects). Each under CPython, stagepy
+gravity over objects, nearest neighbours through a helper reading two objects); and since stop 61,
+methods called on them (the particles moved by `p.update(dt)`, which calls two more methods, and
+pyperformance float's `p.normalize()` over slotted points). Each under CPython, stagepy
 (one thread and every thread) and numba (njit), in one process; every result compared with
 CPython's.
 
@@ -548,12 +550,62 @@ def edit_rows_append(a, b):
             cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost))
         prev = cur
     return prev[-1]
+
+def particles_methods(ps, dt, steps):
+    # Methods on the objects (`p.update(dt)`, which calls `self.move(dt)`, `self.bounce()`:
+    # a class of the benchmark module's, whose methods read no globals of their own).
+    for t in range(steps):
+        for p in ps:
+            p.update(dt)
+    return [(p.x, p.y, p.vx, p.vy) for p in ps]
+
+def points_normalize(points):
+    # pyperformance float's normalize step (its class reads `math`, which this module imports).
+    for p in points:
+        p.normalize()
+    return [(p.x, p.y, p.z) for p in points]
 """
 
 
 class Particle:
     def __init__(self, x, y, vx, vy, m=1.0):
         self.x, self.y, self.vx, self.vy, self.m = x, y, vx, vy, m
+
+
+class Mover(Particle):
+    def move(self, dt):
+        self.x += self.vx * dt
+        self.y += self.vy * dt
+
+    def bounce(self):
+        if self.x < 0.0 or self.x > 1.0:
+            self.vx = -self.vx
+        if self.y < 0.0 or self.y > 1.0:
+            self.vy = -self.vy
+
+    def update(self, dt):
+        self.move(dt)
+        self.bounce()
+
+
+class Point3:
+    # pyperformance's bm_float: points with slots, normalized in place by a method.
+    # (These classes are the benchmark module's; the timed functions are SOURCE's.)
+    __slots__ = ("x", "y", "z")
+
+    def __init__(self, i):
+        self.x = x = math.sin(i)
+        self.y = math.cos(i) * 3
+        self.z = (x * x) / 2
+
+    def normalize(self):
+        x = self.x
+        y = self.y
+        z = self.z
+        norm = math.sqrt(x * x + y * y + z * z)
+        self.x /= norm
+        self.y /= norm
+        self.z /= norm
 
 
 def cases(scale):
@@ -605,6 +657,11 @@ def cases(scale):
     return {
         "particles_bounce": (lambda f: f(particles(len(pv)), 0.001, 200),
                              f"{len(pv)} objects x 200 steps, `for p in ps: p.x += p.vx * dt` (objects made per call)"),
+        "particles_methods": (lambda f: f([Mover(*v) for v in pv], 0.001, 200),
+                              f"{len(pv)} objects x 200 steps, `p.update(dt)` calling `self.move(dt)`, "
+                              "`self.bounce()` (objects made per call)"),
+        "points_normalize": (lambda f: f([Point3(i) for i in range(s(200000))]),
+                             f"{s(200000)} slotted objects, `p.normalize()` (pyperformance float's; made per call)"),
         "nearest_cities": (lambda f: f(particles(s(1000))),
                            f"{s(1000)} objects, all pairs through a helper `city_dist(p, q)` (objects made per call)"),
         "gravity_objects": (lambda f: f(particles(nb), 0.001, 5),

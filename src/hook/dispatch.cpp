@@ -442,6 +442,42 @@ constexpr size_t kMaxHelpers = 16;  // distinct functions per nest
 // exec(code, g, l) with separate locals.
 bool names_are_globals(const FrameRef& f) { return !f.locals || f.locals == f.globals; }
 
+// A function of another module's (an imported class's method, a helper from a module of
+// the user's), inlined where the globals it reads are what the caller's module has under
+// those names (the nest reads them from its own frame), and the nest assigns none of them.
+// "" or why not; -1 in *err with a Python error set.
+std::string same_globals(PyObject* fn, const HelperEntry& h, const FrameRef& f, const std::vector<ir::Var>& vars,
+                         int* err) {
+  *err = 0;
+  const analysis::HelperBody& b = *h.body;
+  PyObject* fglobals = PyFunction_GET_GLOBALS(fn);
+  PyObject* fbuiltins = ((PyFunctionObject*)fn)->func_builtins;
+  for (size_t k = 0; k < b.globals.size(); k++) {
+    if (k < b.builtin.size() && b.builtin[k]) continue;  // (a desugared loop's `len`: the builtins module's)
+    PyRef name = PyRef::steal(PyUnicode_FromString(b.globals[k].c_str()));
+    if (!name) return *err = -1, "";
+    auto find = [&](PyObject* g, PyObject* bi) -> PyObject* {
+      PyObject* x = g && PyDict_Check(g) ? PyDict_GetItemWithError(g, name.get()) : nullptr;
+      if (!x && !PyErr_Occurred() && bi && PyDict_Check(bi)) x = PyDict_GetItemWithError(bi, name.get());
+      return x;
+    };
+    PyObject* theirs = find(fglobals, fbuiltins);
+    if (PyErr_Occurred()) return *err = -1, "";
+    PyObject* mine = f.locals && f.locals != f.globals && PyDict_Check(f.locals)
+                         ? PyDict_GetItemWithError(f.locals, name.get())
+                         : nullptr;
+    if (!mine && !PyErr_Occurred()) mine = find(f.globals, f.builtins);
+    if (PyErr_Occurred()) return *err = -1, "";
+    if (!theirs || mine != theirs)
+      return "it is defined in another module, and reads `" + b.globals[k] +
+             "`, which is not the same object in the calling module";
+    const int gv = k < h.global_vars.size() ? h.global_vars[k] : -1;
+    if (gv >= 0 && vars[(size_t)gv].assigned)
+      return "it is defined in another module, and reads `" + b.globals[k] + "`, which the loop assigns";
+  }
+  return "";
+}
+
 // The names of the methods a helper's body calls on its first parameter (`self.move(dt)`).
 std::set<std::string> self_method_names(const analysis::HelperBody& b) {
   std::set<std::string> names;
@@ -541,12 +577,9 @@ int method_for_objects(const std::vector<PyRef>& vals, const ir::Var& m, PyObjec
 // become variables of the nest, read at every entry like the nest's own. nullptr with
 // `why` when it cannot be inlined; nullptr with a Python error on failure.
 HelperEntry* helper_for(NestState& s, PyObject* fn, const FrameRef& f, std::string* why) {
-  // (A twin's globals are stagepy's: it reads none but builtins, which the nest guards.)
+  // (A twin's globals are stagepy's: it reads none but builtins, which the nest guards. A
+  // function of another module's is checked at each call: same_globals.)
   const bool twin = is_twin(fn);
-  if (PyFunction_GET_GLOBALS(fn) != f.globals && !twin) {
-    *why = "it is defined in another module";
-    return nullptr;
-  }
   PyObject* code = PyFunction_GET_CODE(fn);
   for (auto& h : s.helpers)
     if (h->code.get() == code) {
@@ -1410,6 +1443,12 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
       // function's identity guarded.
       HelperEntry* h = helper_for(s, fn, f, &why);
       if (!h && PyErr_Occurred()) return nullptr;
+      if (h && PyFunction_GET_GLOBALS(fn) != f.globals && !is_twin(fn)) {
+        int err = 0;
+        why = same_globals(fn, *h, f, vars, &err);
+        if (err) return nullptr;
+        if (!why.empty()) h = nullptr;
+      }
       if (!h) return decline(s, "calls `" + vars[v].name + "`, which stagepy cannot inline: " + why);
       PyObject* qn = ((PyFunctionObject*)fn)->func_qualname;
       const char* qs = qn && PyUnicode_Check(qn) ? PyUnicode_AsUTF8(qn) : nullptr;

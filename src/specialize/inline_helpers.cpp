@@ -226,8 +226,10 @@ class Inliner {
   int origin_for(const ExprNode& x, int line) {
     // (And calls: each inlined draw of the random module is one of its own, type_infer's
     // draws_once.)
+    // (And attributes: an object's becomes a subscript of its table by its column,
+    // attribute_columns.h, an element read like the others.)
     const bool numbered = (x.kind == EK::Subscript && x.unpack == 0) || x.kind == EK::Binary || x.kind == EK::Unary ||
-                          x.kind == EK::Call;
+                          x.kind == EK::Call || (x.kind == EK::Attr && x.pseudo < 0);
     if (!number_ || !numbered) return ir::kInlinedOrigin;
     const int o = next_origin_++;
     if (line > 0) lines_[o] = line;

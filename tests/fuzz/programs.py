@@ -6,7 +6,8 @@ of ints and floats together) or array.array buffers and scalars of random dtypes
 bounds from outer variables, a row's length `len(M[i])`), loops over sequences and slices of them (`enumerate`, `zip`,
 `reversed(S)`, `M.flat`, `M.ravel()`, a row `M[i]`, `enumerate(zip(A, B))` unpacked two levels deep), rows of M picked by
 an index computed from the data (`q = M[int(abs(A[i])) % (n + 1)]`), M a list of objects whose attributes the loops
-read and assign (`M[i].a`, `for r in M: r.b += ...`, a helper reading them `o1(r)`), affine and non-affine subscripts (some out of bounds, some
+read and assign (`M[i].a`, `for r in M: r.b += ...`, a helper reading them `o1(r)`, methods `M[i].ab()`,
+`r.bump(x)`), affine and non-affine subscripts (some out of bounds, some
 negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list and lists made in the loops (`L1 = []`, appended to `L0`), lists made, grown and popped (`P.append(x)`, `s = P.pop()`, `P.pop(k)`),
 aliased, swapped, read and written in the loops (`P = [x] * (n + 1)`, `Q = P[1:]`, `Q = P`), min/max/abs, math.sqrt/log, float('inf'), np.float32(x) and the other scalar types, mixed
 int/float/bool arithmetic, draws from the random module (seeded: random(), randint(), uniform(),
@@ -123,6 +124,19 @@ class Obj:
     def __repr__(self):
         return f"Obj({self.a!r}, {self.b!r}, {self.c!r})"
 
+    # Methods the programs call (`M[i].ab()`, `r.bump(x)`): inlined as their functions, those
+    # that assign attributes as statements of their own (a class of another module than the
+    # programs': they read no globals).
+    def ab(self):
+        return self.a * 2 - self.c if self.b else self.c
+
+    def bump(self, x):
+        self.a += x
+        self.c = self.c * 0.5 + self.a
+
+    def swap(self):
+        self.a, self.c = self.c, self.a
+
 
 class Gen:
     def __init__(self, draw, n, cplx=False):
@@ -228,7 +242,8 @@ class Gen:
             attr = self.pick(["a", "b", "c"])
             item = self.pick(self.row_vars) if self.row_vars and self.int_(0, 2) == 0 else f"M[{self.index()}]"
             if not target and self.int_(0, 4) == 0:
-                return f"o1({item})"  # a helper reading the object's attributes
+                # A helper reading the object's attributes, or a method doing so.
+                return self.pick([f"o1({item})", f"{item}.ab()"])
             return f"{item}.{attr}"
         if self.row_vars and self.int_(0, 2) == 0:
             return f"{self.pick(self.row_vars)}[{self.index()}]"
@@ -649,6 +664,10 @@ class Gen:
             self.emit(indent, f"{self.pick(SCALARS)} {self.pick(['+=', '-=', '*='])} {e}")
         elif form <= 6:
             self.emit(indent, f"{self.pick(['A', 'B'])}[{self.index()}] = {self.expr()}")
+        elif form == 7 and self.objs and self.int_(0, 3) == 0:
+            # A method that assigns the object's attributes, as a statement of its own.
+            item = self.pick(self.row_vars) if self.row_vars and self.int_(0, 1) else f"M[{self.index()}]"
+            self.emit(indent, self.pick([f"{item}.bump({self.expr()})", f"{item}.swap()"]))
         elif form == 7:
             self.emit(indent, f"{self.m_item(target=True)} += {self.expr()}")
         elif form == 8 and depth < 3:

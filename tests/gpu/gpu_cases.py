@@ -682,6 +682,17 @@ class Particle:
         self.m = m
 
 
+    # Methods the cases call (a class of this module's: its methods read no globals).
+    def step(self, dt):
+        self.x += self.v * dt
+        if self.x > 1.0 or self.x < 0.0:
+            self.v = -self.v
+
+    def pull(self, other, dt):
+        d = other.x - self.x
+        self.v += other.m * d / (d * d + 0.01) * dt
+
+
 def _particles(n):
     return [Particle(float(a), float(b) - 0.5, float(c) + 0.5) for a, b, c in rng.random((n, 3))]
 
@@ -703,6 +714,24 @@ def f(bs, dt):
         for b in bs:
             d = b.x - a.x
             a.v += b.m * d / (d * d + 0.01) * dt
+    return [(b.x, b.v) for b in bs]
+""", "f", lambda: (_particles(N // 2), 0.01))
+
+# Methods on the objects: inlined as their functions, their attribute assignments at the end of
+# each call.
+case("methods_time_steps", """
+def f(ps, dt):
+    for t in range(10):
+        for p in ps:
+            p.step(dt)
+    return [(p.x, p.v) for p in ps]
+""", "f", lambda: (_particles(N * 4), 0.01))
+
+case("methods_pairwise_forces", """
+def f(bs, dt):
+    for a in bs:
+        for b in bs:
+            a.pull(b, dt)
     return [(b.x, b.v) for b in bs]
 """, "f", lambda: (_particles(N // 2), 0.01))
 

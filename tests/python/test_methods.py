@@ -6,6 +6,8 @@ results, exceptions and objects. Anything else (a method that differs between ob
 instance attribute in its place, a staticmethod, a method that assigns attributes inside
 a larger expression, or reads an attribute through another object it may be after
 assigning it) keeps the nest in CPython, with the reason."""
+import math
+
 import numpy as np
 import pytest
 
@@ -375,22 +377,48 @@ def test_methods_stagepy_cannot_inline_stay_interpreted(what, src, make_args, re
     assert not any(r["native_calls"] for r in declined), declined
 
 
+SCALE = 3.0
+
+
 class Elsewhere:
+    """A class of another module than the programs' (this one)."""
     def __init__(self, x):
         self.x = x
 
     def bump(self):
         self.x += 1.0
 
+    def norm(self):
+        return math.sqrt(self.x * self.x + 1.0)
 
-def test_a_method_of_a_class_from_another_module_stays_interpreted():
+    def scaled(self):
+        return self.x * SCALE
+
+
+def test_methods_of_a_class_from_another_module_are_inlined():
+    # Its methods read no global, or globals the calling module holds too (`math`).
     recs = difftest.run("""
+import math
 def f(ps):
+    s = 0.0
     for p in ps:
         p.bump()
-    return [p.x for p in ps]
+        s += p.norm()
+    return s, [p.x for p in ps]
+""", "f", lambda: ([Elsewhere(float(k)) for k in range(50)],))
+    assert all(r["native_calls"] == r["calls"] for r in recs), recs
+
+
+@pytest.mark.parametrize("prelude", ["", "SCALE = 4.0\n"], ids=["missing", "another value"])
+def test_a_method_reading_a_global_the_calling_module_lacks_stays_interpreted(prelude):
+    recs = difftest.run(prelude + """
+def f(ps):
+    s = 0.0
+    for p in ps:
+        s += p.scaled()
+    return s
 """, "f", lambda: ([Elsewhere(float(k)) for k in range(5)],), expect="interpreted")
-    difftest.assert_reason(recs, "defined in another module")
+    difftest.assert_reason(recs, "reads `SCALE`, which is not the same object in the calling module")
 
 
 def test_methods_in_module_code():

@@ -537,7 +537,7 @@ HELPERS = [
                 if 0.0 < d < best:
                     best = d
             p.n += 1
-            out += best
+            out = max(out, best)  # (exact on threads too, where a float sum may reassociate)
         return out, cs
     """, lambda: (_cities(31, 120),)),
     ("a helper's attribute the nest itself never names", """
