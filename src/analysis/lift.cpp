@@ -1922,7 +1922,53 @@ LiftResult lift_nest(const CodeInfo& code, const LoopSpec& spec) {
   return r;
 }
 
-FunctionBody lift_function(const CodeInfo& code) {
+namespace {
+// A function whose returns all return one constant (a method's `return None`, which CPython
+// 3.11+ copies to the end of each branch: `if a: ...` then `if b: x` ends in two): the same
+// code with every return but the last a jump to the last one, so that the region has one exit
+// and the branches meet again (lifted with several exits, the code after each branch is
+// copied into it: twice per `if`). The code unchanged where the returns differ, or the last
+// instruction is no return.
+CodeInfo one_return(const CodeInfo& code) {
+  const auto& in = code.instrs;
+  if (in.empty() || !is_return(in.back().op)) return code;
+  // The constant a return at `i` returns (its const index), or -1.
+  auto constant_of = [&](size_t i) -> int {
+    if (in[i].op == Op::RETURN_CONST) return in[i].iarg;
+    if (in[i].op == Op::RETURN_VALUE && i > 0 && in[i - 1].op == Op::LOAD_CONST) return in[i - 1].iarg;
+    return -1;
+  };
+  const int k = constant_of(in.size() - 1);
+  if (k < 0) return code;
+  // (A return inside a loop stays one: the loop's other exits are its own.)
+  auto in_loop = [&](size_t i) {
+    for (auto& j : in)
+      if (j.target >= 0 && j.target <= in[i].offset && j.offset >= in[i].offset) return true;
+    return false;
+  };
+  std::vector<size_t> others;
+  for (size_t i = 0; i + 1 < in.size(); i++)
+    if (is_return(in[i].op)) {
+      if (constant_of(i) != k || in_loop(i)) return code;
+      others.push_back(i);
+    }
+  if (others.empty()) return code;
+  CodeInfo out = code;
+  // The last return's first instruction (its LOAD_CONST on 3.11).
+  const int exit = in.back().op == Op::RETURN_CONST ? in.back().offset : in[in.size() - 2].offset;
+  for (size_t i : others) {
+    Instr& r = out.instrs[i];
+    if (r.op == Op::RETURN_VALUE) out.instrs[i - 1].op = Op::NOP, out.instrs[i - 1].opname = "NOP";
+    r.op = Op::JUMP_FORWARD;
+    r.opname = "JUMP_FORWARD";
+    r.target = exit;
+  }
+  return out;
+}
+}  // namespace
+
+FunctionBody lift_function(const CodeInfo& code_in) {
+  const CodeInfo code = one_return(code_in);
   FunctionBody fb;
   int ret = -1, returns = 0;
   for (size_t i = 0; i < code.instrs.size(); i++)

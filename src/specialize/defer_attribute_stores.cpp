@@ -60,11 +60,15 @@ class Deferral {
   }
 
   Stmt rewrite(const Stmt& body, const std::string& helper, int resume, int line, const std::function<int()>& origin) {
+    // (Without loops in the call, a Temp is set and read within one iteration of any loop
+    // around it: no parallel loop keeps a last value of it.)
+    const bool local = !ir::contains_loop(body);
     for (auto& sl : slots_) {
       ir::Var v;
       v.name = "$" + helper + "." + sl.attr + "#" + std::to_string(vars_.size());
       v.storage = ir::Var::Storage::Temp;
       v.assigned = v.read = true;
+      v.statement_local = local;
       vars_.push_back(v);
       sl.temp = (int)vars_.size() - 1;
     }

@@ -210,12 +210,16 @@ class Inliner {
 
   // A new Temp for local `x` of helper `h` (not a scratch, as a helper's loop may carry it,
   // unless the lifter's return variable: set before its one read in the caller's statement).
-  int local(const Helper& h, const ir::Var& x) {
+  // `in_call`: the helper has no loops of its own (one that assigns attributes, or calls for
+  // effects): its locals live within the calling statement, and no parallel loop keeps a
+  // last value of them.
+  int local(const Helper& h, const ir::Var& x, bool in_call) {
     ir::Var v;
     v.name = "$" + h.name + "." + x.name + "#" + std::to_string(locals_++);
     v.storage = ir::Var::Storage::Temp;
     v.assigned = v.read = true;
     v.scratch = x.storage == ir::Var::Storage::Temp && x.scratch;
+    v.statement_local = in_call;
     out_.vars.push_back(v);
     return (int)out_.vars.size() - 1;
   }
@@ -294,7 +298,8 @@ class Inliner {
       params.push_back(a);
     }
     std::vector<int> locals;
-    for (size_t v = (size_t)first_local; v < hn.vars.size(); v++) locals.push_back(local(h, hn.vars[v]));
+    const bool in_call = !ir::contains_loop(hn.root);
+    for (size_t v = (size_t)first_local; v < hn.vars.size(); v++) locals.push_back(local(h, hn.vars[v], in_call));
     std::map<int, int> loops;
     for (size_t l = 0; l < hn.loops.size(); l++) {
       if (hn.loops[l].watched >= 0)
