@@ -52,7 +52,7 @@ STAGEPY_FUZZ_EXAMPLES=60 run_py -m pytest -q -p no:cacheprovider -p no:faulthand
   tests/python/test_domains.py tests/python/test_numpy_types.py tests/python/test_reductions.py \
   tests/python/test_slices.py tests/python/test_slice_loops.py tests/python/test_dot.py tests/python/test_array_powers.py \
   tests/python/test_tier_up.py tests/python/test_fork.py tests/python/test_kept_arrays.py tests/python/test_range_checks.py tests/python/test_cost_probe.py tests/python/test_parallel_undo.py \
-  tests/python/test_tagged_lists.py tests/python/test_membership.py tests/python/test_made_lists.py tests/python/test_lists_of_tuples.py tests/python/test_growing_lists.py tests/python/test_flat_loops.py tests/python/test_row_loops.py tests/python/test_ragged_lists.py tests/python/test_mixed_lists.py tests/python/test_none_tests.py tests/python/test_random_module.py tests/python/test_numpy_random.py tests/python/test_bisect.py tests/python/test_math_hypot.py tests/python/test_objects.py tests/python/test_attributes.py tests/python/test_helpers.py tests/fuzz || status=$?
+  tests/python/test_tagged_lists.py tests/python/test_membership.py tests/python/test_made_lists.py tests/python/test_lists_of_tuples.py tests/python/test_growing_lists.py tests/python/test_flat_loops.py tests/python/test_row_loops.py tests/python/test_ragged_lists.py tests/python/test_mixed_lists.py tests/python/test_none_tests.py tests/python/test_random_module.py tests/python/test_numpy_random.py tests/python/test_bisect.py tests/python/test_math_hypot.py tests/python/test_objects.py tests/python/test_methods.py tests/python/test_attributes.py tests/python/test_helpers.py tests/fuzz || status=$?
 if compgen -G "$logs/*" >/dev/null; then
   cat "$logs"/*
   status=1

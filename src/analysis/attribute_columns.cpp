@@ -257,11 +257,8 @@ class Columns {
     if (e->kind == K::Call && e->method >= 0 && !inlined_) {
       // A method that may be a plain Python function (`p.update(dt)`, bind_methods.h): its
       // object passed to it, as to a helper (decided once the helpers are inlined).
-      const Expr& o = e->args[0]->args[0];
-      const bool item = is_object(o);
-      if (item) nest_.objects_to_helpers = true;
-      visit(o, item ? Use::Item : Use::Free, line);
-      for (size_t k = 1; k < e->args.size(); k++) visit(e->args[k], Use::Free, line);
+      helper_argument(e->args[0]->args[0], line);
+      for (size_t k = 1; k < e->args.size(); k++) helper_argument(e->args[k], line);
       return;
     }
     if (e->kind == K::Call && e->args[0]->kind == K::Attr && e->args[0]->args[0]->kind == K::Load &&
@@ -299,16 +296,7 @@ class Columns {
       // An item passed to a function that may be a helper (`d(p, q)`): decided once the
       // helpers are inlined (inline_helpers runs this pass again, where a call left is none).
       visit(e->args[0], Use::Free, line);
-      for (size_t k = 1; k < e->args.size(); k++) {
-        const Expr& a = e->args[k];
-        const bool item = (a->kind == K::Load && rows_.count(a->var)) || (list_of_item(a) >= 0 && lists_.count(list_of_item(a)));
-        if (item) {
-          nest_.objects_to_helpers = true;
-          visit(a, Use::Item, line);
-        } else {
-          visit(a, Use::Free, line);
-        }
-      }
+      for (size_t k = 1; k < e->args.size(); k++) helper_argument(e->args[k], line);
       return;
     }
     for (auto& a : e->args) visit(a, Use::Free, line);
@@ -320,6 +308,20 @@ class Columns {
     const auto st = nest_.vars[(size_t)callee->var].storage;
     return st == ir::Var::Storage::Fast || st == ir::Var::Storage::Cell || st == ir::Var::Storage::Global ||
            st == ir::Var::Storage::Name;
+  }
+
+  // An argument of a call that may be inlined (a helper, a method; the object a method is
+  // called on): an object (`d(p, q)`) or a list of objects (`b.steer(boids)`) there is
+  // decided once the helpers are inlined (attribute_columns runs again on that nest, where a
+  // call left that is given one is refused); anything else is visited as it is.
+  void helper_argument(const Expr& a, int line) {
+    const int list = a->kind == K::Load ? a->var : a->kind == K::Attr && a->pseudo >= 0 ? a->pseudo : -1;
+    if (is_object(a) || (list >= 0 && lists_.count(list))) {
+      nest_.objects_to_helpers = true;
+      visit(a, is_object(a) ? Use::Item : Use::List, line);
+      return;
+    }
+    visit(a, Use::Free, line);
   }
 
   // A row variable, or an item of a list of objects.
@@ -340,8 +342,12 @@ class Columns {
         throw LiftError{"stores into " + name(root) + ", whose items' attributes it uses", s->line};
       if (f.kind == ir::Effect::Kind::Eval && is_object(f.value)) {
         // An object evaluated for its errors only (an inlined helper's argument, which
-        // CPython evaluates before the call: inline_helpers.h).
+        // CPython evaluates before the call: inline_helpers.h); or a list of them.
         visit(f.value, Use::Item, s->line);
+        continue;
+      }
+      if (f.kind == ir::Effect::Kind::Eval && f.value && f.value->kind == K::Load && lists_.count(f.value->var)) {
+        visit(f.value, Use::List, s->line);
         continue;
       }
       if (f.kind == ir::Effect::Kind::Store && !f.attr.empty()) visit(f.base, Use::Item, s->line);

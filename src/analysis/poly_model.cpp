@@ -571,7 +571,9 @@ class Builder {
     // As written: A[i, j] (one subscript, two positions) or A[i][j] (two subscripts); through
     // a row variable, from it (`row[j]`). An object's attribute (attribute_columns' column, a
     // Const named for it): `p.x`, `ps[k].x`.
-    std::string s = alias.var >= 0 ? n_.vars[(size_t)alias.var].name : var >= 0 ? n_.vars[(size_t)var].name : "?";
+    std::string s = alias.var >= 0 ? ir::source_name(n_.vars[(size_t)alias.var])
+                    : var >= 0     ? ir::source_name(n_.vars[(size_t)var])
+                                   : "?";
     bool open = false;
     for (size_t k = alias.var >= 0 ? alias.depth : 0; k < idx.size(); k++) {
       const Expr& x = idx[k].first;

@@ -17,6 +17,15 @@ std::string shown_name(const Var& v) {
   return "`" + local + "` of `" + helper + "`";
 }
 
+std::string source_name(const Var& v) {
+  const std::string& n = v.name;
+  const size_t hash = n.rfind('#');
+  if (v.storage != Var::Storage::Temp || n.size() < 2 || n[0] != '$' || hash == std::string::npos) return n;
+  const size_t dot = n.rfind('.', hash);
+  if (dot == std::string::npos) return n;
+  return n.substr(dot + 1, hash - dot - 1);
+}
+
 const char* binop_name(BinOp op) {
   static const char* n[] = {"+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "@"};
   return n[static_cast<int>(op)];

@@ -86,6 +86,9 @@ struct Var {
 // local of an inlined helper that loops ("$h.x#3"), "`x` of `h`", and for the value such a
 // helper returns, "the value `h` returns".
 std::string shown_name(const Var& v);
+// Its name as the source spells it, without backquotes: a helper's local's own name (`o` of
+// "$b.steer.o#5"), else the variable's.
+std::string source_name(const Var& v);
 
 // ---------------------------------------------------------------- expressions
 enum class BinOp : uint8_t {

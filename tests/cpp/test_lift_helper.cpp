@@ -222,3 +222,48 @@ TEST(LiftHelper, SeveralReturnsBecomeAFlagAndBreaks) {
   EXPECT_EQ(h.statements->vars[(size_t)h.body->var].name, "return");
   EXPECT_TRUE(h.statements->vars[(size_t)h.body->var].scratch);
 }
+
+// def bounce(self):          (the return None CPython 3.11+ copies to the end of each branch)
+//     if self.x < 0:
+//         self.v = 0
+//     if self.y < 0:
+//         self.w = 0
+//         return None
+//     return None
+// Lifted as statements (it assigns attributes), with one exit: each `if` once, no flag.
+TEST(LiftHelper, ReturnsOfOneConstantAreOneExit) {
+  Asm a;
+  int zero = a.konst(int_const(0));
+  analysis::Const none;
+  none.kind = analysis::Const::Kind::None;
+  int kn = a.konst(none);
+  a.emit("LOAD_FAST", "self", 0);
+  a.emit("LOAD_ATTR", "x");
+  a.emit("LOAD_CONST", "", zero);
+  a.emit("COMPARE_OP", "<", 0, 2);
+  int j1 = a.emit("POP_JUMP_IF_FALSE");
+  a.emit("LOAD_CONST", "", zero);
+  a.emit("LOAD_FAST", "self", 0);
+  a.emit("STORE_ATTR", "v");
+  int second = a.emit("LOAD_FAST", "self", 0);
+  a.patch(j1, second);
+  a.emit("LOAD_ATTR", "y");
+  a.emit("LOAD_CONST", "", zero);
+  a.emit("COMPARE_OP", "<", 0, 2);
+  int j2 = a.emit("POP_JUMP_IF_FALSE");
+  a.emit("LOAD_CONST", "", zero);
+  a.emit("LOAD_FAST", "self", 0);
+  a.emit("STORE_ATTR", "w");
+  a.emit("RETURN_CONST", "", kn);
+  int last = a.emit("RETURN_CONST", "", kn);
+  a.patch(j2, last);
+  analysis::HelperBody h = analysis::lift_helper(a.code, 1);
+  ASSERT_TRUE(h.ok) << h.reason;
+  ASSERT_TRUE(h.statements);
+  const std::string text = ir::to_string(*h.statements);
+  size_t ifs = 0;
+  for (size_t k = text.find("if "); k != std::string::npos; k = text.find("if ", k + 1)) ifs++;
+  EXPECT_EQ(ifs, 2u) << text;
+  EXPECT_EQ(text.find("returned"), std::string::npos) << text;
+  EXPECT_EQ(h.body->kind, ir::ExprNode::Kind::Const) << text;  // None
+}

@@ -212,6 +212,60 @@ def f(data, k):
         push(ps[i], ps[i + 1], k)
     return state(ps)
 """, lambda: (_data(19, 200), 0.01)),
+    ("boids: a method looping over the list of objects it is passed", """
+import math
+class Boid:
+    def __init__(self, x, y, vx, vy):
+        self.x = x
+        self.y = y
+        self.vx = vx
+        self.vy = vy
+    def steer(self, flock, radius):
+        cx = cy = avx = avy = 0.0
+        n = 0
+        for o in flock:
+            dx = o.x - self.x
+            dy = o.y - self.y
+            if dx * dx + dy * dy < radius * radius:
+                cx += o.x
+                cy += o.y
+                avx += o.vx
+                avy += o.vy
+                n += 1
+        if n > 0:
+            self.vx += 0.01 * (cx / n - self.x) + 0.05 * (avx / n - self.vx)
+            self.vy += 0.01 * (cy / n - self.y) + 0.05 * (avy / n - self.vy)
+    def move(self, dt):
+        speed = math.sqrt(self.vx * self.vx + self.vy * self.vy)
+        if speed > 2.0:
+            self.vx = self.vx * 2.0 / speed
+            self.vy = self.vy * 2.0 / speed
+        self.x += self.vx * dt
+        self.y += self.vy * dt
+def f(data, steps):
+    boids = [Boid(a * 10, b * 10, a - 5, b - 5) for a, b in data]
+    for t in range(steps):
+        for b in boids:
+            b.steer(boids, 10.0)
+        for b in boids:
+            b.move(0.1)
+    return [(b.x, b.y, b.vx, b.vy) for b in boids]
+""", lambda: (_data(21, 150), 5)),
+    ("a plain function given an object and the list it is in", PARTICLE + """
+def nearest(p, ps):
+    best = 1e300
+    for q in ps:
+        d = abs(q.x - p.x)
+        if 0.0 < d < best:
+            best = d
+    return best
+def f(data):
+    ps = [P(a, b) for a, b in data]
+    s = 0.0
+    for p in ps:
+        s = max(s, nearest(p, ps))
+    return s
+""", lambda: (_data(22, 200),)),
     ("a method that loops", PARTICLE + """
 class S(P):
     def push(self, ks):
@@ -354,6 +408,14 @@ def f(data):
         s += p.twice()
     return s, state(ps)
 """, lambda: (_data(20, 10),), "inside a larger expression"),
+    ("the list of objects passed to a builtin", PARTICLE + """
+def f(data):
+    ps = [P(a, b) for a, b in data]
+    s = 0.0
+    for p in ps:
+        s += p.x + len(sorted(ps, key=id))
+    return s
+""", lambda: (_data(23, 5),), "`sorted` is a builtin"),
     ("a staticmethod", PARTICLE + """
 class St(P):
     @staticmethod

@@ -423,6 +423,14 @@ SINGLE = [
             s.step(0.1)
         return s.bounces, ps
     """, lambda: (_particles(22, 200),)),
+    ("the object passed to a function too (inlined: its attribute a column there too)", """
+    def g(o):
+        return o.total
+    def f(o, n):
+        for i in range(n):
+            o.total += g(o)
+        return o
+    """, lambda: (Stats(), 5)),
 ]
 
 
@@ -436,14 +444,6 @@ def test_attributes_of_one_object_assigned_natively(what, src, make_args):
 
 
 SINGLE_INTERPRETED = [
-    ("the object passed to a function too", """
-    def g(o):
-        return o.total
-    def f(o, n):
-        for i in range(n):
-            o.total += g(o)
-        return o
-    """, lambda: (Stats(), 5), "whose attributes it assigns, other than for its attributes"),
     ("a module's attribute assigned", """
     import types
     def f(n):
