@@ -1592,6 +1592,11 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
   }
   const std::vector<uint8_t>& stored = inl ? inl->stored : s.stored;
   const bool stores_unknown = inl ? inl->stores_unknown : s.stores_unknown;
+  // Objects met in two tables (or twice in one) matter only where a table may be written:
+  // else every copy of an object's attributes holds the same values, and none is tracked.
+  bool track_objects = false;
+  for (size_t v : lists_later)
+    track_objects = track_objects || (objects(v) && (stores_unknown || (v < stored.size() && stored[v]) || vars[v].resized));
   auto last_failed = std::find(lists_later.begin(), lists_later.end(), (size_t)s.unreadable_list);
   if (last_failed != lists_later.end()) std::rotate(lists_later.begin(), last_failed, last_failed + 1);
   for (size_t v : lists_later) {
@@ -1627,7 +1632,7 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     if (!lb) {
       s.lists_read++;
       lists.push_back(std::make_unique<ListBuffer>());
-      if (!lists.back()->read(val, seen_lists, shared_lists, &why, tags, columns, may_write)) {
+      if (!lists.back()->read(val, seen_lists, shared_lists, &why, tags, columns, may_write, track_objects)) {
         s.unreadable_list = (int)v;
         return decline_values(s, "`" + vars[v].name + "` " + why);
       }

@@ -162,7 +162,7 @@ int object_attribute(PyObject* o, PyObject* name, PyObject** out, std::string* w
   // are read without running code.
   PyObject* descr = _PyType_Lookup(Py_TYPE(o), name);
   const bool member = descr && Py_TYPE(descr) == &PyMemberDescr_Type;
-  if (descr && is_tuple_getter(descr) && PyTuple_Check(o)) {
+  if (descr && !member && PyTuple_Check(o) && is_tuple_getter(descr)) {
     // A named tuple's field: its C getter returns the tuple's item (runs no Python code).
     *out = Py_TYPE(descr)->tp_descr_get(descr, o, (PyObject*)Py_TYPE(o));
     if (!*out) {

@@ -81,12 +81,12 @@ int ListBuffer::read_exact(std::string* why) {
 
 bool ListBuffer::read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>& seen,
                       std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why, uint8_t tags,
-                      const ObjectColumns* columns, bool will_write) {
+                      const ObjectColumns* columns, bool will_write, bool track_objects) {
   columns_ = columns;
   values_.clear();
   value_items_.clear();
   if (columns) {
-    if (!read_objects(list, will_write, seen, shared, why)) return false;
+    if (!read_objects(list, will_write, track_objects, seen, shared, why)) return false;
   } else if (!read_lists(list, seen, shared, why)) {
     return false;
   }
@@ -158,7 +158,7 @@ bool ListBuffer::read_lists(PyObject* list, std::unordered_map<PyObject*, ListBu
   return true;
 }
 
-bool ListBuffer::read_objects(PyObject* list, bool will_write, std::unordered_map<PyObject*, ListBuffer*>& seen,
+bool ListBuffer::read_objects(PyObject* list, bool will_write, bool track_objects, std::unordered_map<PyObject*, ListBuffer*>& seen,
                               std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why) {
   tuples_ = ragged_ = false;
   offsets_.clear();
@@ -173,6 +173,7 @@ bool ListBuffer::read_objects(PyObject* list, bool will_write, std::unordered_ma
   shape_ = {(Py_ssize_t)n, (Py_ssize_t)k};
   rows_.assign(n, nullptr);
   values_.reserve(n * k);
+  if (track_objects) seen.reserve(seen.size() + n);
   for (size_t r = 0; r < n; r++) {
     PyObject* o = PySequence_Fast_GET_ITEM(list, (Py_ssize_t)r);
     if (!plain_object(o)) {
@@ -185,8 +186,10 @@ bool ListBuffer::read_objects(PyObject* list, bool will_write, std::unordered_ma
       *why = "holds " + type_name(o) + ", whose class sets attributes with code of its own (__setattr__)";
       return false;
     }
-    auto [at, once] = seen.emplace(o, this);
-    if (!once) shared.emplace_back(at->second, this);
+    if (track_objects) {
+      auto [at, once] = seen.emplace(o, this);
+      if (!once) shared.emplace_back(at->second, this);
+    }
     rows_[r] = o;
     const size_t row_start = values_.size();
     size_t first_used = k;
@@ -204,14 +207,15 @@ bool ListBuffer::read_objects(PyObject* list, bool will_write, std::unordered_ma
         PyErr_Clear();  // (a failed lookup: the nest stays with CPython, which meets it too)
         no = "cannot be read";
       }
-      const std::string attr = PyUnicode_AsUTF8(columns_->names[c]);
+      // (The attribute's name, for a reason only.)
+      auto attr = [&] { return std::string(PyUnicode_AsUTF8(columns_->names[c])); };
       if (!no.empty()) {
-        *why = "holds " + type_name(o) + " whose attribute `" + attr + "` " + no;
+        *why = "holds " + type_name(o) + " whose attribute `" + attr() + "` " + no;
         return false;
       }
       values_.push_back(PyRef::steal(value));
       if (!own) {
-        *why = "holds " + type_name(o) + " whose attribute `" + attr +
+        *why = "holds " + type_name(o) + " whose attribute `" + attr() +
                "` is their class's, which the nest would set on each object";
         return false;
       }

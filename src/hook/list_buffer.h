@@ -58,13 +58,14 @@ class ListBuffer {
   // sets `why` (no Python exception is set).
   //
   // With `columns`, `list` holds objects: read as a table of their attributes, every object
-  // once (an object met twice is shared like a list); `will_write` (the kernel may store
+  // once (an object met twice is shared like a list; with `track_objects` only: the caller
+  // leaves it off where no table of objects may be written); `will_write` (the kernel may store
   // into it) also asks that its class set attributes the default way, as write_back will, and
   // that each attribute the nest assigns be the object's own (where it is the class's,
   // CPython would add it to the instance even when the value stays the same).
   bool read(PyObject* list, std::unordered_map<PyObject*, ListBuffer*>& seen,
             std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why, uint8_t tags = 0,
-            const struct ObjectColumns* columns = nullptr, bool will_write = false);
+            const struct ObjectColumns* columns = nullptr, bool will_write = false, bool track_objects = true);
   bool objects() const { return columns_ != nullptr; }
   const ObjectColumns* object_columns() const { return columns_; }
   // Whether the kernel may store into the list (some variable holding it is a store's root).
@@ -108,7 +109,7 @@ class ListBuffer {
                   std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why);
   bool read_items(std::string* why, uint8_t tags);
   // The rows of a list of objects (read() with columns): shape_, rows_ and values_.
-  bool read_objects(PyObject* list, bool will_write, std::unordered_map<PyObject*, ListBuffer*>& seen,
+  bool read_objects(PyObject* list, bool will_write, bool track_objects, std::unordered_map<PyObject*, ListBuffer*>& seen,
                     std::vector<std::pair<ListBuffer*, ListBuffer*>>& shared, std::string* why);
   // The items of innermost row r (a list's or tuple's; an object's attribute values).
   PyObject* const* row_items(size_t r) const;
