@@ -22,6 +22,7 @@ struct Failure {
 [[noreturn]] void fail(const std::string& why) { throw Failure{why}; }
 constexpr const char* kAssignsAttribute = "it assigns an attribute";
 constexpr const char* kCallsForEffects = "it calls a function whose value it drops";
+constexpr const char* kStoresIntoContainer = "it stores into a container";
 
 class HelperLifter {
  public:
@@ -270,7 +271,8 @@ class HelperLifter {
           break;
         }
         case Op::BINARY_SLICE: case Op::BUILD_SLICE: fail("it takes a slice");
-        case Op::STORE_SUBSCR: case Op::STORE_SLICE: fail("it stores into a container");
+        case Op::STORE_SUBSCR: fail(kStoresIntoContainer);
+        case Op::STORE_SLICE: fail("it stores into a slice");
         case Op::STORE_ATTR: fail(kAssignsAttribute);
         default:
           fail("it uses " + in.opname);
@@ -441,7 +443,8 @@ HelperBody lift_helper(const CodeInfo& code, int nparams, bool loops) {
     return HelperLifter(code, nparams).run();
   } catch (const Failure& f) {
     // (One that loops, or assigns attributes of objects it is passed: its statements.)
-    if (loops && (f.why == "it loops" || f.why == kAssignsAttribute || f.why == kCallsForEffects))
+    if (loops && (f.why == "it loops" || f.why == kAssignsAttribute || f.why == kCallsForEffects ||
+                  f.why == kStoresIntoContainer))
       return statement_helper(code, nparams);
     HelperBody h;
     h.reason = f.why;

@@ -260,23 +260,34 @@ class Inliner {
     check_arguments(e, h);
     std::set<int> assigned;
     ir::collect_assigned(hn.root, &assigned);
+    // Stores into containers (`self.h[i] += 1`): only in its last statement, in a function
+    // without loops called from the nest's own statement: nothing after them can fail, a check
+    // failing in that statement comes before any of its effects, and the attributes it
+    // assigns are set after it (defer_attribute_stores.h).
+    const std::vector<Stmt> flat = ir::flatten_blocks(hn.root);
+    const StmtNode* last = !flat.empty() && flat.back()->kind == StmtNode::Kind::Seg ? flat.back().get() : nullptr;
+    const bool may_store = last && stmt_depth_ == 0 && !ir::contains_loop(hn.root);
     bool stores = false, lists = false, attributes = false;
     ir::for_each_stmt(hn.root, [&](const Stmt& x) {
       for (auto& f : x->effects) {
         if (f.kind == ir::Effect::Kind::Store && !f.attr.empty()) attributes = true;
-        else if (f.kind == ir::Effect::Kind::Store || f.kind == ir::Effect::Kind::Append) stores = true;
+        else if (f.kind == ir::Effect::Kind::Store && !(may_store && x.get() == last)) stores = true;
+        else if (f.kind == ir::Effect::Kind::Store) attributes = true;  // (inlined only as a statement, as those)
+        else if (f.kind == ir::Effect::Kind::Append) stores = true;
         else if (ir::changes_lists(f)) lists = true;
       }
     });
-    if (stores) throw Failure{"calls `" + h.name + "`, which stores into a container"};
+    if (stores)
+      throw Failure{"calls `" + h.name + "`, which stores into a container (stagepy inlines that only in the last "
+                    "statement of a function without loops, called as a statement of its own)"};
     if (lists) throw Failure{"calls `" + h.name + "`, which builds a list"};
     // One that assigns attributes: only as a statement of its own (its changes are made
     // after every check, defer_attribute_stores.h, and nothing else in the statement reads
     // them before or after the call).
     const bool whole = st.whole == e.get();
     if (attributes && !whole)
-      throw Failure{"calls `" + h.name + "`, which assigns attributes, inside a larger expression (stagepy inlines it "
-                    "as a statement of its own, or the value assigned to a variable)"};
+      throw Failure{"calls `" + h.name + "`, which assigns attributes or stores into a container, inside a larger expression "
+                    "(stagepy inlines it as a statement of its own, or the value assigned to a variable)"};
     for (int v : assigned)
       if (v >= n && v < first_local) throw Failure{"calls `" + h.name + "`, which assigns a global"};
     // The arguments: a parameter the body assigns gets a Temp of its own. A variable, or an
@@ -343,6 +354,41 @@ class Inliner {
       if (x.resume >= 0 || x.kind == StmtNode::Kind::Exit) x.resume = st.resume;
       x.line = st.line;
     });
+    // A function that changes objects (assigns attributes, stores into a container): its
+    // value is computed inside its statements, before its changes are made (the calling
+    // statement, which reads it, must have nothing left that can fail: CPython would call the
+    // function again).
+    Expr early_value;
+    bool calls = false;  // (helpers it calls may change objects too)
+    ir::for_each_expr(body, [&](const Expr& x) {
+      calls = calls || (x->kind == EK::Call && (x->method >= 0 || (x->args[0]->kind == EK::Load && helpers_.count(x->args[0]->var))));
+    });
+    if (attributes || calls) {
+      early_value = ir::map_expr(b.body, expr);
+      if (early_value->kind == EK::Load && early_value->var >= first_temp_ && returns_none(body, early_value->var)) {
+        body = drop_assignments(body, early_value->var);
+        early_value = ir::make_const(ir::ConstValue{}, ir::kInlinedOrigin);
+      }
+      if (early_value->kind != EK::Const && early_value->kind != EK::Load) {
+        if (last && may_store)
+          for (auto& f : last->effects)
+            if (f.kind == ir::Effect::Kind::Store && f.attr.empty())
+              throw Failure{"calls `" + h.name + "`, which returns a value it computes after storing into a container"};
+        ir::Var r;
+        r.name = "$" + h.name + ".value#" + std::to_string(locals_++);
+        r.storage = ir::Var::Storage::Temp;
+        r.assigned = r.read = true;
+        r.statement_local = in_call;
+        out_.vars.push_back(r);
+        ir::Effect f;
+        f.kind = ir::Effect::Kind::Assign;
+        f.var = (int)out_.vars.size() - 1;
+        f.value = early_value;
+        f.origin = ir::kInlinedOrigin;
+        body = ir::make_block({body, ir::make_seg({f}, st.resume, st.line)});
+        early_value = ir::make_load(f.var, ir::kInlinedOrigin);
+      }
+    }
     // Its own calls of helpers, inlined in turn (each of its statements gets its Temps).
     stmt_depth_++;
     body = stmt(body);
@@ -352,8 +398,8 @@ class Inliner {
       for (auto& f : x->effects) assigns = assigns || (f.kind == ir::Effect::Kind::Store && !f.attr.empty());
     });
     if (assigns && !whole)
-      throw Failure{"calls `" + h.name + "`, which assigns attributes, inside a larger expression (stagepy inlines it "
-                    "as a statement of its own, or the value assigned to a variable)"};
+      throw Failure{"calls `" + h.name + "`, which assigns attributes or stores into a container, inside a larger expression "
+                    "(stagepy inlines it as a statement of its own, or the value assigned to a variable)"};
     if (assigns && stmt_depth_ == 0) {
       // The attributes it (and the helpers it calls) assigns: changed at its end.
       DeferredStores d = defer_attribute_stores(body, out_.vars, h.name, st.resume, st.line,
@@ -362,6 +408,7 @@ class Inliner {
       body = d.body;
     }
     st.pre.push_back(body);
+    if (early_value) return early_value;
     Expr value = ir::map_expr(b.body, expr);
     if (value->kind == EK::Load && value->var >= first_temp_ && returns_none(st.pre.back(), value->var)) {
       // A function that returns None (a method that changes its object), from several places:
@@ -442,6 +489,9 @@ class Inliner {
     // A method the dispatcher found a plain Python function (bind_methods.h): `o.m(a)` is
     // `m(o, a)`.
     const int method = e->kind != EK::Call ? -1 : e->method >= 0 ? e->method : self_method(sc, e);
+    if (method >= 0 && sc.depth >= kMaxDepth && helpers_.count(method))
+      throw Failure{"calls `" + helpers_.at(method).name + "` more than " + std::to_string(kMaxDepth) +
+                    " calls deep (recursion)"};
     if (method >= 0 && sc.depth < kMaxDepth) {
       auto it = helpers_.find(method);
       if (it != helpers_.end()) {

@@ -136,6 +136,20 @@ def f(data, dt):
         s += y
     return s, state(ps)
 """, lambda: (_data(6, 100), 0.25)),
+    ("a method storing into its object's list (a histogram)", """
+class H:
+    def __init__(self, n):
+        self.h = [0] * n
+        self.total = 0
+    def add(self, i):
+        self.total += 1
+        self.h[i] += 1
+def f(xs):
+    h = H(7)
+    for x in xs:
+        h.add(x % 7)
+    return h.h, h.total
+""", lambda: (list(range(0, 300, 7)),)),
     ("a method read beside an attribute the nest assigns", """
 class C:
     def __init__(self):
@@ -335,6 +349,70 @@ def f(data, xs):
         ps[i].take(xs, i)
     return state(ps)
 """, lambda: (_data(11, 10), [float(k) for k in range(6)])),
+    # (The objects are made in `f` and their state returned after the error: `g` raises.)
+    ("a division by zero in the value a method returns after assigning", """
+class R:
+    def __init__(self, x):
+        self.x = x
+    def adv(self, k):
+        self.x += 1.0
+        return self.x / k
+def g(rs, ks):
+    s = 0.0
+    for i in range(len(rs)):
+        y = rs[i].adv(ks[i])
+        s += y
+    return s
+def f(ks):
+    rs = [R(float(i)) for i in range(len(ks))]
+    try:
+        g(rs, ks)
+    except ZeroDivisionError:
+        pass
+    return [r.x for r in rs]
+""", lambda: ([1.0, 2.0, 0.0, 3.0],)),
+    ("the same through a method the method calls", """
+class R:
+    def __init__(self, x):
+        self.x = x
+    def inc(self):
+        self.x += 1.0
+    def adv(self, k):
+        self.inc()
+        return self.x / k
+def g(rs, ks):
+    s = 0.0
+    for i in range(len(rs)):
+        y = rs[i].adv(ks[i])
+        s += y
+    return s
+def f(ks):
+    rs = [R(float(i)) for i in range(len(ks))]
+    try:
+        g(rs, ks)
+    except ZeroDivisionError:
+        pass
+    return [r.x for r in rs]
+""", lambda: ([1.0, 2.0, 0.0, 3.0],)),
+    ("an IndexError in a method's store into its list, after assigning an attribute", """
+class H:
+    def __init__(self, n):
+        self.h = [0] * n
+        self.total = 0
+    def add(self, i):
+        self.total += 1
+        self.h[i] += 1
+def g(h, xs):
+    for x in xs:
+        h.add(x % 7)
+def f(xs):
+    h = H(5)
+    try:
+        g(h, xs)
+    except IndexError:
+        pass
+    return h.h, h.total
+""", lambda: ([3, 1, 4, 1, 5, 9, 2, 6],)),
     ("an int attribute outgrowing 64 bits in a method", PARTICLE + """
 def f(data):
     ps = [P(a, b, k) for k, (a, b) in enumerate(data)]
@@ -416,6 +494,32 @@ def f(data):
         s += p.x + len(sorted(ps, key=id))
     return s
 """, lambda: (_data(23, 5),), "`sorted` is a builtin"),
+    ("a method that returns what it computes after storing into a container", """
+class H:
+    def __init__(self, n):
+        self.h = [0] * n
+    def add(self, i):
+        self.h[i] += 1
+        return self.h[i] * 2
+def f(xs):
+    h = H(5)
+    t = 0
+    for x in xs:
+        v = h.add(x % 5)
+        t += v
+    return h.h, t
+""", lambda: ([3, 1, 4, 1, 5, 9, 2, 6],), "returns a value it computes after storing into a container"),
+    ("a method recursing", """
+class B:
+    def fact(self, k):
+        return 1 if k <= 1 else k * self.fact(k - 1)
+def f(n):
+    b = B()
+    s = 0
+    for i in range(n):
+        s += b.fact(i % 6)
+    return s
+""", lambda: (50,), "more than 4 calls deep (recursion)"),
     ("a staticmethod", PARTICLE + """
 class St(P):
     @staticmethod
