@@ -88,7 +88,12 @@ TEST(LiftHelper, RefusesStoresAndReadsBeforeAssignment) {
     a.emit("LOAD_CONST", "", a.konst(int_const(0)));
     a.emit("STORE_SUBSCR");
     a.emit("RETURN_CONST", "", a.konst(int_const(0)));
-    EXPECT_EQ(analysis::lift_helper(a.code, 1).reason, "it stores into a container");
+    EXPECT_EQ(analysis::lift_helper(a.code, 1, /*loops=*/false).reason, "it stores into a container");
+    // As statements: inline_helpers decides where such a function may be inlined (the store
+    // in its last statement, called as a statement of its own).
+    analysis::HelperBody h = analysis::lift_helper(a.code, 1);
+    EXPECT_TRUE(h.ok) << h.reason;
+    EXPECT_TRUE(h.statements);
   }
   {
     Asm a;  // return y  (y: a local never assigned)

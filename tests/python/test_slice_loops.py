@@ -157,7 +157,7 @@ INTERPRETED = [
             s += v
             bump(L, 2)
         return locals()
-    """, lambda: ([1, 2, 3, 4],), "stores into a container"),
+    """, lambda: ([1, 2, 3, 4],), "a copy of a list, and stores into a list that may be it"),
     ("a slice of a list of lists", """
     def f(M):
         s = 0
