@@ -192,20 +192,31 @@ class Inliner {
     return r;
   }
 
-  // `e`'s value in a new Temp, assigned before the statement.
-  Expr spill(const Expr& e, Statement& st) {
+  // A new Temp `name` and the statement assigning it `e` (resuming at `st`'s statement, the
+  // assignment's origin `origin`); its Load in *load.
+  Stmt temp_of(const std::string& name, const Expr& e, const Statement& st, bool scratch, bool statement_local,
+               int origin, Expr* load) {
     ir::Var v;
-    v.name = "$inl" + std::to_string(temps_++);
+    v.name = name;
     v.storage = ir::Var::Storage::Temp;
     v.assigned = v.read = true;
-    v.scratch = true;
+    v.scratch = scratch;
+    v.statement_local = statement_local;
     out_.vars.push_back(v);
     ir::Effect f;
     f.kind = ir::Effect::Kind::Assign;
     f.var = (int)out_.vars.size() - 1;
     f.value = e;
-    st.pre.push_back(ir::make_seg({f}, st.resume, st.line));
-    return ir::make_load(f.var, ir::kInlinedOrigin);
+    f.origin = origin;
+    *load = ir::make_load(f.var, ir::kInlinedOrigin);
+    return ir::make_seg({f}, st.resume, st.line);
+  }
+
+  // `e`'s value in a new Temp, assigned before the statement.
+  Expr spill(const Expr& e, Statement& st) {
+    Expr load;
+    st.pre.push_back(temp_of("$inl" + std::to_string(temps_++), e, st, true, false, -1, &load));
+    return load;
   }
 
   // A new Temp for local `x` of helper `h` (not a scratch, as a helper's loop may carry it,
@@ -374,19 +385,11 @@ class Inliner {
           for (auto& f : last->effects)
             if (f.kind == ir::Effect::Kind::Store && f.attr.empty())
               throw Failure{"calls `" + h.name + "`, which returns a value it computes after storing into a container"};
-        ir::Var r;
-        r.name = "$" + h.name + ".value#" + std::to_string(locals_++);
-        r.storage = ir::Var::Storage::Temp;
-        r.assigned = r.read = true;
-        r.statement_local = in_call;
-        out_.vars.push_back(r);
-        ir::Effect f;
-        f.kind = ir::Effect::Kind::Assign;
-        f.var = (int)out_.vars.size() - 1;
-        f.value = early_value;
-        f.origin = ir::kInlinedOrigin;
-        body = ir::make_block({body, ir::make_seg({f}, st.resume, st.line)});
-        early_value = ir::make_load(f.var, ir::kInlinedOrigin);
+        Expr load;
+        body = ir::make_block(
+            {body, temp_of("$" + h.name + ".value#" + std::to_string(locals_++), early_value, st, false, in_call,
+                                     ir::kInlinedOrigin, &load)});
+        early_value = load;
       }
     }
     // Its own calls of helpers, inlined in turn (each of its statements gets its Temps).
