@@ -19,6 +19,10 @@
 #include <internal/pycore_frame.h>
 #if PY_VERSION_HEX >= 0x030D0000
 #include <internal/pycore_function.h>  // _PyFunction_SetVersion
+// LOAD_ATTR's method lookup (exported; declared in internal/pycore_object.h from 3.13, in
+// cpython/object.h before): the class's function, where no instance attribute shadows it,
+// without making a bound method.
+extern "C" PyAPI_FUNC(int) _PyObject_GetMethod(PyObject* obj, PyObject* name, PyObject** method);
 #endif
 
 namespace stagepy::cpy {

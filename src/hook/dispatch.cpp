@@ -535,8 +535,15 @@ int method_for_objects(const std::vector<PyRef>& vals, const ir::Var& m, PyObjec
   PyRef name = PyRef::steal(PyUnicode_InternFromString(m.method.c_str()));
   if (!name) return -1;
   PyObject* found = nullptr;
+  PyTypeObject* found_on = nullptr;  // the class it was found on (its other objects: fewer checks)
   // One receiver: 1 to go on, 0 to stop (no such function), -1 on error.
   auto one = [&](PyObject* o) -> int {
+    if (found && Py_TYPE(o) == found_on) {
+      const int own = method_shadowed(o, name.get(), found);
+      if (own > 0) *why = "calls `" + m.name + "`, which is an attribute of the object itself, not its class's method";
+      if (own != 0) found = nullptr;
+      return own == 0 ? 1 : own > 0 ? 0 : -1;
+    }
     PyObject* fn = nullptr;
     std::string no;
     const int r = method_function(o, name.get(), &fn, &no);
@@ -551,6 +558,7 @@ int method_for_objects(const std::vector<PyRef>& vals, const ir::Var& m, PyObjec
       return 0;
     }
     found = fn;
+    found_on = Py_TYPE(o);
     return 1;
   };
   for (int src : m.method_sources) {

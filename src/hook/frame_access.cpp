@@ -221,18 +221,31 @@ int method_function(PyObject* o, PyObject* name, PyObject** fn, std::string* why
            "type's method)";
     return 0;
   }
-  if (Py_TYPE(o)->tp_dictoffset != 0) {
-    // An instance dict may hold the name: the generic lookup then finds its value, not a
-    // method bound to `o` (a function's __get__ runs no Python code).
-    PyRef got = PyRef::steal(PyObject_GenericGetAttr(o, name));
-    if (!got) return -1;
-    if (!PyMethod_Check(got.get()) || PyMethod_GET_FUNCTION(got.get()) != descr || PyMethod_GET_SELF(got.get()) != o) {
-      *why = "is an attribute of the object itself, not its class's method";
-      return 0;
-    }
+  const int own = method_shadowed(o, name, descr);
+  if (own != 0) {
+    if (own > 0) *why = "is an attribute of the object itself, not its class's method";
+    return own > 0 ? 0 : -1;
   }
   *fn = descr;
   return 1;
+}
+
+int method_shadowed(PyObject* o, PyObject* name, PyObject* fn) {
+  if (Py_TYPE(o)->tp_dictoffset == 0) return 0;  // (no instance dict)
+  // An instance dict may hold the name: the lookup then finds its value, not the class's
+  // function (CPython's own method lookup, which runs no Python code here: the class's
+  // attribute is a plain function, the object's lookup the generic one).
+#if STAGEPY_HOOK_SUPPORTED
+  PyObject* m = nullptr;
+  const int found = _PyObject_GetMethod(o, name, &m);
+  PyRef got = PyRef::steal(m);
+  if (!got) return -1;
+  return found != 1 || got.get() != fn ? 1 : 0;
+#else
+  PyRef got = PyRef::steal(PyObject_GenericGetAttr(o, name));
+  if (!got) return -1;
+  return !PyMethod_Check(got.get()) || PyMethod_GET_FUNCTION(got.get()) != fn || PyMethod_GET_SELF(got.get()) != o ? 1 : 0;
+#endif
 }
 
 int write_variable(const FrameRef& f, const ir::Var& v, PyObject* value) {

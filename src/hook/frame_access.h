@@ -53,6 +53,9 @@ int object_attribute(PyObject* o, PyObject* name, PyObject** out, std::string* w
 // is no plain object (`why` left empty) or `name` no such method of it (`why` says what it
 // is); -1 only with an error set.
 int method_function(PyObject* o, PyObject* name, PyObject** fn, std::string* why);
+// For another object of a class method_function found `fn` on: 1 where an attribute of the
+// object itself has the name (its lookup finds that), 0 where it finds `fn`, -1 with an error.
+int method_shadowed(PyObject* o, PyObject* name, PyObject* fn);
 // Sets a variable (steals nothing; `value` is borrowed). 0 or -1 with an error.
 int write_variable(const FrameRef& f, const ir::Var& v, PyObject* value);
 
