@@ -28,6 +28,9 @@ bool item_dtype(PyObject* item, DType* d, bool* np, std::string* why) {
   else if (PyFloat_Check(item) && np::scalar_dtype(item, &sd) && sd == DType::Float64) *d = DType::Float64, *np = true;
   else {
     *why = "holds " + type_name(item);
+    // (Objects read as values: the nest uses them otherwise, e.g. calls a method of theirs
+    // inside a loop of a function it inlines, where no method is looked up.)
+    if (plain_object(item)) *why += ", which the nest uses otherwise than through their attributes and the methods it inlines";
     return false;
   }
   return true;
