@@ -107,8 +107,9 @@ _CO_VARARGS, _CO_VARKEYWORDS, _CO_GENERATOR, _CO_COROUTINE, _CO_ITERABLE_COROUTI
 
 
 def helper_info(fn):
-    """For inlining a plain Python function a nest calls: (CodeInfo, parameter count), or a
-    str saying why it cannot be inlined (the runtime puts it in the report)."""
+    """For inlining a plain Python function a nest calls: (CodeInfo, parameter count,
+    positional-only count, parameter names), or a str saying why it cannot be inlined (the
+    runtime puts it in the report)."""
     from . import _compat
     code = _compat.original(fn.__code__) or fn.__code__  # a helper with loops was rewritten
     if code.co_flags & (_CO_GENERATOR | _CO_COROUTINE | _CO_ITERABLE_COROUTINE | _CO_ASYNC_GENERATOR):
@@ -121,7 +122,8 @@ def helper_info(fn):
             return "it has a comprehension or generator expression reading its variables (a closure)"
         return "it uses a closure"
     core = _hook.core()
-    return _code_info(core, code, B.decode(code)), code.co_argcount
+    return (_code_info(core, code, B.decode(code)), code.co_argcount, code.co_posonlyargcount,
+            code.co_varnames[:code.co_argcount])
 
 
 def rewrite(code):

@@ -57,6 +57,8 @@ struct HelperEntry {
   std::shared_ptr<const analysis::HelperBody> body;
   std::vector<int> global_vars;
   bool in_caller_file = false;  // its code's file is the calling nest's (lines there mean its lines)
+  std::vector<std::string> params;  // its parameters' names (calls with keyword arguments)
+  int posonly = 0;                  // how many of them are positional-only
 };
 
 struct Specialization {
@@ -616,10 +618,18 @@ HelperEntry* helper_for(NestState& s, PyObject* fn, const FrameRef& f, std::stri
       h->reason = msg;
     } else {
       PyObject* info = nullptr;
-      int nparams = 0;
-      if (!PyArg_ParseTuple(r.get(), "O!i", &CodeInfoType, &info, &nparams)) return nullptr;
-      auto body = std::make_shared<analysis::HelperBody>(
-          analysis::lift_helper(*((CodeInfoObject*)info)->info, nparams));
+      int nparams = 0, posonly = 0;
+      PyObject* names = nullptr;
+      if (!PyArg_ParseTuple(r.get(), "O!i|iO!", &CodeInfoType, &info, &nparams, &posonly, &PyTuple_Type, &names))
+        return nullptr;
+      const analysis::CodeInfo& ci = *((CodeInfoObject*)info)->info;
+      for (Py_ssize_t k = 0; names && k < PyTuple_GET_SIZE(names); k++) {
+        const char* u = PyUnicode_Check(PyTuple_GET_ITEM(names, k)) ? PyUnicode_AsUTF8(PyTuple_GET_ITEM(names, k)) : nullptr;
+        if (!u) return nullptr;
+        h->params.push_back(u);
+      }
+      h->posonly = posonly;
+      auto body = std::make_shared<analysis::HelperBody>(analysis::lift_helper(ci, nparams));
       if (!body->ok) h->reason = body->reason;
       h->body = std::move(body);
     }
@@ -1465,7 +1475,7 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
       descs[v].k1 = (uint64_t)(uintptr_t)Py_TYPE(val);
       descs[v].k2 = (uint64_t)(uintptr_t)val;
       descs[v].extra.push_back((uint64_t)(uintptr_t)PyFunction_GET_CODE(fn));
-      specialize::Helper helper{vars[v].name, h->body, h->global_vars, {}, h->in_caller_file, {}};
+      specialize::Helper helper{vars[v].name, h->body, h->global_vars, {}, h->in_caller_file, h->params, h->posonly, {}};
       if (vars[v].storage == ir::Var::Storage::Method) {
         // A method's own calls of methods on its object (`self.move(dt)`): Method variables on
         // the same objects (found, and their functions inlined, in turn).

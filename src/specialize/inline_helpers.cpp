@@ -498,9 +498,10 @@ class Inliner {
     if (method >= 0 && sc.depth < kMaxDepth) {
       auto it = helpers_.find(method);
       if (it != helpers_.end()) {
-        auto call = std::make_shared<ExprNode>(*e);
-        call->method = -1;
-        call->args.insert(call->args.begin() + 1, e->args[0]->args[0]);
+        auto with_self = std::make_shared<ExprNode>(*e);
+        with_self->method = -1;
+        with_self->args.insert(with_self->args.begin() + 1, e->args[0]->args[0]);
+        const Expr call = positions(with_self, it->second);
         if (!sc.h) once(call, it->second);
         if (st.whole == e.get()) st.whole = call.get();
         if (it->second.body->statements) return inline_statements(call, it->second, sc, st, first);
@@ -514,9 +515,11 @@ class Inliner {
     if (callee >= 0 && e->name != ir::kFloatOfStr) {
       auto it = helpers_.find(callee);
       if (it != helpers_.end() && sc.depth < kMaxDepth) {
-        if (!sc.h) once(e, it->second);  // (a call in the nest's own code: its offset is its own)
-        if (it->second.body->statements) return inline_statements(e, it->second, sc, st, first);
-        return inline_call(e, it->second, sc, st, first);
+        const Expr call = positions(e, it->second);
+        if (call != e && st.whole == e.get()) st.whole = call.get();
+        if (!sc.h) once(call, it->second);  // (a call in the nest's own code: its offset is its own)
+        if (it->second.body->statements) return inline_statements(call, it->second, sc, st, first);
+        return inline_call(call, it->second, sc, st, first);
       }
     }
     if (e->kind == EK::Call)
@@ -594,9 +597,46 @@ class Inliner {
     return ir::make_seq(std::move(evaluated), e->origin);
   }
 
+  // A call with keyword arguments (`h(x, scale=2.0)`) as the same call by position, where
+  // the keywords name parameters after the positional arguments (in their order, so that the
+  // arguments are evaluated in the order CPython evaluates them, unless every keyword's value
+  // is a constant or a variable: nothing to order), the parameters they skip taking their
+  // defaults; else `e` itself (check_arguments refuses it).
+  static Expr positions(const Expr& e, const Helper& h) {
+    if (e->kwnames.empty()) return e;
+    const int n = h.body->nparams, nkw = (int)e->kwnames.size(), npos = (int)e->args.size() - 1 - nkw;
+    const int first_default = n - (int)h.defaults.size();
+    bool any_order = true;
+    for (int j = 0; j < nkw; j++) any_order = any_order && trivial(e->args[(size_t)(1 + npos + j)]);
+    std::vector<Expr> by_param((size_t)std::max(n, 0));
+    int next = npos;  // the first parameter a keyword may name (in order)
+    int end = npos;   // past the last one named
+    for (int j = 0; j < nkw; j++) {
+      int p = -1;
+      for (int q = 0; q < n && q < (int)h.params.size(); q++)
+        if (h.params[(size_t)q] == e->kwnames[(size_t)j]) p = q;
+      if (p < (any_order ? npos : next) || p < h.posonly || by_param[(size_t)p]) return e;
+      by_param[(size_t)p] = e->args[(size_t)(1 + npos + j)];
+      next = p + 1;
+      end = std::max(end, p + 1);
+    }
+    next = end;
+    auto c = std::make_shared<ExprNode>(*e);
+    c->kwnames.clear();
+    c->args.resize((size_t)(1 + npos));
+    for (int p = npos; p < next; p++) {
+      if (by_param[(size_t)p]) c->args.push_back(by_param[(size_t)p]);
+      else if (p >= first_default) c->args.push_back(h.defaults[(size_t)(p - first_default)]);
+      else return e;
+    }
+    return c;
+  }
+
   // Positional arguments, as many as the function takes (its defaults for the last ones).
   static void check_arguments(const Expr& e, const Helper& h) {
-    if (!e->kwnames.empty()) throw Failure{"calls `" + h.name + "` with keyword arguments"};
+    if (!e->kwnames.empty())
+      throw Failure{"calls `" + h.name + "` with keyword arguments stagepy cannot place (a name it has no parameter "
+                    "of, or only by position; or computed values in another order than its parameters)"};
     const int n = h.body->nparams, given = (int)e->args.size() - 1, first_default = n - (int)h.defaults.size();
     if (given > n || given < first_default)
       throw Failure{"calls `" + h.name + "` with " + std::to_string(given) + " arguments (it takes " +

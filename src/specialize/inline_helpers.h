@@ -48,6 +48,10 @@ struct Helper {
   // Its code is in the calling nest's file: a line of its is a line there (NumPy warnings of
   // its operations may be emitted after the kernel from it).
   bool in_caller_file = false;
+  // Its parameters' names, and how many of the first are positional-only: for calls with
+  // keyword arguments.
+  std::vector<std::string> params;
+  int posonly = 0;
   // A method's calls of methods on its first parameter (`self.move(dt)` inside
   // `p.update(dt)`): per method name, the Method variable (bind_methods.h) that holds the
   // function, found on the same objects.

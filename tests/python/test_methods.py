@@ -599,3 +599,67 @@ for p in ps:
 out = state(ps)
 del P, ps, p  # (the class is each run's own: the objects compare by their state)
 """, lambda: {"data": _data(18, 100)})
+
+
+KEYWORDS = [
+    ("keyword arguments to a method", """
+class B:
+    def __init__(self, x):
+        self.x = x
+    def add(self, d=1.5, k=2.0):
+        self.x += d * k
+def f(n):
+    bs = [B(float(i)) for i in range(n)]
+    for b in bs:
+        b.add(d=3.0)
+        b.add(k=0.5)
+        b.add(1.0, k=4.0)
+    return [b.x for b in bs]
+""", lambda: (20,), None),
+    ("keyword arguments to a helper, in and out of the parameters' order", """
+def scale(x, factor=2.0, shift=0.0):
+    return x * factor + shift
+def f(xs, a, b):
+    s = 0.0
+    for x in xs:
+        s += scale(x, shift=1.0)
+        s += scale(x, factor=0.5)
+        s += scale(x, shift=a, factor=b)
+    return s
+""", lambda: ([1.0, 2.0, 3.5], 0.25, 3.0), None),
+    ("a keyword that names no parameter", """
+def scale(x, factor=2.0):
+    return x * factor
+def f(xs):
+    s = 0.0
+    for x in xs:
+        s += scale(x, fac=1.0)
+    return s
+""", lambda: ([1.0, 2.0],), "keyword arguments stagepy cannot place"),
+    ("a positional-only parameter by keyword", """
+def scale(x, /, factor=2.0):
+    return x * factor
+def f(xs):
+    s = 0.0
+    for x in xs:
+        s += scale(x=x)
+    return s
+""", lambda: ([1.0, 2.0],), "keyword arguments stagepy cannot place"),
+    ("computed keyword values out of the parameters' order", """
+def scale(x, factor=2.0, shift=0.0):
+    return x * factor + shift
+def f(xs):
+    s = 0.0
+    for x in xs:
+        s += scale(x, shift=x + 1.0, factor=x * 2.0)
+    return s
+""", lambda: ([1.0, 2.0],), "keyword arguments stagepy cannot place"),
+]
+
+
+@pytest.mark.parametrize("what,src,make_args,reason", KEYWORDS, ids=[n for n, _, _, _ in KEYWORDS])
+def test_calls_with_keyword_arguments(what, src, make_args, reason):
+    # Inlined where the keywords name parameters (CPython's TypeError cases stay with it).
+    recs = difftest.run(src, "f", make_args, expect="native" if reason is None else "interpreted")
+    if reason:
+        difftest.assert_reason(recs, reason)
