@@ -1946,10 +1946,17 @@ CodeInfo one_return(const CodeInfo& code) {
       if (j.target >= 0 && j.target <= in[i].offset && j.offset >= in[i].offset) return true;
     return false;
   };
+  // (A RETURN_VALUE another path jumps to may return another value than the constant
+  // before it: `return c and None`.)
+  auto jumped_to = [&](size_t i) {
+    for (auto& j : in)
+      if (j.target == in[i].offset) return true;
+    return false;
+  };
   std::vector<size_t> others;
   for (size_t i = 0; i + 1 < in.size(); i++)
     if (is_return(in[i].op)) {
-      if (constant_of(i) != k || in_loop(i)) return code;
+      if (constant_of(i) != k || in_loop(i) || (in[i].op == Op::RETURN_VALUE && jumped_to(i))) return code;
       others.push_back(i);
     }
   if (others.empty()) return code;
