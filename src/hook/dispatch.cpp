@@ -494,6 +494,40 @@ std::set<std::string> self_method_names(const analysis::HelperBody& b) {
   return names;
 }
 
+// A helper's calls of methods on a local its statements give only items of a list that is an
+// attribute of its first parameter (`for b in self.bodies: e += b.kinetic()`): per call, that
+// attribute's name.
+std::vector<std::pair<const ir::ExprNode*, std::string>> item_method_calls(const analysis::HelperBody& b) {
+  std::vector<std::pair<const ir::ExprNode*, std::string>> out;  // (the call, the attribute)
+  if (!b.statements || b.nparams < 1) return out;
+  using K = ir::ExprNode::Kind;
+  // `self.a[...]`: "a", else "".
+  auto list_attr = [](const ir::Expr& e) -> std::string {
+    if (!e || e->kind != K::Subscript || !e->name.empty() || e->unpack != 0) return "";
+    const ir::Expr& l = e->args[0];
+    return l->kind == K::Attr && l->args[0]->kind == K::Load && l->args[0]->var == 0 ? l->name : "";
+  };
+  std::map<int, std::string> source;  // local -> the attribute whose items it is given
+  std::set<int> other;
+  ir::for_each_stmt(b.statements->root, [&](const ir::Stmt& s) {
+    if (s->kind == ir::StmtNode::Kind::For && s->var >= 0) other.insert(s->var);
+    for (auto& f : s->effects) {
+      if (f.kind != ir::Effect::Kind::Assign || f.var < 0) continue;
+      const std::string a = list_attr(f.value);
+      auto [it, fresh] = source.emplace(f.var, a);
+      if (a.empty() || (!fresh && it->second != a)) other.insert(f.var);
+    }
+  });
+  ir::for_each_expr(b.statements->root, [&](const ir::Expr& x) {
+    if (x->kind != K::Call || !x->name.empty() || x->args.empty() || x->args[0]->kind != K::Attr) return;
+    const ir::Expr& o = x->args[0]->args[0];
+    if (o->kind != K::Load || o->var < b.nparams || other.count(o->var)) return;
+    auto it = source.find(o->var);
+    if (it != source.end() && !it->second.empty()) out.emplace_back(x.get(), it->second);
+  });
+  return out;
+}
+
 // The attributes a helper's body reads of its first parameter (`self.dt`), not those it
 // calls (`self.move(dt)`).
 std::set<std::string> self_attribute_names(const analysis::HelperBody& b) {
@@ -1505,18 +1539,42 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
         // object's table).
         if (!vars[v].method_on_items) {
           const int o = vars[v].method_sources[0];
-          for (const std::string& a : self_attribute_names(*h->body)) {
+          // (The attribute variable `o.a`, made where there is none.)
+          auto attr_var = [&](const std::string& a) -> int {
             const std::string full = vars[(size_t)o].name + "." + a;
-            if (std::none_of(vars.begin(), vars.end(), [&](const ir::Var& x) {
-                  return x.storage == ir::Var::Storage::Attr && x.index == o && x.name == full;
-                })) {
-              ir::Var av;
-              av.name = full;
-              av.storage = ir::Var::Storage::Attr;
-              av.index = o;
-              av.read = true;
-              s.lift.nest.vars.push_back(std::move(av));
+            for (size_t x = 0; x < vars.size(); x++)
+              if (vars[x].storage == ir::Var::Storage::Attr && vars[x].index == o && vars[x].name == full) return (int)x;
+            ir::Var av;
+            av.name = full;
+            av.storage = ir::Var::Storage::Attr;
+            av.index = o;
+            av.read = true;
+            s.lift.nest.vars.push_back(std::move(av));
+            return (int)vars.size() - 1;
+          };
+          for (const std::string& a : self_attribute_names(*h->body)) attr_var(a);
+          // Methods of the objects its own loops take from a list of its object's
+          // (`for b in self.bodies: e += b.kinetic()`): Method variables on that list.
+          for (const auto& [call, list] : item_method_calls(*h->body)) {
+            const int lv = attr_var(list);
+            const std::string& m = call->args[0]->name;
+            int found = -1;
+            for (size_t x = 0; x < vars.size() && found < 0; x++)
+              if (vars[x].storage == ir::Var::Storage::Method && vars[x].method == m && vars[x].method_on_items &&
+                  vars[x].method_sources == std::vector<int>{lv})
+                found = (int)x;
+            if (found < 0) {
+              ir::Var nm;
+              nm.name = vars[(size_t)lv].name + "[...]." + m;
+              nm.storage = ir::Var::Storage::Method;
+              nm.read = true;
+              nm.method = m;
+              nm.method_sources = {lv};
+              nm.method_on_items = true;
+              s.lift.nest.vars.push_back(std::move(nm));
+              found = (int)vars.size() - 1;
             }
+            helper.item_methods[call->origin] = found;
           }
         }
       }

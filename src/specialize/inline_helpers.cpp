@@ -353,6 +353,11 @@ class Inliner {
         auto m = h.self_methods.find(c->args[0]->name);
         if (m != h.self_methods.end()) c->method = m->second;
       }
+      if (c->kind == EK::Call) {
+        // A method of the items its loops take from a list of its object's (`b.kinetic()`).
+        auto m = h.item_methods.find(x->origin);
+        if (m != h.item_methods.end()) c->method = m->second;
+      }
       return c->kind == EK::Attr ? bind_attr(c) : Expr(c);
     };
     Stmt body = ir::map_stmts(ir::map_exprs(hn.root, expr), [&](StmtNode& x) {
@@ -727,6 +732,16 @@ InlineResult inline_helpers(const ir::Nest& nest, const std::map<int, Helper>& h
     r.nest.root = in.stmt(nest.root);
     r.hoisted = in.hoisted();
     r.lines = std::move(in.lines());
+    // A method inlined as the function found at entry must stay that function: an attribute
+    // of that name assigned on an object (`p.update = ...`) would put another in its place.
+    std::set<std::string> methods;
+    for (auto& [v, h] : helpers)
+      if (r.nest.vars[(size_t)v].storage == ir::Var::Storage::Method) methods.insert(r.nest.vars[(size_t)v].method);
+    ir::for_each_stmt(r.nest.root, [&](const Stmt& x) {
+      for (auto& f : x->effects)
+        if (f.kind == ir::Effect::Kind::Store && methods.count(f.attr))
+          throw Failure{"assigns attribute `" + f.attr + "`, the name of a method it calls"};
+    });
   } catch (const Failure& f) {
     r.ok = false;
     r.reason = f.why;

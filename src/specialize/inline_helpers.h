@@ -56,6 +56,10 @@ struct Helper {
   // `p.update(dt)`): per method name, the Method variable (bind_methods.h) that holds the
   // function, found on the same objects.
   std::map<std::string, int> self_methods;
+  // Its calls (by their origins in `body->statements`, its own bytecode offsets) of methods on
+  // the objects its loops take from a list of its first parameter's (`for b in self.bodies:
+  // b.kinetic()`): the Method variable on that list.
+  std::map<int, int> item_methods;
 };
 
 struct InlineResult {

@@ -280,6 +280,30 @@ def f(data):
         s = max(s, nearest(p, ps))
     return s
 """, lambda: (_data(22, 200),)),
+    ("a method looping over its object's list, calling the items' methods", """
+import math
+class Body:
+    def __init__(self, m, vx, vy):
+        self.m = m
+        self.vx = vx
+        self.vy = vy
+    def kinetic(self):
+        return 0.5 * self.m * (self.vx * self.vx + self.vy * self.vy)
+class Sim:
+    def __init__(self, n):
+        self.bodies = [Body(1.0 + i % 3, math.sin(i), math.cos(i)) for i in range(n)]
+    def energy(self):
+        e = 0.0
+        for b in self.bodies:
+            e += b.kinetic()
+        return e
+def f(n, steps):
+    s = Sim(n)
+    es = 0.0
+    for t in range(steps):
+        es += s.energy()
+    return es
+""", lambda: (100, 20)),
     ("a method that loops", PARTICLE + """
 class S(P):
     def push(self, ks):
@@ -520,6 +544,37 @@ def f(n):
         s += b.fact(i % 6)
     return s
 """, lambda: (50,), "more than 4 calls deep (recursion)"),
+    ("a method whose own loop calls a method that assigns the items' attributes", """
+class Body:
+    def __init__(self, vx):
+        self.vx = vx
+    def kick(self, k):
+        self.vx *= k
+class Sim:
+    def __init__(self, n):
+        self.bodies = [Body(float(i)) for i in range(n)]
+    def damp(self, k):
+        for b in self.bodies:
+            b.kick(k)
+def f(n, steps):
+    s = Sim(n)
+    for t in range(steps):
+        s.damp(0.99)
+    return [b.vx for b in s.bodies]
+""", lambda: (10, 5), "assigns attribute `vx` of an object it computes"),
+    ("an attribute assigned with a method's name", """
+class B:
+    def __init__(self, x):
+        self.x = x
+    def bump(self):
+        self.x += 1.0
+def f(n):
+    bs = [B(float(i)) for i in range(n)]
+    for b in bs:
+        b.bump()
+        b.bump = 2.0
+    return [b.x for b in bs]
+""", lambda: (5,), "the name of a method it calls"),
     ("a staticmethod", PARTICLE + """
 class St(P):
     @staticmethod
