@@ -110,6 +110,14 @@ class Inliner {
           f.index = top(f.index, st, true);
           f.value = top(f.value, st, true);
         }
+        // After an inlined call made its changes (defer_attribute_stores.h) the statement is
+        // no place to hand over to CPython, which would run the call again: where what is left
+        // of it (the call's value evaluated or assigned) is a constant or one of this pass's
+        // Temps, it cannot fail, and resumes nowhere.
+        if (st.changed && c->effects.size() == 1 &&
+            (c->effects[0].value->kind == EK::Const ||
+             (c->effects[0].value->kind == EK::Load && c->effects[0].value->var >= first_temp_)))
+          c->resume = -1;
         pre = std::move(st.pre);
         break;
       }
@@ -163,6 +171,7 @@ class Inliner {
     // helper that assigns attributes is inlined only there (its changes are made after
     // every check of the statement, and nothing else in it reads them).
     const ExprNode* whole = nullptr;
+    bool changed = false;  // an inlined call in it changes objects (its last statements do)
     std::vector<Stmt> pre;   // what runs before it
     std::map<const ExprNode*, int> uses;
     Scope caller;
@@ -408,6 +417,7 @@ class Inliner {
     if (assigns && !whole)
       throw Failure{"calls `" + h.name + "`, which assigns attributes or stores into a container, inside a larger expression "
                     "(stagepy inlines it as a statement of its own, or the value assigned to a variable)"};
+    if ((assigns || attributes) && stmt_depth_ == 0) st.changed = true;
     if (assigns && stmt_depth_ == 0) {
       // The attributes it (and the helpers it calls) assigns: changed at its end.
       DeferredStores d = defer_attribute_stores(body, out_.vars, h.name, st.resume, st.line,

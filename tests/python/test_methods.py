@@ -718,3 +718,37 @@ def test_calls_with_keyword_arguments(what, src, make_args, reason):
     recs = difftest.run(src, "f", make_args, expect="native" if reason is None else "interpreted")
     if reason:
         difftest.assert_reason(recs, reason)
+
+
+def test_hand_overs_at_every_statement_start_around_methods_that_assign():
+    # Every statement start is a place native code may hand over to CPython (the fuzzer's
+    # forced hand-overs): after an inlined method made its changes, what is left of the calling
+    # statement resumes nowhere (CPython would call the method again: a swap done twice).
+    from helpers import core
+    src = """
+class O:
+    def __init__(self, a, c):
+        self.a = a
+        self.c = c
+    def swap(self):
+        self.a, self.c = self.c, self.a
+    def bump(self, x):
+        self.a += x
+        return self.c
+def g(M, n):
+    t = 0
+    for i in range(n):
+        M[-1].swap()
+        t = M[0].bump(i)
+    return t
+def f(n):
+    M = [O(1, 2), O(3, 4)]
+    return g(M, n), [(o.a, o.c) for o in M]
+"""
+    try:
+        for period in range(1, 13):
+            core._set_debug_bail(period)
+            for calls in (2, 3, 5):
+                difftest.run(src, "f", lambda: (9,), calls=calls, expect=None)
+    finally:
+        core._set_debug_bail(0)
