@@ -316,9 +316,10 @@ class Columns {
   // call left that is given one is refused); anything else is visited as it is.
   void helper_argument(const Expr& a, int line) {
     const int list = a->kind == K::Load ? a->var : a->kind == K::Attr && a->pseudo >= 0 ? a->pseudo : -1;
-    if (is_object(a) || (list >= 0 && lists_.count(list))) {
+    const bool object = is_object(a);
+    if (object || (list >= 0 && lists_.count(list))) {
       nest_.objects_to_helpers = true;
-      visit(a, is_object(a) ? Use::Item : Use::List, line);
+      visit(a, object ? Use::Item : Use::List, line);
       return;
     }
     visit(a, Use::Free, line);

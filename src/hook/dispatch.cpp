@@ -59,6 +59,15 @@ struct HelperEntry {
   bool in_caller_file = false;  // its code's file is the calling nest's (lines there mean its lines)
   std::vector<std::string> params;  // its parameters' names (calls with keyword arguments)
   int posonly = 0;                  // how many of them are positional-only
+  // What its body does with its first parameter, for a method (found once, with the body):
+  // the methods it calls on it, the attributes it reads of it, and its calls of methods on
+  // the items of a list attribute of it (by the call's origin, the attribute's name).
+  struct ItemCall {
+    int origin;
+    std::string list, method;
+  };
+  std::set<std::string> self_methods, self_attributes;
+  std::vector<ItemCall> item_calls;
 };
 
 struct Specialization {
@@ -495,10 +504,10 @@ std::set<std::string> self_method_names(const analysis::HelperBody& b) {
 }
 
 // A helper's calls of methods on a local its statements give only items of a list that is an
-// attribute of its first parameter (`for b in self.bodies: e += b.kinetic()`): per call, that
-// attribute's name.
-std::vector<std::pair<const ir::ExprNode*, std::string>> item_method_calls(const analysis::HelperBody& b) {
-  std::vector<std::pair<const ir::ExprNode*, std::string>> out;  // (the call, the attribute)
+// attribute of its first parameter (`for b in self.bodies: e += b.kinetic()`): per call, its
+// origin, that attribute's name and the method's.
+std::vector<HelperEntry::ItemCall> item_method_calls(const analysis::HelperBody& b) {
+  std::vector<HelperEntry::ItemCall> out;
   if (!b.statements || b.nparams < 1) return out;
   using K = ir::ExprNode::Kind;
   // `self.a[...]`: "a", else "".
@@ -523,7 +532,7 @@ std::vector<std::pair<const ir::ExprNode*, std::string>> item_method_calls(const
     const ir::Expr& o = x->args[0]->args[0];
     if (o->kind != K::Load || o->var < b.nparams || other.count(o->var)) return;
     auto it = source.find(o->var);
-    if (it != source.end() && !it->second.empty()) out.emplace_back(x.get(), it->second);
+    if (it != source.end() && !it->second.empty()) out.push_back({x->origin, it->second, x->args[0]->name});
   });
   return out;
 }
@@ -665,6 +674,11 @@ HelperEntry* helper_for(NestState& s, PyObject* fn, const FrameRef& f, std::stri
       h->posonly = posonly;
       auto body = std::make_shared<analysis::HelperBody>(analysis::lift_helper(ci, nparams));
       if (!body->ok) h->reason = body->reason;
+      if (body->ok) {
+        h->self_methods = self_method_names(*body);
+        h->self_attributes = self_attribute_names(*body);
+        h->item_calls = item_method_calls(*body);
+      }
       h->body = std::move(body);
     }
   }
@@ -1511,28 +1525,30 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
       descs[v].extra.push_back((uint64_t)(uintptr_t)PyFunction_GET_CODE(fn));
       specialize::Helper helper{vars[v].name, h->body, h->global_vars, {}, h->in_caller_file, h->params, h->posonly, {}};
       if (vars[v].storage == ir::Var::Storage::Method) {
+        // The Method variable for method `m` on the objects `sources` (or their items), made
+        // where there is none; `shown`, how the report names its objects.
+        auto method_var = [&](const std::string& m, const std::vector<int>& sources, bool on_items,
+                              const std::string& shown) -> int {
+          for (size_t x = 0; x < vars.size(); x++)
+            if (vars[x].storage == ir::Var::Storage::Method && vars[x].method == m &&
+                vars[x].method_sources == sources && vars[x].method_on_items == on_items)
+              return (int)x;
+          ir::Var nm;
+          nm.name = shown + "." + m;
+          nm.storage = ir::Var::Storage::Method;
+          nm.read = true;
+          nm.method = m;
+          nm.method_sources = sources;
+          nm.method_on_items = on_items;
+          s.lift.nest.vars.push_back(std::move(nm));
+          return (int)vars.size() - 1;
+        };
         // A method's own calls of methods on its object (`self.move(dt)`): Method variables on
         // the same objects (found, and their functions inlined, in turn).
-        for (const std::string& m : self_method_names(*h->body)) {
-          const ir::Var& mv = vars[v];
-          int found = -1;
-          for (size_t x = 0; x < vars.size() && found < 0; x++)
-            if (vars[x].storage == ir::Var::Storage::Method && vars[x].method == m &&
-                vars[x].method_sources == mv.method_sources && vars[x].method_on_items == mv.method_on_items)
-              found = (int)x;
-          if (found < 0) {
-            ir::Var nm;
-            nm.name = mv.name.substr(0, mv.name.rfind('.') + 1) + m;
-            nm.storage = ir::Var::Storage::Method;
-            nm.read = true;
-            nm.method = m;
-            nm.method_sources = mv.method_sources;
-            nm.method_on_items = mv.method_on_items;
-            s.lift.nest.vars.push_back(std::move(nm));
-            found = (int)vars.size() - 1;
-          }
-          helper.self_methods[m] = found;
-        }
+        const std::vector<int> sources = vars[v].method_sources;
+        const bool on_items = vars[v].method_on_items;
+        const std::string shown = vars[v].name.substr(0, vars[v].name.rfind('.'));
+        for (const std::string& m : h->self_methods) helper.self_methods[m] = method_var(m, sources, on_items, shown);
         // A method of one object (`self.step(dt)`): the attributes it reads of it are read at
         // entry as the nest's own are (`self.dt`: attribute variables, which inline_helpers
         // binds), unless it assigns them (attribute_columns then reads them from the
@@ -1552,29 +1568,12 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
             s.lift.nest.vars.push_back(std::move(av));
             return (int)vars.size() - 1;
           };
-          for (const std::string& a : self_attribute_names(*h->body)) attr_var(a);
+          for (const std::string& a : h->self_attributes) attr_var(a);
           // Methods of the objects its own loops take from a list of its object's
           // (`for b in self.bodies: e += b.kinetic()`): Method variables on that list.
-          for (const auto& [call, list] : item_method_calls(*h->body)) {
-            const int lv = attr_var(list);
-            const std::string& m = call->args[0]->name;
-            int found = -1;
-            for (size_t x = 0; x < vars.size() && found < 0; x++)
-              if (vars[x].storage == ir::Var::Storage::Method && vars[x].method == m && vars[x].method_on_items &&
-                  vars[x].method_sources == std::vector<int>{lv})
-                found = (int)x;
-            if (found < 0) {
-              ir::Var nm;
-              nm.name = vars[(size_t)lv].name + "[...]." + m;
-              nm.storage = ir::Var::Storage::Method;
-              nm.read = true;
-              nm.method = m;
-              nm.method_sources = {lv};
-              nm.method_on_items = true;
-              s.lift.nest.vars.push_back(std::move(nm));
-              found = (int)vars.size() - 1;
-            }
-            helper.item_methods[call->origin] = found;
+          for (const HelperEntry::ItemCall& c : h->item_calls) {
+            const int lv = attr_var(c.list);
+            helper.item_methods[c.origin] = method_var(c.method, {lv}, true, vars[(size_t)lv].name + "[...]");
           }
         }
       }
@@ -1670,9 +1669,10 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
   const bool stores_unknown = inl ? inl->stores_unknown : s.stores_unknown;
   // Objects met in two tables (or twice in one) matter only where a table may be written:
   // else every copy of an object's attributes holds the same values, and none is tracked.
+  // (A variable added after `stored` was made, a helper's global, takes no store of the nest.)
+  auto may_write = [&](size_t v) { return stores_unknown || (v < stored.size() && stored[v]) || vars[v].resized; };
   bool track_objects = false;
-  for (size_t v : lists_later)
-    track_objects = track_objects || (objects(v) && (stores_unknown || (v < stored.size() && stored[v]) || vars[v].resized));
+  for (size_t v : lists_later) track_objects = track_objects || (objects(v) && may_write(v));
   auto last_failed = std::find(lists_later.begin(), lists_later.end(), (size_t)s.unreadable_list);
   if (last_failed != lists_later.end()) std::rotate(lists_later.begin(), last_failed, last_failed + 1);
   for (size_t v : lists_later) {
@@ -1681,8 +1681,7 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     double t0 = now_s();
     ListBuffer*& lb = list_of[val];
     const uint8_t tags = v < s.tag_lists.size() ? s.tag_lists[v] : 0;
-    // (A variable added after `stored` was made, a helper's global, takes no store of the nest.)
-    const bool may_write = stores_unknown || (v < stored.size() && stored[v]) || vars[v].resized;
+    const bool writes = may_write(v);
     if (PyTuple_CheckExact(val) && !objects(v)) {
       descs[v] = describe(val, vars[v]);  // (a tuple of objects the nest does not use as a table)
       if (!descs[v].why.empty()) return decline(s, descs[v].why);
@@ -1703,12 +1702,12 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     if (lb && lb->objects() != objects(v))
       return decline_values(s, "`" + vars[v].name + "` holds a list that the nest uses both for its items' attributes and "
                                "as a list of values");
-    if (lb && columns && may_write && !lb->written)
+    if (lb && columns && writes && !lb->written)
       return decline_values(s, "`" + vars[v].name + "` holds a list of objects another variable holds too");
     if (!lb) {
       s.lists_read++;
       lists.push_back(std::make_unique<ListBuffer>());
-      if (!lists.back()->read(val, seen_lists, shared_lists, &why, tags, columns, may_write, track_objects)) {
+      if (!lists.back()->read(val, seen_lists, shared_lists, &why, tags, columns, writes, track_objects)) {
         s.unreadable_list = (int)v;
         return decline_values(s, "`" + vars[v].name + "` " + why);
       }
@@ -1717,7 +1716,7 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
       return decline_values(s, "`" + vars[v].name + "` holds a list of numbers another variable holds too, and the nest "
                                "stores numbers of another type into it through `" + vars[v].name + "` only");
     }
-    lb->written = lb->written || may_write;
+    lb->written = lb->written || writes;
     if (lb->written) lb->keep_before();
     descs[v].type = types::py_list(lb->dtype(), lb->ndim(), lb->tags(), lb->tuples(), lb->ragged());
     descs[v].k1 = (uint64_t)(uintptr_t)&PyList_Type;

@@ -305,9 +305,10 @@ class Inliner {
     // after every check, defer_attribute_stores.h, and nothing else in the statement reads
     // them before or after the call).
     const bool whole = st.whole == e.get();
-    if (attributes && !whole)
-      throw Failure{"calls `" + h.name + "`, which assigns attributes or stores into a container, inside a larger expression "
-                    "(stagepy inlines it as a statement of its own, or the value assigned to a variable)"};
+    const Failure inside_expression{"calls `" + h.name + "`, which assigns attributes or stores into a container, inside "
+                                    "a larger expression (stagepy inlines it as a statement of its own, or the value "
+                                    "assigned to a variable)"};
+    if (attributes && !whole) throw inside_expression;
     for (int v : assigned)
       if (v >= n && v < first_local) throw Failure{"calls `" + h.name + "`, which assigns a global"};
     // The arguments: a parameter the body assigns gets a Temp of its own. A variable, or an
@@ -390,10 +391,7 @@ class Inliner {
     });
     if (attributes || calls) {
       early_value = ir::map_expr(b.body, expr);
-      if (early_value->kind == EK::Load && early_value->var >= first_temp_ && returns_none(body, early_value->var)) {
-        body = drop_assignments(body, early_value->var);
-        early_value = ir::make_const(ir::ConstValue{}, ir::kInlinedOrigin);
-      }
+      none_value(&body, &early_value);
       if (early_value->kind != EK::Const && early_value->kind != EK::Load) {
         if (last && may_store)
           for (auto& f : last->effects)
@@ -414,9 +412,7 @@ class Inliner {
     ir::for_each_stmt(body, [&](const Stmt& x) {
       for (auto& f : x->effects) assigns = assigns || (f.kind == ir::Effect::Kind::Store && !f.attr.empty());
     });
-    if (assigns && !whole)
-      throw Failure{"calls `" + h.name + "`, which assigns attributes or stores into a container, inside a larger expression "
-                    "(stagepy inlines it as a statement of its own, or the value assigned to a variable)"};
+    if (assigns && !whole) throw inside_expression;
     if ((assigns || attributes) && stmt_depth_ == 0) st.changed = true;
     if (assigns && stmt_depth_ == 0) {
       // The attributes it (and the helpers it calls) assigns: changed at its end.
@@ -428,12 +424,7 @@ class Inliner {
     st.pre.push_back(body);
     if (early_value) return early_value;
     Expr value = ir::map_expr(b.body, expr);
-    if (value->kind == EK::Load && value->var >= first_temp_ && returns_none(st.pre.back(), value->var)) {
-      // A function that returns None (a method that changes its object), from several places:
-      // the value is None, and its variable (which type inference would refuse) is dropped.
-      st.pre.back() = drop_assignments(st.pre.back(), value->var);
-      value = ir::make_const(ir::ConstValue{}, ir::kInlinedOrigin);
-    }
+    none_value(&st.pre.back(), &value);
     stmt_depth_++;
     Scope inner;
     inner.uses = sc.uses;
@@ -453,23 +444,27 @@ class Inliner {
     return it == sc.h->self_methods.end() ? -1 : it->second;
   }
 
-  // Whether every assignment of `var` in `s` assigns None.
-  static bool returns_none(const Stmt& s, int var) {
+  // A function that returns None (a method that changes its object) from several places,
+  // its value the variable its statements `*body` assign None to in each: the value is None,
+  // and the variable's assignments (which type inference would refuse) are dropped.
+  void none_value(Stmt* body, Expr* value) const {
+    const Expr& v = *value;
+    if (v->kind != EK::Load || v->var < first_temp_) return;
     bool all = true;
-    ir::for_each_stmt(s, [&](const Stmt& x) {
+    ir::for_each_stmt(*body, [&](const Stmt& x) {
       for (auto& f : x->effects)
-        if (f.kind == ir::Effect::Kind::Assign && f.var == var)
+        if (f.kind == ir::Effect::Kind::Assign && f.var == v->var)
           all = all && f.value->kind == EK::Const && f.value->value.kind == ir::ConstValue::Kind::None;
     });
-    return all;
-  }
-  static Stmt drop_assignments(const Stmt& s, int var) {
-    return ir::map_stmts(s, [&](StmtNode& x) {
+    if (!all) return;
+    const int var = v->var;
+    *body = ir::map_stmts(*body, [&](StmtNode& x) {
       std::vector<ir::Effect> kept;
       for (auto& f : x.effects)
         if (f.kind != ir::Effect::Kind::Assign || f.var != var) kept.push_back(f);
       x.effects = std::move(kept);
     });
+    *value = ir::make_const(ir::ConstValue{}, ir::kInlinedOrigin);
   }
 
   // `e` with helper calls inlined. `first`: `e` is evaluated whenever the statement is, so
