@@ -230,6 +230,42 @@ def test_forced_handovers_never_draw_twice(period):
         core._set_debug_bail(0)
 
 
+# A draw in the argument of an inlined helper with a loop: the helper's statements sit in a
+# block of their own inside the calling statement's, and a hand-over after them (an overflow
+# of what is left of the statement) still undoes the draw, which CPython then makes again.
+LOOPING_HELPER_DRAWS = """
+import random
+def first_above(X, t, n):
+    for q in range(n):
+        if X[q] > t:
+            return q
+    return n * 2
+
+def f(M, n, k, seed):
+    random.seed(seed)
+    s = 0
+    for i in range(n):
+        s = first_above(M[i], random.random(), 2) * k + s
+    return s, random.random()
+"""
+
+
+@pytest.mark.parametrize("k", [3, 2**61])
+def test_a_draw_in_a_looping_helpers_argument_before_a_handover(k):
+    difftest.run(LOOPING_HELPER_DRAWS, "f", lambda: (np.random.default_rng(5).random((40, 2)), 40, k, 17),
+                 expect="native" if k == 3 else "bail")
+
+
+@pytest.mark.parametrize("period", [1, 2, 3, 5, 7])
+def test_forced_handovers_in_a_looping_helpers_statement_never_draw_twice(period):
+    core._set_debug_bail(period)
+    try:
+        difftest.run(LOOPING_HELPER_DRAWS, "f", lambda: (np.random.default_rng(5).random((40, 2)), 40, 3, 17),
+                     expect=None)
+    finally:
+        core._set_debug_bail(0)
+
+
 def test_the_index_of_an_augmented_assignment_draws_once():
     # `c[randint(1, 6)] += 1` computes the index once; the lifted statement reads it at two
     # places, which make one draw.

@@ -3579,6 +3579,14 @@ class Gen {
   }
   bool host_flushed_ = false;  // generating inside a statement that flushed the GPU's copies
 
+  // The resume point of the statement that runs last in s where s is a block without one of
+  // its own (blocks in blocks flattened; `before` where there is none in it), else s's.
+  static int last_resume(const Stmt& s, int before) {
+    if (s->kind != StmtNode::Kind::Block || s->resume >= 0) return s->resume;
+    for (auto& x : s->body) before = last_resume(x, before);
+    return before;
+  }
+
   void stmt_body(const Stmt& s) {
     using K = StmtNode::Kind;
     const int after = prev_sibling_resume_;
@@ -3598,12 +3606,18 @@ class Gen {
     } enclosing{&enclosing_resumes_, s->resume >= 0};
     if (s->resume >= 0) enclosing_resumes_.push_back(s->resume);
     switch (s->kind) {
-      case K::Block:
-        for (size_t k = 0; k < s->body.size(); k++) {
-          prev_sibling_resume_ = k ? s->body[k - 1]->resume : -1;
-          stmt(s->body[k]);
+      case K::Block: {
+        // A block without a resume point of its own is transparent: its first statement
+        // follows the statement before the block, and the statement after it follows its last
+        // (inline_helpers nests the statements an inlined call makes in blocks of their own).
+        int prev = s->resume >= 0 ? -1 : after;
+        for (auto& x : s->body) {
+          prev_sibling_resume_ = prev;
+          stmt(x);
+          prev = last_resume(x, prev);
         }
         break;
+      }
       case K::Seg: seg(s); break;
       case K::If: {
         resume_ = s->resume;
