@@ -327,6 +327,11 @@ struct ResumePoint {
   // lift_function's, in a body that returns from more than one place: the Exit after the
   // Seg that assigns the return value (analysis/structure_returns.h removes them).
   bool returns = false;
+  // A statement whose stores are logged while it runs (specialize/inline_helpers.h: a call
+  // inlined whose changes cannot all wait for its end, such as `world.step()` moving every
+  // particle): a hand-over from inside it undoes them first, so CPython runs it again from
+  // its start on what it held before (backends/cpu/undo_log.h). Its loops stay sequential.
+  bool logged = false;
 };
 
 struct LoopInfo {

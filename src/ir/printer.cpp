@@ -113,7 +113,8 @@ std::string to_string(const Stmt& s, const Nest& n, int indent) {
   std::ostringstream o;
   auto resume = [&](int r) {
     if (r < 0) return std::string();
-    return "  @" + std::string(n.resumes[r].reenter ? "reenter " : "") + std::to_string(n.resumes[r].offset);
+    return "  @" + std::string(n.resumes[r].reenter ? "reenter " : "") + std::string(n.resumes[r].logged ? "logged " : "") +
+           std::to_string(n.resumes[r].offset);
   };
   switch (s->kind) {
     case K::Block:

@@ -81,6 +81,7 @@ class Deferral {
       for (auto& f : x.effects) {
         if (f.kind != ir::Effect::Kind::Store || f.attr.empty()) continue;
         const Slot* sl = slot(f.base, f.attr);
+        if (!sl) continue;  // (an object it computes: assigned in place)
         f.kind = ir::Effect::Kind::Assign;
         f.var = sl->temp;
         f.base = f.index = nullptr;
@@ -131,12 +132,26 @@ class Deferral {
       throw Refused{"reads or assigns attribute `" + attr +
                     "` of two objects that may be one after assigning it through one of them"};
   }
+  // An attribute of an object the statements compute (the items a loop takes from a list)
+  // is assigned in place, where every read of it sees it (logged: see the header); one of
+  // a fixed object, deferred. Never the same attribute both ways (the objects may be one).
   void store(const Expr& base, const std::string& attr) {
-    if (!fixed(base))
-      throw Refused{"assigns attribute `" + attr + "` of an object it computes (only of objects it is passed)"};
+    if (!fixed(base)) {
+      if (owner_.count(attr))
+        throw Refused{"assigns attribute `" + attr + "` of an object it is passed and of one it computes (they may be one)"};
+      in_place_.insert(attr);
+      return;
+    }
+    if (in_place_.count(attr))
+      throw Refused{"assigns attribute `" + attr + "` of an object it is passed and of one it computes (they may be one)"};
     access(base, attr);
     if (owner_.emplace(attr, base).second) slots_.push_back(Slot{base, attr});
   }
+
+ public:
+  bool in_place() const { return !in_place_.empty(); }
+
+ private:
   // An object expression the statements never change: a variable they never assign, an
   // item of one by such indices.
   bool fixed(const Expr& e) const {
@@ -159,6 +174,7 @@ class Deferral {
   std::set<int> assigned_;
   std::map<std::string, Expr> owner_;  // per attribute assigned: the object expression
   std::vector<Slot> slots_;
+  std::set<std::string> in_place_;  // attributes assigned through objects it computes
 };
 }  // namespace
 
@@ -170,6 +186,7 @@ DeferredStores defer_attribute_stores(const Stmt& body, std::vector<ir::Var>& va
     Deferral d(vars, body);
     d.scan(body);
     if (d.any()) r.body = d.rewrite(body, helper, resume, line, origin);
+    r.in_place = d.in_place();
   } catch (const Refused& e) {
     r.ok = false;
     r.why = e.why;

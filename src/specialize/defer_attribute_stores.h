@@ -8,6 +8,10 @@
 // inside the call (an index out of range, a division by zero), which hands the calling
 // statement to CPython to run again from its start, finds no attribute changed: CPython
 // calls the function again and fails at the same place, as it would have.
+// The attributes of objects the statements compute (`p.x` of the items a loop inside the
+// call takes from a list) stay assigned in place; the caller then logs the statement
+// (ir::ResumePoint::logged), whose stores a hand-over undoes. Refused where one attribute is
+// assigned both ways.
 // Exact where the objects the call reaches by different expressions (`self`, `other`) are
 // one object: refused where an attribute assigned through one expression is read or
 // assigned through another after that assignment (loops counted twice), the order in which
@@ -25,6 +29,7 @@ struct DeferredStores {
   bool ok = true;
   std::string why;  // not ok: what the helper does that this cannot follow
   ir::Stmt body;
+  bool in_place = false;  // attributes of objects it computes are assigned in place
 };
 
 // New Temp variables are added to `vars`, named for `helper`; the Segs added resume at

@@ -190,6 +190,7 @@ class Inliner {
   int next_origin_;
   int locals_ = 0;      // Temps made for the locals of helpers that loop
   int stmt_depth_ = 0;  // helpers that loop being inlined inside one another
+  bool log_needed_ = false;  // the outermost call being inlined needs its statement logged
   std::map<int, int> lines_;  // numbered origin -> the helper's line
   const int first_temp_;  // this pass's Temps are the variables from here on
   int temps_ = 0;
@@ -264,9 +265,12 @@ class Inliner {
   // numbered after the nest's, every resume point the calling statement's (a check failing
   // inside hands the whole statement to CPython, which calls the function), put before the
   // statement; the value is its return's. Only where the call is evaluated whenever its
-  // statement is (its loops run before the statement, as its Temps are computed), and its
-  // statements assign only its own locals (stores or appends would not be undone when
-  // CPython runs the statement again).
+  // statement is (its loops run before the statement, as its Temps are computed). One that
+  // changes objects (stores into containers, assigns attributes) only as a statement of its
+  // own: the attributes of objects it is passed are set at its end (defer_attribute_stores);
+  // where that is not all (stores into containers before its last statement, attributes of
+  // the objects it loops over), the calling statement is logged (ResumePoint::logged: its
+  // stores are undone before CPython runs it again). Appends and new lists: refused.
   Expr inline_statements(const Expr& e, const Helper& h, Scope& sc, Statement& st, bool first) {
     const analysis::HelperBody& b = *h.body;
     const ir::Nest& hn = *b.statements;
@@ -287,20 +291,22 @@ class Inliner {
     const std::vector<Stmt> flat = ir::flatten_blocks(hn.root);
     const StmtNode* last = !flat.empty() && flat.back()->kind == StmtNode::Kind::Seg ? flat.back().get() : nullptr;
     const bool may_store = last && stmt_depth_ == 0 && !ir::contains_loop(hn.root);
-    bool stores = false, lists = false, attributes = false;
+    if (stmt_depth_ == 0) log_needed_ = false;
+    bool stores = false, appends = false, lists = false, attributes = false;
     ir::for_each_stmt(hn.root, [&](const Stmt& x) {
       for (auto& f : x->effects) {
         if (f.kind == ir::Effect::Kind::Store && !f.attr.empty()) attributes = true;
-        else if (f.kind == ir::Effect::Kind::Store && !(may_store && x.get() == last)) stores = true;
+        else if (f.kind == ir::Effect::Kind::Store && !(may_store && x.get() == last)) stores = attributes = true;
         else if (f.kind == ir::Effect::Kind::Store) attributes = true;  // (inlined only as a statement, as those)
-        else if (f.kind == ir::Effect::Kind::Append) stores = true;
+        else if (f.kind == ir::Effect::Kind::Append) appends = true;
         else if (ir::changes_lists(f)) lists = true;
       }
     });
-    if (stores)
-      throw Failure{"calls `" + h.name + "`, which stores into a container (stagepy inlines that only in the last "
-                    "statement of a function without loops, called as a statement of its own)"};
+    if (appends)
+      throw Failure{"calls `" + h.name + "`, which stores into a container (appends to a list: stagepy would not undo "
+                    "that when CPython runs the call again)"};
     if (lists) throw Failure{"calls `" + h.name + "`, which builds a list"};
+    if (stores) log_needed_ = true;
     // One that assigns attributes: only as a statement of its own (its changes are made
     // after every check, defer_attribute_stores.h, and nothing else in the statement reads
     // them before or after the call).
@@ -393,10 +399,11 @@ class Inliner {
       early_value = ir::map_expr(b.body, expr);
       none_value(&body, &early_value);
       if (early_value->kind != EK::Const && early_value->kind != EK::Load) {
+        // (Computed after a store into a container in its last statement: a check failing
+        // there must find the store undone.)
         if (last && may_store)
           for (auto& f : last->effects)
-            if (f.kind == ir::Effect::Kind::Store && f.attr.empty())
-              throw Failure{"calls `" + h.name + "`, which returns a value it computes after storing into a container"};
+            if (f.kind == ir::Effect::Kind::Store && f.attr.empty()) log_needed_ = true;
         Expr load;
         body = ir::make_block(
             {body, temp_of("$" + h.name + ".value#" + std::to_string(locals_++), early_value, st, false, in_call,
@@ -408,19 +415,26 @@ class Inliner {
     stmt_depth_++;
     body = stmt(body);
     stmt_depth_--;
-    bool assigns = false;  // (its own statements, or the helpers it calls)
+    bool assigns = false, changes = false;  // (its own statements, or the helpers it calls)
     ir::for_each_stmt(body, [&](const Stmt& x) {
-      for (auto& f : x->effects) assigns = assigns || (f.kind == ir::Effect::Kind::Store && !f.attr.empty());
+      for (auto& f : x->effects) {
+        assigns = assigns || (f.kind == ir::Effect::Kind::Store && !f.attr.empty());
+        changes = changes || f.kind == ir::Effect::Kind::Store;
+      }
     });
-    if (assigns && !whole) throw inside_expression;
-    if ((assigns || attributes) && stmt_depth_ == 0) st.changed = true;
+    if (changes && !whole) throw inside_expression;
+    if ((changes || attributes) && stmt_depth_ == 0) st.changed = true;
     if (assigns && stmt_depth_ == 0) {
-      // The attributes it (and the helpers it calls) assigns: changed at its end.
+      // The attributes it (and the helpers it calls) assigns of the objects it is passed:
+      // changed at its end; those of objects it computes (the items it loops over), in
+      // place, logged.
       DeferredStores d = defer_attribute_stores(body, out_.vars, h.name, st.resume, st.line,
                                                 [&] { return number_ ? next_origin_++ : ir::kInlinedOrigin; });
       if (!d.ok) throw Failure{"calls `" + h.name + "`, which " + d.why};
       body = d.body;
+      log_needed_ = log_needed_ || d.in_place;
     }
+    if (log_needed_ && stmt_depth_ == 0) out_.resumes[(size_t)st.resume].logged = true;
     st.pre.push_back(body);
     if (early_value) return early_value;
     Expr value = ir::map_expr(b.body, expr);

@@ -160,6 +160,7 @@ class Planner {
     int appends = -1;    // a list it appends to (the first)
     int resizes = -1;    // a list whose length it changes (L.append(x) of a list it reads, L.pop())
     bool draws = false;  // it draws from the `random` module's generator
+    bool logged = false;  // it is or holds a statement whose stores are logged (ResumePoint::logged)
     int builds = -1;     // a variable it assigns a new list (the first)
     std::string bad_index;                     // a subscript whose facts are missing
     // Arrays read at an index not proven in range: checked at every access, so a
@@ -568,6 +569,9 @@ class Planner {
     ir::collect_assigned(s->body[0], &in.assigned);
     in.assigned.insert(s->var);
     in.draws = ir::draws_random(s->body[0]);
+    ir::for_each_stmt(s, [&](const Stmt& x) {
+      in.logged = in.logged || (x->resume >= 0 && n_.resumes[(size_t)x->resume].logged);
+    });
     std::set<int> D = {s->var};
     walk(s->body[0], D, in, s->loop);
     // A break or continue of an enclosing loop (`for ... else` desugared: the inner loop's
@@ -592,6 +596,9 @@ class Planner {
     if (in.appends >= 0) return "it appends to " + name(in.appends) + ", in order";
     if (in.resizes >= 0) return "it changes the length of " + name(in.resizes) + ", in order";
     if (in.draws) return "it draws random numbers (the random module), which come in CPython's order";
+    if (in.logged)
+      return "it is or runs a call that changes the objects it loops over (its stores are logged, to be undone "
+             "should CPython have to run the call again), in order";
     if (in.builds >= 0) return "it makes new lists (" + name(in.builds) + "), in order";
     if (!in.bad_index.empty()) return in.bad_index;
     for (int v : in.unproven_reads)

@@ -167,9 +167,22 @@ TEST(DeferAttributeStores, ALoopReadsAfterTheAssignmentOfItsLastIteration) {
   EXPECT_FALSE(d.ok);
 }
 
-TEST(DeferAttributeStores, AnObjectTheCallComputesIsRefused) {
-  // o = g(); o.x = 1
+TEST(DeferAttributeStores, AnObjectTheCallComputesIsAssignedInPlace) {
+  // o = g(); o.x = 1  (the caller logs the statement)
   NestBuilder b;
   auto d = defer(b, {b.assign("o", ir::make_call(b.ld("g"), {}, {}, b.next_origin++)), set_attr(b, b.ld("o"), "x", b.c(1))});
+  ASSERT_TRUE(d.ok) << d.why;
+  EXPECT_TRUE(d.in_place);
+  const Counted c = count(d.body);
+  EXPECT_EQ(c.stores, 1);  // where it was, no Temp
+  EXPECT_EQ(c.attr_reads, 0);
+}
+
+TEST(DeferAttributeStores, OneAttributeOfAPassedAndOfAComputedObjectIsRefused) {
+  // self.x = 1; o = g(); o.x = 2  (o may be self)
+  NestBuilder b;
+  auto d = defer(b, {set_attr(b, b.ld("self"), "x", b.c(1)), b.assign("o", ir::make_call(b.ld("g"), {}, {}, b.next_origin++)),
+                     set_attr(b, b.ld("o"), "x", b.c(2))});
   EXPECT_FALSE(d.ok);
+  EXPECT_NE(d.why.find("may be one"), std::string::npos) << d.why;
 }

@@ -103,3 +103,23 @@ TEST(UndoLog, ALogStopsGrowingAtItsLimit) {
 }
 
 }  // namespace
+
+// A kernel's statement log (logged statements): the statements before the one that hands
+// over were committed (the log emptied at each start); only that statement's stores are
+// undone, and completion keeps them all.
+TEST(UndoLog, StatementLogUndoesOnlyTheStatementThatHandsOver) {
+  for (int32_t status : {0, 3}) {
+    int64_t slots[kUndoSlots] = {0, 0, 0};
+    double d[3] = {1, 2, 3};
+    logged_store<double>(slots, &d[0], 10.0);  // statement 1, completed
+    slots[0] = slots[2];                        // statement 2 starts: the log emptied
+    logged_store<double>(slots, &d[1], 20.0);
+    logged_store<double>(slots, &d[1], 21.0);
+    logged_store<double>(slots, &d[2], 30.0);
+    stagepy_undo_statement(slots, status);
+    EXPECT_EQ(d[0], 10.0);
+    EXPECT_EQ(d[1], status ? 2.0 : 21.0);
+    EXPECT_EQ(d[2], status ? 3.0 : 30.0);
+    for (int s = 0; s < kUndoSlots; s++) EXPECT_EQ(slots[s], 0);  // freed
+  }
+}

@@ -7,7 +7,7 @@ bounds from outer variables, a row's length `len(M[i])`), loops over sequences a
 `reversed(S)`, `M.flat`, `M.ravel()`, a row `M[i]`, `enumerate(zip(A, B))` unpacked two levels deep), rows of M picked by
 an index computed from the data (`q = M[int(abs(A[i])) % (n + 1)]`), M a list of objects whose attributes the loops
 read and assign (`M[i].a`, `for r in M: r.b += ...`, a helper reading them `o1(r)`, methods `M[i].ab()`,
-`r.bump(x)`, `s = r.take(x)`), affine and non-affine subscripts (some out of bounds, some
+`r.bump(x)`, `s = r.take(x)`, `w2(M, x)` calling them on every object), affine and non-affine subscripts (some out of bounds, some
 negative), reductions, if/elif/else, bounded while loops (the nest itself may be one), break/continue, for ... else, return/raise inside the loops, appends to a list and lists made in the loops (`L1 = []`, appended to `L0`), lists made, grown and popped (`P.append(x)`, `s = P.pop()`, `P.pop(k)`),
 aliased, swapped, read and written in the loops (`P = [x] * (n + 1)`, `Q = P[1:]`, `Q = P`), min/max/abs, math.sqrt/log, float('inf'), np.float32(x) and the other scalar types, mixed
 int/float/bool arithmetic, draws from the random module (seeded: random(), randint(), uniform(),
@@ -110,6 +110,22 @@ def l4(X, i, w=3):
             if X[(i + p + q) % len(X)] > X[i % len(X)]:
                 return p * w + q
     return -1
+
+def w1(X, x, n=3):
+    # Stores into what it is passed inside its loop: a logged call.
+    for q in range(n):
+        X[q % len(X)] = X[q % len(X)] * 2 - x
+    return n
+
+def w2(M, x):
+    # Assigns the attributes of the objects its loop takes (a logged call), and fails
+    # part way about one call in three (as Obj.take).
+    t = 0
+    for o in M:
+        o.a -= x
+        o.c = o.c * 0.5 + o.a
+        t += o.c / (int(o.a) % 3)
+    return t
 """
 CDTYPES = ["complex128", "complex128", "complex64", "float64", "int64", "float32"]
 CSCALARS = [1j, 2 - 1j, np.complex128(0.5 + 1j), 2.5, 3, 0j, np.float64(1.5), complex(-0.0, 0.0),
@@ -672,6 +688,11 @@ class Gen:
             if not self.cplx and self.int_(0, 3) == 0:
                 e = f"{self.pick(['r1', 'r2'])}({e})"  # reading s, t, u (module_program)
             self.emit(indent, f"{self.pick(SCALARS)} {self.pick(['+=', '-=', '*='])} {e}")
+        elif form <= 6 and self.int_(0, 5) == 0:
+            # A helper that stores into what it is passed inside its loop, as a statement.
+            call = self.pick([f"w1({self.pick(['A', 'B'])}, {self.expr()})", f"w1(A, {self.expr()}, n)",
+                              f"w1({self.m_row(self.index())}, {self.expr()}, n)"])
+            self.emit(indent, self.pick([call, f"{self.pick(SCALARS)} = {call}"]))
         elif form <= 6:
             self.emit(indent, f"{self.pick(['A', 'B'])}[{self.index()}] = {self.expr()}")
         elif form == 7 and self.objs and self.int_(0, 1) == 0:
@@ -679,7 +700,8 @@ class Gen:
             item = self.pick(self.row_vars) if self.row_vars and self.int_(0, 1) else f"M[{self.index()}]"
             self.emit(indent, self.pick([f"{item}.bump({self.expr()})", f"{item}.swap()",
                                          f"{self.pick(SCALARS)} = {item}.take({self.expr()})",
-                                         f"{self.pick(SCALARS)} = {item}.take({self.expr()})"]))
+                                         f"{self.pick(SCALARS)} = {item}.take({self.expr()})",
+                                         f"w2(M, {self.expr()})", f"{self.pick(SCALARS)} = w2(M, {self.expr()})"]))
         elif form == 7:
             self.emit(indent, f"{self.m_item(target=True)} += {self.expr()}")
         elif form == 8 and depth < 3:

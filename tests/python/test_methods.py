@@ -518,21 +518,6 @@ def f(data):
         s += p.x + len(sorted(ps, key=id))
     return s
 """, lambda: (_data(23, 5),), "`sorted` is a builtin"),
-    ("a method that returns what it computes after storing into a container", """
-class H:
-    def __init__(self, n):
-        self.h = [0] * n
-    def add(self, i):
-        self.h[i] += 1
-        return self.h[i] * 2
-def f(xs):
-    h = H(5)
-    t = 0
-    for x in xs:
-        v = h.add(x % 5)
-        t += v
-    return h.h, t
-""", lambda: ([3, 1, 4, 1, 5, 9, 2, 6],), "returns a value it computes after storing into a container"),
     ("a method recursing", """
 class B:
     def fact(self, k):
@@ -544,24 +529,6 @@ def f(n):
         s += b.fact(i % 6)
     return s
 """, lambda: (50,), "more than 4 calls deep (recursion)"),
-    ("a method whose own loop calls a method that assigns the items' attributes", """
-class Body:
-    def __init__(self, vx):
-        self.vx = vx
-    def kick(self, k):
-        self.vx *= k
-class Sim:
-    def __init__(self, n):
-        self.bodies = [Body(float(i)) for i in range(n)]
-    def damp(self, k):
-        for b in self.bodies:
-            b.kick(k)
-def f(n, steps):
-    s = Sim(n)
-    for t in range(steps):
-        s.damp(0.99)
-    return [b.vx for b in s.bodies]
-""", lambda: (10, 5), "assigns attribute `vx` of an object it computes"),
     ("an attribute assigned with a method's name", """
 class B:
     def __init__(self, x):

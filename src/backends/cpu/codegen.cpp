@@ -21,6 +21,7 @@
 #include "specialize/plan_interleave.h"
 #include "support/debug.h"
 
+#include <algorithm>
 #include <llvm/IR/BasicBlock.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Function.h>
@@ -193,6 +194,7 @@ class Gen {
   bool draws_gauss_ = false;  // random.gauss(), np.random.randn(): the twin commits with the draws
   int prev_sibling_resume_ = -1;
   std::vector<int> enclosing_resumes_;
+  llvm::Function* main_fn_ = nullptr;  // the kernel's own function (not a loop body outlined)
   // While seg() evaluates a statement's values: the draws made, by the call's bytecode
   // offset. The lifter's copies of one call (the index of `c[randint(1, 6)] += 1`) read the
   // first's (type_infer's draws_once: none under a condition, so the first dominates them).
@@ -975,11 +977,21 @@ class Gen {
     // Body.
     B.SetInsertPoint(entry_bb);
     if (ir::draws_random(nest_.root)) begin_draws(ir::draws_gauss(nest_.root), ir::random_sources(nest_.root));
+    main_fn_ = F;
+    if (std::any_of(nest_.resumes.begin(), nest_.resumes.end(), [](const ir::ResumePoint& r) { return r.logged; }))
+      begin_statement_log();
     BasicBlock* body = BasicBlock::Create(C, "body", F);
     B.CreateBr(body);
     B.SetInsertPoint(body);
     stmt(nest_.root);
     if (!B.GetInsertBlock()->getTerminator()) exit_with(B.getInt32(0));
+    if (stmt_log_) {  // every way out: the stores of a statement CPython runs again are undone
+      B.SetInsertPoint(exit_->getTerminator());
+      B.CreateStore(B.CreatePtrToInt(B.CreateLoad(ptr(), stmt_log_->cur), i64()), stmt_log_->slots);
+      auto* fty = llvm::FunctionType::get(B.getVoidTy(), {ptr(), B.getInt32Ty()}, false);
+      B.CreateCall(fty, runtime_address("stagepy_undo_statement", reinterpret_cast<void*>(&stagepy_undo_statement)),
+                   {stmt_log_->slots, exit_status_});
+    }
     for (llvm::AllocaInst* r : rngs_)  // every way out: the draws of a statement CPython runs again are undone
       if (r) {
         B.SetInsertPoint(exit_->getTerminator());
@@ -3403,6 +3415,23 @@ class Gen {
       rngs_[(size_t)k] = r;
     }
   }
+  // The statement log's record, empty, and its cursors, in the entry block.
+  void begin_statement_log() {
+    llvm::IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+    llvm::AllocaInst* slots = entry.CreateAlloca(i64(), c64(kUndoSlots), "stmt.log");
+    for (int k = 0; k < kUndoSlots; k++) entry.CreateStore(c64(0), entry.CreateConstGEP1_64(i64(), slots, k));
+    llvm::AllocaInst* cur = entry.CreateAlloca(ptr(), nullptr, "stmt.log.cur");
+    llvm::AllocaInst* end = entry.CreateAlloca(ptr(), nullptr, "stmt.log.end");
+    entry.CreateStore(llvm::ConstantPointerNull::get(llvm::PointerType::get(C, 0)), cur);
+    entry.CreateStore(llvm::ConstantPointerNull::get(llvm::PointerType::get(C, 0)), end);
+    stmt_log_ = StoreLog{cur, end, slots, true};
+  }
+  // The statement before completed: its logged stores stay (the log starts over).
+  void commit_statement_log() {
+    if (!stmt_log_) return;
+    B.CreateStore(B.CreateIntToPtr(B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), stmt_log_->slots, 2)), ptr()),
+                  stmt_log_->cur);
+  }
   // The draws so far stay: the statements that made them completed (stagepy_random_commit).
   void commit_draws() {
     static_assert(offsetof(RandomDraws, index) == 8 && offsetof(RandomDraws, index0) == 16 &&
@@ -3553,6 +3582,13 @@ class Gen {
     const volatile int* flag = interrupt_flag();
     int r = first_resume(body);
     if (!flag || (par_iter_ && !spec_bad_ && !log_) || r < 0) return;
+    // The statement before (the loop's header, or the last of the previous iteration)
+    // completed: what it drew or logged stays, whether or not CPython takes over here. (Not
+    // in a loop of the statement r itself: an inlined call's.)
+    if (F == main_fn_ && (enclosing_resumes_.empty() || enclosing_resumes_.back() != r)) {
+      if (F == rng_fn_) commit_draws();
+      commit_statement_log();
+    }
     resume_ = r;
     Value* addr = runtime_address("stagepy.interrupt_flag", const_cast<int*>(flag));
     auto* ld = B.CreateAlignedLoad(B.getInt32Ty(), addr, llvm::Align(4), /*isVolatile=*/true);
@@ -3591,10 +3627,13 @@ class Gen {
     using K = StmtNode::Kind;
     const int after = prev_sibling_resume_;
     prev_sibling_resume_ = -1;
-    if (s->resume >= 0 && F == rng_fn_) {
+    if (s->resume >= 0 && F == main_fn_ && (rng_fn_ || stmt_log_)) {
       const bool same_statement =
           after == s->resume || (!enclosing_resumes_.empty() && enclosing_resumes_.back() == s->resume);
-      if (!same_statement) commit_draws();
+      if (!same_statement) {
+        if (F == rng_fn_) commit_draws();
+        commit_statement_log();
+      }
     }
     if (s->kind == K::Seg || s->kind == K::Range || (s->kind == K::If && s->resume >= 0)) forced_bail(s->resume);
     struct Enclosing {  // (s's resume point while its statements are generated)
@@ -3665,6 +3704,14 @@ class Gen {
 
   void seg(const Stmt& s) {
     resume_ = s->resume;
+    // A logged statement's stores (in the kernel's own function: loops holding one are
+    // sequential) append to the statement log.
+    struct Logging {
+      std::optional<StoreLog>* log;
+      std::optional<StoreLog> saved;
+      ~Logging() { *log = saved; }
+    } logging{&log_, log_};
+    if (stmt_log_ && F == main_fn_ && s->resume >= 0 && nest_.resumes[(size_t)s->resume].logged) log_ = stmt_log_;
     cfunc_calls_.clear();
     cfunc_memo_ = true;
     draw_memo_.clear();
@@ -3892,8 +3939,14 @@ class Gen {
     llvm::AllocaInst* cur;  // the next entry
     llvm::AllocaInst* end;  // the end of the buffer
     Value* slots;           // the record's log slots
+    bool statement = false;  // a logged statement's (full: CPython runs the statement)
   };
   std::optional<StoreLog> log_;
+  // A nest with logged statements (ir::ResumePoint::logged): the log's record (undo_log.h:
+  // next entry, end, start) and its cursors, in main_fn_. A logged statement's stores append
+  // to it; every statement's start empties it (as it commits the draws: the statement before
+  // completed); every way out but completion undoes it (stagepy_undo_statement).
+  std::optional<StoreLog> stmt_log_;
   void log_store(Value* addr, int nb) {
     if (!log_) return;
     if (nb == 16) {  // complex128: its two halves
@@ -3915,7 +3968,12 @@ class Gen {
                              {log_->slots});
     cold_branch(B.CreateICmpEQ(ok, B.getInt32(0)), full, grown);
     B.SetInsertPoint(full);
-    exit_with(B.getInt32(1));
+    if (log_->statement) {
+      count_bail("a logged statement's stores may not fit in memory");
+      exit_with(B.getInt32(resume_ + 1));
+    } else {
+      exit_with(B.getInt32(1));
+    }
     B.SetInsertPoint(grown);
     B.CreateStore(B.CreateIntToPtr(B.CreateLoad(i64(), log_->slots), ptr()), log_->cur);
     B.CreateStore(B.CreateIntToPtr(B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), log_->slots, 1)), ptr()), log_->end);
@@ -4909,12 +4967,14 @@ class Gen {
     llvm::AllocaInst* const parent_spec_bad = spec_bad_;
     const int parent_soft_checks = soft_checks_;
     FnState parent = save_fn();
+    const std::optional<StoreLog> parent_log = log_;
+    log_.reset();
     auto* bty = llvm::FunctionType::get(B.getInt32Ty(), {ptr(), i64(), i64(), i64()}, false);
     llvm::Function* body = llvm::Function::Create(bty, llvm::Function::InternalLinkage, fname, M);
     body->addFnAttr(llvm::Attribute::NoUnwind);
     auto restore = [&] {
       restore_fn(std::move(parent));
-      log_.reset();
+      log_ = parent_log;
       loops_ = parent_loops;
       nonzero_vars_ = parent_nonzero;
       fitting_vars_ = parent_fitting;

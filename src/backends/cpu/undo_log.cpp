@@ -93,20 +93,24 @@ extern "C" void stagepy_undo_commit(int64_t* records, int64_t* backup, int64_t n
   }
 }
 
+// Every entry of the record's log undone, last first.
+static void undo_entries(const int64_t* s) {
+  if (!s[2]) return;
+  const int64_t* first = reinterpret_cast<const int64_t*>(s[2]);
+  for (const int64_t* e = reinterpret_cast<const int64_t*>(s[0]); e > first;) {
+    e -= kEntryBytes / (int64_t)sizeof(int64_t);
+    const uint64_t tagged = (uint64_t)e[0];
+    void* addr = reinterpret_cast<void*>(tagged & ((uint64_t(1) << kUndoSizeShift) - 1));
+    const size_t width = size_t(1) << ((tagged >> kUndoSizeShift) & 3);
+    const uint64_t old = (uint64_t)e[1];
+    std::memcpy(addr, &old, width);  // little-endian: the low bytes are the element's
+  }
+}
+
 extern "C" void stagepy_undo_abort(int64_t* records, const int64_t* backup, int64_t n, int64_t size) {
   for (int64_t r = 0; r < n; r++) {
     int64_t* s = slots_of(records, r, size);
-    if (s[2]) {
-      const int64_t* first = reinterpret_cast<const int64_t*>(s[2]);
-      for (const int64_t* e = reinterpret_cast<const int64_t*>(s[0]); e > first;) {
-        e -= kEntryBytes / (int64_t)sizeof(int64_t);
-        const uint64_t tagged = (uint64_t)e[0];
-        void* addr = reinterpret_cast<void*>(tagged & ((uint64_t(1) << kUndoSizeShift) - 1));
-        const size_t width = size_t(1) << ((tagged >> kUndoSizeShift) & 3);
-        const uint64_t old = (uint64_t)e[1];
-        std::memcpy(addr, &old, width);  // little-endian: the low bytes are the element's
-      }
-    }
+    undo_entries(s);
     release(s);
     std::memcpy(s + kUndoSlots, backup + r * size + kUndoSlots, (size_t)(size - kUndoSlots) * sizeof(int64_t));
   }
@@ -114,4 +118,9 @@ extern "C" void stagepy_undo_abort(int64_t* records, const int64_t* backup, int6
 
 extern "C" void stagepy_undo_free(int64_t* records, int64_t n, int64_t size) {
   for (int64_t r = 0; r < n; r++) release(slots_of(records, r, size));
+}
+
+extern "C" void stagepy_undo_statement(int64_t* slots, int32_t status) {
+  if (status != 0) undo_entries(slots);
+  release(slots);
 }

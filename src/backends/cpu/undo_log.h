@@ -1,4 +1,5 @@
-// Undo logs for parallel loops that write array elements and may stop for CPython.
+// Undo logs for parallel loops that write array elements and may stop for CPython, and
+// for logged statements (stagepy_undo_statement, at the end).
 //
 // In: the stores of a parallel loop body whose iterations touch no element another
 // iteration writes (plan_parallel's proof), but any of which may need to stop for CPython
@@ -42,4 +43,9 @@ void stagepy_undo_commit(int64_t* records, int64_t* backup, int64_t n, int64_t s
 void stagepy_undo_abort(int64_t* records, const int64_t* backup, int64_t n, int64_t size);
 // After the last window: frees the logs (keeping some buffers for later runs).
 void stagepy_undo_free(int64_t* records, int64_t n, int64_t size);
+// A kernel with logged statements (ir::ResumePoint::logged) keeps one record for them, emptied
+// at each statement's start. On the kernel's way out with `status`: where it hands a
+// statement to CPython (status != 0), the entries (that statement's stores) are undone;
+// the log is freed.
+void stagepy_undo_statement(int64_t* slots, int32_t status);
 }
