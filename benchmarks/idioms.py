@@ -559,6 +559,40 @@ def particles_methods(ps, dt, steps):
             p.update(dt)
     return [(p.x, p.y, p.vx, p.vy) for p in ps]
 
+def uf_find(parent, x):
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+def uf_union(parent, size, a, b):
+    ra = uf_find(parent, a)
+    rb = uf_find(parent, b)
+    if ra == rb:
+        return 0
+    if size[ra] < size[rb]:
+        ra, rb = rb, ra
+    parent[rb] = ra
+    size[ra] += size[rb]
+    return 1
+
+def union_find(edges, n):
+    # Union-find with path halving: `merges += uf_union(...)` changes both lists (a logged
+    # statement) and adds to a count.
+    parent = list(range(n))
+    size = [1] * n
+    merges = 0
+    for a, b in edges:
+        merges += uf_union(parent, size, a, b)
+    return merges, max(size)
+
+def world_step(w, dt, steps):
+    # An object-oriented simulation's time loop: `w.step(dt)` moves every particle through
+    # its method (a logged statement: the particles are read once for all the steps).
+    for t in range(steps):
+        w.step(dt)
+    return w.t, [(p.x, p.y, p.vx, p.vy) for p in w.ps]
+
 def points_normalize(points):
     # pyperformance float's normalize step (its class reads `math`, which this module imports).
     for p in points:
@@ -586,6 +620,17 @@ class Mover(Particle):
     def update(self, dt):
         self.move(dt)
         self.bounce()
+
+
+class World:
+    def __init__(self, ps):
+        self.ps = ps
+        self.t = 0.0
+
+    def step(self, dt):
+        for p in self.ps:
+            p.update(dt)
+        self.t += dt
 
 
 class Point3:
@@ -654,12 +699,18 @@ def cases(scale):
     pv = [(r.random(), r.random(), r.uniform(-1, 1), r.uniform(-1, 1), r.uniform(0.5, 1.5)) for _ in range(s(4000))]
     particles = lambda k: [Particle(*v) for v in pv[:k]]  # noqa: E731  (new objects per call: they change)
     nb = s(400)
+    uf_edges = [(r.randrange(s(200000)), r.randrange(s(200000))) for _ in range(s(300000))]
     return {
         "particles_bounce": (lambda f: f(particles(len(pv)), 0.001, 200),
                              f"{len(pv)} objects x 200 steps, `for p in ps: p.x += p.vx * dt` (objects made per call)"),
         "particles_methods": (lambda f: f([Mover(*v) for v in pv], 0.001, 200),
                               f"{len(pv)} objects x 200 steps, `p.update(dt)` calling `self.move(dt)`, "
                               "`self.bounce()` (objects made per call)"),
+        "union_find": (lambda f: f(uf_edges, s(200000)),
+                       f"{len(uf_edges)} random edges over {s(200000)} nodes, `merges += uf_union(...)`"),
+        "world_step": (lambda f: f(World([Mover(*v) for v in pv]), 0.001, 200),
+                       f"{len(pv)} objects x 200 steps, `w.step(dt)` calling `p.update(dt)` on each "
+                       "(objects made per call)"),
         "points_normalize": (lambda f: f([Point3(i) for i in range(s(200000))]),
                              f"{s(200000)} slotted objects, `p.normalize()` (pyperformance float's; made per call)"),
         "nearest_cities": (lambda f: f(particles(s(1000))),

@@ -350,6 +350,10 @@ struct LoopInfo {
   // changes (analysis/while_exits.h); type inference refuses the loop unless no thread can
   // change that container (a str, a tuple). -1: none.
   int watched = -1;
+  // A loop of a function inline_helpers inlined: the resume point of the calling statement,
+  // of which the loop's iterations are part (codegen commits no draws or logged stores at
+  // their tops); -1 for the nest's own loops.
+  int statement = -1;
 };
 
 struct Nest {

@@ -170,7 +170,10 @@ std::string to_string(const Stmt& s, const Nest& n, int indent) {
       break;
     }
     case K::While:
-      o << pad << "while" << (s->peeled ? "[peeled]" : "") << " True: L" << s->loop << "  # line " << s->line << "\n";
+      o << pad << "while" << (s->peeled ? "[peeled]" : "") << " True: L" << s->loop;
+      if (s->loop >= 0 && (size_t)s->loop < n.loops.size() && n.loops[(size_t)s->loop].statement >= 0)
+        o << resume(n.loops[(size_t)s->loop].statement);  // (an inlined call's, part of that statement)
+      o << "  # line " << s->line << "\n";
       if (s->peeled && s->body.size() > 1) {
         o << pad << "  first iteration:\n" << to_string(s->body[1], n, indent + 2);
         o << pad << "  then:\n" << to_string(s->body[0], n, indent + 2);

@@ -22,39 +22,53 @@ bool own_expressions_draw(const Stmt& s) {
 std::string check_draw_order(const ir::Nest& nest) {
   // A statement's start (its resume point's offset: the parts before it resume there too,
   // some through resume points of their own, inside their loops).
-  auto start = [&](const Stmt& s) {
-    return s->resume >= 0 && (size_t)s->resume < nest.resumes.size() ? nest.resumes[(size_t)s->resume].offset : -1;
-  };
+  auto offset = [&](int r) { return r >= 0 && (size_t)r < nest.resumes.size() ? nest.resumes[(size_t)r].offset : -1; };
+  auto start = [&](const Stmt& s) { return offset(s->resume); };
   std::string why;
-  ir::for_each_stmt(nest.root, [&](const Stmt& b) {
-    if (!why.empty() || b->kind != StmtNode::Kind::Block) return;
-    // The statements in order, blocks inside blocks flattened (inline_helpers puts a
-    // statement and the parts before it in a block of their own, or the parts alone).
-    std::vector<Stmt> xs;
-    std::function<void(const Stmt&)> flatten = [&](const Stmt& x) {
-      if (x->kind != StmtNode::Kind::Block) {
-        xs.push_back(x);
-        return;
+  // `inside`: the start of the statement whose inlined call's statements these are (a loop
+  // or branch of the call's: they run in their order, none computed ahead), or -1.
+  std::function<void(const Stmt&, int)> walk = [&](const Stmt& b, int inside) {
+    if (!why.empty()) return;
+    if (b->kind == StmtNode::Kind::Block) {
+      // The statements in order, blocks inside blocks flattened (inline_helpers puts a
+      // statement and the parts before it in a block of their own, or the parts alone).
+      std::vector<Stmt> xs;
+      std::function<void(const Stmt&)> flatten = [&](const Stmt& x) {
+        if (x->kind != StmtNode::Kind::Block) {
+          xs.push_back(x);
+          return;
+        }
+        for (auto& y : x->body) flatten(y);
+      };
+      flatten(b);
+      for (size_t i = 0; i < xs.size();) {
+        // One source statement: the parts computed before it and the statement, one resume point.
+        size_t j = i + 1;
+        while (j < xs.size() && start(xs[i]) >= 0 && start(xs[j]) == start(xs[i])) j++;
+        int drawing = 0;
+        for (size_t k = i; k < j && start(xs[i]) != inside; k++)
+          if (k + 1 < j ? ir::draws_random(xs[k]) : own_expressions_draw(xs[k])) drawing++;
+        if (drawing >= 2) {
+          why = "draws random numbers at line " + std::to_string(xs[j - 1]->line) +
+                " both in a generator expression or a function it calls (computed first) and elsewhere in the "
+                "statement: the numbers would come in another order than CPython's";
+          return;
+        }
+        i = j;
       }
-      for (auto& y : x->body) flatten(y);
-    };
-    flatten(b);
-    for (size_t i = 0; i < xs.size();) {
-      // One source statement: the parts computed before it and the statement, one resume point.
-      size_t j = i + 1;
-      while (j < xs.size() && start(xs[i]) >= 0 && start(xs[j]) == start(xs[i])) j++;
-      int drawing = 0;
-      for (size_t k = i; k < j; k++)
-        if (k + 1 < j ? ir::draws_random(xs[k]) : own_expressions_draw(xs[k])) drawing++;
-      if (drawing >= 2) {
-        why = "draws random numbers at line " + std::to_string(xs[j - 1]->line) +
-              " both in a generator expression or a function it calls (computed first) and elsewhere in the "
-              "statement: the numbers would come in another order than CPython's";
-        return;
-      }
-      i = j;
+      for (auto& x : xs) walk(x, inside);
+      return;
     }
-  });
+    // A compound statement's own statements: within its statement where it has one (an
+    // inlined call's loop or branch carries its calling statement's resume point; its while
+    // loops, LoopInfo::statement).
+    int in = start(b) >= 0 ? start(b) : inside;
+    if (b->kind == StmtNode::Kind::While && b->loop >= 0 && (size_t)b->loop < nest.loops.size() &&
+        nest.loops[(size_t)b->loop].statement >= 0)
+      in = offset(nest.loops[(size_t)b->loop].statement);
+    for (auto& c : b->body) walk(c, in);
+  };
+  walk(nest.root, -1);
   return why;
 }
 

@@ -5,6 +5,7 @@
 #include "analysis/cfg.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "analysis/while_exits.h"
@@ -105,6 +106,12 @@ class Inliner {
             (c->effects[0].kind == ir::Effect::Kind::Eval ||
              (c->effects[0].kind == ir::Effect::Kind::Assign && c->effects[0].var >= 0)))
           st.whole = c->effects[0].value.get();
+        else if (c->effects.size() == 1 && c->effects[0].value &&
+                 (c->effects[0].kind == ir::Effect::Kind::Eval ||
+                  (c->effects[0].kind == ir::Effect::Kind::Assign && c->effects[0].var >= 0) ||
+                  (c->effects[0].kind == ir::Effect::Kind::Store && !c->effects[0].attr.empty() &&
+                   object_ref(c->effects[0].base))))
+          st.combined = combined_call(c->effects[0].value, &st.combined_attrs);
         for (auto& f : c->effects) {
           f.base = top(f.base, st, true);
           f.index = top(f.index, st, true);
@@ -124,6 +131,7 @@ class Inliner {
       case StmtNode::Kind::If: {
         Statement st(s->resume >= 0 && hoist_, s->resume, s->line);
         st.count({c->cond});
+        st.combined = combined_call(c->cond, &st.combined_attrs);
         c->cond = top(c->cond, st, true);
         pre = std::move(st.pre);
         break;
@@ -171,6 +179,11 @@ class Inliner {
     // helper that assigns attributes is inlined only there (its changes are made after
     // every check of the statement, and nothing else in it reads them).
     const ExprNode* whole = nullptr;
+    // Or the one call in a value that otherwise combines numbers in variables (`merges +=
+    // union(p, a, b)`, `if step(w) > 0:`): a call that changes objects is inlined there too,
+    // its statement logged (nothing else in it reads what the call changes).
+    const ExprNode* combined = nullptr;
+    std::set<std::string> combined_attrs;  // the attributes the rest reads (`self.total += t.run(s)`)
     bool changed = false;  // an inlined call in it changes objects (its last statements do)
     std::vector<Stmt> pre;   // what runs before it
     std::map<const ExprNode*, int> uses;
@@ -261,6 +274,42 @@ class Inliner {
     return o;
   }
 
+  // An object a variable holds, or an item of one at a constant or a variable (`self`,
+  // `self[0]`: a table of one object, `ps[i]`): no call changes which object it is.
+  static bool object_ref(const Expr& e) {
+    if (e->kind == EK::Load) return true;
+    return e->kind == EK::Subscript && e->name.empty() && e->unpack == 0 && e->args.size() == 2 &&
+           e->args[0]->kind == EK::Load && (e->args[1]->kind == EK::Const || e->args[1]->kind == EK::Load);
+  }
+  // The one call in `e` where the rest of `e` only combines constants, variables and their
+  // attributes (arithmetic, comparisons, truth), or null; the attributes' names in `attrs`.
+  static const ExprNode* combined_call(const Expr& e, std::set<std::string>* attrs) {
+    const ExprNode* call = nullptr;
+    std::function<bool(const Expr&)> numbers = [&](const Expr& x) {
+      switch (x->kind) {
+        case EK::Call:
+          if (call) return false;
+          call = x.get();
+          return true;
+        case EK::Const: case EK::Load: return true;
+        case EK::Attr:
+          if (!object_ref(x->args[0])) return false;
+          attrs->insert(x->name);
+          return true;
+        case EK::Subscript:  // (an attribute column: `p.x` of a table of objects, attribute_columns.h)
+          if (x->name.empty() || !object_ref(x->args[0])) return false;
+          attrs->insert(x->name);
+          return true;
+        case EK::Binary: case EK::Unary: case EK::Compare: case EK::Truth:
+          for (auto& a : x->args)
+            if (!numbers(a)) return false;
+          return true;
+        default: return false;
+      }
+    };
+    return numbers(e) ? call : nullptr;
+  }
+
   // A call of a helper that loops: its statements, with its locals in new Temps, its loops
   // numbered after the nest's, every resume point the calling statement's (a check failing
   // inside hands the whole statement to CPython, which calls the function), put before the
@@ -310,7 +359,8 @@ class Inliner {
     // One that assigns attributes: only as a statement of its own (its changes are made
     // after every check, defer_attribute_stores.h, and nothing else in the statement reads
     // them before or after the call).
-    const bool whole = st.whole == e.get();
+    const bool combined = st.combined == e.get();
+    const bool whole = st.whole == e.get() || combined;
     const Failure inside_expression{"calls `" + h.name + "`, which assigns attributes or stores into a container, inside "
                                     "a larger expression (stagepy inlines it as a statement of its own, or the value "
                                     "assigned to a variable)"};
@@ -345,6 +395,7 @@ class Inliner {
                       analysis::watched_element_problem(hn.vars[(size_t)hn.loops[l].watched].name)};
       loops[(int)l] = (int)out_.loops.size();
       out_.loops.push_back(hn.loops[l]);
+      out_.loops.back().statement = st.resume;
     }
     auto var_of = [&](int v) -> int {  // an assigned variable's
       if (v < n) return params[(size_t)v]->var;
@@ -423,6 +474,11 @@ class Inliner {
       }
     });
     if (changes && !whole) throw inside_expression;
+    if (combined)  // (the rest of the statement reads these attributes before the call, in CPython)
+      ir::for_each_stmt(body, [&](const Stmt& x) {
+        for (auto& f : x->effects)
+          if (f.kind == ir::Effect::Kind::Store && st.combined_attrs.count(f.attr)) throw inside_expression;
+      });
     if ((changes || attributes) && stmt_depth_ == 0) st.changed = true;
     if (assigns && stmt_depth_ == 0) {
       // The attributes it (and the helpers it calls) assigns of the objects it is passed:
@@ -434,6 +490,7 @@ class Inliner {
       body = d.body;
       log_needed_ = log_needed_ || d.in_place;
     }
+    if (combined && (changes || attributes)) log_needed_ = true;  // (what follows the call may hand over)
     if (log_needed_ && stmt_depth_ == 0) out_.resumes[(size_t)st.resume].logged = true;
     st.pre.push_back(body);
     if (early_value) return early_value;
@@ -528,6 +585,7 @@ class Inliner {
         const Expr call = positions(with_self, it->second);
         if (!sc.h) once(call, it->second);
         if (st.whole == e.get()) st.whole = call.get();
+        if (st.combined == e.get()) st.combined = call.get();
         if (it->second.body->statements) return inline_statements(call, it->second, sc, st, first);
         return inline_call(call, it->second, sc, st, first);
       }
@@ -541,6 +599,7 @@ class Inliner {
       if (it != helpers_.end() && sc.depth < kMaxDepth) {
         const Expr call = positions(e, it->second);
         if (call != e && st.whole == e.get()) st.whole = call.get();
+        if (call != e && st.combined == e.get()) st.combined = call.get();
         if (!sc.h) once(call, it->second);  // (a call in the nest's own code: its offset is its own)
         if (it->second.body->statements) return inline_statements(call, it->second, sc, st, first);
         return inline_call(call, it->second, sc, st, first);

@@ -266,6 +266,36 @@ def test_forced_handovers_in_a_looping_helpers_statement_never_draw_twice(period
         core._set_debug_bail(0)
 
 
+def test_draws_in_a_while_loop_of_a_helper_before_a_handover():
+    # The while loop's statements continue the calling statement (no statement around them
+    # has its resume point): its draws are undone with the rest when `t / (n - 3)` fails.
+    difftest.run("""
+    import random
+    def h(n):
+        t = random.random()
+        k = 0
+        while True:
+            if k * k >= n * n:
+                break
+            t += random.random()
+            k += 1
+        return t / (n - 3)
+    def g(ns):
+        s = 0.0
+        for n in ns:
+            y = h(n)
+            s += y
+        return s
+    def f(ns):
+        random.seed(4)
+        try:
+            g(ns)
+        except ZeroDivisionError:
+            pass
+        return random.random()
+    """, "f", lambda: ([1, 2, 4, 3, 5],), expect="bail")
+
+
 def test_the_index_of_an_augmented_assignment_draws_once():
     # `c[randint(1, 6)] += 1` computes the index once; the lifted statement reads it at two
     # places, which make one draw.

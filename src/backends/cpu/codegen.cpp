@@ -187,7 +187,8 @@ class Gen {
   // in the kernel's function `rng_fn_`. Each statement of its own commits the draws before it
   // (those statements completed); one more of the statements an inlined helper made for one
   // statement does not (they share its resume point: the one before it in its block, or the
-  // one it is inside, has it): `prev_sibling_resume_` and `enclosing_resumes_` tell.
+  // one it is inside, has it; a while loop of an inlined call's is inside its statement,
+  // LoopInfo::statement): `prev_sibling_resume_` and `enclosing_resumes_` tell.
   // One per generator the nest draws from (RandomSource: the random module's, NumPy's).
   std::array<llvm::AllocaInst*, 2> rngs_ = {nullptr, nullptr};
   llvm::Function* rng_fn_ = nullptr;  // null where the nest draws from none
@@ -3584,7 +3585,7 @@ class Gen {
     if (!flag || (par_iter_ && !spec_bad_ && !log_) || r < 0) return;
     // The statement before (the loop's header, or the last of the previous iteration)
     // completed: what it drew or logged stays, whether or not CPython takes over here. (Not
-    // in a loop of the statement r itself: an inlined call's.)
+    // in a loop of the statement r itself, an inlined call's.)
     if (F == main_fn_ && (enclosing_resumes_.empty() || enclosing_resumes_.back() != r)) {
       if (F == rng_fn_) commit_draws();
       commit_statement_log();
@@ -3615,9 +3616,17 @@ class Gen {
   }
   bool host_flushed_ = false;  // generating inside a statement that flushed the GPU's copies
 
+  // A while loop of an inlined call's: its statements are its calling statement's (which has
+  // no statement around them, as a for loop's range has).
+  bool inlined_while(const Stmt& s) const {
+    return s->kind == StmtNode::Kind::While && s->loop >= 0 && (size_t)s->loop < nest_.loops.size() &&
+           nest_.loops[(size_t)s->loop].statement >= 0;
+  }
   // The resume point of the statement that runs last in s where s is a block without one of
-  // its own (blocks in blocks flattened; `before` where there is none in it), else s's.
-  static int last_resume(const Stmt& s, int before) {
+  // its own (blocks in blocks flattened; `before` where there is none in it), or an inlined
+  // call's while loop (its statement's), else s's.
+  int last_resume(const Stmt& s, int before) const {
+    if (inlined_while(s)) return nest_.loops[(size_t)s->loop].statement;
     if (s->kind != StmtNode::Kind::Block || s->resume >= 0) return s->resume;
     for (auto& x : s->body) before = last_resume(x, before);
     return before;
@@ -3642,8 +3651,9 @@ class Gen {
       ~Enclosing() {
         if (pushed) stack->pop_back();
       }
-    } enclosing{&enclosing_resumes_, s->resume >= 0};
+    } enclosing{&enclosing_resumes_, s->resume >= 0 || inlined_while(s)};
     if (s->resume >= 0) enclosing_resumes_.push_back(s->resume);
+    else if (inlined_while(s)) enclosing_resumes_.push_back(nest_.loops[(size_t)s->loop].statement);
     switch (s->kind) {
       case K::Block: {
         // A block without a resume point of its own is transparent: its first statement
