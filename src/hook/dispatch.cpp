@@ -70,6 +70,50 @@ struct HelperEntry {
   std::vector<ItemCall> item_calls;
 };
 
+// An item variable of a loop over a list or tuple (`for v in S`) that holds S's item at the
+// loop's position wherever the nest stops: every assignment of it is `v = S[k]` (the loop's,
+// peeled copies too), and the nest stores into or appends to no list that is S (`stored`:
+// the variables it stores through, each checked against S at write-back). Such a variable gets
+// that item itself, not a new number, where the values agree: CPython's object, which `in`
+// finds by identity (a NaN) and `is` sees.
+struct SeqItem {
+  int seq = -1, loop = -1;  // S's variable; the loop, whose position (its `cur`) is the item's index
+};
+std::map<int, SeqItem> seq_items(const ir::Nest& n, std::set<int>* stored) {
+  using K = ir::ExprNode::Kind;
+  std::map<int, int> loop_of;  // a loop over a sequence's position variable -> the loop
+  ir::for_each_stmt(n.root, [&](const ir::Stmt& x) {
+    if (x->kind == ir::StmtNode::Kind::For && x->iter == ir::StmtNode::Iter::Seq && x->var >= 0) loop_of[x->var] = x->loop;
+  });
+  std::map<int, SeqItem> items;
+  std::set<int> other;  // variables assigned otherwise
+  bool unknown = false;
+  ir::for_each_stmt(n.root, [&](const ir::Stmt& x) {
+    if (x->kind == ir::StmtNode::Kind::For && x->var >= 0 && !loop_of.count(x->var)) other.insert(x->var);
+    for (auto& e : x->effects) {
+      if (e.kind == ir::Effect::Kind::Store || e.kind == ir::Effect::Kind::Append) {
+        const int r = ir::root_var(e.base);
+        if (r < 0) unknown = true;
+        else stored->insert(r);
+      }
+      if (e.kind != ir::Effect::Kind::Assign || e.var < 0) continue;
+      const ir::Expr& v = e.value;
+      if (v && v->kind == K::Subscript && v->name.empty() && v->args.size() == 2 && v->args[0]->kind == K::Load &&
+          v->args[1]->kind == K::Load && loop_of.count(v->args[1]->var)) {
+        SeqItem it{v->args[0]->var, loop_of.at(v->args[1]->var)};
+        auto [at, first] = items.emplace(e.var, it);
+        if (first || (at->second.seq == it.seq && at->second.loop == it.loop)) continue;
+      }
+      other.insert(e.var);
+    }
+  });
+  if (unknown) return {};
+  for (int v : other) items.erase(v);
+  for (auto it = items.begin(); it != items.end();)  // (S as the frame holds it: never reassigned)
+    it = n.vars[(size_t)it->second.seq].assigned ? items.erase(it) : std::next(it);
+  return items;
+}
+
 struct Specialization {
   std::vector<uint64_t> key;
   specialize::FactSet facts;
@@ -80,6 +124,8 @@ struct Specialization {
   std::vector<ffi_type*> arg_types;
   unsigned long long uses = 0;
   unsigned long long last_use = 0;  // kernel_clock at its last call (eviction takes the oldest)
+  std::map<int, SeqItem> seq_items;  // of kernel.typed.nest (seq_items())
+  std::set<int> seq_items_stored;    // (its `stored`)
 };
 
 NestState::NestState() = default;
@@ -337,6 +383,7 @@ std::unique_ptr<Specialization> specialize_for(NestState& s, std::vector<uint64_
   rq.line_of = line_of;
   rq.name = name;
   sp->kernel = specialize::compile_kernel(rq);
+  if (sp->kernel.ok) sp->seq_items = seq_items(sp->kernel.typed.nest, &sp->seq_items_stored);
   if (sp->kernel.ok) {
     s.threads = rq.threads;
     s.loops.resize(s.lift.nest.loops.size());
@@ -1345,6 +1392,29 @@ int resize_list_object(PyObject* list, const MadeList& m) {
 
 // The rest of a call: reads the values of the nest's variables, finds (or makes) their
 // specialization, runs it and writes back.
+// Variable v's object at write-back where it is a loop's item (seq_items) of a list or tuple
+// whose item at the loop's position is a float of v's value: that item (borrowed); else null.
+PyObject* seq_item_object(const Specialization& sp, size_t v, const TypeRef& t, const std::vector<int64_t>& state,
+                          const KernelLayout& L, const std::vector<PyRef>& vals) {
+  if (t->kind != Type::Kind::PyFloat) return nullptr;
+  auto it = sp.seq_items.find((int)v);
+  if (it == sp.seq_items.end()) return nullptr;
+  const SeqItem& si = it->second;
+  if (si.seq < 0 || (size_t)si.seq >= vals.size() || si.loop < 0 || (size_t)si.loop >= L.loop_slot.size() ||
+      L.loop_slot[(size_t)si.loop] < 0)
+    return nullptr;
+  PyObject* seq = vals[(size_t)si.seq].get();
+  if (!seq || !(PyList_CheckExact(seq) || PyTuple_CheckExact(seq))) return nullptr;
+  for (int r : sp.seq_items_stored)  // (S itself changed, under any of its names)
+    if (r < 0 || (size_t)r >= vals.size() || vals[(size_t)r].get() == seq) return nullptr;
+  const int64_t k = state[(size_t)L.loop_slot[(size_t)si.loop]];  // (its `cur`)
+  if (k < 0 || k >= PySequence_Fast_GET_SIZE(seq)) return nullptr;
+  PyObject* item = PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)k);
+  if (!PyFloat_CheckExact(item)) return nullptr;
+  const double d = PyFloat_AS_DOUBLE(item);
+  return std::memcmp(&d, &state[(size_t)L.var_slot[v]], 8) == 0 ? item : nullptr;
+}
+
 PyObject* run_nest(NestState& s, const FrameRef& f) {
   // CPython looks a name up in a dict subclass through its `__getitem__` at every use (code
   // that may answer anything); the kernel reads names once, from the dict itself.
@@ -2149,6 +2219,8 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
       }
       obj = PyRef::steal(PyObject_GetItem(vals[(size_t)t->base].get(), index.get()));
       if (!obj) return nullptr;
+    } else if (PyObject* item = seq_item_object(*sp, v, t, state, L, vals)) {
+      obj = PyRef::borrow(item);  // (S's own item: seq_items)
     } else {
       obj = PyRef::steal(box(t, (uint64_t)state[(size_t)slot]));
       if (!obj) return nullptr;

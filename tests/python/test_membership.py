@@ -99,6 +99,52 @@ def test_a_nan_found_by_identity_goes_to_cpython():
     """, "f", lambda: ([1.0, nan, 3.0], np.array([1.0, np.nan, 2.0])), expect="bail")
 
 
+NAN_ITEMS = {
+    # The loop's own item, the very object: found (the helper-found mismatch: 0 for 1).
+    "the loop's item in its own list": ("""
+    def f(pool, other):
+        hits = 0
+        for v in pool:
+            if v in pool:
+                hits += 1
+        return hits, v
+    """, lambda nan: ([nan, 1.0, nan], [2.0])),
+    "`not in` of a tuple holding the item": ("""
+    def f(xs, pool):
+        m = 0
+        for v in xs:
+            if v not in pool:
+                m += 1
+        return m
+    """, lambda nan: ([nan, 1.0], (nan, 1.0))),
+    "the item among other NaNs, a list appended beside": ("""
+    def f(xs, pool):
+        log = []
+        for v in xs:
+            log.append(v in pool)
+        return log
+    """, lambda nan: ([nan, 2.0, nan, float("nan")], [float("nan"), nan, 2.0])),
+    "a NaN among numbers only: decided natively": ("""
+    def f(xs, pool):
+        c = 0
+        for v in xs:
+            c += v in pool
+        return c
+    """, lambda nan: ([nan, 5.0, nan], [1.0, 5.0, 7.0])),
+}
+
+
+@pytest.mark.parametrize("what", list(NAN_ITEMS))
+def test_a_nan_item_of_the_loop_is_found_by_identity_as_in_cpython(what):
+    # A loop's item variable is written back as the sequence's own item (not a new float),
+    # so CPython, deciding a NaN lookup by identity, finds the same objects.
+    src, make = NAN_ITEMS[what]
+    nan = float("nan")
+    recs = difftest.run(src, "f", lambda: make(nan), expect=None)
+    if "natively" in what:
+        assert recs and all(r["native_calls"] == r["calls"] and r["bailouts"] == 0 for r in recs), recs
+
+
 def test_an_attribute_holding_the_sequence():
     obj = types.SimpleNamespace(primes=[2, 3, 5, 7, 11, 13])
     difftest.run("""

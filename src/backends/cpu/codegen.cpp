@@ -1753,8 +1753,19 @@ class Gen {
         if (Value* r = hypot_compare(e)) return scalar(e->type, r);
         V a = gen(e->args[0]), b = gen(e->args[1]);
         ir::CmpOp op = e->cmpop;
-        if (e->nan_bails && a.t->is_scalar()) {
-          // `x in S`: CPython may find a NaN x by identity; it decides.
+        if (e->nan_bails && a.t->is_scalar() && b.t->is_scalar()) {
+          // `x in S`: CPython may find a NaN x by identity, only as an item that is a NaN (the
+          // very object): there it decides. (A NaN x among other items is in no position.)
+          bool a_float = false, b_float = false;
+          for (auto& m : members(a.t)) a_float = a_float || is_float_t(m);
+          for (auto& m : members(b.t)) b_float = b_float || is_float_t(m);
+          if (a_float && b_float) {
+            Checking checking(this, "a NaN may be looked up with `in` among NaNs");
+            Value* d = as_double(a);
+            Value* q = as_double(b);
+            bail_unless(B.CreateOr(B.CreateFCmpORD(d, d), B.CreateFCmpORD(q, q)));
+          }
+        } else if (e->nan_bails && a.t->is_scalar()) {
           bool any_float = false;
           for (auto& m : members(a.t)) any_float = any_float || is_float_t(m);
           if (any_float) {
