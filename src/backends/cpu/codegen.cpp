@@ -4030,8 +4030,13 @@ class Gen {
     std::function<Expr(const Expr&)> element_expr = [&](const Expr& x) -> Expr {
       if (x->type->temp) {
         auto c = std::make_shared<ExprNode>(*x);
-        const bool looped = x->kind == ExprNode::Kind::Call && x->args[0]->type->kind == Type::Kind::Callable &&
-                            specialize::looped_unary(x->args[0]->type->builtin);
+        // (Also power and arctan2 of floats: NumPy's SIMD loop and its loop for a negative
+        // stride, libm's, differ in the last bit.)
+        const bool callable = x->kind == ExprNode::Kind::Call && x->args[0]->type->kind == Type::Kind::Callable;
+        const bool looped =
+            (callable && (specialize::looped_unary(x->args[0]->type->builtin) ||
+                          x->args[0]->type->builtin == Builtin::NpArctan2 || x->args[0]->type->builtin == Builtin::NpPower)) ||
+            (x->kind == ExprNode::Kind::Binary && x->binop == ir::BinOp::Pow && dtype_is_float(x->type->dtype));
         for (size_t k = x->kind == ExprNode::Kind::Call ? 1 : 0; k < c->args.size(); k++) {
           looped_operand = looped;
           c->args[k] = element_expr(x->args[k]);
