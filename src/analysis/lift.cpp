@@ -430,13 +430,51 @@ class Lifter {
   // ------------------------------------------------------------ segments
   void flush(State& st, std::vector<Stmt>& out) {
     if (st.pending.empty()) return;
+    std::vector<int> apply_order = in_evaluation_order(st.pending);
     State tmp = st;
     tmp.stmt_start = st.pending_resume;
     tmp.stmt_reenter = st.pending_resume_reenter;
     int r = resume(tmp);
-    out.push_back(ir::make_seg(std::move(st.pending), r, st.nest_line_of_pending));
+    Stmt seg = ir::make_seg(std::move(st.pending), r, st.nest_line_of_pending);
+    if (!apply_order.empty()) {
+      auto m = std::make_shared<ir::StmtNode>(*seg);
+      m->apply_order = std::move(apply_order);
+      seg = m;
+    }
+    out.push_back(seg);
     st.pending.clear();
     st.shadow.clear();
+  }
+
+  // A statement's values are evaluated in its effects' order (codegen evaluates them all
+  // before it applies any; inline_helpers hoists their calls in that order), but CPython
+  // stores in another order than it computes: `a, b = f(), g()` stores b first. Where values
+  // that call something (a draw, a helper that changes things) are stored in another order
+  // than their origins say CPython computes them, the effects are put in evaluation order,
+  // and the order they are applied in is returned (StmtNode::apply_order); else nothing.
+  std::vector<int> in_evaluation_order(std::vector<ir::Effect>& effects) {
+    if (effects.size() < 2) return {};
+    bool calls = false, ordered = true;
+    int last = -1;
+    for (auto& e : effects) {
+      if (!e.value) return {};
+      ir::walk_expr(e.value, [&](const Expr& x) { calls = calls || x->kind == ir::ExprNode::Kind::Call; });
+      ordered = ordered && e.value->origin >= last;
+      last = std::max(last, e.value->origin);
+    }
+    if (!calls || ordered) return {};
+    std::vector<int> by_origin(effects.size());
+    for (size_t k = 0; k < effects.size(); k++) by_origin[k] = (int)k;
+    std::stable_sort(by_origin.begin(), by_origin.end(),
+                     [&](int a, int b) { return effects[(size_t)a].value->origin < effects[(size_t)b].value->origin; });
+    std::vector<ir::Effect> sorted;
+    std::vector<int> position(effects.size());  // store order -> its place in `sorted`
+    for (size_t k = 0; k < by_origin.size(); k++) {
+      position[(size_t)by_origin[k]] = (int)k;
+      sorted.push_back(effects[(size_t)by_origin[k]]);
+    }
+    effects = std::move(sorted);
+    return position;
   }
 
   void add_effect(State& st, ir::Effect e, int line) {

@@ -271,7 +271,12 @@ struct StmtNode {
   std::vector<Expr> over;        // For (not Range): the sequences iterated (S; A, B)
   int64_t start = 0;             // For (Enumerate): enumerate's start
   std::vector<Stmt> body;        // Block: statements; If: {then, else}; For/While: {body}
-  std::vector<Effect> effects;   // Seg
+  std::vector<Effect> effects;   // Seg, in the order their values are evaluated
+  // Seg: the order the effects are applied in (indices into `effects`), where it is not
+  // theirs: `a, b = f(), g()` evaluates f() first and stores b first (the lifter's
+  // in_evaluation_order). Empty: their order. Codegen ignores one that is no permutation
+  // of the effects (a pass that dropped an effect).
+  std::vector<int> apply_order;
   Expr cond;                     // If
   std::vector<Expr> args;        // For: range() arguments (1 to 3)
   Expr range_callee;             // For: the object called (builtins.range; enumerate, zip);

@@ -106,12 +106,17 @@ class Inliner {
             (c->effects[0].kind == ir::Effect::Kind::Eval ||
              (c->effects[0].kind == ir::Effect::Kind::Assign && c->effects[0].var >= 0)))
           st.whole = c->effects[0].value.get();
-        else if (c->effects.size() == 1 && c->effects[0].value &&
-                 (c->effects[0].kind == ir::Effect::Kind::Eval ||
-                  (c->effects[0].kind == ir::Effect::Kind::Assign && c->effects[0].var >= 0) ||
-                  (c->effects[0].kind == ir::Effect::Kind::Store && !c->effects[0].attr.empty() &&
-                   object_ref(c->effects[0].base))))
-          st.combined = combined_call(c->effects[0].value, &st.combined_attrs);
+        else if (std::all_of(c->effects.begin(), c->effects.end(), [](const ir::Effect& f) {
+                   return f.value && (f.kind == ir::Effect::Kind::Eval ||
+                                      (f.kind == ir::Effect::Kind::Assign && f.var >= 0) ||
+                                      (f.kind == ir::Effect::Kind::Store && !f.attr.empty() && object_ref(f.base)));
+                 })) {
+          // (`ra, rb = find(p, a), find(p, b)`: one value per effect, evaluated in order.)
+          std::set<const ExprNode*> calls;
+          bool numbers = true;
+          for (auto& f : c->effects) numbers = numbers && combined_calls(f.value, &calls, &st.combined_attrs);
+          if (numbers) st.combined = calls;
+        }
         for (auto& f : c->effects) {
           f.base = top(f.base, st, true);
           f.index = top(f.index, st, true);
@@ -131,7 +136,7 @@ class Inliner {
       case StmtNode::Kind::If: {
         Statement st(s->resume >= 0 && hoist_, s->resume, s->line);
         st.count({c->cond});
-        st.combined = combined_call(c->cond, &st.combined_attrs);
+        if (std::set<const ExprNode*> calls; combined_calls(c->cond, &calls, &st.combined_attrs)) st.combined = calls;
         c->cond = top(c->cond, st, true);
         pre = std::move(st.pre);
         break;
@@ -179,10 +184,11 @@ class Inliner {
     // helper that assigns attributes is inlined only there (its changes are made after
     // every check of the statement, and nothing else in it reads them).
     const ExprNode* whole = nullptr;
-    // Or the one call in a value that otherwise combines numbers in variables (`merges +=
-    // union(p, a, b)`, `if step(w) > 0:`): a call that changes objects is inlined there too,
-    // its statement logged (nothing else in it reads what the call changes).
-    const ExprNode* combined = nullptr;
+    // Or the calls in values that otherwise combine numbers in variables (`merges +=
+    // union(p, a, b)`, `if step(w) > 0:`, `ra, rb = find(p, a), find(p, b)`): a call that
+    // changes objects is inlined there too, its statement logged (nothing else in it reads
+    // what the calls change; they run in their order).
+    std::set<const ExprNode*> combined;
     std::set<std::string> combined_attrs;  // the attributes the rest reads (`self.total += t.run(s)`)
     bool changed = false;  // an inlined call in it changes objects (its last statements do)
     std::vector<Stmt> pre;   // what runs before it
@@ -281,15 +287,14 @@ class Inliner {
     return e->kind == EK::Subscript && e->name.empty() && e->unpack == 0 && e->args.size() == 2 &&
            e->args[0]->kind == EK::Load && (e->args[1]->kind == EK::Const || e->args[1]->kind == EK::Load);
   }
-  // The one call in `e` where the rest of `e` only combines constants, variables and their
-  // attributes (arithmetic, comparisons, truth), or null; the attributes' names in `attrs`.
-  static const ExprNode* combined_call(const Expr& e, std::set<std::string>* attrs) {
-    const ExprNode* call = nullptr;
+  // Whether the rest of `e` but its calls (into `calls`) only combines constants, variables
+  // and their attributes (arithmetic, comparisons, truth, tuples); the attributes' names
+  // into `attrs`.
+  static bool combined_calls(const Expr& e, std::set<const ExprNode*>* calls, std::set<std::string>* attrs) {
     std::function<bool(const Expr&)> numbers = [&](const Expr& x) {
       switch (x->kind) {
         case EK::Call:
-          if (call) return false;
-          call = x.get();
+          calls->insert(x.get());
           return true;
         case EK::Const: case EK::Load: return true;
         case EK::Attr:
@@ -300,14 +305,14 @@ class Inliner {
           if (x->name.empty() || !object_ref(x->args[0])) return false;
           attrs->insert(x->name);
           return true;
-        case EK::Binary: case EK::Unary: case EK::Compare: case EK::Truth:
+        case EK::Binary: case EK::Unary: case EK::Compare: case EK::Truth: case EK::Tuple:
           for (auto& a : x->args)
             if (!numbers(a)) return false;
           return true;
         default: return false;
       }
     };
-    return numbers(e) ? call : nullptr;
+    return numbers(e);
   }
 
   // A call of a helper that loops: its statements, with its locals in new Temps, its loops
@@ -359,7 +364,7 @@ class Inliner {
     // One that assigns attributes: only as a statement of its own (its changes are made
     // after every check, defer_attribute_stores.h, and nothing else in the statement reads
     // them before or after the call).
-    const bool combined = st.combined == e.get();
+    const bool combined = st.combined.count(e.get()) > 0;
     const bool whole = st.whole == e.get() || combined;
     const Failure inside_expression{"calls `" + h.name + "`, which assigns attributes or stores into a container, inside "
                                     "a larger expression (stagepy inlines it as a statement of its own, or the value "
@@ -372,10 +377,21 @@ class Inliner {
     // an index out of range: CPython raises at the call), and then read where the body reads
     // the parameter: nothing changes it meanwhile (the body stores nowhere), and the analysis
     // then sees `a[k]` as `A[i][k]`. Other values go into Temps.
+    // (A function that may change containers or attributes: an element passed as a number
+    // is its value at the call, which a store before the body reads it may change; those go
+    // into Temps. Rows and containers, which the body subscripts, stay views.)
+    bool may_change = false;
+    ir::for_each_stmt(hn.root, [&](const Stmt& x) {
+      for (auto& f : x->effects) may_change = may_change || f.kind == ir::Effect::Kind::Store;
+    });
+    ir::for_each_expr(hn.root, [&](const Expr& x) { may_change = may_change || x->kind == EK::Call; });
+    const std::set<int> values = may_change ? params_used_as_values(hn, b.body, n) : std::set<int>{};
     std::vector<Expr> params;
     for (int k = 1; k <= n; k++) {
       Expr a = k <= given ? rewrite(e->args[(size_t)k], sc, st, true) : h.defaults[(size_t)(k - 1 - first_default)];
-      if (!assigned.count(k - 1) && a->kind != EK::Const && plain_access(a)) {
+      if (values.count(k - 1) && a->kind == EK::Subscript) {
+        a = spill(a, st);
+      } else if (!assigned.count(k - 1) && a->kind != EK::Const && plain_access(a)) {
         ir::Effect f;
         f.kind = ir::Effect::Kind::Eval;
         f.value = a;
@@ -521,13 +537,15 @@ class Inliner {
   void none_value(Stmt* body, Expr* value) const {
     const Expr& v = *value;
     if (v->kind != EK::Load || v->var < first_temp_) return;
-    bool all = true;
+    bool all = true, any = false;  // (a Temp the body never assigns, an argument's, is no return value)
     ir::for_each_stmt(*body, [&](const Stmt& x) {
       for (auto& f : x->effects)
-        if (f.kind == ir::Effect::Kind::Assign && f.var == v->var)
+        if (f.kind == ir::Effect::Kind::Assign && f.var == v->var) {
+          any = true;
           all = all && f.value->kind == EK::Const && f.value->value.kind == ir::ConstValue::Kind::None;
+        }
     });
-    if (!all) return;
+    if (!all || !any) return;
     const int var = v->var;
     *body = ir::map_stmts(*body, [&](StmtNode& x) {
       std::vector<ir::Effect> kept;
@@ -585,7 +603,7 @@ class Inliner {
         const Expr call = positions(with_self, it->second);
         if (!sc.h) once(call, it->second);
         if (st.whole == e.get()) st.whole = call.get();
-        if (st.combined == e.get()) st.combined = call.get();
+        if (st.combined.erase(e.get())) st.combined.insert(call.get());
         if (it->second.body->statements) return inline_statements(call, it->second, sc, st, first);
         return inline_call(call, it->second, sc, st, first);
       }
@@ -599,7 +617,7 @@ class Inliner {
       if (it != helpers_.end() && sc.depth < kMaxDepth) {
         const Expr call = positions(e, it->second);
         if (call != e && st.whole == e.get()) st.whole = call.get();
-        if (call != e && st.combined == e.get()) st.combined = call.get();
+        if (call != e && st.combined.erase(e.get())) st.combined.insert(call.get());
         if (!sc.h) once(call, it->second);  // (a call in the nest's own code: its offset is its own)
         if (it->second.body->statements) return inline_statements(call, it->second, sc, st, first);
         return inline_call(call, it->second, sc, st, first);
@@ -729,6 +747,37 @@ class Inliner {
   // A variable, or a subscript of one by indices of variables, constants and arithmetic
   // (`A`, `A[i]`, `M[i + 1, j]`): pure, cheap, the same value wherever it is read while
   // nothing is stored.
+  // The parameters (below n) of `hn` that some expression (or the value it returns) uses as
+  // a value: anywhere but as the container of a subscript, the argument of len() or a
+  // loop's sequence.
+  static std::set<int> params_used_as_values(const ir::Nest& hn, const Expr& value, int n) {
+    std::set<int> out;
+    std::function<void(const Expr&, bool)> walk = [&](const Expr& x, bool container) {
+      if (!x) return;
+      if (x->kind == EK::Load) {
+        if (x->var >= 0 && x->var < n && !container) out.insert(x->var);
+        return;
+      }
+      const bool len = x->kind == EK::Call && x->args.size() == 2 && x->args[0]->kind == EK::Load &&
+                       x->args[0]->var >= 0 && (size_t)x->args[0]->var < hn.vars.size() &&
+                       hn.vars[(size_t)x->args[0]->var].name == "len";
+      for (size_t k = 0; k < x->args.size(); k++)
+        walk(x->args[k], (x->kind == EK::Subscript && k == 0) || (len && k == 1));
+    };
+    walk(value, false);
+    ir::for_each_stmt(hn.root, [&](const Stmt& s) {
+      walk(s->cond, false);
+      for (auto& a : s->args) walk(a, false);
+      for (auto& o : s->over) walk(o, true);
+      for (auto& f : s->effects) {
+        walk(f.base, true);
+        walk(f.index, false);
+        walk(f.value, false);
+      }
+    });
+    return out;
+  }
+
   static bool plain_access(const Expr& e) {
     switch (e->kind) {
       case EK::Load: case EK::Const: return true;

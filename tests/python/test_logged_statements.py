@@ -187,6 +187,37 @@ def f(n, steps):
     r = sch.schedule(steps)
     return r, sch.total, [(t.count, t.work) for t in sch.tasks]
 """, lambda: (7, 60)),
+    ("an element passed as a number, then stored over by the call", """
+def h(a, x):
+    for k in range(len(a)):
+        a[k] = 5.0
+    return x
+
+def f(n):
+    A = [float(i) for i in range(n)]
+    s = 0.0
+    for i in range(n):
+        y = h(A, A[i])
+        s += y
+    return s, A
+""", lambda: (6,)),
+    ("two changing calls in one statement, in their order", """
+def find(parent, x):
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+def f(pairs, n):
+    parent = [max(0, k - 1 - k % 3) for k in range(n)]
+    hits = 0
+    for a, b in pairs:
+        ra, rb = find(parent, a), find(parent, b)
+        if ra == rb:
+            hits += 1
+        parent[rb] = ra
+    return hits, parent
+""", lambda: ([(k * 5 % 40, k * 11 % 40) for k in range(60)], 40)),
     ("a value computed after the store that precedes it", """
 def push(h, i):
     h[i] += 1
@@ -450,7 +481,7 @@ def f(A, n):
     for i in range(n):
         s = random.random() + walk(A, n)
     return s, A, random.random()
-""", lambda: ([1.0, 2.0, 3.0], 3), "inside a larger expression"),
+""", lambda: ([1.0, 2.0, 3.0], 3), "draws random numbers"),
     ("a call beside an attribute of the name it assigns", """
 class C:
     def __init__(self, v):

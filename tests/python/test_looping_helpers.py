@@ -275,3 +275,23 @@ def f(ns):
     return out
 """, "f", lambda: ([1, 3, 0, 2, 7],), expect=None)
     assert "where no assignment reached it" in reason_of(recs), recs
+
+
+def test_a_looping_helper_returning_an_argument_it_was_given_computed():
+    # `return x` of an argument the call computed (`A[i] + 1.0`, a Temp of the caller's):
+    # its value, not None (the nest stayed in CPython, "assigns a None").
+    recs = run("""
+def h(a, x):
+    t = 0
+    for k in range(len(a)):
+        t += a[k]
+    return x
+def f(n):
+    A = [float(i) for i in range(n)]
+    out = []
+    for i in range(n):
+        y = h(A, A[i] + 1.0)
+        out.append(y)
+    return out
+""", "f", lambda: (5,))
+    assert any(r["native_calls"] for r in recs if r["function"] == "f"), recs

@@ -296,6 +296,27 @@ def test_draws_in_a_while_loop_of_a_helper_before_a_handover():
     """, "f", lambda: ([1, 2, 4, 3, 5],), expect="bail")
 
 
+@pytest.mark.parametrize("targets", ["a, b", "A[i], A[j]", "A[i], A[i]", "a, A[i]"])
+def test_an_unpacking_assignment_draws_in_cpythons_order(targets):
+    # `a, b = f(), g()` computes f() first but stores b first (CPython compiles it so):
+    # the draws come in CPython's order, and the stores land in its order (the same
+    # element twice keeps the first value, stored last).
+    difftest.run(f"""
+    import random
+    def f(n):
+        random.seed(3)
+        A = [0.0] * 4
+        out = []
+        a = b = 0.0
+        for i in range(n):
+            j = (i * 3) % 4
+            i = i % 4
+            {targets} = random.random(), random.randint(1, 9) + max(i, j)
+            out.append(a + b + A[i])
+        return out, A, random.random()
+    """, "f", lambda: (9,))
+
+
 def test_the_index_of_an_augmented_assignment_draws_once():
     # `c[randint(1, 6)] += 1` computes the index once; the lifted statement reads it at two
     # places, which make one draw.

@@ -3852,8 +3852,17 @@ class Gen {
     draw_memo_on_ = false;
     draw_memo_.clear();
     change_length();  // (a statement that changes a list's length has no other effect)
-    // ... then apply the effects in order.
-    for (auto& p : ps) {
+    // ... then apply the effects in order (the statement's stores' order: apply_order).
+    std::vector<size_t> order(ps.size());
+    for (size_t k = 0; k < order.size(); k++) order[k] = k;
+    if (s->apply_order.size() == ps.size() && ps.size() == s->effects.size()) {
+      std::vector<size_t> given(s->apply_order.begin(), s->apply_order.end());
+      std::vector<size_t> sorted = given;
+      std::sort(sorted.begin(), sorted.end());
+      if (sorted == order) order = given;
+    }
+    for (size_t at : order) {
+      auto& p = ps[at];
       const ir::Effect& f = *p.e;
       if (f.kind == ir::Effect::Kind::Append) {
         if (p.value.t->kind == Type::Kind::Unbound) continue;  // unreachable: it bailed
