@@ -10,6 +10,8 @@ void CostProbe::start(double max_gap_s) {
   active_ = true;
   max_gap_s_ = max_gap_s;
   overwhelming_ = false;
+  native_by_far_ = false;
+  too_long_[0] = too_long_[1] = 0;
   pending_native_ = false;
   last_kind_ = -1;
   for (auto& g : gaps_) {
@@ -24,6 +26,13 @@ bool CostProbe::enter(double t) {
   if (sample) {
     const double gap = t - last_t_;
     auto& g = gaps_[(size_t)last_kind_];
+    if (gap >= max_gap_s_) too_long_[(size_t)last_kind_]++;
+    // CPython's runs of the nest all longer than the bound while the kernel's fit (CPython
+    // many times slower; a bound made for the kernel's calls): a verdict for the kernel, not
+    // a probe that never ends (it would leave every call to CPython once the kernel's
+    // samples were all in).
+    if (too_long_[1] >= kEarlySamples && gaps_[1].size() < kEarlySamples && gaps_[0].size() >= kEarlySamples)
+      native_by_far_ = true;
     if (gap >= 0 && gap < max_gap_s_ && g.size() < kSamples) {
       g.push_back(gap);
       if (gaps_[0].size() >= kEarlySamples && gaps_[1].size() >= kEarlySamples) {
@@ -55,7 +64,7 @@ double CostProbe::median(std::vector<double> v) {
 }
 
 bool CostProbe::interpreter_faster() const {
-  return done() && median_interpreted_s() < kMargin * median_native_s();
+  return done() && !native_by_far_ && median_interpreted_s() < kMargin * median_native_s();
 }
 
 }  // namespace stagepy

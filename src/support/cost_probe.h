@@ -39,7 +39,7 @@ class CostProbe {
   void ran_native() { pending_native_ = true; }
   // Whether the probe has its samples; then the verdict and the medians.
   bool done() const {
-    return overwhelming_ || (gaps_[0].size() >= kSamples && gaps_[1].size() >= kSamples);
+    return overwhelming_ || native_by_far_ || (gaps_[0].size() >= kSamples && gaps_[1].size() >= kSamples);
   }
   bool interpreter_faster() const;
   double median_native_s() const { return median(gaps_[0]); }
@@ -52,6 +52,8 @@ class CostProbe {
   bool pending_native_ = false;
   double max_gap_s_ = kMaxGap_s;
   bool overwhelming_ = false;  // the early verdict, decided as each sample comes
+  bool native_by_far_ = false;  // CPython's gaps all past the bound, the kernel's within it
+  unsigned too_long_[2] = {0, 0};  // gaps past the bound, per kind
   int last_kind_ = -1;  // 0 native, 1 interpreted, -1 no sample pending
   double last_t_ = 0;
   unsigned long long n_ = 0;

@@ -76,6 +76,17 @@ TEST(CostProbe, LongCallsAreSamplesUnderTheirOwnBound) {
   EXPECT_GE(own.native, (int)stagepy::CostProbe::kEarlySamples);
 }
 
+TEST(CostProbe, CPythonPastTheBoundEveryTimeLeavesTheKernel) {
+  // The kernel's calls take 0.5 ms (under the 2 ms bound), CPython's 5 ms (never under it):
+  // the probe ended for the kernel; it did not leave every call to CPython waiting for a
+  // sample that never comes.
+  ProbeRun r;
+  r.run(0.5e-3, 5e-3, 400);
+  ASSERT_TRUE(r.p.done());
+  EXPECT_FALSE(r.p.interpreter_faster());
+  EXPECT_LE(r.interpreted, (int)(4 * stagepy::CostProbe::kEarlySamples));
+}
+
 TEST(CostProbe, GapsOfOtherWorkAndCallsThatNeverRanAreNoSamples) {
   stagepy::CostProbe p;
   p.start();
