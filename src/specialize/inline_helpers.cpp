@@ -380,12 +380,7 @@ class Inliner {
     // (A function that may change containers or attributes: an element passed as a number
     // is its value at the call, which a store before the body reads it may change; those go
     // into Temps. Rows and containers, which the body subscripts, stay views.)
-    bool may_change = false;
-    ir::for_each_stmt(hn.root, [&](const Stmt& x) {
-      for (auto& f : x->effects) may_change = may_change || f.kind == ir::Effect::Kind::Store;
-    });
-    ir::for_each_expr(hn.root, [&](const Expr& x) { may_change = may_change || x->kind == EK::Call; });
-    const std::set<int> values = may_change ? params_used_as_values(hn, b.body, n) : std::set<int>{};
+    const std::set<int> values = may_change(h, 0) ? params_used_as_values(hn, b.body, n) : std::set<int>{};
     std::vector<Expr> params;
     for (int k = 1; k <= n; k++) {
       Expr a = k <= given ? rewrite(e->args[(size_t)k], sc, st, true) : h.defaults[(size_t)(k - 1 - first_default)];
@@ -747,6 +742,45 @@ class Inliner {
   // A variable, or a subscript of one by indices of variables, constants and arithmetic
   // (`A`, `A[i]`, `M[i + 1, j]`): pure, cheap, the same value wherever it is read while
   // nothing is stored.
+  // Whether helper h, or a function it calls that is inlined, stores into a container or
+  // assigns an attribute (calls of anything else change nothing the nest reads, or keep
+  // the nest in CPython).
+  bool may_change(const Helper& h, int depth) const {
+    if (depth > kMaxDepth) return true;
+    const analysis::HelperBody& b = *h.body;
+    const int n = b.nparams;
+    bool found = false;
+    auto callee = [&](const Expr& x) -> const Helper* {
+      int v = -1;  // (a body's own calls carry no Method variable: the maps below say)
+      const Expr& f = x->args[0];
+      if (v < 0 && f->kind == EK::Load && f->var >= n && (size_t)(f->var - n) < h.global_vars.size())
+        v = h.global_vars[(size_t)(f->var - n)];
+      if (v < 0 && f->kind == EK::Attr && f->args[0]->kind == EK::Load && f->args[0]->var == 0 && n > 0) {
+        auto m = h.self_methods.find(f->name);
+        if (m != h.self_methods.end()) v = m->second;
+      }
+      if (v < 0) {
+        auto m = h.item_methods.find(x->origin);
+        if (m != h.item_methods.end()) v = m->second;
+      }
+      auto it = helpers_.find(v);
+      return it == helpers_.end() ? nullptr : &it->second;
+    };
+    auto visit = [&](const Expr& x) {
+      if (found || x->kind != EK::Call || x->args.empty()) return;
+      const Helper* c = callee(x);
+      found = c && (c == &h || may_change(*c, depth + 1));  // (itself: recursion, assumed to)
+    };
+    if (b.statements) {
+      ir::for_each_stmt(b.statements->root, [&](const Stmt& x) {
+        for (auto& f : x->effects) found = found || f.kind == ir::Effect::Kind::Store;
+      });
+      ir::for_each_expr(b.statements->root, visit);
+    }
+    if (b.body) ir::walk_expr(b.body, visit);
+    return found;
+  }
+
   // The parameters (below n) of `hn` that some expression (or the value it returns) uses as
   // a value: anywhere but as the container of a subscript, the argument of len() or a
   // loop's sequence.

@@ -201,6 +201,24 @@ def f(n):
         s += y
     return s, A
 """, lambda: (6,)),
+    ("the same through a function the call calls", """
+def clear(a):
+    for k in range(len(a)):
+        a[k] = 0.0
+
+def h(a, x):
+    clear(a)
+    return x + 1.0
+
+def f(n):
+    A = [float(i) for i in range(n)]
+    s = 0.0
+    for i in range(n):
+        A[i] = 3.0 * i
+        y = h(A, A[i])
+        s += y
+    return s, A
+""", lambda: (6,)),
     ("two changing calls in one statement, in their order", """
 def find(parent, x):
     while parent[x] != x:
