@@ -64,7 +64,8 @@ struct HelperEntry {
   // the items of a list attribute of it (by the call's origin, the attribute's name).
   struct ItemCall {
     int origin;
-    std::string list, method;
+    std::string list, method;  // list: the attribute of its first parameter's, or ""
+    int param = -1;            // or the parameter that is the list (`for p in ps`)
   };
   std::set<std::string> self_methods, self_attributes;
   std::vector<ItemCall> item_calls;
@@ -550,36 +551,45 @@ std::set<std::string> self_method_names(const analysis::HelperBody& b) {
   return names;
 }
 
-// A helper's calls of methods on a local its statements give only items of a list that is an
-// attribute of its first parameter (`for b in self.bodies: e += b.kinetic()`): per call, its
-// origin, that attribute's name and the method's.
+// A helper's calls of methods on a local its statements give only items of one list: an
+// attribute of its first parameter (`for b in self.bodies: e += b.kinetic()`) or a parameter
+// (`def advance(ps, dt): for p in ps: p.update(dt)`): per call, its origin, that attribute's
+// name or that parameter, and the method's.
 std::vector<HelperEntry::ItemCall> item_method_calls(const analysis::HelperBody& b) {
   std::vector<HelperEntry::ItemCall> out;
   if (!b.statements || b.nparams < 1) return out;
   using K = ir::ExprNode::Kind;
-  // `self.a[...]`: "a", else "".
-  auto list_attr = [](const ir::Expr& e) -> std::string {
-    if (!e || e->kind != K::Subscript || !e->name.empty() || e->unpack != 0) return "";
+  // `self.a[...]`: {"a", -1}; `ps[...]` of parameter k: {"", k}; else {"", -1}.
+  auto list_of = [&](const ir::Expr& e) -> std::pair<std::string, int> {
+    if (!e || e->kind != K::Subscript || !e->name.empty() || e->unpack != 0) return {"", -1};
     const ir::Expr& l = e->args[0];
-    return l->kind == K::Attr && l->args[0]->kind == K::Load && l->args[0]->var == 0 ? l->name : "";
+    if (l->kind == K::Attr && l->args[0]->kind == K::Load && l->args[0]->var == 0) return {l->name, -1};
+    if (l->kind == K::Load && l->var >= 0 && l->var < b.nparams) return {"", l->var};
+    return {"", -1};
   };
-  std::map<int, std::string> source;  // local -> the attribute whose items it is given
+  std::map<int, std::pair<std::string, int>> source;  // local -> the list whose items it is given
   std::set<int> other;
   ir::for_each_stmt(b.statements->root, [&](const ir::Stmt& s) {
     if (s->kind == ir::StmtNode::Kind::For && s->var >= 0) other.insert(s->var);
     for (auto& f : s->effects) {
       if (f.kind != ir::Effect::Kind::Assign || f.var < 0) continue;
-      const std::string a = list_attr(f.value);
-      auto [it, fresh] = source.emplace(f.var, a);
-      if (a.empty() || (!fresh && it->second != a)) other.insert(f.var);
+      const auto l = list_of(f.value);
+      auto [it, fresh] = source.emplace(f.var, l);
+      if ((l.first.empty() && l.second < 0) || (!fresh && it->second != l)) other.insert(f.var);
     }
   });
+  // (Parameters the body assigns hold other lists by then.)
+  std::set<int> assigned;
+  ir::collect_assigned(b.statements->root, &assigned);
   ir::for_each_expr(b.statements->root, [&](const ir::Expr& x) {
     if (x->kind != K::Call || !x->name.empty() || x->args.empty() || x->args[0]->kind != K::Attr) return;
     const ir::Expr& o = x->args[0]->args[0];
     if (o->kind != K::Load || o->var < b.nparams || other.count(o->var)) return;
     auto it = source.find(o->var);
-    if (it != source.end() && !it->second.empty()) out.push_back({x->origin, it->second, x->args[0]->name});
+    if (it == source.end()) return;
+    if (!it->second.first.empty()) out.push_back({x->origin, it->second.first, x->args[0]->name, -1});
+    else if (it->second.second >= 0 && !assigned.count(it->second.second))
+      out.push_back({x->origin, "", x->args[0]->name, it->second.second});
   });
   return out;
 }
@@ -1594,25 +1604,54 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
       descs[v].k2 = (uint64_t)(uintptr_t)val;
       descs[v].extra.push_back((uint64_t)(uintptr_t)PyFunction_GET_CODE(fn));
       specialize::Helper helper{vars[v].name, h->body, h->global_vars, {}, h->in_caller_file, h->params, h->posonly, {}};
-      if (vars[v].storage == ir::Var::Storage::Method) {
-        // The Method variable for method `m` on the objects `sources` (or their items), made
-        // where there is none; `shown`, how the report names its objects.
-        auto method_var = [&](const std::string& m, const std::vector<int>& sources, bool on_items,
-                              const std::string& shown) -> int {
-          for (size_t x = 0; x < vars.size(); x++)
-            if (vars[x].storage == ir::Var::Storage::Method && vars[x].method == m &&
-                vars[x].method_sources == sources && vars[x].method_on_items == on_items)
-              return (int)x;
-          ir::Var nm;
-          nm.name = shown + "." + m;
-          nm.storage = ir::Var::Storage::Method;
-          nm.read = true;
-          nm.method = m;
-          nm.method_sources = sources;
-          nm.method_on_items = on_items;
-          s.lift.nest.vars.push_back(std::move(nm));
-          return (int)vars.size() - 1;
-        };
+      // The Method variable for method `m` on the objects `sources` (or their items), made
+      // where there is none; `shown`, how the report names its objects.
+      auto method_var = [&](const std::string& m, const std::vector<int>& sources, bool on_items,
+                            const std::string& shown) -> int {
+        for (size_t x = 0; x < vars.size(); x++)
+          if (vars[x].storage == ir::Var::Storage::Method && vars[x].method == m &&
+              vars[x].method_sources == sources && vars[x].method_on_items == on_items)
+            return (int)x;
+        ir::Var nm;
+        nm.name = shown + "." + m;
+        nm.storage = ir::Var::Storage::Method;
+        nm.read = true;
+        nm.method = m;
+        nm.method_sources = sources;
+        nm.method_on_items = on_items;
+        s.lift.nest.vars.push_back(std::move(nm));
+        return (int)vars.size() - 1;
+      };
+      // Methods of the items of a list it is passed (`def advance(ps, dt): for p in ps:
+      // p.update(dt)`): Method variables on the lists the nest passes there, where each of its
+      // calls in the nest passes a variable (one it calls from another function: none).
+      const bool is_method = vars[v].storage == ir::Var::Storage::Method;
+      for (const HelperEntry::ItemCall& c : h->item_calls) {
+        if (c.param < 0 || (is_method && c.param == 0)) continue;
+        std::vector<int> lists;
+        bool all = true;
+        ir::for_each_expr(s.lift.nest.root, [&](const ir::Expr& x) {
+          if (x->kind != ir::ExprNode::Kind::Call || x->args.empty()) return;
+          const bool mine = is_method ? x->method == (int)v
+                                      : x->args[0]->kind == ir::ExprNode::Kind::Load && x->args[0]->var == (int)v;
+          if (!mine) return;
+          const size_t at = is_method ? (size_t)c.param : (size_t)c.param + 1;  // (args[0]: the callee)
+          // (A variable, or an attribute the nest reads as one: `advance(s.bodies, dt)`.)
+          const int list = !x->kwnames.empty() || at >= x->args.size() ? -1
+                           : x->args[at]->kind == ir::ExprNode::Kind::Load ? x->args[at]->var
+                           : x->args[at]->kind == ir::ExprNode::Kind::Attr ? x->args[at]->pseudo : -1;
+          if (list < 0) {
+            all = false;
+            return;
+          }
+          lists.push_back(list);
+        });
+        std::sort(lists.begin(), lists.end());
+        lists.erase(std::unique(lists.begin(), lists.end()), lists.end());
+        if (all && !lists.empty())
+          helper.item_methods[c.origin] = method_var(c.method, lists, true, vars[(size_t)lists[0]].name + "[...]");
+      }
+      if (is_method) {
         // A method's own calls of methods on its object (`self.move(dt)`): Method variables on
         // the same objects (found, and their functions inlined, in turn).
         const std::vector<int> sources = vars[v].method_sources;
@@ -1642,6 +1681,7 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
           // Methods of the objects its own loops take from a list of its object's
           // (`for b in self.bodies: e += b.kinetic()`): Method variables on that list.
           for (const HelperEntry::ItemCall& c : h->item_calls) {
+            if (c.list.empty()) continue;  // (a parameter's items: above)
             const int lv = attr_var(c.list);
             helper.item_methods[c.origin] = method_var(c.method, {lv}, true, vars[(size_t)lv].name + "[...]");
           }

@@ -83,6 +83,43 @@ def f(data, steps, dt):
         last = s.advance(dt)
     return state(s), ts, last
 """, lambda: (_data(3, 40), 20, 0.1)),
+    ("a function that calls a method on each object of the list it is passed", SIM + """
+def advance(bodies, dt):
+    for b in bodies:
+        b.move(dt)
+def f(data, steps, dt):
+    s = Sim(data)
+    bodies = s.bodies
+    for t in range(steps):
+        advance(bodies, dt)
+    return state(s)
+""", lambda: (_data(8, 200), 30, 0.1)),
+    ("the same of two lists, and a method reading the items", SIM + """
+class Meter:
+    def __init__(self):
+        self.readings = 0
+    def kinetic(self, bodies):
+        e = 0.0
+        for b in bodies:
+            e += b.energy()
+        return e
+class B2(Body):
+    def energy(self):
+        return 0.5 * self.v * self.v
+def advance(bodies, dt):
+    for b in bodies:
+        b.move(dt)
+def f(data, steps, dt):
+    ps = [B2(a, b) for a, b in data]
+    qs = [B2(b, a) for a, b in data]
+    m = Meter()
+    e = 0.0
+    for t in range(steps):
+        advance(ps, dt)
+        advance(qs, dt * 0.5)
+        e += m.kinetic(ps) - m.kinetic(qs)
+    return e, [(b.x, b.v, b.n) for b in ps + qs]
+""", lambda: (_data(9, 50), 20, 0.2)),
     ("a helper that smooths an array in place, called in a time loop", """
 def smooth(a, n):
     for k in range(1, n - 1):
@@ -396,6 +433,17 @@ def f(data, steps, dt):
         s.damp(0.999)
     return state(s)
 """, "f", lambda: (_data(7, 9), 6, 0.5), calls=2, expect=None)
+        difftest.run(SIM + """
+def advance(bodies, dt):
+    for b in bodies:
+        b.move(dt)
+def f(data, steps, dt):
+    s = Sim(data)
+    bodies = s.bodies
+    for t in range(steps):
+        advance(bodies, dt)
+    return state(s)
+""", "f", lambda: (_data(10, 9), 6, 0.5), calls=2, expect=None)
         difftest.run("""
 import random
 def smooth(a, n):
