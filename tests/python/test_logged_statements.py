@@ -584,3 +584,66 @@ def test_calls_stagepy_cannot_log_stay_interpreted_with_the_reason(what, src, ma
     mine = [r for r in recs if r["function"] == "f"]
     assert mine and not any(r["native_calls"] for r in mine), mine
     assert any(reason in r["reason"] for r in mine), [r["reason"] for r in mine]
+
+
+EDGES = [
+    ("a raise inside the call after its stores", """
+def push(a, v):
+    for k in range(len(a)):
+        a[k] += v
+    if a[0] > 10:
+        raise ValueError("full")
+    return a[0]
+
+def f(A, n):
+    s = 0
+    try:
+        for i in range(n):
+            s = push(A, i)
+    except ValueError:
+        pass
+    return s, A
+""", lambda: ([1, 2, 3], 8), None),
+    ("a return after a logged call", """
+def push(a, v):
+    for k in range(len(a)):
+        a[k] += v
+    return a[0]
+
+def f(A, n):
+    for i in range(n):
+        push(A, i)
+        if A[0] > 6:
+            return A, i
+    return A, -1
+""", lambda: ([1, 2, 3], 8), None),
+    ("NumPy overflow warnings from the call's stores", """
+def scale(a, g):
+    for k in range(len(a)):
+        a[k] = a[k] * g
+    return a[0]
+
+def f(A, n):
+    t = 0.0
+    for i in range(n):
+        t += scale(A, 1e10)
+    return t, A
+""", lambda: (np.array([1.0, 2.0, 3.0], dtype=np.float32), 6), "default"),
+    ("the same, every warning shown", """
+def scale(a, g):
+    for k in range(len(a)):
+        a[k] = a[k] * g
+    return a[0]
+
+def f(A, n):
+    t = 0.0
+    for i in range(n):
+        t += scale(A, 1e10)
+    return t, A
+""", lambda: (np.array([1.0, 2.0, 3.0], dtype=np.float32), 6), "always"),
+]
+
+
+@pytest.mark.parametrize("what,src,make_args,warn", EDGES, ids=[n for n, _, _, _ in EDGES])
+def test_ways_out_of_a_logged_call_as_in_cpython(what, src, make_args, warn):
+    difftest.run(src, "f", make_args, expect=None, warn_filter=warn or "always")
