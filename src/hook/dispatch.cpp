@@ -73,8 +73,9 @@ struct HelperEntry {
 
 // An item variable of a loop over a list or tuple (`for v in S`) that holds S's item at the
 // loop's position wherever the nest stops: every assignment of it is `v = S[k]` (the loop's,
-// peeled copies too), and the nest stores into or appends to no list that is S (`stored`:
-// the variables it stores through, each checked against S at write-back). Such a variable gets
+// peeled copies too), the nest stores into or appends to no list that is S (`stored`: the
+// variables it stores through, each checked against S at write-back) and resizes no list
+// (`L.pop()`). Such a variable gets
 // that item itself, not a new number, where the values agree: CPython's object, which `in`
 // finds by identity (a NaN) and `is` sees.
 struct SeqItem {
@@ -108,6 +109,8 @@ std::map<int, SeqItem> seq_items(const ir::Nest& n, std::set<int>* stored) {
       other.insert(e.var);
     }
   });
+  // (A list the nest grows or shrinks, `L.pop()`: its items move; any, conservatively.)
+  for (auto& var : n.vars) unknown = unknown || var.resized;
   if (unknown) return {};
   for (int v : other) items.erase(v);
   for (auto it = items.begin(); it != items.end();)  // (S as the frame holds it: never reassigned)
