@@ -345,6 +345,11 @@ std::vector<Stmt> flatten_blocks(const Stmt& s) {
   return out;
 }
 
+int inlined_while_statement(const Nest& n, const Stmt& s) {
+  if (s->kind != StmtNode::Kind::While || s->loop < 0 || (size_t)s->loop >= n.loops.size()) return -1;
+  return n.loops[(size_t)s->loop].statement;
+}
+
 std::vector<Stmt> body_statements(const Stmt& loop) {
   std::vector<Stmt> xs = flatten_blocks(loop->body[0]);
   if (!xs.empty() && xs.back()->kind == StmtNode::Kind::Continue && xs.back()->loop == loop->loop) xs.pop_back();

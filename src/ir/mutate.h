@@ -83,6 +83,9 @@ bool same_pure_expr(const Expr& a, const Expr& b);
 int update_operand(const Effect& f);
 // The statements of `s` with blocks flattened (a loop body's top level).
 std::vector<Stmt> flatten_blocks(const Stmt& s);
+// For a while loop that inline_helpers made from a called function's: the resume point of
+// the calling statement its iterations are part of (LoopInfo::statement); else -1.
+int inlined_while_statement(const Nest& n, const Stmt& s);
 // The statements of For loop `loop`'s body, flattened, without a `continue` of the loop at
 // its end (the one every body ends with).
 std::vector<Stmt> body_statements(const Stmt& loop);

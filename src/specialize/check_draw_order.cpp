@@ -32,15 +32,7 @@ std::string check_draw_order(const ir::Nest& nest) {
     if (b->kind == StmtNode::Kind::Block) {
       // The statements in order, blocks inside blocks flattened (inline_helpers puts a
       // statement and the parts before it in a block of their own, or the parts alone).
-      std::vector<Stmt> xs;
-      std::function<void(const Stmt&)> flatten = [&](const Stmt& x) {
-        if (x->kind != StmtNode::Kind::Block) {
-          xs.push_back(x);
-          return;
-        }
-        for (auto& y : x->body) flatten(y);
-      };
-      flatten(b);
+      const std::vector<Stmt> xs = ir::flatten_blocks(b);
       for (size_t i = 0; i < xs.size();) {
         // One source statement: the parts computed before it and the statement, one resume point.
         size_t j = i + 1;
@@ -63,9 +55,7 @@ std::string check_draw_order(const ir::Nest& nest) {
     // inlined call's loop or branch carries its calling statement's resume point; its while
     // loops, LoopInfo::statement).
     int in = start(b) >= 0 ? start(b) : inside;
-    if (b->kind == StmtNode::Kind::While && b->loop >= 0 && (size_t)b->loop < nest.loops.size() &&
-        nest.loops[(size_t)b->loop].statement >= 0)
-      in = offset(nest.loops[(size_t)b->loop].statement);
+    if (const int r = ir::inlined_while_statement(nest, b); r >= 0) in = offset(r);
     for (auto& c : b->body) walk(c, in);
   };
   walk(nest.root, -1);

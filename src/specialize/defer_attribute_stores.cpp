@@ -112,6 +112,7 @@ class Deferral {
   }
 
   bool any() const { return !slots_.empty(); }
+  bool in_place() const { return !in_place_.empty(); }
 
  private:
   const Slot* slot(const Expr& base, const std::string& attr) const {
@@ -148,10 +149,6 @@ class Deferral {
     if (owner_.emplace(attr, base).second) slots_.push_back(Slot{base, attr});
   }
 
- public:
-  bool in_place() const { return !in_place_.empty(); }
-
- private:
   // An object expression the statements never change: a variable they never assign, an
   // item of one by such indices.
   bool fixed(const Expr& e) const {

@@ -586,6 +586,20 @@ def test_calls_stagepy_cannot_log_stay_interpreted_with_the_reason(what, src, ma
     assert any(reason in r["reason"] for r in mine), [r["reason"] for r in mine]
 
 
+# (A float32 array scaled past its range: NumPy warns of the overflow at each store.)
+SCALE = """
+def scale(a, g):
+    for k in range(len(a)):
+        a[k] = a[k] * g
+    return a[0]
+
+def f(A, n):
+    t = 0.0
+    for i in range(n):
+        t += scale(A, 1e10)
+    return t, A
+"""
+
 EDGES = [
     ("a raise inside the call after its stores", """
 def push(a, v):
@@ -617,30 +631,9 @@ def f(A, n):
             return A, i
     return A, -1
 """, lambda: ([1, 2, 3], 8), None),
-    ("NumPy overflow warnings from the call's stores", """
-def scale(a, g):
-    for k in range(len(a)):
-        a[k] = a[k] * g
-    return a[0]
-
-def f(A, n):
-    t = 0.0
-    for i in range(n):
-        t += scale(A, 1e10)
-    return t, A
-""", lambda: (np.array([1.0, 2.0, 3.0], dtype=np.float32), 6), "default"),
-    ("the same, every warning shown", """
-def scale(a, g):
-    for k in range(len(a)):
-        a[k] = a[k] * g
-    return a[0]
-
-def f(A, n):
-    t = 0.0
-    for i in range(n):
-        t += scale(A, 1e10)
-    return t, A
-""", lambda: (np.array([1.0, 2.0, 3.0], dtype=np.float32), 6), "always"),
+    ("NumPy overflow warnings from the call's stores", SCALE, lambda: (np.array([1.0, 2.0, 3.0], dtype=np.float32), 6),
+     "default"),
+    ("the same, every warning shown", SCALE, lambda: (np.array([1.0, 2.0, 3.0], dtype=np.float32), 6), "always"),
 ]
 
 

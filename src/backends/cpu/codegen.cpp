@@ -1753,25 +1753,24 @@ class Gen {
         if (Value* r = hypot_compare(e)) return scalar(e->type, r);
         V a = gen(e->args[0]), b = gen(e->args[1]);
         ir::CmpOp op = e->cmpop;
-        if (e->nan_bails && a.t->is_scalar() && b.t->is_scalar()) {
-          // `x in S`: CPython may find a NaN x by identity, only as an item that is a NaN (the
-          // very object): there it decides. (A NaN x among other items is in no position.)
-          bool a_float = false, b_float = false;
-          for (auto& m : members(a.t)) a_float = a_float || is_float_t(m);
-          for (auto& m : members(b.t)) b_float = b_float || is_float_t(m);
-          if (a_float && b_float) {
-            Checking checking(this, "a NaN may be looked up with `in` among NaNs");
+        if (e->nan_bails && a.t->is_scalar()) {
+          // `x in S`: CPython may find a NaN x by identity; it decides. An item that is a number
+          // can only be that very object where it is a NaN too (no float item: in no position).
+          auto any_float = [&](const TypeRef& t) {
+            bool found = false;
+            for (auto& m : members(t)) found = found || is_float_t(m);
+            return found;
+          };
+          const bool item = b.t->is_scalar();
+          if (any_float(a.t) && (!item || any_float(b.t))) {
+            Checking checking(this, item ? "a NaN may be looked up with `in` among NaNs" : "a NaN may be looked up with `in`");
             Value* d = as_double(a);
-            Value* q = as_double(b);
-            bail_unless(B.CreateOr(B.CreateFCmpORD(d, d), B.CreateFCmpORD(q, q)));
-          }
-        } else if (e->nan_bails && a.t->is_scalar()) {
-          bool any_float = false;
-          for (auto& m : members(a.t)) any_float = any_float || is_float_t(m);
-          if (any_float) {
-            Checking checking(this, "a NaN may be looked up with `in`");
-            Value* d = as_double(a);
-            bail_unless(B.CreateFCmpORD(d, d));
+            Value* ok = B.CreateFCmpORD(d, d);
+            if (item) {
+              Value* q = as_double(b);
+              ok = B.CreateOr(ok, B.CreateFCmpORD(q, q));
+            }
+            bail_unless(ok);
           }
         }
         if ((a.t->pystr && b.t->kind == Type::Kind::PyChar) || (b.t->pystr && a.t->kind == Type::Kind::PyChar)) {
@@ -3438,11 +3437,17 @@ class Gen {
     entry.CreateStore(llvm::ConstantPointerNull::get(llvm::PointerType::get(C, 0)), end);
     stmt_log_ = StoreLog{cur, end, slots, true};
   }
-  // The statement before completed: its logged stores stay (the log starts over).
-  void commit_statement_log() {
-    if (!stmt_log_) return;
-    B.CreateStore(B.CreateIntToPtr(B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), stmt_log_->slots, 2)), ptr()),
-                  stmt_log_->cur);
+  // Where statement `r` starts (in the kernel's own function), unless it continues the one
+  // before (`after`, the resume point of the statement before it in its block) or the one it
+  // is inside (an inlined call's loop): the statement before completed, and what it drew and
+  // logged stays (the draws are committed, the log starts over).
+  void commit_before(int r, int after) {
+    if (r < 0 || F != main_fn_ || (!rng_fn_ && !stmt_log_)) return;
+    if (after == r || (!enclosing_resumes_.empty() && enclosing_resumes_.back() == r)) return;
+    if (F == rng_fn_) commit_draws();
+    if (stmt_log_)
+      B.CreateStore(B.CreateIntToPtr(B.CreateLoad(i64(), B.CreateConstGEP1_64(i64(), stmt_log_->slots, 2)), ptr()),
+                    stmt_log_->cur);
   }
   // The draws so far stay: the statements that made them completed (stagepy_random_commit).
   void commit_draws() {
@@ -3595,12 +3600,8 @@ class Gen {
     int r = first_resume(body);
     if (!flag || (par_iter_ && !spec_bad_ && !log_) || r < 0) return;
     // The statement before (the loop's header, or the last of the previous iteration)
-    // completed: what it drew or logged stays, whether or not CPython takes over here. (Not
-    // in a loop of the statement r itself, an inlined call's.)
-    if (F == main_fn_ && (enclosing_resumes_.empty() || enclosing_resumes_.back() != r)) {
-      if (F == rng_fn_) commit_draws();
-      commit_statement_log();
-    }
+    // completed: what it drew or logged stays, whether or not CPython takes over here.
+    commit_before(r, -1);
     resume_ = r;
     Value* addr = runtime_address("stagepy.interrupt_flag", const_cast<int*>(flag));
     auto* ld = B.CreateAlignedLoad(B.getInt32Ty(), addr, llvm::Align(4), /*isVolatile=*/true);
@@ -3627,17 +3628,11 @@ class Gen {
   }
   bool host_flushed_ = false;  // generating inside a statement that flushed the GPU's copies
 
-  // A while loop of an inlined call's: its statements are its calling statement's (which has
-  // no statement around them, as a for loop's range has).
-  bool inlined_while(const Stmt& s) const {
-    return s->kind == StmtNode::Kind::While && s->loop >= 0 && (size_t)s->loop < nest_.loops.size() &&
-           nest_.loops[(size_t)s->loop].statement >= 0;
-  }
   // The resume point of the statement that runs last in s where s is a block without one of
   // its own (blocks in blocks flattened; `before` where there is none in it), or an inlined
   // call's while loop (its statement's), else s's.
   int last_resume(const Stmt& s, int before) const {
-    if (inlined_while(s)) return nest_.loops[(size_t)s->loop].statement;
+    if (const int r = ir::inlined_while_statement(nest_, s); r >= 0) return r;
     if (s->kind != StmtNode::Kind::Block || s->resume >= 0) return s->resume;
     for (auto& x : s->body) before = last_resume(x, before);
     return before;
@@ -3647,14 +3642,7 @@ class Gen {
     using K = StmtNode::Kind;
     const int after = prev_sibling_resume_;
     prev_sibling_resume_ = -1;
-    if (s->resume >= 0 && F == main_fn_ && (rng_fn_ || stmt_log_)) {
-      const bool same_statement =
-          after == s->resume || (!enclosing_resumes_.empty() && enclosing_resumes_.back() == s->resume);
-      if (!same_statement) {
-        if (F == rng_fn_) commit_draws();
-        commit_statement_log();
-      }
-    }
+    commit_before(s->resume, after);
     if (s->kind == K::Seg || s->kind == K::Range || (s->kind == K::If && s->resume >= 0)) forced_bail(s->resume);
     struct Enclosing {  // (s's resume point while its statements are generated)
       std::vector<int>* stack;
@@ -3662,9 +3650,11 @@ class Gen {
       ~Enclosing() {
         if (pushed) stack->pop_back();
       }
-    } enclosing{&enclosing_resumes_, s->resume >= 0 || inlined_while(s)};
+    } enclosing{&enclosing_resumes_, s->resume >= 0 || ir::inlined_while_statement(nest_, s) >= 0};
+    // (A while loop of an inlined call's has no resume point: its statements are inside its
+    // calling statement, as a for loop's are inside the statement of its range.)
     if (s->resume >= 0) enclosing_resumes_.push_back(s->resume);
-    else if (inlined_while(s)) enclosing_resumes_.push_back(nest_.loops[(size_t)s->loop].statement);
+    else if (const int r = ir::inlined_while_statement(nest_, s); r >= 0) enclosing_resumes_.push_back(r);
     switch (s->kind) {
       case K::Block: {
         // A block without a resume point of its own is transparent: its first statement
