@@ -1825,7 +1825,8 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
         return decline_values(s, "`" + vars[v].name + "` " + why);
       }
       lb = lists.back().get();
-    } else if (tags && (lb->dtype() == DType::Float64 || lb->dtype() == DType::Int64) && (lb->tags() | tags) != lb->tags()) {
+    } else if (tags && (lb->dtype() == DType::Float64 || lb->dtype() == DType::Int64) &&
+               ((lb->tags() | (tags & ~kTagsWhole)) != lb->tags() || ((tags & kTagsWhole) && !lb->column_tags().empty()))) {
       return decline_values(s, "`" + vars[v].name + "` holds a list of numbers another variable holds too, and the nest "
                                "stores numbers of another type into it through `" + vars[v].name + "` only");
     }
@@ -1835,6 +1836,13 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
     descs[v].k1 = (uint64_t)(uintptr_t)&PyList_Type;
     descs[v].k2 = (uint64_t)lb->dtype() | ((uint64_t)lb->ndim() << 8) | ((uint64_t)lb->tagged() << 16) |
                   ((uint64_t)lb->tuples() << 17) | ((uint64_t)lb->ragged() << 19) | ((uint64_t)lb->tags() << 20);
+    if (!lb->column_tags().empty()) {  // a table's columns of one type each (Type::columns)
+      auto t = std::make_shared<Type>(*descs[v].type);
+      t->columns = lb->column_tags();
+      descs[v].type = t;
+      descs[v].extra.push_back(lb->column_tags().size());
+      for (int8_t c : lb->column_tags()) descs[v].extra.push_back((uint64_t)(uint8_t)c);
+    }
     if (lb->ragged()) ragged_list[v] = lb;
     if (vars[v].resized && lb->ndim() == 1 && lb->shape()[0] == 0) {
       // An empty list that grows: of the items the nest appends (ints until it is seen

@@ -56,7 +56,14 @@ inline bool put_int(PyObject* item, uint8_t* p, std::string* why) {
 bool ListBuffer::store(PyObject* item, DType d, size_t at, std::string* why) {
   uint8_t* p = bytes_.data() + at * (size_t)dtype_size(dtype_);  // tagged: made below
   switch (d) {
-    case DType::Bool: *p = item == Py_True ? 1 : 0; return true;
+    case DType::Bool:
+      if (dtype_ == DType::Bool) {
+        *p = item == Py_True ? 1 : 0;
+      } else {  // among numbers: 0 or 1 in 64 bits (kTagBool)
+        const int64_t v = item == Py_True ? 1 : 0;
+        std::memcpy(p, &v, 8);
+      }
+      return true;
     case DType::Float64: put_float(item, p); return true;
     case DType::Complex128: {
       Py_complex c = ((PyComplexObject*)item)->cval;
@@ -240,9 +247,10 @@ PyObject* const* ListBuffer::row_items(size_t r) const {
 
 bool ListBuffer::read_items(std::string* why, uint8_t tags) {
   // The elements, in one pass: the first decides the type (an empty list holds ints),
-  // every other must match it, or be an int among floats or a float among ints (a list of
-  // numbers mixed, read tagged).
+  // every other must match it, or be another of the numbers (ints, floats, np.float64s,
+  // bools: a list of numbers mixed, read tagged).
   dtype_ = DType::Int64;
+  columns_tags_.clear();
   bool np = false;
   PyObject* first = nullptr;
   for (size_t r = 0; r < rows_.size() && !first; r++)
@@ -251,21 +259,32 @@ bool ListBuffer::read_items(std::string* why, uint8_t tags) {
   auto items_are = [&](const std::string& what) {
     if (columns_)
       *why = what.rfind("holds ", 0) == 0 ? "holds objects whose attributes include " + what.substr(6)
-                                          : "holds objects whose attributes mix bools, ints and floats, or complex numbers";
+                                          : "holds objects whose attributes mix numbers with complex numbers";
     else *why = what;
     return false;
   };
   if (first && !item_dtype(first, &dtype_, &np, why)) return items_are(*why);
+  auto is_number = [](PyObject* x) { return PyLong_CheckExact(x) || PyFloat_Check(x) || PyBool_Check(x); };
+  if (dtype_ == DType::Bool) {
+    // Bools with ints or floats: each held in 64 bits, as the numbers are (then tagged).
+    bool others = false;
+    for (size_t r = 0; r < rows_.size() && !others; r++)
+      for (Py_ssize_t j = 0, len = row_length(r); j < len && !others; j++)
+        others = !PyBool_Check(row_items(r)[j]) && is_number(row_items(r)[j]);
+    if (others) dtype_ = DType::Int64;
+  }
+  // The tag of an element of the first one's type (kTagBool where bools come first).
+  const int64_t plain = first && PyBool_Check(first) ? kTagBool : dtype_ == DType::Int64 ? kTagInt : kTagFloat;
   bytes_.resize(elements() * (size_t)dtype_size(dtype_));
   before_.clear();  // made by keep_before(), for a list the kernel may write
   const bool numbers = dtype_ == DType::Int64 || dtype_ == DType::Float64;
-  // Each element's tag (kTagFloat, kTagNpFloat64, kTagInt), made at the first element
-  // that is not of the first one's exact type.
+  // Each element's tag (kTagFloat, kTagNpFloat64, kTagInt, kTagBool), made at the first
+  // element that is not of the first one's exact type.
   std::vector<uint8_t> kind;
-  bool has_np = false, has_int = dtype_ == DType::Int64, has_float = dtype_ == DType::Float64;
+  bool has_np = false, has_int = plain == kTagInt, has_float = plain == kTagFloat, has_bool = plain == kTagBool;
   // The common case first: every element of the first one's exact type (ints, floats),
   // read without a call per element; else the general loop reads them all.
-  const int exact = numbers ? read_exact(why) : 0;
+  const int exact = numbers && plain != kTagBool ? read_exact(why) : 0;
   if (exact < 0) return false;
   size_t k = 0;
   for (size_t r = 0; r < rows_.size() && !exact; r++)
@@ -273,30 +292,31 @@ bool ListBuffer::read_items(std::string* why, uint8_t tags) {
       PyObject* x = row_items(r)[j];
       DType d;
       if (!item_dtype(x, &d, &np, why)) return items_are(*why);
-      if (d != dtype_ && !(numbers && (d == DType::Int64 || d == DType::Float64))) return items_are("mixes element types");
-      const int64_t tag = d == DType::Int64 ? kTagInt : np ? kTagNpFloat64 : kTagFloat;
-      if (numbers && kind.empty() && (d != dtype_ || np))
-        kind.assign(elements(), (uint8_t)(dtype_ == DType::Int64 ? kTagInt : kTagFloat));
+      const bool number = d == DType::Int64 || d == DType::Float64 || d == DType::Bool;
+      if (d != dtype_ && !(numbers && number)) return items_are("mixes element types");
+      const int64_t tag = d == DType::Int64 ? kTagInt : d == DType::Bool ? kTagBool : np ? kTagNpFloat64 : kTagFloat;
+      if (numbers && kind.empty() && (tag != plain)) kind.assign(elements(), (uint8_t)plain);
       if (!kind.empty()) kind[k] = (uint8_t)tag;
       has_np = has_np || np;
       has_int = has_int || d == DType::Int64;
       has_float = has_float || d == DType::Float64;
+      has_bool = has_bool || d == DType::Bool;
       if (!store(x, d, k, why)) return false;
     }
   // A tagged list: each element's value, then its tag (an int64, so that no byte is
-  // padding and write_back compares whole elements). Floats among ints, or ints or
-  // np.float64s among floats; or what `tags` asks for (a nest that stores such values
-  // into the list): floats and np.float64s, or ints and floats.
+  // padding and write_back compares whole elements). Floats among ints, or ints, bools or
+  // np.float64s among floats, or bools among ints; or what `tags` asks for (a nest that
+  // stores such values into the list): floats and np.float64s, or ints and floats.
   uint8_t bits = 0;
   if (numbers) {
     if (has_np || (has_float && (tags & kTagsNp))) bits |= kTagsNp;
-    if ((has_int && has_float) || (tags & kTagsInts)) bits |= kTagsInts;
-    if (bits & kTagsInts) bits |= tags & kTagsNp;
+    if ((has_int && (has_float || has_np || has_bool)) || (tags & kTagsInts)) bits |= kTagsInts;
+    if (has_bool && (has_int || has_float || has_np)) bits |= kTagsBools;
+    if (bits & kTagsBits) bits |= tags & kTagsNp;
   }
   tagged_ = bits != 0;
   tags_ = bits;
   if (tagged_) {
-    const int64_t plain = dtype_ == DType::Int64 ? kTagInt : kTagFloat;
     dtype_ = DType::Float64;
     std::vector<uint8_t> wide(elements() * 16);
     for (size_t i = 0; i < elements(); i++) {
@@ -305,6 +325,19 @@ bool ListBuffer::read_items(std::string* why, uint8_t tags) {
       std::memcpy(&wide[i * 16 + 8], &tag, 8);
     }
     bytes_.swap(wide);
+    // A table of objects: the tag each column's elements share, where they do (unless
+    // `tags` asks for the table whole).
+    if (columns_ && !(tags & kTagsWhole) && shape_.size() == 2) {
+      const size_t n = rows_.size(), nc = (size_t)shape_[1];
+      columns_tags_.assign(nc, -1);
+      for (size_t c = 0; c < nc && n > 0; c++) {
+        const int64_t t0 = kind.empty() ? plain : kind[c];
+        bool one = true;
+        for (size_t r = 1; r < n && one && !kind.empty(); r++) one = kind[r * nc + c] == t0;
+        columns_tags_[c] = one ? (int8_t)t0 : (int8_t)-1;
+      }
+      if (n == 0) columns_tags_.clear();
+    }
   }
   strides_.assign(shape_.size(), (Py_ssize_t)item_bytes());
   for (size_t d = shape_.size() - 1; d-- > 0;) strides_[d] = strides_[d + 1] * shape_[d + 1];
@@ -340,6 +373,7 @@ PyObject* box_list_item(DType d, bool tagged, const uint8_t* p) {
         std::memcpy(&i, p, 8);
         return PyLong_FromLongLong(i);
       }
+      if (tag == kTagBool) return Py_NewRef(p[0] ? Py_True : Py_False);
       return PyFloat_FromDouble(v);
     }
     case DType::Complex128: {

@@ -1,7 +1,7 @@
 // Python lists as kernel data: in, a list (of lists, rectangular; the innermost rows may be
 // tuples, read only) whose elements are all
-// exact Python ints that fit 64 bits, all floats (or floats, numpy.float64s and such ints: a
-// tagged list, each element its value and a tag saying which), or all bools; out, a C-contiguous native
+// exact Python ints that fit 64 bits, all floats (or floats, numpy.float64s, such ints and
+// bools: a tagged list, each element its value and a tag saying which), or all bools; out, a C-contiguous native
 // buffer the kernel reads and writes like an array, and afterwards the elements that
 // changed written back into the same list objects as new Python objects of the element
 // type (the lists keep their identity and every reference into them sees the change).
@@ -82,6 +82,8 @@ class ListBuffer {
   DType dtype() const { return dtype_; }
   bool tagged() const { return tagged_; }
   uint8_t tags() const { return tags_; }  // Type::tags
+  // A tagged table of objects: per column, the tag its elements share, or -1 (Type::columns).
+  const std::vector<int8_t>& column_tags() const { return columns_tags_; }
   // The innermost rows are tuples (`[(x, y), ...]`): read only (Type::tuples).
   bool tuples() const { return tuples_; }
   int item_bytes() const { return tagged_ ? 16 : dtype_size(dtype_); }
@@ -117,6 +119,7 @@ class ListBuffer {
   DType dtype_ = DType::Int64;
   bool tagged_ = false;
   uint8_t tags_ = 0;
+  std::vector<int8_t> columns_tags_;
   bool tuples_ = false;
   bool ragged_ = false;
   // The length of innermost row r.

@@ -73,9 +73,20 @@ std::string Type::str() const {
       if (pylist) {
         std::string s = tuples && ndim == 1 ? "tuple" : ragged ? "ragged list" : "list";
         for (int i = 1; i < ndim; i++) s += tuples && i == ndim - 1 ? " of tuples" : " of lists";
-        if (tagged)
-          return s + ((tags & kTagsInts) ? (tags & kTagsNp) ? " of ints, floats and np.float64s" : " of ints and floats"
-                                         : " of floats and np.float64s");
+        if (tagged) {
+          std::string kinds = (tags & kTagsInts) ? "ints, floats" : "floats";
+          if (tags & kTagsNp) kinds += (tags & kTagsBools) ? ", np.float64s" : " and np.float64s";
+          if (tags & kTagsBools) kinds += " and bools";
+          else if (tags == kTagsInts) kinds = "ints and floats";
+          s += " of " + kinds;
+          if (!columns.empty()) {
+            static const char* const names[] = {"float", "np.float64", "int", "bool"};
+            s += " (columns";
+            for (int8_t c : columns) s += std::string(" ") + (c >= 0 && c <= 3 ? names[c] : "mixed");
+            s += ")";
+          }
+          return s;
+        }
         return s + " of " + (dtype == DType::Int64 ? "ints" : dtype == DType::Float64 ? "floats" : dtype == DType::Complex128 ? "complex numbers" : "bools");
       }
       std::string s = std::string("array(") + dtype_name(dtype) + ", " + std::to_string(ndim) + "d";
@@ -114,7 +125,7 @@ bool Type::operator==(const Type& o) const {
     case Kind::NpScalar: return dtype == o.dtype;
     case Kind::Array:
       return dtype == o.dtype && ndim == o.ndim && layout == o.layout && writeable == o.writeable && pylist == o.pylist &&
-             tagged == o.tagged && tags == o.tags && tuples == o.tuples && ragged == o.ragged && made == o.made &&
+             tagged == o.tagged && tags == o.tags && columns == o.columns && tuples == o.tuples && ragged == o.ragged && made == o.made &&
              pybuf == o.pybuf && pystr == o.pystr && temp == o.temp && local == o.local;
     case Kind::Module:
     case Kind::Object:
@@ -142,6 +153,7 @@ size_t Type::hash() const {
   mix(pylist);
   mix(tagged);
   mix(tags);
+  for (int8_t c : columns) mix((size_t)(uint8_t)c);
   mix(tuples);
   mix(ragged);
   mix(made);
@@ -287,7 +299,11 @@ TypeRef py_list(DType d, int ndim, uint8_t tags, bool tuples, bool ragged) {
   t->ragged = ragged;
   return t;
 }
-TypeRef py_list_like(const Type& list, int ndim) { return py_list(list.dtype, ndim, list.tags, list.tuples); }
+TypeRef py_list_like(const Type& list, int ndim) {
+  auto t = std::make_shared<Type>(*py_list(list.dtype, ndim, list.tags, list.tuples));
+  t->columns = list.columns;
+  return t;
+}
 TypeRef made_list(DType d, bool tagged) {
   auto t = std::make_shared<Type>(*py_list(d, 1, tagged ? kTagsNp : 0));
   t->made = true;
@@ -316,9 +332,20 @@ TypeRef list_elem(const Type& list) {
     std::vector<TypeRef> m = {py_float()};
     if (list.tags & kTagsNp) m.push_back(np_scalar(DType::Float64));
     if (list.tags & kTagsInts) m.push_back(py_int());
+    if (list.tags & kTagsBools) m.push_back(py_bool());
     return join(m);
   }
   return list_elem(list.dtype);
+}
+TypeRef column_elem(const Type& list, int64_t c) {
+  if (c < 0 || (size_t)c >= list.columns.size()) return list_elem(list);
+  switch (list.columns[(size_t)c]) {
+    case kTagFloat: return py_float();
+    case kTagNpFloat64: return np_scalar(DType::Float64);
+    case kTagInt: return py_int();
+    case kTagBool: return py_bool();
+    default: return list_elem(list);
+  }
 }
 TypeRef tuple(std::vector<TypeRef> elems) {
   auto t = std::make_shared<Type>();

@@ -164,8 +164,14 @@ struct Type {
                                  // numpy.float64s or Python ints (`tags` says which may be
                                  // there), each held as its value's bits and then a tag
                                  // (kTagFloat, kTagNpFloat64, kTagInt), 16 bytes (list_buffer.h)
-  uint8_t tags = 0;              // Array (tagged): kTagsNp and kTagsInts, what its elements
-                                 // may be besides floats (tagged is tags != 0)
+  uint8_t tags = 0;              // Array (tagged): kTagsNp, kTagsInts and kTagsBools, what its
+                                 // elements may be besides floats (tagged is tags != 0)
+  std::vector<int8_t> columns;   // Array (tagged; a table of objects' attributes, 2-d, or one of
+                                 // its rows): per column, the tag (kTagFloat ... kTagBool) all
+                                 // its elements have, or -1 (they differ): `p.x` of a column of
+                                 // one tag reads as that type (types::column_elem), and only a
+                                 // value of that type is stored into it. Empty: every element
+                                 // reads as list_elem's union.
   bool tuples = false;           // Array (pylist): its innermost rows are tuples (`[(x, y), ...]`,
                                  // each of one length; 1-d: one such tuple, a row), read
                                  // only: `writeable` is false
@@ -240,8 +246,11 @@ TypeRef py_char();
 // The Python type an item of dtype `d` of a list or buffer reads as (int, float or bool).
 TypeRef list_elem(DType d);
 // The type an element of list `list` (one dimension) reads as: list_elem(dtype), or for a
-// tagged list the union of float and what its `tags` say (np.float64, int).
+// tagged list the union of float and what its `tags` say (np.float64, int, bool).
 TypeRef list_elem(const Type& list);
+// The type element `c` of a row of table `list` (Type::columns) reads as: its column's, where
+// all its elements have one tag; else list_elem(list).
+TypeRef column_elem(const Type& list, int64_t c);
 TypeRef tuple(std::vector<TypeRef> elems);
 TypeRef module(const std::string& name);
 TypeRef object(const std::string& class_name);
@@ -277,10 +286,14 @@ bool same(const TypeRef& a, const TypeRef& b);
 int item_bytes(const Type& t);
 // A tagged list's element tags (Type::tagged), as memory holds them after each value (an
 // int's value is its int64 bits, a float's its double's).
-constexpr int64_t kTagFloat = 0, kTagNpFloat64 = 1, kTagInt = 2;
+// A bool's value is 0 or 1 in 64 bits.
+constexpr int64_t kTagFloat = 0, kTagNpFloat64 = 1, kTagInt = 2, kTagBool = 3;
 // What a tagged list's elements may be besides floats (Type::tags; the bits a nest asks a
-// list to be read with, ListBuffer::read).
-constexpr uint8_t kTagsNp = 1, kTagsInts = 2;
+// list to be read with, ListBuffer::read). kTagsWhole, only asked for: a table of objects'
+// attributes read without Type::columns (a store gives a column a value of another type).
+constexpr uint8_t kTagsNp = 1, kTagsInts = 2, kTagsBools = 4, kTagsWhole = 8;
+// Tags whose elements kernels hold as bits (an int's, a bool's, a double's), not doubles.
+constexpr uint8_t kTagsBits = kTagsInts | kTagsBools;
 
 // The machine representation of a scalar type in kernels.
 enum class Repr : uint8_t { None, I1, I8, I16, I32, I64, F32, F64 };

@@ -240,11 +240,11 @@ class Infer {
     if (!e || !e->type) return false;
     const Type* t = e->type.get();
     if (t->kind == Type::Kind::View && !t->elems.empty()) t = t->elems[0].get();
-    return t->kind == Type::Kind::Array && t->pylist && (t->tags & kTagsInts);
+    return t->kind == Type::Kind::Array && t->pylist && (t->tags & kTagsBits);
   }
   void mixed_uses(const Stmt& s) {
     whole_list_uses(s, mixed, true, [&](const Expr& e, int line) {
-      fail("uses " + list_name(e, "a list") + ", which mixes ints and floats, otherwise than by its elements", line);
+      fail("uses " + list_name(e, "a list") + ", which mixes kinds of numbers (ints, floats, bools), otherwise than by its elements", line);
     });
   }
   std::string list_name(const Expr& e, const char* otherwise) const {
@@ -462,7 +462,7 @@ class Infer {
       if (bt.ndim != 1 || bt.tuples) fail("copies a " + bt.str() + " (lists of numbers only)", ln);
       if (bt.dtype != DType::Int64 && bt.dtype != DType::Float64 && bt.dtype != DType::Bool)
         fail("copies a " + bt.str(), ln);
-      if (bt.tags & kTagsInts) fail("copies " + bt.str() + " (lists of one type of number only)", ln);
+      if (bt.tags & kTagsBits) fail("copies " + bt.str() + " (lists of one type of number only)", ln);
       if (bt.tagged && !tagged) throw SpecError{"copies a list of floats holding np.float64s into " + vname(var), ln, var};
       return make("copy", {b, slice}, list_of(bt.dtype));
     };
@@ -1383,7 +1383,9 @@ class Infer {
     const Type& t = *in_.entry[(size_t)v];
     if (t.kind != Type::Kind::Array || !t.pylist || t.made || t.tuples) return -1;
     if (t.dtype != DType::Float64 && !(t.dtype == DType::Int64 && (bits & kTagsInts))) return -1;
-    return (t.tags | bits) != t.tags ? v : -1;
+    // (A tagged list without Type::columns is read whole already.)
+    const uint8_t have = (uint8_t)(t.tags | (t.tagged && t.columns.empty() ? kTagsWhole : 0));
+    return (have | bits) != have ? v : -1;
   }
   // The tag bits (Type::tags) a list must be read with to hold the elements of the lists of
   // numbers `a` and `b` (of one shape; ints, floats, tagged) one variable is given, or 0.
@@ -1432,6 +1434,11 @@ class Infer {
       if (idx->type->kind == Type::Kind::Slice) fail("slices a " + bt.str() + " (which copies it)", ln);
       if (!int_like(idx->type)) fail("indexes a list with a " + idx->type->str() + " (only integers are supported)", ln);
       if (bt.pystr) return types::py_char();
+      if (bt.ndim == 1 && !bt.columns.empty()) {  // `p.x` of a table of objects (Type::columns)
+        if (idx->kind == ExprNode::Kind::Const && idx->value.kind == ir::ConstValue::Kind::Int)
+          return types::column_elem(bt, idx->value.i);
+        fail("indexes a row of a table of objects by a computed column", ln);
+      }
       if (bt.ndim == 1) return types::list_elem(bt);
       return types::py_list_like(bt, bt.ndim - 1);
     }
@@ -2227,6 +2234,22 @@ class Infer {
           // int). Codegen hands a store of any other value to CPython (`s = 0` before a
           // loop that may run no iteration and `L[i] = s` after it: the int is stored only
           // when the loop was empty).
+          // A column of a table of objects whose elements share one type (Type::columns)
+          // takes a value of that type only: another makes the dispatcher read the table
+          // again as a whole (each element the union of what its tags say).
+          if (bt.pylist && bt.ndim == 1 && !bt.columns.empty() && elem->kind != Type::Kind::Union &&
+              !types::same(f.value->type, elem)) {
+            uint8_t need = bt.tags | kTagsWhole;
+            for (auto& m : members(f.value->type)) {
+              if (m->kind == Type::Kind::PyInt) need |= kTagsInts;
+              if (m->kind == Type::Kind::PyBool) need |= kTagsBools;
+              if (m->kind == Type::Kind::NpScalar && m->dtype == DType::Float64) need |= kTagsNp;
+            }
+            if (const int r = entry_list(f.base, need); r >= 0)
+              throw SpecError{"stores a " + f.value->type->str() + " into an attribute holding " + elem->str() + "s", s->line, r,
+                              need};
+            fail("stores a " + f.value->type->str() + " into an attribute holding " + elem->str() + "s", s->line);
+          }
           if (bt.pylist && !types::same(f.value->type, elem)) {
             const ItemFit fit = item_fit(f.value->type, elem);
             const bool np_float = fit.np_float;

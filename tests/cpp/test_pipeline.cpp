@@ -269,6 +269,28 @@ TEST(Types, TaggedListElementsAreTheUnionTheirTagsAllow) {
   EXPECT_EQ(item_bytes(*row), 16);
 }
 
+TEST(Types, TableColumnsOfOneKindReadAsThatKind) {
+  // A table of objects' attributes mixing ints, floats and bools: each column whose values
+  // share one tag reads as that kind; a column of several, and the table without columns,
+  // as the union (bools among them).
+  auto table = std::make_shared<Type>(*types::py_list(DType::Float64, 2, kTagsInts | kTagsBools));
+  EXPECT_EQ(types::list_elem(*table)->elems.size(), 3u);
+  auto whole = types::py_list_like(*table, 1);
+  table->columns = {(int8_t)kTagFloat, (int8_t)kTagInt, (int8_t)kTagBool, -1};
+  auto row = types::py_list_like(*table, 1);
+  EXPECT_EQ(row->columns, table->columns) << "a row keeps its table's columns";
+  EXPECT_TRUE(types::same(types::column_elem(*row, 0), types::py_float()));
+  EXPECT_TRUE(types::same(types::column_elem(*row, 1), types::py_int()));
+  EXPECT_TRUE(types::same(types::column_elem(*row, 2), types::py_bool()));
+  EXPECT_EQ(types::column_elem(*row, 3)->kind, Type::Kind::Union);
+  EXPECT_EQ(types::column_elem(*whole, 1)->kind, Type::Kind::Union);
+  // The columns are part of the type (the kernel's key): another kind in a column, or none.
+  EXPECT_FALSE(types::same(row, whole));
+  EXPECT_NE(row->hash(), whole->hash());
+  EXPECT_EQ(row->str(), "list of ints, floats and bools (columns float int bool mixed)");
+  EXPECT_EQ(item_bytes(*row), 16);
+}
+
 TEST(Oracle, PythonRules) {
   specialize::Oracle o;
   EXPECT_TRUE(types::same(o.binary(ir::BinOp::Add, types::py_int(), types::py_int()), types::py_int()));

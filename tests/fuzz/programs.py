@@ -891,6 +891,14 @@ def programs(draw):
                 # M's rows made objects: attributes a, b, c from the row's first items.
                 rows = a.tolist() if isinstance(a, np.ndarray) else list(a)
                 a = [Obj(*[(r[j % len(r)] if len(r) else 0) for j in range(3)]) for r in rows]
+                if rng.random() < 0.5:
+                    # Attributes of different kinds (Type::columns): b a bool, c an int where
+                    # finite (now and then one object's c left as it was: a column of kinds).
+                    keep = int(rng.integers(0, 2 * len(a) + 1))
+                    for i, o in enumerate(a):
+                        o.b = bool(o.b)
+                        if i != keep and isinstance(o.c, float) and np.isfinite(o.c):
+                            o.c = int(o.c)
             arrs.append(a)
         return (*arrs, n, k, *scalars)
     return src, make_args

@@ -43,7 +43,7 @@ def reasons(recs):
         for a, b in pairs:
             s += a * b
         return s
-    """, lambda: ([(1, 2.5), (3, True)],), "`pairs` mixes element types"),
+    """, lambda: ([(1, 2.5), (3, 1j)],), "`pairs` mixes element types"),
     # Calls that are not range(): the reason names what the loop is over (it said "range()
     # with 0 arguments", "calls range() with a str", "... over range()").
     ("""

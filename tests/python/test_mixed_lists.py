@@ -261,13 +261,24 @@ def test_uses_of_the_list_whole_stay_in_cpython(body, reason):
     difftest.assert_reason(recs, reason)
 
 
-def test_bools_among_ints_stay_in_cpython():
+def test_bools_among_ints_and_floats_run_natively():
+    # (Each element with its own kind: True + 1 is the int 2; a bool stored stays a bool.)
+    recs = difftest.run("""
+    def f(L):
+        for i in range(len(L)):
+            L[i] = L[i] + 1 if i % 2 else L[i] > 1
+        return L
+    """, "f", lambda: ([1, True, 2.5, False, 0],))
+    assert all(r["bailouts"] == 0 and r["native_calls"] > 0 for r in recs), recs
+
+
+def test_complex_numbers_among_ints_stay_in_cpython():
     recs = difftest.run("""
     def f(L):
         for i in range(len(L)):
             L[i] = L[i] + 1
         return L
-    """, "f", lambda: ([1, True, 2.5],), expect="interpreted")
+    """, "f", lambda: ([1, True, 2.5j],), expect="interpreted")
     difftest.assert_reason(recs, "mixes element types")
 
 

@@ -1387,7 +1387,7 @@ class Gen {
     if (lt.tagged) {
       if (gpu_body_) gpu_refuse("it stores into a list whose elements' types vary (ints, floats, NumPy floats)");
       *tag = element_tag(x, lt);
-      if (lt.tags & kTagsInts) return hetero(x.t) ? x.v : to_bits(x);  // an int's or a double's bits, as the tag says
+      if (lt.tags & kTagsBits) return hetero(x.t) ? x.v : to_bits(x);  // an int's, a bool's or a double's bits, as the tag says
       return hetero(x.t) ? from_bits(x.v, types::py_float()) : as_double(x);
     }
     if (const TypeRef item = lt.pylist ? types::list_elem(lt) : nullptr; item && !types::same(x.t, item)) {
@@ -3824,6 +3824,13 @@ class Gen {
           if (base.t->kind == Type::Kind::Unbound || idx.t->kind == Type::Kind::Unbound ||
               p.value.t->kind == Type::Kind::Unbound)
             break;
+          if (!base.t->columns.empty() && base.t->ndim == 1) {
+            // (Type inference gives a column of one type only values of that type.)
+            auto* c = llvm::dyn_cast<llvm::ConstantInt>(idx.v);
+            const TypeRef col = c ? types::column_elem(*base.t, c->getSExtValue()) : nullptr;
+            if (!col || (col->kind != Type::Kind::Union && !types::same(col, p.value.t)))
+              fail("internal error: a store of a " + p.value.t->str() + " into a column of " + base.t->str());
+          }
           p.stored = stored_item(p.value, *base.t, &p.tag);
           if (!p.stored) break;
           p.addr = index_array(base, index_list(idx), f.origin).v;
@@ -4441,9 +4448,16 @@ class Gen {
   // An element of a tagged list (Type::tagged) at `at`: its value, as the union `t` of float
   // and what the list's tags allow (np.float64, int) whose tag is the element's. Of
   // float | np.float64, the double (a uniform union); with ints, the bits (a mixed union).
+  // An element of a column whose elements share one tag (Type::columns) reads as that type,
+  // `t`: its value, the tag not read.
   V tagged_element(Value* at, const TypeRef& t) {
+    if (t->kind != Type::Kind::Union) {
+      if (t->kind == Type::Kind::PyBool) return scalar(t, B.CreateICmpNE(load_item(DType::Int64, at), c64(0)));
+      if (t->kind == Type::Kind::PyInt) return scalar(t, load_item(DType::Int64, at));
+      if (is_pyfloat(t) || (is_np(t) && t->dtype == DType::Float64)) return scalar(t, load_item(DType::Float64, at));
+      fail("internal error: an element of a tagged list as a " + t->str());
+    }
     if (gpu_body_) gpu_refuse("it reads a list whose elements' types vary (ints, floats, NumPy floats)");
-    if (t->kind != Type::Kind::Union) fail("internal error: an element of a tagged list as a " + t->str());
     Value* mem = load_data(i64(), B.CreateConstGEP1_64(i8(), at, 8), 8);
     Value* tag = c8(tag_of(types::py_float()));
     for (auto& m : members(t)) {
@@ -4451,17 +4465,20 @@ class Gen {
         tag = B.CreateSelect(B.CreateICmpEQ(mem, c64(kTagNpFloat64)), c8(tag_of(m)), tag);
       else if (m->kind == Type::Kind::PyInt)
         tag = B.CreateSelect(B.CreateICmpEQ(mem, c64(kTagInt)), c8(tag_of(m)), tag);
+      else if (m->kind == Type::Kind::PyBool)
+        tag = B.CreateSelect(B.CreateICmpEQ(mem, c64(kTagBool)), c8(tag_of(m)), tag);
     }
     return scalar(t, load_item(hetero(t) ? DType::Int64 : DType::Float64, at), tag);
   }
   // The tag (Type::tagged) a tagged list's element gets for the value `x`: a float, an
-  // np.float64 or an int, as the list's `tags` allow; another (a bool, a member the list
+  // np.float64, an int or a bool, as the list's `tags` allow; another (a member the list
   // does not hold) goes to CPython, which stores it.
   Value* element_tag(const V& x, const Type& lt) {
     auto mem_tag = [&](const TypeRef& m) -> int64_t {
       if (is_pyfloat(m)) return kTagFloat;
       if (is_np(m) && m->dtype == DType::Float64 && (lt.tags & kTagsNp)) return kTagNpFloat64;
       if (m->kind == Type::Kind::PyInt && (lt.tags & kTagsInts)) return kTagInt;
+      if (m->kind == Type::Kind::PyBool && (lt.tags & kTagsBools)) return kTagBool;
       return -1;
     };
     if (x.t->kind != Type::Kind::Union) {
