@@ -593,6 +593,27 @@ def world_step(w, dt, steps):
         w.step(dt)
     return w.t, [(p.x, p.y, p.vx, p.vy) for p in w.ps]
 
+def epidemic(agents, steps, r2):
+    # An agent model: bool flags beside an int counter and float positions (a table whose
+    # columns are of different kinds: Type::columns).
+    for t in range(steps):
+        for a in agents:
+            if a.infected:
+                a.days += 1
+                if a.days > 6:
+                    a.infected = False
+                    a.recovered = True
+        for a in agents:
+            if not a.infected and not a.recovered:
+                for b in agents:
+                    if b.infected:
+                        dx = a.x - b.x
+                        dy = a.y - b.y
+                        if dx * dx + dy * dy < r2:
+                            a.infected = True
+                            break
+    return [(a.infected, a.recovered, a.days) for a in agents]
+
 def points_normalize(points):
     # pyperformance float's normalize step (its class reads `math`, which this module imports).
     for p in points:
@@ -631,6 +652,14 @@ class World:
         for p in self.ps:
             p.update(dt)
         self.t += dt
+
+
+class Agent:
+    def __init__(self, x, y, infected):
+        self.x, self.y = x, y
+        self.infected = infected
+        self.recovered = False
+        self.days = 0
 
 
 class Point3:
@@ -711,6 +740,9 @@ def cases(scale):
         "world_step": (lambda f: f(World([Mover(*v) for v in pv]), 0.001, 200),
                        f"{len(pv)} objects x 200 steps, `w.step(dt)` calling `p.update(dt)` on each "
                        "(objects made per call)"),
+        "epidemic": (lambda f: f([Agent(v[0], v[1], k < 5) for k, v in enumerate(pv[:s(1500)])], 40, 0.0004),
+                     f"{min(len(pv), s(1500))} agents x 40 steps, bool flags beside `days` and `x`, `y` "
+                     "(objects made per call)"),
         "points_normalize": (lambda f: f([Point3(i) for i in range(s(200000))]),
                              f"{s(200000)} slotted objects, `p.normalize()` (pyperformance float's; made per call)"),
         "nearest_cities": (lambda f: f(particles(s(1000))),

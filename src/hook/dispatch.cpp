@@ -1293,8 +1293,10 @@ PyObject* dispatch(NestState& s) {
   // answer "not handled" and the original loops run.
   if (!hook::enabled()) Py_RETURN_NONE;
   s.calls++;
-  if (!s.lift.ok) return decline(s, s.status_reason);
-  if (s.gave_up) return decline(s, s.status_reason);
+  if (!s.lift.ok || s.gave_up) {  // (its reason stays)
+    s.declined++;
+    Py_RETURN_NONE;
+  }
   if (s.probe.active()) {
     if (s.probe.enter(now_s())) {  // this call is the probe's interpreted half
       s.declined++;
@@ -1598,7 +1600,14 @@ PyObject* run_nest(NestState& s, const FrameRef& f) {
         if (err) return nullptr;
         if (!why.empty()) h = nullptr;
       }
-      if (!h) return decline(s, "calls `" + vars[v].name + "`, which stagepy cannot inline: " + why);
+      if (!h) {
+        // (helper_for's answer is its code's: the same function, the same answer, at the
+        // next call without reading the variables.)
+        if (fn == val && vars[v].storage != ir::Var::Storage::Attr && vars[v].storage != ir::Var::Storage::Method &&
+            why.rfind("the nest has seen too many", 0) != 0)
+          s.declined_var = (int)v, s.declined_type = Py_TYPE(val), s.declined_code = PyFunction_GET_CODE(fn);
+        return decline(s, "calls `" + vars[v].name + "`, which stagepy cannot inline: " + why);
+      }
       PyObject* qn = ((PyFunctionObject*)fn)->func_qualname;
       const char* qs = qn && PyUnicode_Check(qn) ? PyUnicode_AsUTF8(qn) : nullptr;
       if (!qs) PyErr_Clear();

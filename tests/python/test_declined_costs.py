@@ -67,3 +67,37 @@ def test_a_list_it_cannot_read_is_read_first_and_rarely():
     inner = [r for r in recs if r["calls"] >= n]
     assert inner, recs
     assert inner[0]["lists_read"] < 30, inner
+
+
+def test_a_function_it_cannot_inline_declines_until_another_takes_its_place():
+    # A nest declined for its helper (`h` builds a list) is declined again cheaply while `h`
+    # holds a function of the same code; once `h` is a function it can inline, it runs
+    # natively, with CPython's results throughout.
+    src = """
+    def builds(L, i):
+        return len([i] + L)
+
+    def plain(L, i):
+        return L[i % len(L)] + i
+
+    h = builds
+
+    def g(L, n):
+        s = 0
+        for t in range(n):
+            s += h(L, t)
+        return s
+
+    def f(L):
+        global h
+        out = []
+        for which in (builds, builds, plain, plain):
+            h = which
+            for k in range(30):
+                out.append(g(L, 40))
+        h = builds
+        return out
+    """
+    recs = difftest.run(src, "f", lambda: ([3, 1, 4, 1, 5],), expect=None)
+    assert sum(r["native_calls"] for r in recs) > 0, recs
+    assert sum(r["declined"] for r in recs) >= 60, recs
