@@ -736,6 +736,29 @@ def f(bs, dt):
 """, "f", lambda: (_particles(N // 2), 0.01))
 
 
+class Tagged:
+    # Attributes of three kinds: an int, a float and a bool (a table with Type::columns).
+    def __init__(self, i, x):
+        self.id = i % 7
+        self.x = x
+        self.flag = x > 0.5
+
+
+def _tagged(n):
+    return [Tagged(i, float(x)) for i, x in enumerate(rng.random(n))]
+
+
+case("objects_columns_of_kinds", """
+def f(ps):
+    for t in range(4):
+        for p in ps:
+            p.x = p.x * 0.5 + p.id
+            p.flag = p.x > 3.0
+            p.id = p.id % 5 if p.flag else p.id
+    return [(p.id, p.x, p.flag) for p in ps]
+""", "f", lambda: (_tagged(N * 8),))
+
+
 def run(fn, args):
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("default")

@@ -149,6 +149,15 @@ NATIVE = [
             out[i] = p.x * p.id + p.flag - (p.id > 3)
         return out
     """, lambda: (_items(9, 3000), np.zeros(3000))),
+    ("columns of each kind written by a loop that may run in parallel", """
+    def f(items):
+        for i in range(len(items)):
+            p = items[i]
+            p.x = p.x * 2 + p.id
+            p.flag = p.x > 3
+            p.id = p.id + 1
+        return items
+    """, lambda: (_items(10, 3000),)),
     ("a list of bools and ints", """
     def f(L):
         s = 0

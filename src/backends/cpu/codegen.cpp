@@ -1383,9 +1383,11 @@ class Gen {
   // keeps the objects it is given: a value of another type than its items' would make it one
   // kernels cannot hold, so CPython takes the statement (type inference lets through only
   // such values that may not come: a check where `x` may be one, else a bail and nullptr).
-  Value* stored_item(V x, const Type& lt, Value** tag) {
+  // `exact_column`: a column of a table whose elements share x's type (Type::columns), whose
+  // tag is a constant.
+  Value* stored_item(V x, const Type& lt, Value** tag, bool exact_column = false) {
     if (lt.tagged) {
-      if (gpu_body_) gpu_refuse("it stores into a list whose elements' types vary (ints, floats, NumPy floats)");
+      if (gpu_body_ && !exact_column) gpu_refuse("it stores into a list whose elements' types vary (ints, floats, NumPy floats)");
       *tag = element_tag(x, lt);
       if (lt.tags & kTagsBits) return hetero(x.t) ? x.v : to_bits(x);  // an int's, a bool's or a double's bits, as the tag says
       return hetero(x.t) ? from_bits(x.v, types::py_float()) : as_double(x);
@@ -3824,14 +3826,16 @@ class Gen {
           if (base.t->kind == Type::Kind::Unbound || idx.t->kind == Type::Kind::Unbound ||
               p.value.t->kind == Type::Kind::Unbound)
             break;
+          bool exact_column = false;
           if (!base.t->columns.empty() && base.t->ndim == 1) {
             // (Type inference gives a column of one type only values of that type.)
             auto* c = llvm::dyn_cast<llvm::ConstantInt>(idx.v);
             const TypeRef col = c ? types::column_elem(*base.t, c->getSExtValue()) : nullptr;
             if (!col || (col->kind != Type::Kind::Union && !types::same(col, p.value.t)))
               fail("internal error: a store of a " + p.value.t->str() + " into a column of " + base.t->str());
+            exact_column = col->kind != Type::Kind::Union;
           }
-          p.stored = stored_item(p.value, *base.t, &p.tag);
+          p.stored = stored_item(p.value, *base.t, &p.tag, exact_column);
           if (!p.stored) break;
           p.addr = index_array(base, index_list(idx), f.origin).v;
           break;
