@@ -311,7 +311,7 @@ bool ListBuffer::read_items(std::string* why, uint8_t tags) {
   if (numbers) {
     if (has_np || (has_float && (tags & kTagsNp))) bits |= kTagsNp;
     if ((has_int && (has_float || has_np || has_bool)) || (tags & kTagsInts)) bits |= kTagsInts;
-    if (has_bool && (has_int || has_float || has_np)) bits |= kTagsBools;
+    if ((has_bool && (has_int || has_float || has_np)) || (tags & kTagsBools)) bits |= kTagsBools;
     if (bits & kTagsBits) bits |= tags & kTagsNp;
   }
   tagged_ = bits != 0;

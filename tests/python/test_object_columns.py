@@ -158,6 +158,15 @@ NATIVE = [
             p.id = p.id + 1
         return items
     """, lambda: (_items(10, 3000),)),
+    ("no bools at entry: an int column given bools, a float column given ints", """
+    def f(items):
+        for p in items:
+            if p.flag:
+                p.id = p.x > 0.75
+            else:
+                p.x = p.id * 2
+        return items
+    """, lambda: ([Item(p.id, p.x, int(p.flag)) for p in _items(11, 90)],)),
     ("a list of bools and ints", """
     def f(L):
         s = 0
