@@ -8,6 +8,7 @@ import gc
 import sys
 from types import CodeType, FunctionType
 
+from . import _bytecode as B
 from . import _compat, _hook
 
 
@@ -21,6 +22,29 @@ def _replacement_in_consts(code, decision, depth=0):
             if _replacement_in_consts(c, decision, depth + 1):
                 return True
     return False
+
+
+def _reachable_code_consts(code, lasti):
+    """The code objects among `code`'s constants that its frame, stopped at byte offset
+    `lasti`, may still load: those loaded at or after the first instruction it can reach
+    again (following backward jumps and exception handlers). A module whose functions are
+    defined before the loop that calls them cannot define them again."""
+    instrs = B.decode(code)
+    by_offset = {ins.offset: k for k, ins in enumerate(instrs)}
+    lo = next((k for k, ins in enumerate(instrs) if ins.offset >= lasti), len(instrs)) if lasti >= 0 else 0
+    handlers = [(start, end, by_offset[target]) for start, end, target, _, _ in B.exception_table(code)]
+    changed = True
+    while changed:
+        changed = False
+        first = instrs[lo].offset if lo < len(instrs) else len(code.co_code)
+        for ins in instrs[lo:]:
+            if ins.target is not None and ins.target < lo:
+                lo, changed = ins.target, True
+        for start, end, target in handlers:
+            if end > first and target < lo:
+                lo, changed = target, True
+    return [code.co_consts[ins.arg] for ins in instrs[lo:]
+            if ins.name == "LOAD_CONST" and type(code.co_consts[ins.arg]) is CodeType]
 
 
 def sweep():
@@ -38,11 +62,12 @@ def sweep():
         if id(f) not in held:
             retarget(f)
     if sys.version_info < (3, 12):
-        # No function watchers before 3.12: a frame running original code could still
-        # create functions from original constants that have replacements.
+        # No function watchers before 3.12: a frame could still create functions from
+        # original constants that have replacements, where it can reach their definition.
         for frame in sys._current_frames().values():
             while frame is not None:
-                if _replacement_in_consts(frame.f_code, decision):
-                    return False
+                for c in _reachable_code_consts(frame.f_code, frame.f_lasti):
+                    if isinstance(decision(c), CodeType) or _replacement_in_consts(c, decision):
+                        return False
                 frame = frame.f_back
     return True

@@ -551,3 +551,69 @@ def test_default_resolver_replaces_nested_constants():
         assert ns["f"](5) == 10
         assert core.decision(code) != "undecided"
         assert core.decision(ns["f"].__code__) != "undecided"
+
+
+STEP_ASIDE_SCRIPT = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import stagepy
+    if len(sys.argv) > 1:
+        stagepy.enable()          # the module's own frame runs its original code
+
+    def total(a):
+        s = 0
+        for i in range(len(a)):
+            s += a[i]
+        return s
+
+    a = np.arange(2000.0)
+    out = 0
+    for k in range(6000):         # stays in CPython (str), calls `total` each time
+        out += total(a) + len(str(k))
+    %s
+    stats = stagepy.hook_stats()
+    nests = [{k: r[k] for k in ("function", "calls", "native_calls")} for r in stagepy.report()]
+    print(float(out), json.dumps({"armed": stats["armed"], "step_asides": stats["step_asides"], "nests": nests}))
+""")
+
+
+def _step_aside_run(tmp_path, tail=""):
+    path = tmp_path / "script.py"
+    path.write_text(STEP_ASIDE_SCRIPT % tail)
+    plain = run_python([str(path)])
+    on = run_python([str(path), "on"])
+    assert plain.returncode == 0 and on.returncode == 0, (plain.stderr, on.stderr)
+    assert on.stdout.split()[0] == plain.stdout.split()[0]
+    import json
+    stats = json.loads(on.stdout.split(None, 1)[1])
+    return stats, stats["nests"]
+
+
+def test_steps_aside_while_the_module_that_defined_the_functions_runs(tmp_path):
+    # The module's frame, started before enable(), runs its original code, which holds the
+    # original code of `total` (that has a replacement); but it is past the definition, so no
+    # function can be made from that code again: the hook steps aside (on 3.11 until stop 63
+    # it stayed, and every Python call paid for it) and `total` keeps running natively.
+    stats, nests = _step_aside_run(tmp_path)
+    assert stats["step_asides"] >= 1 and not stats["armed"], stats
+    rec = [n for n in nests if n["function"] == "total"]
+    assert rec and rec[0]["native_calls"] > 0.8 * rec[0]["calls"], rec
+
+
+def test_stays_armed_where_a_running_frame_can_define_a_function_again(tmp_path):
+    # A loop defining a function at each step, in a frame that runs its original code: on
+    # 3.11 (no function watchers) each new function comes from the original code, so the
+    # hook must stay to give it the replacement; every one of them runs natively.
+    stats, nests = _step_aside_run(tmp_path, textwrap.dedent("""
+    for k in range(3000):
+        def again(a):
+            s = 0
+            for i in range(len(a)):
+                s += a[i]
+            return s
+        out += again(a) + len(str(k))
+        armed_in_loop = stagepy.hook_stats()["armed"]
+    assert armed_in_loop or len(sys.argv) == 1 or sys.version_info >= (3, 12)  # (1: no stagepy)
+    """))
+    rec = [n for n in nests if n["function"] == "again"]
+    assert rec and rec[0]["native_calls"] > 0.8 * rec[0]["calls"], rec
