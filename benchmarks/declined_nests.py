@@ -1,9 +1,11 @@
 """What nests stagepy leaves to CPython cost: each of these functions has a loop nest that
 stays interpreted (a recursive call it cannot inline, a method of `random`, a list mixing
-ints and floats), called many times beside big lists. Until stop 56 the first read those
+ints and floats), called many times beside big lists; or a loop calling a helper it cannot
+inline (`search`: one that builds a list), entered once per call of a recursion. Until stop 56 the first read those
 lists at every call before declining (a recursion became quadratic, a fill of an n x n list
 cubic). Since stop 57 the last two run natively (stagepy draws from `random`'s generator, and
-holds lists of ints and floats): what they cost then is the kernel's. Times: CPython, then
+holds lists of ints and floats): what they cost then is the kernel's. Until stop 63 a nest
+declined for its helper read every variable at each call before declining again. Times: CPython, then
 stagepy's first call (its decisions included) and best of the next; the results are compared
 with CPython's.
 
@@ -60,6 +62,22 @@ def fill(W):
             W[i][j] = random.random()
     return W
 
+def count_free(row):
+    return len([v for v in row if v == 0])
+
+def free_cells(rows, k):
+    t = 0
+    for r in range(k):
+        t += count_free(rows[r])
+    return t
+
+def search(rows, depth):
+    total = free_cells(rows, 2)
+    if depth > 0:
+        for m in range(3):
+            total += search(rows, depth - 1)
+    return total
+
 def relax(adj, dist):
     for u in range(len(adj)):
         du = dist[u]
@@ -73,6 +91,7 @@ def relax(adj, dist):
 def cases(scale):
     s = lambda n: max(16, int(n * scale))  # noqa: E731
     n_rec, n_sort, n_fill, n_adj = s(40000), s(100000), s(700), s(80000)
+    depth = max(3, 10 + round(__import__("math").log(scale, 3))) if scale > 0 else 10
     r = random.Random(0)
     keys = [r.randrange(10 ** 6) for _ in range(n_sort)]
     adj = [[(u * 7 + k) % n_adj for k in range(3)] for u in range(n_adj)]
@@ -84,6 +103,9 @@ def cases(scale):
         "visit": (lambda: ([0] * n_rec, 0, n_rec - 1), f"recursion over {n_rec} ints, a 2-step inner loop"),
         "quicksort": (lambda: (list(keys), 0, n_sort - 1), f"recursive quicksort of {n_sort} ints"),
         "fill": (fill_args, f"{n_fill} x {n_fill} list of lists, `W[i][j] = random.random()`"),
+        "search": (lambda: ([[0, 1, 0, 2], [1, 0, 0, 3]], depth),
+                   f"recursion to depth {depth}, 3 ways: {(3 ** (depth + 1) - 1) // 2} calls of a loop calling "
+                   "a helper that builds a list"),
         "relax": (lambda: (adj, [0] + [float("inf")] * (n_adj - 1)), f"{n_adj} vertices, `dist` mixing ints and floats"),
     }
 
