@@ -1,17 +1,18 @@
 """What nests stagepy leaves to CPython cost: each of these functions has a loop nest that
 stays interpreted (a recursive call it cannot inline, a method of `random`, a list mixing
 ints and floats), called many times beside big lists; or a loop calling a helper it cannot
-inline (`search`: one that builds a list), entered once per call of a recursion. Until stop 56 the first read those
-lists at every call before declining (a recursion became quadratic, a fill of an n x n list
-cubic). Since stop 57 the last two run natively (stagepy draws from `random`'s generator, and
-holds lists of ints and floats): what they cost then is the kernel's. Until stop 63 a nest
-declined for its helper read every variable at each call before declining again. Times: CPython, then
-stagepy's first call (its decisions included) and best of the next; the results are compared
+inline (`search`: one that builds a list), entered once per call of a recursion. Until stop
+56 the first read those lists at every call before declining (a recursion became quadratic,
+a fill of an n x n list cubic). Since stop 57 `fill` and `relax` run natively (stagepy draws
+from `random`'s generator, and holds lists of ints and floats): what they cost then is the
+kernel's. Until stop 63 a nest declined for its helper read every variable at each call
+before declining again. Times: CPython, then stagepy's first call (its decisions included) and best of the next; the results are compared
 with CPython's.
 
     python benchmarks/declined_nests.py [--repeat N] [--scale S]
 """
 import argparse
+import math
 import random
 import sys
 import time
@@ -91,7 +92,7 @@ def relax(adj, dist):
 def cases(scale):
     s = lambda n: max(16, int(n * scale))  # noqa: E731
     n_rec, n_sort, n_fill, n_adj = s(40000), s(100000), s(700), s(80000)
-    depth = max(3, 10 + round(__import__("math").log(scale, 3))) if scale > 0 else 10
+    depth = max(3, 10 + round(math.log(scale, 3))) if scale > 0 else 10
     r = random.Random(0)
     keys = [r.randrange(10 ** 6) for _ in range(n_sort)]
     adj = [[(u * 7 + k) % n_adj for k in range(3)] for u in range(n_adj)]

@@ -12,14 +12,15 @@ from . import _bytecode as B
 from . import _compat, _hook
 
 
-def _replacement_in_consts(code, decision, depth=0):
+def _replacement_among(consts, decision, depth=0):
+    """Whether any code object among `consts`, or nested in one, has a replacement."""
     if depth > 32:
         return False
-    for c in code.co_consts:
+    for c in consts:
         if type(c) is CodeType:
             if isinstance(decision(c), CodeType):
                 return True
-            if _replacement_in_consts(c, decision, depth + 1):
+            if _replacement_among(c.co_consts, decision, depth + 1):
                 return True
     return False
 
@@ -66,8 +67,7 @@ def sweep():
         # original constants that have replacements, where it can reach their definition.
         for frame in sys._current_frames().values():
             while frame is not None:
-                for c in _reachable_code_consts(frame.f_code, frame.f_lasti):
-                    if isinstance(decision(c), CodeType) or _replacement_in_consts(c, decision):
-                        return False
+                if _replacement_among(_reachable_code_consts(frame.f_code, frame.f_lasti), decision):
+                    return False
                 frame = frame.f_back
     return True
